@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { CommunityTag } from '../common.ts';
+import { Community, PublishableKeyResponse } from '../resources.ts';
+import { route } from '../route.ts';
+
+export const getPublishableKey = route({
+  operationId: 'getPublishableKey',
+  method: 'get',
+  path: '/v1/communities/{communityTag}/publishable-key',
+  tag: 'Keys',
+  summary: "Get the community's publishable key",
+  description:
+    'No authentication. Provisions the key on the first call and returns the same key afterwards. ' +
+    'A publishable key is browser-safe and never grants more than READ_PUBLIC.',
+  auth: { kind: 'none' },
+  params: z.object({ communityTag: CommunityTag }),
+  response: { status: 200, schema: PublishableKeyResponse, description: 'The publishable key' },
+  errors: [404, 429],
+});
+
+export const getCommunity = route({
+  operationId: 'getCommunity',
+  method: 'get',
+  path: '/api/communities/{communityTag}',
+  tag: 'Community site',
+  summary: 'Get the community object',
+  description: 'Served on `{site_base}`. Configuration is read-only: it changes only in the admin app.',
+  auth: { kind: 'none' },
+  params: z.object({ communityTag: CommunityTag }),
+  response: { status: 200, schema: Community, description: 'The community' },
+  errors: [404, 429],
+});
+
+export const getCommunityByDomain = route({
+  operationId: 'getCommunityByDomain',
+  method: 'get',
+  path: '/api/communities/by-domain/{hostname}',
+  tag: 'Community site',
+  summary: 'Resolve a community by its custom domain',
+  description: 'In development `<tag>.localhost` resolves to the community `<tag>`.',
+  auth: { kind: 'none' },
+  params: z.object({ hostname: z.string().min(1).max(253).regex(/^[A-Za-z0-9.-]+$/, 'must be a hostname') }),
+  response: { status: 200, schema: Community, description: 'The community' },
+  errors: [400, 404, 429],
+});

@@ -1,0 +1,70 @@
+// The Kysely instance for either dialect, migrations, and the transaction helper.
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import * as m0001 from './migrations/0001_foundation.ts';
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Db;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string };
+
+export function openDatabase(target: DatabaseTarget): DatabaseHandle {
+  if (target.kind === 'sqlite') {
+    if (target.file !== ':memory:') fs.mkdirSync(path.dirname(target.file), { recursive: true });
+    const conn = new SQLite(target.file);
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('foreign_keys = ON');
+    conn.pragma('busy_timeout = 5000');
+    conn.pragma('synchronous = NORMAL');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+  if (target.schema) {
+    // Tests isolate themselves in a schema of their own on the shared database.
+    const schema = target.schema;
+    pool.on('connect', (client) => { client.query(`set search_path to "${schema}"`).catch(() => {}); });
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** Migrations are listed here, not discovered on disk, so they run the same under tsx and bundlers. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+  }
+}
+
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** Runs fn in one transaction: every write inside commits together or not at all. */
+export function transaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.transaction().execute(fn);
+}
+
+/** True when err is a unique-constraint violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
