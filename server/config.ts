@@ -24,6 +24,8 @@ const Env = z.object({
   RATE_LIMIT_ANONYMOUS_PER_SEC: PositiveInt.default(100),
   /** Largest accepted JSON body. */
   SVC_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
+  /** Express `trust proxy`: set it to the number of proxies in front (or `true`) so per-IP limits see clients. */
+  SVC_TRUST_PROXY: z.string().regex(/^(true|false|\d+)$/, 'must be true, false or a hop count').default('false'),
   /** Seed the demo community on the first start of an empty database. */
   SVC_SEED_DEMO: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
 });
@@ -39,6 +41,7 @@ export interface Config {
   rateLimits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number };
   bodyLimit: string;
   seedDemo: boolean;
+  trustProxy: boolean | number;
 }
 
 export class ConfigError extends Error {}
@@ -70,5 +73,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     bodyLimit: e.SVC_BODY_LIMIT,
     seedDemo: e.SVC_SEED_DEMO,
+    trustProxy: e.SVC_TRUST_PROXY === 'true' ? true : e.SVC_TRUST_PROXY === 'false' ? false : Number(e.SVC_TRUST_PROXY),
   };
 }

@@ -30,12 +30,12 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
-  const pool = new pg.Pool({ connectionString: target.url, max: 10 });
-  if (target.schema) {
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: 10,
     // Tests isolate themselves in a schema of their own on the shared database.
-    const schema = target.schema;
-    pool.on('connect', (client) => { client.query(`set search_path to "${schema}"`).catch(() => {}); });
-  }
+    ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

@@ -1,0 +1,87 @@
+// createApp(deps): the middleware order of the whole process. The error handler is last.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { ping, type DatabaseHandle } from './db/index.ts';
+import { errorHandler, routeNotFound } from './http/error-handler.ts';
+import { requestLogger } from './http/logger.ts';
+import type { RateLimits } from './http/rate-limit.ts';
+import { requestId } from './http/request-id.ts';
+import { buildOpenApiDocument } from './openapi/document.ts';
+import { renderDocsPage } from './openapi/docs-page.ts';
+import { demoRouter } from './site/demo.ts';
+import { siteApiRouter } from './site/index.ts';
+import { widgetsStatic } from './site/widgets-static.ts';
+import { v1Router } from './v1/index.ts';
+
+export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface AppDeps {
+  config: Config;
+  database: DatabaseHandle;
+  logger: Logger;
+  rateLimits: RateLimits;
+  /** Check every success body against its contract schema (tests). */
+  validateResponses?: boolean;
+  /** Where the built widget bundle lives (`dist/`). */
+  distDir?: string;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const { config, database, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('query parser', 'simple');
+  app.set('json replacer', undefined);
+
+  app.use(requestId);
+  app.use(requestLogger(logger));
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await ping(database.db);
+      res.json({ status: 'ready', database: database.dialect });
+    } catch {
+      res.status(503).json({ error: 'Database unreachable', code: 'SERVICE_UNAVAILABLE' });
+    }
+  });
+
+  // Built once: the document is a pure function of the route table and the public URL.
+  let openapi: unknown;
+  const openapiDoc = () => (openapi ??= buildOpenApiDocument({ serverUrl: config.publicUrl }));
+  app.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.json(openapiDoc());
+  });
+  let docsHtml: string | undefined;
+  app.get('/docs', (_req, res) => {
+    docsHtml ??= renderDocsPage(openapiDoc() as Parameters<typeof renderDocsPage>[0]);
+    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:");
+    res.type('html').send(docsHtml);
+  });
+
+  app.use('/widgets', ...widgetsStatic(deps.distDir ?? path.join(ROOT_DIR, 'dist')));
+
+  const routeDeps = {
+    db: database.db,
+    rateLimits: deps.rateLimits,
+    publicUrl: config.publicUrl,
+    validateResponses: deps.validateResponses,
+    bodyLimit: config.bodyLimit,
+  };
+  app.use(v1Router(routeDeps));
+  app.use(siteApiRouter(routeDeps));
+  app.use(demoRouter({ db: database.db, publicUrl: config.publicUrl, rootDir: ROOT_DIR }));
+
+  app.use(routeNotFound);
+  app.use(errorHandler(logger, config.bodyLimit));
+  return app;
+}

@@ -1,0 +1,43 @@
+// The last middleware: every error leaves as the spec's envelope, and nothing else leaves.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from './api-error.ts';
+import { messages } from './messages.ts';
+
+/** body-parser and friends tag their errors with `type`/`status`; map them to our codes. */
+function fromFrameworkError(err: { type?: string; status?: number; limit?: number }, bodyLimit: string): ApiError | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new ApiError('MALFORMED_JSON', messages.malformedJson);
+    case 'entity.too.large':
+      return new ApiError('PAYLOAD_TOO_LARGE', messages.payloadTooLarge(bodyLimit));
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', messages.unsupportedMediaType);
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ApiError('INVALID_INPUT', 'Request body could not be read');
+  }
+  return null;
+}
+
+export function errorHandler(logger: Logger, bodyLimit: string): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const apiError = err instanceof ApiError ? err : fromFrameworkError(err ?? {}, bodyLimit);
+    const final = apiError ?? new ApiError('INTERNAL', messages.internal);
+    if (!apiError) {
+      logger.error({ err, requestId: req.id, path: req.path }, 'unhandled error');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [k, v] of Object.entries(final.headers ?? {})) res.setHeader(k, v);
+    res.status(final.status).json(final.toEnvelope(String(req.id)));
+  };
+}
+
+export const routeNotFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError('NOT_FOUND', messages.routeNotFound(req.method, req.path)));
+};

@@ -1,0 +1,27 @@
+// Every human-readable error message in one place. Messages are unstable by contract (clients
+// match on `code`), but tests and docs quote these, so they change here or nowhere.
+export const messages = {
+  apiKeyRequired: 'API key required',
+  invalidApiKey: 'Invalid API key',
+  keyOtherCommunity: 'API key does not belong to this community',
+  insufficientScope: (scope: string) => `This operation requires the ${scope} scope`,
+  communityNotFound: 'Community not found',
+  eventNotFound: 'Event not found in this community',
+  tierNotFound: 'Tier not found in this community',
+  routeNotFound: (method: string, path: string) => `No route for ${method} ${path}`,
+  methodNotAllowed: (method: string, allowed: string[]) => `${method} is not allowed here; use ${allowed.join(', ')}`,
+  malformedJson: 'Request body is not valid JSON',
+  payloadTooLarge: (limit: string) => `Request body exceeds the ${limit} limit`,
+  unsupportedMediaType: 'Request bodies must be application/json',
+  unknownField: (field: string) => `Unknown field ${field}`,
+  offsetAndCursor: 'Use either offset or cursor, not both',
+  invalidCursor: 'Cursor is invalid or belongs to a different query',
+  idempotencyKeyInvalid: 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is recommended)',
+  idempotencyKeysDiffer: 'Idempotency-Key and X-Idempotency-Key differ',
+  idempotencyMismatch: 'This Idempotency-Key was used with a different request in the last 24 hours',
+  idempotencyInProgress: 'A request with this Idempotency-Key is still being processed; retry shortly',
+  rateLimited: 'Too many requests',
+  featureNotEnabled: (feature: string) => `${feature} is not enabled for this community`,
+  internal: 'Internal server error',
+  unavailable: 'Service temporarily unavailable',
+} as const;

@@ -1,0 +1,83 @@
+// Rate limits on rate-limiter-flexible: in memory by default, in Redis when REDIS_URL is set so
+// every instance behind a load balancer shares one budget. Named buckets keep each limit's
+// numbers in one place; later features add their own (donations per IP, broadcasts per day).
+import type { RequestHandler, Response } from 'express';
+import { Redis } from 'ioredis';
+import {
+  RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import { ApiError } from './api-error.ts';
+import { messages } from './messages.ts';
+
+export interface BucketSpec {
+  points: number;
+  durationSec: number;
+}
+
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly specs = new Map<string, BucketSpec>();
+
+  constructor(private readonly redis: Redis | null, private readonly prefix = 'svc:rl') {}
+
+  define(bucket: string, spec: BucketSpec): void {
+    const opts = { keyPrefix: `${this.prefix}:${bucket}`, points: spec.points, duration: spec.durationSec };
+    const memory = new RateLimiterMemory(opts);
+    // With Redis, an outage degrades to per-instance memory limits instead of failing requests.
+    const limiter = this.redis
+      ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: memory, rejectIfRedisNotReady: true })
+      : memory;
+    this.limiters.set(bucket, limiter);
+    this.specs.set(bucket, spec);
+  }
+
+  /** Takes one point from `key` in `bucket`; throws a 429 ApiError when the budget is spent. */
+  async consume(bucket: string, key: string, res?: Response): Promise<void> {
+    const limiter = this.limiters.get(bucket);
+    const spec = this.specs.get(bucket);
+    if (!limiter || !spec) throw new Error(`unknown rate-limit bucket ${bucket}`);
+    try {
+      const r = await limiter.consume(key);
+      res?.setHeader('X-RateLimit-Limit', String(spec.points));
+      res?.setHeader('X-RateLimit-Remaining', String(Math.max(0, r.remainingPoints)));
+      res?.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw new ApiError('RATE_LIMITED', messages.rateLimited, { retryAfter }, {
+        'Retry-After': String(retryAfter),
+        'X-RateLimit-Limit': String(spec.points),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(Math.ceil((Date.now() + rejection.msBeforeNext) / 1000)),
+      });
+    }
+  }
+
+  /** Middleware form for routes that take no credentials: one budget per client IP. */
+  perIp(bucket: string): RequestHandler {
+    return (req, res, next) => {
+      this.consume(bucket, req.ip ?? 'unknown', res).then(() => next(), next);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.redis?.disconnect();
+  }
+}
+
+export function connectRedis(url: string): Redis {
+  return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+}
+
+/** The buckets every instance has; the numbers come from config (the spec's values by default). */
+export function createRateLimits(
+  limits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number },
+  redis: Redis | null,
+  prefix?: string,
+): RateLimits {
+  const rl = new RateLimits(redis, prefix);
+  rl.define('publishable', { points: limits.publishablePerSec, durationSec: 1 });
+  rl.define('secret', { points: limits.secretPerSec, durationSec: 1 });
+  rl.define('anonymous', { points: limits.anonymousPerSec, durationSec: 1 });
+  return rl;
+}

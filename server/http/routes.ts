@@ -1,0 +1,123 @@
+// Mounts one contract route: auth and scope, rate limit, validation, idempotency, then the
+// handler. The order is the spec's: credentials are judged before input, and neither auth,
+// rate-limit nor validation failures consume an idempotency key.
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import { expressPath, type RouteDef } from '../../contract/route.ts';
+import type { Scope } from '../../contract/enums.ts';
+import { findApiKey, type ApiKeyIdentity } from '../domain/api-keys.ts';
+import type { Db } from '../db/index.ts';
+import { ApiError } from './api-error.ts';
+import { fingerprint, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
+import { messages } from './messages.ts';
+import { setPaginationHeaders, type PageInfo } from './pagination.ts';
+import type { RateLimits } from './rate-limit.ts';
+import { parseOrThrow } from './validate.ts';
+
+export interface RouteDeps {
+  db: Db;
+  rateLimits: RateLimits;
+  publicUrl: string;
+  /** Tests turn this on: every success body is checked against the route's response schema. */
+  validateResponses?: boolean;
+}
+
+export interface HandlerContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The authenticated key, for `apiKey` routes. */
+  key: ApiKeyIdentity | null;
+  req: Request;
+  res: Response;
+}
+
+export interface HandlerResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  page?: PageInfo;
+}
+
+export type Handler<D extends RouteDef> = (
+  ctx: HandlerContext<
+    NonNullable<D['params']> extends z.ZodType ? z.output<NonNullable<D['params']>> : Record<string, never>,
+    NonNullable<D['query']> extends z.ZodType ? z.output<NonNullable<D['query']>> : Record<string, never>,
+    NonNullable<D['body']> extends z.ZodType ? z.output<NonNullable<D['body']>> : undefined
+  >,
+) => Promise<HandlerResult>;
+
+const grants = (key: ApiKeyIdentity, scope: Scope) => key.scopes.includes('ADMIN') || key.scopes.includes(scope);
+
+async function authenticate(req: Request, res: Response, def: RouteDef, deps: RouteDeps): Promise<ApiKeyIdentity | null> {
+  if (def.auth.kind === 'none') {
+    await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
+    return null;
+  }
+  const presented = req.get('x-api-key')?.trim();
+  if (!presented) throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
+  const key = await findApiKey(deps.db, presented);
+  if (!key) throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
+  await deps.rateLimits.consume(key.kind, key.id, res);
+  // Judged on the raw path segment, before validation, so a malformed tag is still a 403.
+  const tag = req.params.communityTag;
+  if (tag !== undefined && tag !== key.communityTag) {
+    throw new ApiError('COMMUNITY_MISMATCH', messages.keyOtherCommunity);
+  }
+  if (!grants(key, def.auth.scope)) {
+    throw new ApiError('INSUFFICIENT_SCOPE', messages.insufficientScope(def.auth.scope), { grantedScopes: key.scopes });
+  }
+  return key;
+}
+
+export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: Handler<D>, deps: RouteDeps): void {
+  const path = expressPath(def.path);
+  router[def.method](path, async (req: Request, res: Response) => {
+    const key = await authenticate(req, res, def, deps);
+    const params = def.params ? parseOrThrow(def.params, req.params, 'params') : {};
+    const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
+    const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
+    const ctx = { params, query, body, key, req, res } as Parameters<Handler<D>>[0];
+
+    const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
+    let result: HandlerResult;
+    if (idemKey && key) {
+      const hash = fingerprint(def.method, req.path, req.body ?? null);
+      const stored = await runIdempotent(deps.db, `key:${key.id}`, idemKey, hash, async () => {
+        const r = await handler(ctx);
+        return { status: r.status ?? def.response.status, body: r.body };
+      });
+      if (stored.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      result = stored;
+    } else {
+      result = await handler(ctx);
+    }
+
+    const status = result.status ?? def.response.status;
+    if (deps.validateResponses && status === def.response.status) {
+      const check = def.response.schema.safeParse(result.body);
+      if (!check.success) {
+        throw new Error(`${def.operationId} answered outside its contract: ${check.error.message}`);
+      }
+    }
+    for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+    if (result.page) setPaginationHeaders(req, res, deps.publicUrl, result.page);
+    res.status(status).json(result.body);
+  });
+}
+
+/** Answers 405 with `Allow` for known paths called with a method they do not have. */
+export function methodNotAllowed(router: Router, routes: RouteDef[]): void {
+  const byPath = new Map<string, string[]>();
+  for (const r of routes) {
+    const p = expressPath(r.path);
+    byPath.set(p, [...(byPath.get(p) ?? []), r.method.toUpperCase()]);
+  }
+  for (const [p, methods] of byPath) {
+    router.all(p, (req, res, next) => {
+      if (req.method === 'OPTIONS' || (req.method === 'HEAD' && methods.includes('GET'))) return next();
+      res.setHeader('Allow', methods.join(', '));
+      next(new ApiError('METHOD_NOT_ALLOWED', messages.methodNotAllowed(req.method, methods)));
+    });
+  }
+}

@@ -1,0 +1,80 @@
+// Process entry: config -> database -> migrations -> seed -> app -> listen, and a graceful stop.
+import type { Server } from 'node:http';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { migrate, openDatabase } from './db/index.ts';
+import { seedDemoIfEmpty } from './domain/seed.ts';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { createLogger } from './http/logger.ts';
+import { connectRedis, createRateLimits } from './http/rate-limit.ts';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  const database = openDatabase(config.database);
+  await migrate(database.db);
+  if (config.seedDemo) {
+    const seeded = await seedDemoIfEmpty(database.db);
+    if (seeded) logger.info('seeded the demo community');
+  }
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis error; rate limits fall back to memory'));
+  const rateLimits = createRateLimits(config.rateLimits, redis);
+  const app = createApp({ config, database, logger, rateLimits });
+
+  const server: Server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys(database.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+  }, 60 * 60 * 1000);
+  purge.unref();
+
+  const base = config.publicUrl;
+  const port = config.port;
+  logger.info({ url: base, database: database.dialect }, 'svc is listening');
+  process.stdout.write(
+    `\nsvc is running on ${base} (${database.dialect === 'sqlite' ? `SQLite at ${config.database.kind === 'sqlite' ? config.database.file : ''}` : 'PostgreSQL'})\n` +
+      `  Demo customer site (another origin):  http://127.0.0.1:${port}/demo/\n` +
+      `  Community object:                      ${base}/api/communities/demo\n` +
+      `  Events API:                            ${base}/v1/communities/demo/events  (X-API-Key from ${base}/v1/communities/demo/publishable-key)\n` +
+      `  API reference:                         ${base}/docs\n\n`,
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    clearInterval(purge);
+    // In-flight requests finish; keep-alive sockets are closed once idle.
+    server.close(async () => {
+      await rateLimits.close();
+      await database.close();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`svc failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

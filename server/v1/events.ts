@@ -1,0 +1,46 @@
+// Events: list, detail, tiers, tier form.
+import type { Router } from 'express';
+import { getEvent, getTierForm, listEvents, listEventTiers } from '../../contract/routes/events.ts';
+import * as events from '../domain/events.ts';
+import { ApiError, notFound } from '../http/api-error.ts';
+import { messages } from '../http/messages.ts';
+import { mountRoute, type RouteDeps } from '../http/routes.ts';
+
+export function mountEvents(router: Router, deps: RouteDeps): void {
+  const { db } = deps;
+
+  mountRoute(router, listEvents, async ({ query, key }) => {
+    if (query.offset !== undefined && query.cursor !== undefined) {
+      throw new ApiError('INVALID_INPUT', messages.offsetAndCursor, { field: 'cursor' });
+    }
+    let page: events.EventPage;
+    try {
+      page = await events.listEvents(db, key!.communityId, query);
+    } catch (err) {
+      if (err instanceof events.InvalidCursorError) throw new ApiError('INVALID_INPUT', messages.invalidCursor, { field: 'cursor' });
+      throw err;
+    }
+    return {
+      body: page.items,
+      page: { total: page.total, limit: query.limit, offset: query.cursor ? null : (query.offset ?? 0), nextCursor: page.nextCursor, hasMore: page.hasMore },
+    };
+  }, deps);
+
+  mountRoute(router, getEvent, async ({ params, key }) => {
+    const event = await events.getEvent(db, key!.communityId, params.slug);
+    if (!event) throw notFound(messages.eventNotFound);
+    return { body: event };
+  }, deps);
+
+  mountRoute(router, listEventTiers, async ({ params, key }) => {
+    const tiers = await events.listEventTiers(db, key!.communityId, params.slug);
+    if (!tiers) throw notFound(messages.eventNotFound);
+    return { body: tiers };
+  }, deps);
+
+  mountRoute(router, getTierForm, async ({ params, key }) => {
+    const form = await events.getTierForm(db, key!.communityId, params.tierId);
+    if (!form) throw notFound(messages.tierNotFound);
+    return { body: form };
+  }, deps);
+}

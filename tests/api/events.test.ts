@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCommunity, makeEvent } from './support/factory.ts';
+import { startTestServer, type TestServer } from './support/harness.ts';
+
+let s: TestServer;
+let pk: string;
+let otherPk: string;
+const events: { slug: string; start: string; id: string; tierIds: string[] }[] = [];
+const day = 24 * 3600_000;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  const db = s.database.db;
+  const c = await makeCommunity(db, 'hikers');
+  pk = c.pk;
+  otherPk = (await makeCommunity(db, 'other')).pk;
+  // 5 past, 7 upcoming; one featured; one members-only that must never show.
+  for (let i = -5; i < 7; i++) {
+    const start = new Date(Date.now() + i * day + (i >= 0 ? day / 2 : 0)).toISOString();
+    const e = await makeEvent(db, c.id, {
+      slug: `walk-${i + 5}`, name: `Walk ${i + 5}`, startDate: start, featured: i === 3,
+      tiers: i === 0
+        ? [{ name: 'Free', priceCents: 0 }, { name: 'Supporter', priceCents: 1500, capacity: 10 }, { name: 'Closed', priceCents: 500, isActive: false }]
+        : [{ name: 'Free', priceCents: 0, form: i === 1 ? [{ id: 'diet', type: 'short_text', label: 'Diet', required: true }] : undefined }],
+      donationConfig: i === 0 ? { enabled: true, mode: 'fixed', amounts: [500, 1000], currency: 'USD' } : undefined,
+    });
+    events.push({ slug: e.slug, start, id: e.id, tierIds: e.tierIds });
+  }
+  await makeEvent(db, c.id, { slug: 'secret-meeting', visibility: 'MEMBERS_ONLY' });
+  await makeEvent(db, (await makeCommunity(db, 'third')).id, { slug: 'elsewhere' });
+});
+afterAll(async () => { await s.close(); });
+
+const sortedAsc = () => [...events].sort((a, b) => a.start.localeCompare(b.start));
+
+describe('events: happy path', () => {
+  it('lists public events oldest first as a bare array with the total in X-Total-Count', async () => {
+    const r = await s.request('/v1/communities/hikers/events', { key: pk });
+    expect(r.status).toBe(200);
+    expect(Array.isArray(r.body)).toBe(true);
+    expect(r.body.map((e: any) => e.slug)).toEqual(sortedAsc().map((e) => e.slug));
+    expect(r.headers.get('x-total-count')).toBe('12');
+    expect(r.headers.get('link')).toBeNull();
+  });
+
+  it('shows only active tiers on the event and every tier on /tiers', async () => {
+    const r = await s.request('/v1/communities/hikers/events/walk-5', { key: pk });
+    expect(r.status).toBe(200);
+    expect(r.body.tiers.map((t: any) => t.name)).toEqual(['Free', 'Supporter']);
+    expect(r.body.tiers[1]).toMatchObject({ priceCents: 1500, currency: 'USD', capacity: 10, sold: 0, isActive: true, hasForm: false });
+    expect(r.body.donationConfig).toEqual({ enabled: true, mode: 'fixed', amounts: [500, 1000], currency: 'USD' });
+    const tiers = await s.request('/v1/communities/hikers/events/walk-5/tiers', { key: pk });
+    expect(tiers.body.map((t: any) => [t.name, t.isActive])).toEqual([['Free', true], ['Supporter', true], ['Closed', false]]);
+  });
+
+  it('leaves donationConfig off list items and carries it on the single event', async () => {
+    const list = await s.request('/v1/communities/hikers/events', { key: pk });
+    expect(list.body.every((e: any) => !('donationConfig' in e))).toBe(true);
+    const one = await s.request('/v1/communities/hikers/events/walk-6', { key: pk });
+    expect(one.body.donationConfig).toBeNull();
+  });
+
+  it('filters upcoming (startDate >= now), past (newest first) and featured', async () => {
+    const up = await s.request('/v1/communities/hikers/events?upcoming=true', { key: pk });
+    expect(up.body).toHaveLength(7);
+    expect(up.body.every((e: any) => Date.parse(e.startDate) >= Date.now() - 60_000)).toBe(true);
+    const past = await s.request('/v1/communities/hikers/events?past=true', { key: pk });
+    expect(past.body.map((e: any) => e.slug)).toEqual(['walk-4', 'walk-3', 'walk-2', 'walk-1', 'walk-0']);
+    const featured = await s.request('/v1/communities/hikers/events?featured=true', { key: pk });
+    expect(featured.body.map((e: any) => [e.slug, e.featured])).toEqual([['walk-8', true]]);
+  });
+
+  it('pages by offset with a Link to the next offset', async () => {
+    const r = await s.request('/v1/communities/hikers/events?limit=5&offset=5', { key: pk });
+    expect(r.body.map((e: any) => e.slug)).toEqual(sortedAsc().slice(5, 10).map((e) => e.slug));
+    const link = r.headers.get('link')!;
+    expect(link).toMatch(/rel="next"/);
+    expect(new URL(link.slice(1, link.indexOf('>'))).searchParams.get('offset')).toBe('10');
+  });
+
+  it('walks every event exactly once by cursor, and the last page has no cursor', async () => {
+    const seen: string[] = [];
+    let path = '/v1/communities/hikers/events?limit=5';
+    for (let i = 0; i < 5; i++) {
+      const r = await s.request(path, { key: pk });
+      expect(r.status).toBe(200);
+      seen.push(...r.body.map((e: any) => e.slug));
+      const cursor = r.headers.get('x-next-cursor');
+      if (!cursor) {
+        expect(r.headers.get('link')).toBeNull();
+        break;
+      }
+      const link = r.headers.get('link')!;
+      expect(new URL(link.slice(1, link.indexOf('>'))).searchParams.get('cursor')).toBe(cursor);
+      path = `/v1/communities/hikers/events?limit=5&cursor=${encodeURIComponent(cursor)}`;
+    }
+    expect(seen).toEqual(sortedAsc().map((e) => e.slug));
+  });
+
+  it('keeps cursor pages stable when an event is added before the cursor', async () => {
+    const first = await s.request('/v1/communities/hikers/events?limit=3&upcoming=true', { key: pk });
+    const cursor = first.headers.get('x-next-cursor')!;
+    const r = await s.request(`/v1/communities/hikers/events?limit=3&upcoming=true&cursor=${cursor}`, { key: pk });
+    const firstSlugs = first.body.map((e: any) => e.slug);
+    expect(r.body.some((e: any) => firstSlugs.includes(e.slug))).toBe(false);
+  });
+
+  it('returns the tier form schema, and an empty schema for a tier without a form', async () => {
+    const withForm = events.find((e) => e.slug === 'walk-6')!;
+    const r = await s.request(`/v1/communities/hikers/tiers/${withForm.tierIds[0]}/form`, { key: pk });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ tierId: withForm.tierIds[0], schema: [{ id: 'diet', type: 'short_text', label: 'Diet', required: true }] });
+    const tiers = await s.request('/v1/communities/hikers/events/walk-6/tiers', { key: pk });
+    expect(tiers.body[0].hasForm).toBe(true);
+    const none = events.find((e) => e.slug === 'walk-7')!;
+    const empty = await s.request(`/v1/communities/hikers/tiers/${none.tierIds[0]}/form`, { key: pk });
+    expect(empty.body).toEqual({ tierId: none.tierIds[0], schema: [] });
+  });
+});
+
+describe('events: errors', () => {
+  const bad: [string, string, string][] = [
+    ['limit=0', 'limit', 'INVALID_INPUT'],
+    ['limit=101', 'limit', 'INVALID_INPUT'],
+    ['limit=abc', 'limit', 'INVALID_INPUT'],
+    ['offset=-1', 'offset', 'INVALID_INPUT'],
+    ['upcoming=yes', 'upcoming', 'INVALID_INPUT'],
+    ['featured=2', 'featured', 'INVALID_INPUT'],
+    ['sort=name', 'sort', 'INVALID_INPUT'],
+    ['cursor=not-a-cursor', 'cursor', 'INVALID_INPUT'],
+  ];
+  it.each(bad)('answers ?%s with a 400 naming %s', async (qs, field, code) => {
+    const r = await s.request(`/v1/communities/hikers/events?${qs}`, { key: pk });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code, extras: { field } });
+    expect(typeof r.body.error).toBe('string');
+    expect(r.body.requestId).toBe(r.headers.get('x-request-id'));
+  });
+
+  it('rejects offset and cursor together', async () => {
+    const first = await s.request('/v1/communities/hikers/events?limit=2', { key: pk });
+    const r = await s.request(`/v1/communities/hikers/events?offset=2&cursor=${first.headers.get('x-next-cursor')}`, { key: pk });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field: 'cursor' } });
+  });
+
+  it('rejects a cursor issued for the other ordering', async () => {
+    const past = await s.request('/v1/communities/hikers/events?past=true&limit=2', { key: pk });
+    const r = await s.request(`/v1/communities/hikers/events?cursor=${past.headers.get('x-next-cursor')}`, { key: pk });
+    expect(r.status).toBe(400);
+    expect(r.body.extras.field).toBe('cursor');
+  });
+
+  it('answers 404 in the envelope for an unknown slug, tier and malformed tier id', async () => {
+    const e = await s.request('/v1/communities/hikers/events/nope', { key: pk });
+    expect(e.status).toBe(404);
+    expect(e.body).toMatchObject({ code: 'NOT_FOUND', error: 'Event not found in this community' });
+    const t = await s.request('/v1/communities/hikers/events/nope/tiers', { key: pk });
+    expect(t.status).toBe(404);
+    const f = await s.request('/v1/communities/hikers/tiers/0190a000-0000-7000-8000-000000000000/form', { key: pk });
+    expect(f.status).toBe(404);
+    const bad = await s.request('/v1/communities/hikers/tiers/xyz/form', { key: pk });
+    expect(bad.status).toBe(400);
+    expect(bad.body.extras.field).toBe('tierId');
+  });
+
+  it('answers 405 with Allow for a write to a read-only path', async () => {
+    const r = await s.request('/v1/communities/hikers/events', { key: pk, method: 'POST', json: {} });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET');
+    expect(r.body.code).toBe('METHOD_NOT_ALLOWED');
+  });
+});
+
+describe('events: security', () => {
+  it('never lists or serves a members-only event', async () => {
+    const all = await s.request('/v1/communities/hikers/events?limit=100', { key: pk });
+    expect(all.body.map((e: any) => e.slug)).not.toContain('secret-meeting');
+    const one = await s.request('/v1/communities/hikers/events/secret-meeting', { key: pk });
+    expect(one.status).toBe(404);
+  });
+
+  it("answers 403 to another community's key and does not reveal whether the event exists", async () => {
+    for (const path of ['/v1/communities/hikers/events', '/v1/communities/hikers/events/walk-0', '/v1/communities/hikers/events/nope']) {
+      const r = await s.request(path, { key: otherPk });
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ code: 'COMMUNITY_MISMATCH', error: 'API key does not belong to this community' });
+    }
+  });
+
+  it("does not serve another community's tier form through this community's path", async () => {
+    const elsewhere = await s.database.db.selectFrom('tiers').innerJoin('events', 'events.id', 'tiers.event_id')
+      .select('tiers.id').where('events.slug', '=', 'walk-0').executeTakeFirstOrThrow();
+    const r = await s.request(`/v1/communities/other/tiers/${elsewhere.id}/form`, { key: otherPk });
+    expect(r.status).toBe(404);
+  });
+
+  it('answers a CORS preflight from any origin without allowing credentials', async () => {
+    const r = await s.request('/v1/communities/hikers/events', {
+      method: 'OPTIONS', headers: { Origin: 'https://customer.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/i);
+    expect(r.headers.get('access-control-allow-credentials')).toBeNull();
+    const get = await s.request('/v1/communities/hikers/events', { key: pk, headers: { Origin: 'https://customer.example' } });
+    expect(get.headers.get('access-control-expose-headers')).toMatch(/X-Next-Cursor/);
+  });
+});

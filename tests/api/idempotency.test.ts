@@ -1,0 +1,206 @@
+// The idempotency layer on a real write route: the route is declared and mounted exactly as
+// resource routes are (mountRoute), against the real database, so these tests exercise what
+// every write endpoint gets.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { route } from '../../contract/route.ts';
+import { newId, nowIso } from '../../server/db/ids.ts';
+import { migrate, openDatabase, type DatabaseHandle } from '../../server/db/index.ts';
+import { ApiError } from '../../server/http/api-error.ts';
+import { jsonBody } from '../../server/http/body.ts';
+import { errorHandler } from '../../server/http/error-handler.ts';
+import { createLogger } from '../../server/http/logger.ts';
+import { createRateLimits } from '../../server/http/rate-limit.ts';
+import { requestId } from '../../server/http/request-id.ts';
+import { mountRoute } from '../../server/http/routes.ts';
+import { makeCommunity, makeKey } from './support/factory.ts';
+import pg from 'pg';
+
+const createThing = route({
+  operationId: 'testCreateThing', method: 'post', path: '/v1/communities/{communityTag}/things', tag: 'Events',
+  summary: 'test-only write', auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
+  params: z.object({ communityTag: z.string() }),
+  body: z.object({ slug: z.string().min(1), mode: z.enum(['ok', 'conflict', 'crash-once']).default('ok') }).strict(),
+  response: { status: 201, schema: z.object({ id: z.string(), slug: z.string() }), description: 'created' },
+  errors: [400, 409],
+});
+
+let database: DatabaseHandle;
+let server: http.Server;
+let base: string;
+let keyA: string;
+let keyB: string;
+let communityId: string;
+let crashes = 0;
+const schema = `t_idem_${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  if (process.env.DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect(); await admin.query(`create schema "${schema}"`); await admin.end();
+    database = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL, schema });
+  } else {
+    database = openDatabase({ kind: 'sqlite', file: ':memory:' });
+  }
+  await migrate(database.db);
+  const c = await makeCommunity(database.db, 'acme');
+  communityId = c.id;
+  keyA = await makeKey(database.db, c.id, ['WRITE_SALES']);
+  keyB = await makeKey(database.db, c.id, ['ADMIN']);
+
+  const app = express();
+  app.use(requestId, ...jsonBody('1mb'));
+  const rateLimits = createRateLimits({ publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4 }, null);
+  mountRoute(app as unknown as express.Router, createThing, async ({ body }) => {
+    // Hold the request open long enough for duplicates to arrive while it runs.
+    await new Promise((r) => setTimeout(r, 150));
+    if (body.mode === 'conflict') throw new ApiError('INVALID_STATE', 'thing is locked');
+    if (body.mode === 'crash-once' && crashes++ === 0) throw new Error('boom');
+    const id = newId();
+    await database.db.insertInto('events').values({
+      id, community_id: communityId, slug: `${body.slug}~${id}`, name: body.slug, description: null, start_date: nowIso(),
+      end_date: null, location: null, banner_url: null, format: 'online', featured: null, visibility: 'PUBLIC',
+      donation_config: null, created_at: nowIso(), updated_at: nowIso(),
+    }).execute();
+    return { status: 201, body: { id, slug: body.slug } };
+  }, { db: database.db, rateLimits, publicUrl: 'http://localhost' });
+  app.use(errorHandler(createLogger('silent'), '1mb'));
+  server = http.createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  await database.close();
+  if (process.env.DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect(); await admin.query(`drop schema "${schema}" cascade`); await admin.end();
+  }
+});
+
+async function post(body: unknown, opts: { key?: string; idem?: string; header?: string } = {}) {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': opts.key ?? keyA };
+  if (opts.idem) headers[opts.header ?? 'Idempotency-Key'] = opts.idem;
+  const res = await fetch(`${base}/v1/communities/acme/things`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json(), replayed: res.headers.get('idempotent-replayed') === 'true' };
+}
+const countSlug = async (slug: string) =>
+  Number((await database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('slug', 'like', `${slug}~%`).executeTakeFirstOrThrow()).n);
+
+describe('idempotency: happy path', () => {
+  it('replays the first status and body for the same key and request, and writes once', async () => {
+    const first = await post({ slug: 'one' }, { idem: 'k-1' });
+    const second = await post({ slug: 'one' }, { idem: 'k-1' });
+    expect(first.status).toBe(201);
+    expect(second).toEqual({ ...first, replayed: true });
+    expect(await countSlug('one')).toBe(1);
+  });
+
+  it('treats the same JSON with keys in another order as the same request', async () => {
+    await post({ slug: 'order', mode: 'ok' }, { idem: 'k-order' });
+    const again = await post({ mode: 'ok', slug: 'order' }, { idem: 'k-order' });
+    expect(again.status).toBe(201);
+    expect(again.replayed).toBe(true);
+  });
+
+  it('accepts X-Idempotency-Key as the same header', async () => {
+    const a = await post({ slug: 'x-header' }, { idem: 'k-x', header: 'X-Idempotency-Key' });
+    const b = await post({ slug: 'x-header' }, { idem: 'k-x' });
+    expect(b).toEqual({ ...a, replayed: true });
+  });
+
+  it('runs every request without a key', async () => {
+    await post({ slug: 'no-key' });
+    const again = await post({ slug: 'no-key-2' });
+    expect(again.status).toBe(201);
+    expect(again.replayed).toBe(false);
+  });
+});
+
+describe('idempotency: concurrency', () => {
+  it('lets ten concurrent duplicates change state once and all get the first answer', async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => post({ slug: 'race' }, { idem: 'k-race' })));
+    expect(await countSlug('race')).toBe(1);
+    const ids = new Set(results.map((r) => r.body.id));
+    expect(ids.size).toBe(1);
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+  });
+});
+
+describe('idempotency: errors', () => {
+  it('answers 422 IDEMPOTENCY_KEY_MISMATCH for the same key with a different body', async () => {
+    await post({ slug: 'mm-a' }, { idem: 'k-mm' });
+    const r = await post({ slug: 'mm-b' }, { idem: 'k-mm' });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'IDEMPOTENCY_KEY_MISMATCH', extras: { field: 'Idempotency-Key' } });
+    expect(await countSlug('mm-b')).toBe(0);
+  });
+
+  it('does not store validation failures: the key stays free for the corrected request', async () => {
+    const bad = await post({ slug: '' }, { idem: 'k-valid' });
+    expect(bad.status).toBe(400);
+    const good = await post({ slug: 'fixed' }, { idem: 'k-valid' });
+    expect(good.status).toBe(201);
+    expect(good.replayed).toBe(false);
+  });
+
+  it('keeps a domain refusal: the same request gets the same 409 again', async () => {
+    const a = await post({ slug: 'c', mode: 'conflict' }, { idem: 'k-conflict' });
+    const b = await post({ slug: 'c', mode: 'conflict' }, { idem: 'k-conflict' });
+    expect(a.status).toBe(409);
+    expect(b.status).toBe(409);
+    expect(b.replayed).toBe(true);
+  });
+
+  it('does not keep a server error: a retry with the same key runs again and succeeds', async () => {
+    const a = await post({ slug: 'crashy', mode: 'crash-once' }, { idem: 'k-crash' });
+    expect(a.status).toBe(500);
+    expect(a.body).toMatchObject({ code: 'INTERNAL', error: 'Internal server error' });
+    const b = await post({ slug: 'crashy', mode: 'crash-once' }, { idem: 'k-crash' });
+    expect(b.status).toBe(201);
+    expect(await countSlug('crashy')).toBe(1);
+  });
+
+  it('rejects a malformed key and two differing key headers', async () => {
+    const r = await post({ slug: 'bad-key' }, { idem: 'has space' });
+    expect(r.status).toBe(400);
+    expect(r.body.extras.field).toBe('Idempotency-Key');
+    const res = await fetch(`${base}/v1/communities/acme/things`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'a1', 'X-Idempotency-Key': 'b2' },
+      body: JSON.stringify({ slug: 'two-keys' }),
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it('forgets a key after 24 hours', async () => {
+    await post({ slug: 'old' }, { idem: 'k-old' });
+    await database.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('idem_key', '=', 'k-old').execute();
+    const again = await post({ slug: 'old' }, { idem: 'k-old' });
+    expect(again.replayed).toBe(false);
+    expect(await countSlug('old')).toBe(2);
+  });
+});
+
+describe('idempotency: security', () => {
+  it('scopes keys to the API key: another key with the same Idempotency-Key is a new request', async () => {
+    const a = await post({ slug: 'scoped' }, { idem: 'k-scope', key: keyA });
+    const b = await post({ slug: 'scoped' }, { idem: 'k-scope', key: keyB });
+    expect(b.replayed).toBe(false);
+    expect(b.body.id).not.toBe(a.body.id);
+  });
+
+  it('does not consume the key when auth fails', async () => {
+    const r = await post({ slug: 'auth' }, { idem: 'k-auth', key: 'sk_live_wrong' });
+    expect(r.status).toBe(401);
+    const rows = await database.db.selectFrom('idempotency_keys').select('idem_key').where('idem_key', '=', 'k-auth').execute();
+    expect(rows).toHaveLength(0);
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCommunity, makeKey } from './support/factory.ts';
+import { startTestServer, type TestServer } from './support/harness.ts';
+
+let s: TestServer;
+let pk: string;
+let sk: string;
+let otherPk: string;
+
+beforeAll(async () => {
+  s = await startTestServer({ rateLimits: { publishablePerSec: 4, secretPerSec: 2, anonymousPerSec: 3 } });
+  const c = await makeCommunity(s.database.db, 'acme');
+  pk = c.pk;
+  sk = await makeKey(s.database.db, c.id, ['ADMIN']);
+  otherPk = (await makeCommunity(s.database.db, 'globex')).pk;
+});
+afterAll(async () => { await s.close(); });
+
+async function burst(n: number, path: string, key?: string) {
+  return Promise.all(Array.from({ length: n }, () => s.request(path, key ? { key } : {})));
+}
+
+describe('rate limits: happy path', () => {
+  it('reports the remaining budget on allowed requests', async () => {
+    const r = await s.request('/v1/communities/globex/events', { key: otherPk });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-limit')).toBe('4');
+    expect(Number(r.headers.get('x-ratelimit-remaining'))).toBeLessThan(4);
+  });
+});
+
+describe('rate limits: errors', () => {
+  it('answers the request over a publishable key budget with 429 RATE_LIMITED and its headers', async () => {
+    const results = await burst(7, '/v1/communities/acme/events', pk);
+    const limited = results.filter((r) => r.status === 429);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(4);
+    expect(limited).toHaveLength(3);
+    const r = limited[0];
+    expect(r.body).toMatchObject({ code: 'RATE_LIMITED', extras: { retryAfter: 1 } });
+    expect(r.headers.get('retry-after')).toBe('1');
+    const reset = Number(r.headers.get('x-ratelimit-reset'));
+    expect(reset).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 2);
+  });
+
+  it('gives a secret key its own, smaller budget', async () => {
+    const results = await burst(4, '/v1/communities/acme/events', sk);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(2);
+  });
+
+  it('limits keyless routes per client IP', async () => {
+    const results = await burst(5, '/v1/communities/acme/publishable-key');
+    expect(results.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('lets the key through again once the window has passed', async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await s.request('/v1/communities/acme/events', { key: pk })).status).toBe(200);
+  });
+});
+
+describe('rate limits: security', () => {
+  it('does not charge one key for another key of the same community', async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    await burst(6, '/v1/communities/acme/events', pk);
+    expect((await s.request('/v1/communities/acme/events', { key: sk })).status).toBe(200);
+  });
+
+  it('checks the key before spending budget: an invalid key is a 401, never a 429', async () => {
+    const results = await burst(10, '/v1/communities/acme/events', 'pk_live_invalid');
+    expect(results.every((r) => r.status === 401)).toBe(true);
+  });
+});

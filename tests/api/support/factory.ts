@@ -1,0 +1,54 @@
+// Minimal rows for API tests, written straight through Kysely so each test states exactly the
+// data it depends on.
+import { createSecretKey, provisionPublishableKey } from '../../../server/domain/api-keys.ts';
+import type { Db } from '../../../server/db/index.ts';
+import { newId, nowIso } from '../../../server/db/ids.ts';
+import type { Scope } from '../../../contract/enums.ts';
+
+export async function makeCommunity(db: Db, tag: string, extra: Partial<{ visibility: 'PUBLIC' | 'MEMBERS_ONLY'; name: string; domains: string[]; themeConfig: object }> = {}) {
+  const id = newId();
+  await db.insertInto('communities').values({
+    id, tag, name: extra.name ?? `Community ${tag}`, visibility: extra.visibility ?? 'PUBLIC', accessibility: 'OPEN',
+    page_settings: JSON.stringify([{ pageKey: 'EVENTS', enabled: true, visibility: null }]),
+    storefront_config: JSON.stringify({ header: { storeName: tag } }),
+    theme_config: JSON.stringify(extra.themeConfig ?? { brandColor: '#0a7' }),
+    features: '[]', landing_url: null, embed_origins: '[]', rules_version: 1, founder_user_id: null,
+    created_at: nowIso(), updated_at: nowIso(),
+  }).execute();
+  for (const hostname of extra.domains ?? []) {
+    await db.insertInto('community_domains').values({ hostname, community_id: id }).execute();
+  }
+  const pk = await provisionPublishableKey(db, id);
+  return { id, tag, pk };
+}
+
+export async function makeKey(db: Db, communityId: string, scopes: Scope[]) {
+  return (await createSecretKey(db, communityId, scopes)).key;
+}
+
+let seq = 0;
+export async function makeEvent(db: Db, communityId: string, e: Partial<{
+  slug: string; name: string; startDate: string; featured: boolean; visibility: 'PUBLIC' | 'MEMBERS_ONLY';
+  donationConfig: object; tiers: { name?: string; priceCents: number; capacity?: number | null; isActive?: boolean; form?: object[] }[];
+}> = {}) {
+  const id = newId();
+  seq += 1;
+  await db.insertInto('events').values({
+    id, community_id: communityId, slug: e.slug ?? `event-${seq}`, name: e.name ?? `Event ${seq}`,
+    description: 'About it', start_date: e.startDate ?? new Date(Date.now() + seq * 3600_000).toISOString(),
+    end_date: null, location: JSON.stringify({ name: 'Hall', city: 'Lisbon' }), banner_url: null, format: 'in_person',
+    featured: e.featured ? 1 : null, visibility: e.visibility ?? 'PUBLIC',
+    donation_config: e.donationConfig ? JSON.stringify(e.donationConfig) : null, created_at: nowIso(), updated_at: nowIso(),
+  }).execute();
+  const tierIds: string[] = [];
+  for (const [i, t] of (e.tiers ?? []).entries()) {
+    const tierId = newId();
+    tierIds.push(tierId);
+    await db.insertInto('tiers').values({
+      id: tierId, event_id: id, community_id: communityId, name: t.name ?? `Tier ${i}`, price_cents: t.priceCents,
+      currency: 'USD', capacity: t.capacity ?? null, is_active: t.isActive === false ? 0 : 1, sort_order: i, created_at: nowIso(),
+    }).execute();
+    if (t.form) await db.insertInto('tier_forms').values({ tier_id: tierId, schema: JSON.stringify(t.form) }).execute();
+  }
+  return { id, slug: e.slug ?? `event-${seq}`, tierIds };
+}

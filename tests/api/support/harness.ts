@@ -1,0 +1,98 @@
+// The real app on a real database for API tests: SQLite in memory by default; PostgreSQL (one
+// fresh schema per test file) when DATABASE_URL is set; Redis-backed rate limits when REDIS_URL
+// is set. Requests go over real HTTP to an ephemeral port.
+import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import http, { type Server } from 'node:http';
+import pg from 'pg';
+import { createApp } from '../../../server/app.ts';
+import { loadConfig, type Config } from '../../../server/config.ts';
+import { migrate, openDatabase, type DatabaseHandle } from '../../../server/db/index.ts';
+import { createLogger } from '../../../server/http/logger.ts';
+import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
+
+export interface TestServer {
+  url: string;
+  database: DatabaseHandle;
+  config: Config;
+  close(): Promise<void>;
+  /** fetch against the server with JSON helpers. */
+  request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<TestResponse>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface StartOptions {
+  rateLimits?: Partial<Config['rateLimits']>;
+  env?: Record<string, string>;
+  logger?: import('pino').Logger;
+}
+
+export const onPostgres = Boolean(process.env.DATABASE_URL);
+
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
+  let database: DatabaseHandle;
+  if (process.env.DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema "${schema}"`);
+    await admin.end();
+    database = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL, schema });
+  } else {
+    database = openDatabase({ kind: 'sqlite', file: ':memory:' });
+  }
+  await migrate(database.db);
+
+  const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
+  const config: Config = {
+    ...base,
+    rateLimits: { publishablePerSec: 10_000, secretPerSec: 10_000, anonymousPerSec: 10_000, ...opts.rateLimits },
+  };
+  const redis = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : null;
+  // A prefix per server keeps parallel test files from sharing a budget on one Redis.
+  const rateLimits = createRateLimits(config.rateLimits, redis, `svc:test:${schema}`);
+  // Listen first so the app is built knowing its real public URL (Link headers use it).
+  const server: Server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  config.publicUrl = url;
+  server.on('request', createApp({ config, database, logger: opts.logger ?? createLogger('silent'), rateLimits, validateResponses: true }));
+
+  return {
+    url,
+    database,
+    config,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await rateLimits.close();
+      await database.close();
+      if (process.env.DATABASE_URL) {
+        const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await admin.connect();
+        await admin.query(`drop schema "${schema}" cascade`);
+        await admin.end();
+      }
+    },
+    async request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.key !== undefined) headers.set('X-API-Key', init.key);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('Content-Type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      const res = await fetch(url + path, { ...init, headers, body });
+      const text = await res.text();
+      let parsed: unknown = undefined;
+      try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// npm run bench: the events list against an Express hello-world baseline, in one run, each
+// server in its own process and autocannon in this one. Prints req/s, p99 and the ratio.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TARGET_RATIO = 0.6;
+
+function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + 60_000;
+    const poll = async () => {
+      try {
+        if ((await fetch(readyUrl)).ok) return resolve(child);
+      } catch { /* not up yet */ }
+      if (Date.now() > deadline) return reject(new Error(`${script} did not start`));
+      setTimeout(poll, 200);
+    };
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    poll();
+  });
+}
+
+async function measure(title: string, url: string, headers: Record<string, string> = {}) {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 }); // warm-up
+  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
+  const non2xx = r.non2xx + r.errors + r.timeouts;
+  return { title, reqPerSec: r.requests.average, p99: r.latency.p99, non2xx };
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+  const svcPort = '3902';
+  const children: ChildProcess[] = [];
+  try {
+    children.push(await start('tests/bench/hello-server.ts', { PORT: '3901' }, 'http://127.0.0.1:3901/'));
+    children.push(await start('server/main.ts', {
+      PORT: svcPort, SVC_DATA_DIR: dataDir, SVC_PUBLIC_URL: `http://127.0.0.1:${svcPort}`,
+      // The limiter stays in the path; its budget is raised so it measures the work, not 429s.
+      RATE_LIMIT_PUBLISHABLE_PER_SEC: '1000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+    }, `http://127.0.0.1:${svcPort}/readyz`));
+    const pk = (await (await fetch(`http://127.0.0.1:${svcPort}/v1/communities/demo/publishable-key`)).json()).publishableKey;
+
+    const baseline = await measure('express hello-world', 'http://127.0.0.1:3901/');
+    const events = await measure('GET /v1/communities/demo/events?limit=20 (pk key)',
+      `http://127.0.0.1:${svcPort}/v1/communities/demo/events?limit=20`, { 'X-API-Key': pk });
+
+    const ratio = events.reqPerSec / baseline.reqPerSec;
+    const row = (m: typeof baseline) =>
+      `${m.title.padEnd(52)} ${m.reqPerSec.toFixed(0).padStart(8)} req/s   p99 ${String(m.p99).padStart(4)} ms   non-2xx ${m.non2xx}`;
+    process.stdout.write(`\n${CONNECTIONS} connections, ${DURATION} s each, ${os.cpus().length} cores, Node ${process.version}\n`);
+    process.stdout.write(`${row(baseline)}\n${row(events)}\n`);
+    process.stdout.write(`ratio: ${(ratio * 100).toFixed(1)}% of baseline (target ${TARGET_RATIO * 100}%): ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}\n`);
+    if (events.non2xx > 0) process.stdout.write('warning: the events run had non-2xx responses\n');
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+});
