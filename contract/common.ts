@@ -21,7 +21,7 @@ export const AmountCents = z.int({ error: coded('INVALID_AMOUNT', 'must be a non
 export const Currency = z
   .string()
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code')
-  .transform((c) => c.toUpperCase());
+  .overwrite((c) => c.toUpperCase());
 export const HexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex color');
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 
@@ -31,4 +31,6 @@ export const QueryBool = z
   .transform((v) => v === 'true' || v === '1');
 
 export const Limit = z.coerce.number({ error: 'must be an integer from 1 to 100' }).int('must be an integer from 1 to 100').min(1).max(100).default(20);
-export const Offset = z.coerce.number({ error: 'must be a non-negative integer' }).int('must be a non-negative integer').min(0).default(0);
+/** Without a default, so a list can tell "no offset" (cursor paging allowed) from `offset=0`. */
+export const OptionalOffset = z.coerce.number({ error: 'must be a non-negative integer' }).int('must be a non-negative integer').min(0).optional();
+export const Offset = OptionalOffset.default(0);

@@ -9,8 +9,8 @@ import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { requestLogger } from './http/logger.ts';
 import type { RateLimits } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
-import { buildOpenApiDocument } from './openapi/document.ts';
-import { renderDocsPage } from './openapi/docs-page.ts';
+import { getOpenApiDocument } from './openapi/document.ts';
+import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
 import { widgetsStatic } from './site/widgets-static.ts';
@@ -54,18 +54,14 @@ export function createApp(deps: AppDeps): Express {
     }
   });
 
-  // Built once: the document is a pure function of the route table and the public URL.
-  let openapi: unknown;
-  const openapiDoc = () => (openapi ??= buildOpenApiDocument({ serverUrl: config.publicUrl }));
+  // Both are pure functions of the route table and the public URL, built once and cached.
   app.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.json(openapiDoc());
+    res.json(getOpenApiDocument(config.publicUrl));
   });
-  let docsHtml: string | undefined;
   app.get('/docs', (_req, res) => {
-    docsHtml ??= renderDocsPage(openapiDoc() as Parameters<typeof renderDocsPage>[0]);
-    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:");
-    res.type('html').send(docsHtml);
+    res.setHeader('Content-Security-Policy', DOCS_PAGE_CSP);
+    res.type('html').send(getDocsPage(config.publicUrl));
   });
 
   app.use('/widgets', ...widgetsStatic(deps.distDir ?? path.join(ROOT_DIR, 'dist')));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CommunityTag, Limit, Offset, QueryBool, Uuid } from '../common.ts';
+import { CommunityTag, Limit, OptionalOffset, QueryBool, Uuid } from '../common.ts';
 import { Event, Tier, TierForm } from '../resources.ts';
 import { route } from '../route.ts';
 
@@ -21,7 +21,7 @@ export const listEvents = route({
   query: z
     .object({
       limit: Limit,
-      offset: Offset.optional(),
+      offset: OptionalOffset.describe('default 0; not together with cursor'),
       cursor: z.string().min(1).max(512).optional().describe('opaque, from X-Next-Cursor'),
       featured: QueryBool.optional().describe('true = only the featured event'),
       upcoming: QueryBool.optional().describe('true = startDate >= now'),

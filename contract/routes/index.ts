@@ -3,5 +3,15 @@ import type { RouteDef } from '../route.ts';
 import * as communities from './communities.ts';
 import * as events from './events.ts';
 
-export const ROUTES: RouteDef[] = [...Object.values(communities), ...Object.values(events)] as RouteDef[];
+// Listed by hand: namespace objects enumerate exports alphabetically, and the reference should
+// read in this order.
+export const ROUTES: RouteDef[] = [
+  communities.getPublishableKey,
+  events.listEvents,
+  events.getEvent,
+  events.listEventTiers,
+  events.getTierForm,
+  communities.getCommunity,
+  communities.getCommunityByDomain,
+] as RouteDef[];
 export { communities, events };

@@ -1,0 +1,426 @@
+// The admin command line as a user runs it: `node bin/svc.js ...` as a child process, against a
+// temporary SQLite directory, or against DATABASE_URL (PostgreSQL) when it is set, where
+// community tags, usertags and domains carry a per-run suffix so runs never collide. Then the
+// importer in-process: conflicts with what the database holds, stored formats, relative dates,
+// and the seeded demo read back through the real API.
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase, type DatabaseHandle, type Db } from '../../server/db/index.ts';
+import { hashKey } from '../../server/domain/api-keys.ts';
+import { FixtureError, importFixture, verifyPassword, type ImportResult } from '../../server/domain/import.ts';
+import { seedDemo, seedDemoIfEmpty } from '../../server/domain/seed.ts';
+import { startTestServer, type TestServer } from './support/harness.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const RUN = crypto.randomBytes(4).toString('hex');
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+interface CliRun { code: number | null; stdout: string; stderr: string }
+
+function svc(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+    delete childEnv.SVC_DEBUG;
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/svc.js'), ...args], { cwd: ROOT, env: childEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A fixture template from tests/fixtures with `{{run}}` replaced, written to dir. */
+function fixtureFile(dir: string, name: string, run = RUN): string {
+  const text = fs.readFileSync(path.join(ROOT, 'tests/fixtures', name), 'utf8').replaceAll('{{run}}', run);
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** Every row the import file touches, in a stable order: equal snapshots = nothing changed. */
+async function snapshot(db: Db, tags: string[]): Promise<Record<string, unknown[]>> {
+  const communities = await db.selectFrom('communities').selectAll().where('tag', 'in', tags).orderBy('tag').execute();
+  const ids = communities.map((c) => c.id);
+  const byCommunity = async (table: 'events' | 'tiers' | 'articles' | 'products' | 'segments' | 'atlas_categories' | 'atlas_hotspots' | 'api_keys' | 'memberships') =>
+    db.selectFrom(table).selectAll().where('community_id', 'in', ids).orderBy('id').execute();
+  const members = await byCommunity('memberships');
+  return {
+    communities,
+    domains: await db.selectFrom('community_domains').selectAll().where('community_id', 'in', ids).orderBy('hostname').execute(),
+    users: await db.selectFrom('users').selectAll().where('id', 'in', members.map((m) => m.user_id)).orderBy('id').execute(),
+    memberships: members,
+    events: await byCommunity('events'),
+    tiers: await byCommunity('tiers'),
+    tierForms: await db.selectFrom('tier_forms').innerJoin('tiers', 'tiers.id', 'tier_forms.tier_id')
+      .selectAll('tier_forms').where('tiers.community_id', 'in', ids).orderBy('tier_id').execute(),
+    articles: await byCommunity('articles'),
+    products: await byCommunity('products'),
+    segments: await byCommunity('segments'),
+    segmentForms: await db.selectFrom('segment_forms').innerJoin('segments', 'segments.id', 'segment_forms.segment_id')
+      .selectAll('segment_forms').where('segments.community_id', 'in', ids).orderBy('segment_id').execute(),
+    atlasCategories: await byCommunity('atlas_categories'),
+    atlasHotspots: await byCommunity('atlas_hotspots'),
+    apiKeys: await byCommunity('api_keys'),
+  };
+}
+
+const allCreated = (r: ImportResult) => r.communities.flatMap((c) => Object.values(c.counts).map((n) => n.created));
+
+describe('svc command line', { timeout: 60_000 }, () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-'));
+  // Without DATABASE_URL the CLI uses SQLite under SVC_DATA_DIR; with it, PostgreSQL.
+  const env = { SVC_DATA_DIR: path.join(tmp, 'data') };
+  const tagA = `cli-a-${RUN}`;
+  const tagB = `cli-b-${RUN}`;
+  let database: DatabaseHandle;
+  let file: string;
+  let first: ImportResult;
+
+  beforeAll(async () => {
+    file = fixtureFile(tmp, 'cli-import.json');
+    database = onPostgres
+      ? openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string })
+      : openDatabase({ kind: 'sqlite', file: path.join(env.SVC_DATA_DIR, 'svc.db') });
+    await migrate(database.db);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('--help works for every command', async () => {
+    const commands = [[], ['import'], ['seed'], ['key'], ['key', 'create'], ['key', 'list'], ['key', 'revoke']];
+    const runs = await Promise.all(commands.map((c) => svc([...c, '--help'], env)));
+    runs.forEach((r, i) => {
+      expect(r.code, commands[i].join(' ')).toBe(0);
+      expect(r.stdout).toContain(`Usage: svc${commands[i].length ? ` ${commands[i].join(' ')}` : ''}`);
+    });
+    expect(runs[1].stdout).toContain('--json');
+    expect(runs[4].stdout).toMatch(/--community <tag>[\s\S]*--scopes <list>[\s\S]*--name <name>/);
+  });
+
+  it('import --json creates everything and prints the publishable and secret keys', async () => {
+    const r = await svc(['import', file, '--json'], env);
+    expect(r.stderr).toContain('shown only once');
+    expect(r.code).toBe(0);
+    first = JSON.parse(r.stdout) as ImportResult;
+    expect(first.communities.map((c) => c.tag)).toEqual([tagA, tagB]);
+    expect(first.unchanged).toBe(0);
+    const [a, b] = first.communities;
+    expect(a.counts).toMatchObject({
+      communities: { created: 1 }, domains: { created: 1 }, users: { created: 3 }, memberships: { created: 3 },
+      events: { created: 3 }, tiers: { created: 3 }, articles: { created: 2 }, products: { created: 2 },
+      segments: { created: 2 }, atlasCategories: { created: 1 }, atlasHotspots: { created: 1 }, apiKeys: { created: 2 },
+    });
+    // Ana is a user of the file already created under A: B's founder membership is new, the user is not.
+    expect(b.counts).toMatchObject({ users: { created: 0, unchanged: 0 }, memberships: { created: 2 }, events: { created: 1 } });
+    for (const c of first.communities) {
+      expect(c.publishableKey).toMatch(/^pk_live_/);
+      for (const k of c.secretKeys) expect(k.key).toMatch(/^sk_live_/);
+    }
+    expect(a.secretKeys.map((k) => [k.name, k.scopes])).toEqual([['admin', ['ADMIN']], ['sales', ['READ_PUBLIC', 'WRITE_SALES']]]);
+  });
+
+  it('stores secret keys only as hashes', async () => {
+    const secrets = first.communities.flatMap((c) => c.secretKeys.map((k) => k.key as string));
+    const rows = await database.db.selectFrom('api_keys').selectAll().where('key_hash', 'in', secrets.map(hashKey)).execute();
+    expect(rows).toHaveLength(secrets.length);
+    for (const row of rows) {
+      expect(row.kind).toBe('secret');
+      for (const value of Object.values(row)) expect(secrets).not.toContain(value);
+      expect(secrets.some((s) => s.startsWith(row.key_prefix))).toBe(true);
+    }
+  });
+
+  it('importing the same file again changes nothing', async () => {
+    const before = await snapshot(database.db, [tagA, tagB]);
+    const text = await svc(['import', file], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/0 created, \d+ unchanged/);
+    expect(text.stdout).not.toMatch(/sk_live_[A-Za-z0-9_-]{20,}/);
+    const again = await svc(['import', file, '--json'], env);
+    expect(again.code).toBe(0);
+    const second = JSON.parse(again.stdout) as ImportResult;
+    expect(second.created).toBe(0);
+    expect(allCreated(second).every((n) => n === 0)).toBe(true);
+    expect(second.unchanged).toBe(first.created);
+    expect(second.communities.map((c) => c.publishableKey)).toEqual(first.communities.map((c) => c.publishableKey));
+    // Secrets are shown once: the existing keys come back without them.
+    for (const [ci, c] of second.communities.entries()) {
+      expect(c.secretKeys.map((k) => ({ id: k.id, key: k.key }))).toEqual(first.communities[ci].secretKeys.map((k) => ({ id: k.id, key: null })));
+    }
+    expect(await snapshot(database.db, [tagA, tagB])).toEqual(before);
+  });
+
+  it('key list shows prefixes, never secrets', async () => {
+    const secrets = first.communities.flatMap((c) => c.secretKeys.map((k) => k.key as string));
+    const json = await svc(['key', 'list', '--community', tagA, '--json'], env);
+    expect(json.code).toBe(0);
+    const keys = JSON.parse(json.stdout) as { id: string; kind: string; prefix: string; name: string | null; communityTag: string }[];
+    expect(keys.map((k) => [k.kind, k.name]).sort()).toEqual([['publishable', 'Publishable key'], ['secret', 'admin'], ['secret', 'sales']]);
+    expect(keys.every((k) => k.communityTag === tagA && k.prefix.length <= 14)).toBe(true);
+    const text = await svc(['key', 'list'], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(first.communities[0].secretKeys[0].id);
+    for (const out of [json.stdout, text.stdout]) {
+      for (const s of secrets) expect(out).not.toContain(s);
+      expect(out).not.toContain(first.communities[0].publishableKey);
+    }
+    const unknown = await svc(['key', 'list', '--community', `nope-${RUN}`], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('not found');
+  });
+
+  it('key create prints the secret once and stores its hash', async () => {
+    const r = await svc(['key', 'create', '--community', tagB, '--scopes', 'write_sales, READ_PUBLIC', '--name', 'ci', '--json'], env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('shown only once');
+    const created = JSON.parse(r.stdout) as { id: string; key: string; scopes: string[]; name: string; communityTag: string };
+    expect(created).toMatchObject({ communityTag: tagB, name: 'ci', scopes: ['WRITE_SALES', 'READ_PUBLIC'] });
+    expect(created.key).toMatch(/^sk_live_/);
+    const row = await database.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.key_hash).toBe(hashKey(created.key));
+    expect(Object.values(row)).not.toContain(created.key);
+
+    const text = await svc(['key', 'create', '--community', tagB, '--scopes', 'ADMIN'], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/key:\s+sk_live_\S+/);
+
+    for (const [args, message] of [
+      [['--community', tagB, '--scopes', 'ADMIN,ROOT'], 'unknown scope ROOT'],
+      [['--community', `nope-${RUN}`, '--scopes', 'ADMIN'], 'not found'],
+      [['--community', tagB], "required option '--scopes <list>'"],
+    ] as const) {
+      const bad = await svc(['key', 'create', ...args], env);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(message);
+      expect(bad.stdout).toBe('');
+    }
+  });
+
+  it('key revoke revokes once, then is a no-op; a re-import then creates a fresh key of that name', async () => {
+    const admin = first.communities[1].secretKeys[0];
+    const r = await svc(['key', 'revoke', admin.id, '--json'], env);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: admin.id, communityTag: tagB, alreadyRevoked: false, revokedAt: expect.any(String) });
+    const row = await database.db.selectFrom('api_keys').select('revoked_at').where('id', '=', admin.id).executeTakeFirstOrThrow();
+    expect(row.revoked_at).not.toBeNull();
+
+    const again = await svc(['key', 'revoke', admin.id], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already revoked');
+
+    const pk = (await svc(['key', 'list', '--community', tagB, '--json'], env));
+    const pkId = (JSON.parse(pk.stdout) as { id: string; kind: string }[]).find((k) => k.kind === 'publishable')?.id as string;
+    const refused = await svc(['key', 'revoke', pkId], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('publishable keys cannot be revoked');
+    const missing = await svc(['key', 'revoke', 'no-such-id'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no API key with id no-such-id');
+
+    const reimport = await svc(['import', file, '--json'], env);
+    const result = JSON.parse(reimport.stdout) as ImportResult;
+    expect(result.created).toBe(1);
+    expect(result.communities[1].counts.apiKeys).toEqual({ created: 1, unchanged: 0 });
+    expect(result.communities[1].secretKeys[0]).toMatchObject({ name: 'admin', key: expect.stringMatching(/^sk_live_/) });
+  });
+
+  it('an invalid file exits 1 with the JSON paths on stderr, no stack trace, and writes nothing', async () => {
+    const bad = fixtureFile(tmp, 'cli-invalid.json');
+    const r = await svc(['import', bad], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`invalid fixture ${bad}`);
+    expect(r.stderr).toContain('communities[0].events[0].tiers[0].priceCents:');
+    expect(r.stderr).toContain('communities[0].events[0].tiers[0].colour: unknown field');
+    expect(r.stderr).toContain('communities[0].events[1].startDate:');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+
+    const notJson = path.join(tmp, 'broken.json');
+    fs.writeFileSync(notJson, '{"communities": [');
+    const r2 = await svc(['import', notJson], env);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toContain('not valid JSON');
+    const r3 = await svc(['import', path.join(tmp, 'missing.json')], env);
+    expect(r3.code).toBe(1);
+    expect(r3.stderr).toContain('no such file');
+  });
+
+  it('a file that conflicts with the database exits 1 and rolls back whole', async () => {
+    const run = `${RUN}x`;
+    const conflicting = fixtureFile(tmp, 'cli-import.json', run);
+    const doc = JSON.parse(fs.readFileSync(conflicting, 'utf8'));
+    doc.communities[1].founder = `ghost-${run}`;
+    fs.writeFileSync(conflicting, JSON.stringify(doc));
+    const r = await svc(['import', conflicting], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`communities[1].founder: no user "ghost-${run}" in this file or the database`);
+    // Community A was valid, but the import is all or nothing.
+    const rows = await database.db.selectFrom('communities').select('id').where('tag', '=', `cli-a-${run}`).execute();
+    expect(rows).toHaveLength(0);
+  });
+
+  it('usage errors and unknown commands exit 1', async () => {
+    const r = await svc(['frobnicate'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("unknown command 'frobnicate'");
+    const r2 = await svc(['import'], env);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toContain("missing required argument 'file'");
+  });
+
+  it('seed imports the demo fixture and is idempotent', async () => {
+    const r = await svc(['seed', '--json'], env);
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout) as ImportResult;
+    expect(result.communities.map((c) => c.tag)).toEqual(['demo', 'other']);
+    expect(result.communities[0].publishableKey).toMatch(/^pk_live_/);
+    const again = await svc(['seed'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/: 0 created, \d+ unchanged/);
+    expect(again.stdout).toContain('"demo-admin" (ADMIN): exists as sk_live_');
+  });
+});
+
+describe('importFixture in process', () => {
+  let server: TestServer;
+  let db: Db;
+  const template = fs.readFileSync(path.join(ROOT, 'tests/fixtures/cli-import.json'), 'utf8');
+  /** The CLI test fixture as an object; the database is a fresh one, so any suffix will do. */
+  const fixture = (run: string) => JSON.parse(template.replaceAll('{{run}}', run));
+
+  beforeAll(async () => { server = await startTestServer(); db = server.database.db; });
+  afterAll(async () => { await server?.close(); });
+
+  async function expectIssues(input: unknown, expected: { path: string; message: unknown }[]) {
+    const err = await importFixture(db, input).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(FixtureError);
+    expect((err as FixtureError).issues).toEqual(expected);
+  }
+
+  it('seeds the demo only into an empty database, and the API serves it', async () => {
+    const seeded = await seedDemoIfEmpty(db);
+    expect(seeded?.created).toBeGreaterThan(100);
+    expect(await seedDemoIfEmpty(db)).toBeNull();
+    expect((await seedDemo(db)).created).toBe(0);
+
+    const pk = seeded?.communities[0].publishableKey as string;
+    const upcoming = await server.request('/v1/communities/demo/events?upcoming=true&limit=100', { key: pk });
+    expect(upcoming.status).toBe(200);
+    const now = new Date().toISOString();
+    expect(upcoming.body.length).toBeGreaterThanOrEqual(10);
+    expect(upcoming.body.every((e: { startDate: string }) => e.startDate >= now)).toBe(true);
+    const past = await server.request('/v1/communities/demo/events?past=true&limit=100', { key: pk });
+    expect(past.body.length).toBeGreaterThanOrEqual(10);
+    const featured = await server.request('/v1/communities/demo/events?featured=true', { key: pk });
+    expect(featured.body).toHaveLength(1);
+    expect(featured.body[0]).toMatchObject({ featured: true, slug: 'big-summit-day' });
+    const overnight = await server.request('/v1/communities/demo/events/cascade-crest-overnight/tiers', { key: pk });
+    expect(overnight.body.every((t: { hasForm: boolean }) => t.hasForm)).toBe(true);
+    const community = await server.request('/api/communities/by-domain/demo.localhost');
+    expect(community.body).toMatchObject({ communityTag: 'demo', name: 'Demo Hikers', visibility: 'PUBLIC', accessibility: 'OPEN' });
+  });
+
+  it('keeps existing rows when the relative dates resolve differently on a later import', async () => {
+    const t0 = new Date('2025-03-01T12:00:00Z');
+    const first = await importFixture(db, fixture('rel'), { now: t0 });
+    const tag = first.communities[0].tag;
+    const community = await db.selectFrom('communities').select('id').where('tag', '=', tag).executeTakeFirstOrThrow();
+    const before = await db.selectFrom('events').select(['slug', 'start_date', 'end_date']).where('community_id', '=', community.id).orderBy('slug').execute();
+    expect(before.find((e) => e.slug === 'next-meetup')?.start_date).toBe('2025-03-06T18:00:00.000Z');
+    const later = await importFixture(db, fixture('rel'), { now: new Date('2025-03-04T08:00:00Z') });
+    expect(later.created).toBe(0);
+    expect(await db.selectFrom('events').select(['slug', 'start_date', 'end_date']).where('community_id', '=', community.id).orderBy('slug').execute())
+      .toEqual(before);
+  });
+
+  it('stores the portable formats: 0/1 booleans, featured 1 or NULL, JSON text, scrypt passwords', async () => {
+    const result = await importFixture(db, fixture('fmt'), { now: new Date('2025-03-01T12:00:00Z') });
+    const id = result.communities[0].id;
+    const c = await db.selectFrom('communities').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.parse(c.page_settings)).toEqual([{ pageKey: 'EVENTS', enabled: true, visibility: null }, { pageKey: 'CHAT', enabled: false, visibility: null }]);
+    expect(JSON.parse(c.embed_origins)).toEqual(['https://cli-a.example.test']);
+    expect(c).toMatchObject({ rules_version: 2, landing_url: 'https://cli-a.example.test/' });
+
+    const events = await db.selectFrom('events').select(['slug', 'featured', 'start_date', 'donation_config']).where('community_id', '=', id).orderBy('slug').execute();
+    expect(events.map((e) => [e.slug, e.featured])).toEqual([['next-meetup', 1], ['no-tiers', null], ['past-meetup', null]]);
+    expect(events.find((e) => e.slug === 'no-tiers')?.start_date).toBe('2030-01-01T09:00:00.000Z');
+    const tiers = await db.selectFrom('tiers').leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
+      .select(['tiers.name', 'tiers.currency', 'tiers.capacity', 'tiers.sold', 'tiers.is_active', 'tier_forms.schema'])
+      .where('tiers.community_id', '=', id).orderBy('tiers.name').execute();
+    expect(tiers.map((t) => [t.name, t.currency, t.capacity, t.sold, t.is_active, t.schema ? JSON.parse(t.schema)[0].id : null])).toEqual([
+      ['Free', 'USD', null, 0, 1, null], ['Sold out', 'USD', 2, 2, 1, null], ['With form', 'USD', 10, 0, 1, 'size'],
+    ]);
+
+    const users = await db.selectFrom('users').selectAll().where('usertag', 'like', '%-fmt').orderBy('usertag').execute();
+    expect(users[0]).toMatchObject({ usertag: 'ana-fmt', email: 'ana+fmt@example.com' });
+    expect(users[0].password_hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(await verifyPassword('correct horse battery', users[0].password_hash as string)).toBe(true);
+    expect(await verifyPassword('wrong', users[0].password_hash as string)).toBe(false);
+    expect(users[1].password_hash).toBeNull();
+
+    const memberships = await db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
+      .select(['users.usertag', 'memberships.status', 'memberships.role', 'memberships.segment_id', 'memberships.created_at', 'memberships.accepted_at'])
+      .where('community_id', '=', id).orderBy('users.usertag').execute();
+    expect(memberships.map((m) => [m.usertag, m.status, m.role, m.segment_id !== null, m.accepted_at])).toEqual([
+      ['ana-fmt', 'ACCEPTED', 'founder', false, '2025-03-01T12:00:00.000Z'],
+      ['ben-fmt', 'ACCEPTED', 'admin', true, '2025-02-19T12:00:00.000Z'],
+      ['cy-fmt', 'PENDING', 'member', false, null],
+    ]);
+
+    const articles = await db.selectFrom('articles').select(['slug', 'status', 'published_at', 'excerpt', 'content']).where('community_id', '=', id).orderBy('slug').execute();
+    expect(articles).toEqual([
+      { slug: 'draft-post', status: 'DRAFT', published_at: null, excerpt: '', content: '' },
+      { slug: 'hello-world', status: 'PUBLISHED', published_at: '2025-03-01T12:00:00.000Z', excerpt: 'First post', content: '<p>Hi</p>' },
+    ]);
+    const segments = await db.selectFrom('segments').selectAll().where('community_id', '=', id).orderBy('name').execute();
+    expect(segments.map((s) => [s.name, s.auto_approve, s.price_monthly, s.installment_count, s.installment_renews_annually])).toEqual([
+      ['Free', 1, null, null, 0], ['Paid', 0, 500, 3, 0],
+    ]);
+    const products = await db.selectFrom('products').select(['sku', 'seller_id', 'donation_config']).where('community_id', '=', id).orderBy('sku').execute();
+    expect(JSON.parse(products[0].donation_config as string)).toEqual({ enabled: true, mode: 'pwyw', minAmount: 100, currency: 'USD' });
+    expect(products[1].seller_id).toBe(users[1].id);
+  });
+
+  it('reports conflicts with the database by JSON path, and imports nothing', async () => {
+    await importFixture(db, fixture('base'));
+    await importFixture(db, fixture('dom'));
+    const communities = await db.selectFrom('communities').select('tag').execute();
+
+    // The same e-mail under another usertag, and a usertag with another e-mail.
+    const users = fixture('u1');
+    users.communities[0].users[1].email = 'ben+base@example.com';
+    users.communities[0].users[2].usertag = 'cy-base';
+    users.communities[0].memberships[1].usertag = 'cy-base';
+    await expectIssues(users, [
+      { path: 'communities[0].users[1].email', message: 'e-mail already belongs to the existing user "ben-base"' },
+      { path: 'communities[0].users[2].usertag', message: 'usertag is taken by an existing user with another e-mail' },
+    ]);
+
+    // A domain of another community, an unknown segment, and a second featured event.
+    const clash = fixture('base');
+    clash.communities[1].domains = ['cli-a-dom.example.test'];
+    clash.communities[0].memberships[0].segment = 'Gold';
+    clash.communities[0].events = [{ slug: 'brand-new', name: 'New', startDate: '+1d', format: 'online', featured: true }];
+    await expectIssues(clash, [
+      { path: 'communities[0].memberships[0].segment', message: 'no segment named "Gold" in this community' },
+      { path: 'communities[0].events[0].featured', message: 'community already has a featured event ("next-meetup")' },
+      { path: 'communities[1].domains[0]', message: 'domain is already used by community "cli-a-dom"' },
+    ]);
+    expect(await db.selectFrom('communities').select('tag').execute()).toEqual(communities);
+
+    // References may point at users that only the database has.
+    const refs = { communities: [{ tag: 'refs-only', name: 'Refs', visibility: 'PUBLIC', accessibility: 'OPEN', founder: 'ana-base',
+      memberships: [{ usertag: 'ben-base', status: 'ACCEPTED' }], products: [{ sku: 's', name: 'S', priceCents: 1, currency: 'USD', seller: 'cy-base' }] }] };
+    const ok = await importFixture(db, refs);
+    expect(ok.communities[0].counts).toMatchObject({ users: { created: 0, unchanged: 0 }, memberships: { created: 2 }, products: { created: 1 } });
+  });
+});

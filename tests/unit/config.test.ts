@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../server/config.ts';
+
+describe('config', () => {
+  it('defaults to port 3000 on 127.0.0.1, SQLite under ./data and memory rate limits', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.publicUrl).toBe('http://localhost:3000');
+    expect(c.database).toMatchObject({ kind: 'sqlite' });
+    expect(c.database.kind === 'sqlite' && c.database.file.endsWith('/data/svc.db')).toBe(true);
+    expect(c.redisUrl).toBeNull();
+    expect(c.rateLimits).toEqual({ publishablePerSec: 100, secretPerSec: 50, anonymousPerSec: 100 });
+  });
+
+  it('derives the public URL from PORT and strips a trailing slash from SVC_PUBLIC_URL', () => {
+    expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
+    expect(loadConfig({ SVC_PUBLIC_URL: 'https://svc.example/' }).publicUrl).toBe('https://svc.example');
+  });
+
+  it('selects PostgreSQL from DATABASE_URL and Redis from REDIS_URL', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379' });
+    expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+    expect(c.redisUrl).toBe('redis://h:6379');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: '' }).database.kind).toBe('sqlite');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'http://x'],
+    ['SVC_PUBLIC_URL', 'not a url'],
+    ['LOG_LEVEL', 'loud'],
+    ['RATE_LIMIT_SECRET_PER_SEC', '0'],
+    ['SVC_BODY_LIMIT', 'huge'],
+  ])('fails at start naming %s when it is %s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+});
