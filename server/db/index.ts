@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
@@ -46,7 +46,13 @@ const MIGRATIONS: Record<string, Migration> = {
 };
 
 export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema unless told which one;
+  // pin it to the connection's own schema so databases that hold several schemas (tests, or a
+  // shared server) each migrate on their own.
+  const migrationTableSchema = db.getExecutor().adapter instanceof PostgresAdapter
+    ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s
+    : undefined;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -3,7 +3,7 @@
 // hash is the right tool here; passwords are a different matter (scrypt, in the auth domain).
 import crypto from 'node:crypto';
 import { SCOPES, type Scope } from '../../contract/enums.ts';
-import { isUniqueViolation, type Db, type Trx } from '../db/index.ts';
+import type { Db, Trx } from '../db/index.ts';
 import { newId, nowIso, parseJson } from '../db/ids.ts';
 
 export const PUBLISHABLE_PREFIX = 'pk_live_';
@@ -57,21 +57,24 @@ export async function provisionPublishableKey(db: Db | Trx, communityId: string)
     .executeTakeFirst();
   if (existing?.publishable_key) return existing.publishable_key;
   const key = PUBLISHABLE_PREFIX + randomToken(24);
-  try {
-    await db
-      .insertInto('api_keys')
-      .values({
-        id: newId(), community_id: communityId, kind: 'publishable', key_hash: hashKey(key),
-        key_prefix: displayPrefix(key), publishable_key: key, scopes: JSON.stringify(['READ_PUBLIC']),
-        name: 'Publishable key', created_at: nowIso(), revoked_at: null,
-      })
-      .execute();
-    return key;
-  } catch (err) {
-    // Lost the race to a concurrent first call: the unique index kept one key, return it.
-    if (!isUniqueViolation(err)) throw err;
-    return provisionPublishableKey(db, communityId);
-  }
+  // A concurrent first call may win the race; the unique index keeps one key and we return it.
+  // `on conflict do nothing` (not catch-and-retry) keeps a surrounding PostgreSQL transaction usable.
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: newId(), community_id: communityId, kind: 'publishable', key_hash: hashKey(key),
+      key_prefix: displayPrefix(key), publishable_key: key, scopes: JSON.stringify(['READ_PUBLIC']),
+      name: 'Publishable key', created_at: nowIso(), revoked_at: null,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const kept = await db
+    .selectFrom('api_keys')
+    .select('publishable_key')
+    .where('community_id', '=', communityId)
+    .where('kind', '=', 'publishable')
+    .executeTakeFirstOrThrow();
+  return kept.publishable_key!;
 }
 
 export interface CreatedSecretKey {

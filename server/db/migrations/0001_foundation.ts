@@ -112,6 +112,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sort_order', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addCheckConstraint('tiers_sold_within_capacity', sql`sold >= 0 and (capacity is null or sold <= capacity)`)
+    .addUniqueConstraint('tiers_event_name', ['event_id', 'name'])
     .execute();
   await db.schema.createIndex('tiers_by_event').on('tiers').columns(['event_id', 'sort_order']).execute();
 
@@ -183,11 +184,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sort_order', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
-    // The four installment fields form a unit: all set or none.
+    // The installment fields form a unit: all set or none. (accessDurationMonths also applies to
+    // one-time prices, so it stands alone.)
     .addCheckConstraint('segments_installment_unit', sql`(installment_total_price is null and installment_count is null
-      and installment_interval_months is null and access_duration_months is null)
+      and installment_interval_months is null)
       or (installment_total_price is not null and installment_count is not null
       and installment_interval_months is not null)`)
+    .addUniqueConstraint('segments_community_name', ['community_id', 'name'])
     .execute();
 
   await db.schema
@@ -204,6 +207,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('icon', 'text')
     .addColumn('color', 'text')
     .addColumn('sort_order', 'integer', (c) => c.notNull().defaultTo(0))
+    .addUniqueConstraint('atlas_categories_community_name', ['community_id', 'name'])
     .execute();
 
   await db.schema
