@@ -25,7 +25,10 @@ for (const file of process.argv.slice(2)) {
     failed += r.stats.unexpected;
   } else if (Array.isArray(r.budgets)) {
     // scripts/check-size.ts
-    for (const b of r.budgets) (b.ok ? passed++ : failed++);
+    for (const b of r.budgets) {
+      if (b.ok) passed += 1;
+      else failed += 1;
+    }
   } else {
     process.stderr.write(`unrecognised test report ${file}\n`);
     failed += 1;

@@ -14,10 +14,17 @@ import { messages } from '../http/messages.ts';
 const DEMO_TAG = 'demo';
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
+/** The community's hosted site in development: `<tag>.localhost` on the platform's port. */
+function hostedSite(publicUrl: string, tag: string): string {
+  const u = new URL(publicUrl);
+  return `${u.protocol}//${tag}.localhost${u.port ? `:${u.port}` : ''}`;
+}
+
 export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string }): Router {
   const router = express.Router();
   const template = path.join(opts.rootDir, 'demo', 'customer-site.html');
-  router.get('/demo', (_req, res) => res.redirect(301, '/demo/'));
+  // Express matches '/demo' for '/demo/' as well (non-strict routing), so only redirect the bare path.
+  router.get('/demo', (req, res, next) => (req.originalUrl.split('?')[0].endsWith('/') ? next() : res.redirect(301, '/demo/')));
   router.get('/demo/', async (_req, res) => {
     const community = await findCommunityByTag(opts.db, DEMO_TAG);
     if (!community) throw notFound(messages.communityNotFound);
@@ -25,7 +32,8 @@ export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string })
     const html = (await fs.readFile(template, 'utf8'))
       .replaceAll('%SVC_PUBLIC_URL%', escapeAttr(opts.publicUrl))
       .replaceAll('%SVC_COMMUNITY%', escapeAttr(community.tag))
-      .replaceAll('%SVC_PUBLISHABLE_KEY%', escapeAttr(key));
+      .replaceAll('%SVC_PUBLISHABLE_KEY%', escapeAttr(key))
+      .replaceAll('%SVC_SITE_URL%', escapeAttr(hostedSite(opts.publicUrl, community.tag)));
     res.setHeader('Cache-Control', 'no-store');
     res.type('html').send(html);
   });

@@ -1,0 +1,57 @@
+// End-to-end: the real server (fresh data directory per run, so it seeds the demo community)
+// and Debian's Chromium. Pages are opened on http://127.0.0.1:3100 while the API and widget
+// bundle are http://localhost:3100: a genuine cross-origin embed, as on a customer's site.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+export const E2E_PORT = 3100;
+
+// The config is evaluated by the runner and again by every worker; workers inherit the
+// runner's environment, so the directory is created once per run.
+process.env.SVC_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  // Not test-results/ itself: Playwright empties its outputDir, and other suites report there.
+  outputDir: 'test-results/e2e-artifacts',
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
+  globalTeardown: './tests/e2e/global-teardown.ts',
+  use: {
+    baseURL: `http://127.0.0.1:${E2E_PORT}`,
+    browserName: 'chromium',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: {
+    command: 'node_modules/.bin/tsx server/main.ts',
+    url: `http://127.0.0.1:${E2E_PORT}/readyz`,
+    env: {
+      PORT: String(E2E_PORT),
+      SVC_PUBLIC_URL: `http://localhost:${E2E_PORT}`,
+      SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR,
+      LOG_LEVEL: 'warn',
+    },
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});

@@ -1,0 +1,80 @@
+// Shared by the e2e specs: the two origins, the API as the source of truth, and "customer"
+// pages built on the fly. Extra pages are served by Playwright from the page origin
+// (127.0.0.1), so they embed the real loader cross-origin exactly like the demo page does.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import type { Event } from '../../contract/resources.ts';
+import type { WidgetManifest } from '../../vite.config.ts';
+
+export const PAGE_ORIGIN = 'http://127.0.0.1:3100';
+export const API_ORIGIN = 'http://localhost:3100';
+export const COMMUNITY = 'demo';
+export const DEMO_URL = `${PAGE_ORIGIN}/demo/`;
+
+export async function publishableKey(request: APIRequestContext): Promise<string> {
+  const res = await request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/publishable-key`);
+  expect(res.ok()).toBe(true);
+  return ((await res.json()) as { publishableKey: string }).publishableKey;
+}
+
+/** One page of the events list straight from the API, as the widget should show it. */
+export async function apiEvents(
+  request: APIRequestContext,
+  key: string,
+  query: Record<string, string>,
+): Promise<{ events: Event[]; nextCursor: string | null }> {
+  const res = await request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/events`, {
+    params: query,
+    headers: { 'X-API-Key': key },
+  });
+  expect(res.status()).toBe(200);
+  return { events: (await res.json()) as Event[], nextCursor: res.headers()['x-next-cursor'] ?? null };
+}
+
+export function widgetManifest(): WidgetManifest {
+  return JSON.parse(fs.readFileSync(path.resolve('dist/widgets.manifest.json'), 'utf8')) as WidgetManifest;
+}
+
+export function snippet(key: string, community = COMMUNITY, platform = API_ORIGIN): string {
+  return `<script async src="${platform}/widgets/loader.js" data-community="${community}" data-key="${key}"></script>`;
+}
+
+/** Serves `html` at <origin>/e2e/<name>.html (the customer's origin by default) and opens it. */
+export async function openCustomerPage(
+  page: Page,
+  name: string,
+  body: string,
+  head = '',
+  headers: Record<string, string> = {},
+  origin = PAGE_ORIGIN,
+): Promise<void> {
+  const url = `${origin}/e2e/${name}.html`;
+  // A response Playwright fulfils has no server address, so Chromium's Local Network Access
+  // treats the page as public and blocks its calls to localhost. A real customer site and the
+  // platform are both public; the grant puts this test page back in that situation.
+  await page.context().grantPermissions(['local-network-access'], { origin });
+  await page.route(url, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      headers,
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`,
+    }),
+  );
+  await page.goto(url);
+}
+
+/** The event cards of one widget; Playwright's CSS engine pierces the open shadow root. */
+export const items = (widget: Locator) => widget.locator('[part~="item"]');
+export const names = (widget: Locator) => widget.locator('[part~="name"]');
+
+/** Console errors, uncaught exceptions and failed requests of a page, for "nothing went wrong". */
+export function recordProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  return problems;
+}
+
+export const isEventsRequest = (url: string) => /^http:\/\/(localhost|127\.0\.0\.1):3100\/v1\/communities\/demo\/events\?/.test(url);

@@ -1,0 +1,55 @@
+// $community: the community object, fetched once per page and shared by every widget on it, so
+// five widgets cost one request and all of them theme from the same answer.
+import { atom } from 'nanostores';
+import type { Community } from '../../contract/resources.ts';
+import type { ApiClient, ApiError } from './api.ts';
+import type { EmbedConfig } from './contract.ts';
+
+export type CommunityState =
+  | { status: 'idle' }
+  | { status: 'loading' }
+  | { status: 'ready'; community: Community }
+  | { status: 'error'; error: ApiError };
+
+export const $community = atom<CommunityState>({ status: 'idle' });
+
+let requestedTag: string | null = null;
+
+/** Starts the fetch on first use; later calls for the same tag are free. */
+export function loadCommunity(api: ApiClient, tag: string): void {
+  if (requestedTag === tag) return;
+  requestedTag = tag;
+  $community.set({ status: 'loading' });
+  api
+    .get<Community>(`/api/communities/${encodeURIComponent(tag)}`, { auth: false })
+    .then(
+      ({ data }) => $community.set({ status: 'ready', community: data }),
+      (error: ApiError) => {
+        // A later widget may try again (the first failure may have been a blip).
+        requestedTag = null;
+        $community.set({ status: 'error', error });
+      },
+    );
+}
+
+/** Settled means widgets can stop waiting: a failed community load degrades to default styling. */
+export function isSettled(state: CommunityState): boolean {
+  return state.status === 'ready' || state.status === 'error';
+}
+
+const isDevHost = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+
+/**
+ * Origin of the community's own site, where links to full pages (an event, the events page)
+ * go. Explicit `data-site` wins; on the hosted apex it is this page; else the community's first
+ * custom domain; else the platform's `<tag>.<platform host>` address (in development
+ * `demo.localhost:3000`, which the platform maps to the community).
+ */
+export function siteOrigin(config: EmbedConfig, community: Community | null, pageOrigin: string): string {
+  if (config.site) return config.site.replace(/\/+$/, '');
+  if (config.hosted) return pageOrigin;
+  const api = new URL(config.api);
+  const domain = community?.domains[0];
+  if (domain) return isDevHost(domain) ? `${api.protocol}//${domain}${api.port ? `:${api.port}` : ''}` : `https://${domain}`;
+  return `${api.protocol}//${config.community}.${api.host}`;
+}

@@ -1,0 +1,118 @@
+// Turns a widget description into the module the loader's element class delegates to: Preact
+// rendered into an open shadow root, styled only through adopted constructable stylesheets
+// (nothing injected, so a strict `style-src` CSP on the host page is no obstacle).
+//
+// The light DOM of the element is the no-JS fallback: a customer writes
+// `<svc-events><a href="https://acme.example/events">Events</a></svc-events>`. Once the shadow
+// root is attached, un-slotted light children are no longer rendered, so the link disappears
+// exactly when the widget takes over, and stays for visitors without JavaScript.
+import { h, render, type ComponentChild } from 'preact';
+import baseCss from './base.css?inline';
+import { createApiClient, type ApiClient } from './api.ts';
+import { $community, loadCommunity } from './community.ts';
+import type { EmbedConfig, WidgetModule } from './contract.ts';
+import { resolveLocale } from './format.ts';
+import { emit } from './host-events.ts';
+import { createThemeSheet } from './theme.ts';
+
+export interface WidgetProps {
+  host: HTMLElement;
+  config: EmbedConfig;
+  api: ApiClient;
+  /** Current values of the widget's observed attributes (null = absent). */
+  attrs: Record<string, string | null>;
+  locale: string | undefined;
+  /** `svc:<widget>:<event>` on the host element; false when a listener prevented the default. */
+  emit<T>(event: string, detail: T, cancelable?: boolean): boolean;
+}
+
+export interface WidgetSpec {
+  /** The tag without `svc-`, also the middle part of host page event names. */
+  name: string;
+  styles: string;
+  /** Attributes whose changes re-render the widget (`locale` is always watched). */
+  attributes: readonly string[];
+  render(props: WidgetProps): ComponentChild;
+}
+
+function sheetOf(css: string): CSSStyleSheet {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  return sheet;
+}
+
+// Page-wide and created on first use: the runtime chunk may be evaluated before any widget
+// connects, and none of this is needed until one does.
+let page: { base: CSSStyleSheet; theme: CSSStyleSheet } | undefined;
+function pageSheets() {
+  if (!page) {
+    const theme = createThemeSheet();
+    $community.subscribe((state) => theme.apply(state.status === 'ready' ? state.community.themeConfig : null));
+    page = { base: sheetOf(baseCss), theme: theme.sheet };
+  }
+  return page;
+}
+
+const clients = new WeakMap<EmbedConfig, ApiClient>();
+function clientFor(config: EmbedConfig): ApiClient {
+  let client = clients.get(config);
+  if (!client) clients.set(config, (client = createApiClient(config)));
+  return client;
+}
+
+interface Mounted {
+  root: ShadowRoot;
+  observer: MutationObserver;
+}
+
+export function defineWidget(spec: WidgetSpec): WidgetModule {
+  const mounted = new WeakMap<HTMLElement, Mounted>();
+  const watched = [...new Set([...spec.attributes, 'locale'])];
+  let sheet: CSSStyleSheet | undefined;
+
+  return {
+    connect(host, config) {
+      // Still mounted: the element was moved, and its disconnect has not torn it down.
+      if (mounted.has(host)) return;
+      const { base, theme } = pageSheets();
+      const root = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
+      root.adoptedStyleSheets = [base, theme, (sheet ??= sheetOf(spec.styles))];
+
+      const api = clientFor(config);
+      loadCommunity(api, config.community);
+
+      const update = () => {
+        const attrs: Record<string, string | null> = {};
+        for (const name of watched) attrs[name] = host.getAttribute(name);
+        const props: WidgetProps = {
+          host,
+          config,
+          api,
+          attrs,
+          locale: resolveLocale(host),
+          emit: (event, detail, cancelable) => emit(host, spec.name, event, detail, cancelable),
+        };
+        render(h('div', { class: 'svc', part: 'root' }, spec.render(props)), root);
+      };
+      // The loader's element class is generic and declares no observedAttributes, so the
+      // widget watches its own attributes.
+      const observer = new MutationObserver(update);
+      observer.observe(host, { attributes: true, attributeFilter: watched });
+      mounted.set(host, { root, observer });
+      update();
+    },
+
+    disconnect(host) {
+      const m = mounted.get(host);
+      if (!m) return;
+      // Moving an element disconnects and reconnects it in one task; only tear down (and so
+      // abort requests and drop state) when it is really gone.
+      queueMicrotask(() => {
+        if (host.isConnected || mounted.get(host) !== m) return;
+        m.observer.disconnect();
+        render(null, m.root);
+        mounted.delete(host);
+      });
+    },
+  };
+}
