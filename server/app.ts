@@ -9,6 +9,8 @@ import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { requestLogger } from './http/logger.ts';
 import type { RateLimits } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
+import { ReadCache } from './http/read-cache.ts';
+import { cachedKeyResolver, type KeyResolver } from './domain/api-keys.ts';
 import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
@@ -25,6 +27,10 @@ export interface AppDeps {
   rateLimits: RateLimits;
   /** Check every success body against its contract schema (tests). */
   validateResponses?: boolean;
+  /** API key lookups; defaults to the cached resolver over the database. */
+  keys?: KeyResolver;
+  /** Public read cache; domain writes invalidate it per community. */
+  readCache?: ReadCache;
   /** Where the built widget bundle lives (`dist/`). */
   distDir?: string;
 }
@@ -33,16 +39,14 @@ export function createApp(deps: AppDeps): Express {
   const { config, database, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // API bodies are not revalidated by ETag; hashing every body costs more than it saves.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   app.set('json replacer', undefined);
 
   app.use(requestId);
   app.use(requestLogger(logger));
-  app.use((_req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    next();
-  });
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
@@ -68,6 +72,8 @@ export function createApp(deps: AppDeps): Express {
 
   const routeDeps = {
     db: database.db,
+    keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),
+    readCache: deps.readCache ?? new ReadCache(config.readCacheMs),
     rateLimits: deps.rateLimits,
     publicUrl: config.publicUrl,
     validateResponses: deps.validateResponses,

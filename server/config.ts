@@ -24,6 +24,10 @@ const Env = z.object({
   RATE_LIMIT_ANONYMOUS_PER_SEC: PositiveInt.default(100),
   /** Largest accepted JSON body. */
   SVC_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
+  /** How long a looked-up API key is trusted before it is read again (revocations elsewhere show within this). */
+  SVC_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  /** How long public read responses are cached in process (0 = off); writes here invalidate at once. */
+  SVC_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** Express `trust proxy`: set it to the number of proxies in front (or `true`) so per-IP limits see clients. */
   SVC_TRUST_PROXY: z.string().regex(/^(true|false|\d+)$/, 'must be true, false or a hop count').default('false'),
   /** Seed the demo community on the first start of an empty database. */
@@ -42,6 +46,8 @@ export interface Config {
   bodyLimit: string;
   seedDemo: boolean;
   trustProxy: boolean | number;
+  keyCacheMs: number;
+  readCacheMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -73,6 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     bodyLimit: e.SVC_BODY_LIMIT,
     seedDemo: e.SVC_SEED_DEMO,
+    keyCacheMs: e.SVC_KEY_CACHE_MS,
+    readCacheMs: e.SVC_READ_CACHE_MS,
     trustProxy: e.SVC_TRUST_PROXY === 'true' ? true : e.SVC_TRUST_PROXY === 'false' ? false : Number(e.SVC_TRUST_PROXY),
   };
 }

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       await rateLimits.close();
       await database.close();
-      process.exit(0);
+      logger.flush(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

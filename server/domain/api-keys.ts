@@ -47,6 +47,30 @@ export async function findApiKey(db: Db, presented: string): Promise<ApiKeyIdent
   };
 }
 
+/**
+ * `findApiKey` behind a short-lived in-process cache: every authenticated request starts with
+ * this lookup. A revocation (made by the CLI, or another instance) is honoured within `ttlMs`
+ * (SVC_KEY_CACHE_MS, default 5 s).
+ * Unknown keys are not cached, so the map only ever holds real keys.
+ */
+export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
+  const cache = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
+  return {
+    async resolve(presented: string): Promise<ApiKeyIdentity | null> {
+      const hit = cache.get(presented);
+      if (hit && hit.expiresAt > Date.now()) return hit.identity;
+      const identity = await findApiKey(db, presented);
+      cache.delete(presented);
+      if (identity && ttlMs > 0) {
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
+        cache.set(presented, { identity, expiresAt: Date.now() + ttlMs });
+      }
+      return identity;
+    },
+  };
+}
+export type KeyResolver = ReturnType<typeof cachedKeyResolver>;
+
 /** The community's publishable key, created on the first call. Concurrent first calls agree. */
 export async function provisionPublishableKey(db: Db | Trx, communityId: string): Promise<string> {
   const existing = await db

@@ -6,13 +6,14 @@ import { messages } from './messages.ts';
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 
-export function jsonBody(limit: string): RequestHandler[] {
-  const requireJson: RequestHandler = (req, _res, next) => {
+/** One middleware, so reads (most requests) pass with a single method check. */
+export function jsonBody(limit: string): RequestHandler {
+  const parse = express.json({ limit, strict: true, type: 'application/json' });
+  return (req, res, next) => {
     if (BODYLESS.has(req.method)) return next();
     const length = req.get('content-length');
     const hasBody = (length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined;
     if (hasBody && !req.is('application/json')) return next(new ApiError('UNSUPPORTED_MEDIA_TYPE', messages.unsupportedMediaType));
-    next();
+    parse(req, res, next);
   };
-  return [requireJson, express.json({ limit, strict: true, type: 'application/json' })];
 }

@@ -1,5 +1,5 @@
 // List responses stay bare JSON arrays (the spec's shape); paging rides in headers.
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 
 export interface PageInfo {
   total: number;
@@ -15,10 +15,10 @@ export interface PageInfo {
  * `Link: rel="next"` continues the way the caller paged: by offset when they sent one, by
  * cursor otherwise (where the list has cursors).
  */
-export function setPaginationHeaders(req: Request, res: Response, publicUrl: string, page: PageInfo): void {
-  res.setHeader('X-Total-Count', String(page.total));
-  if (!page.hasMore) return;
-  if (page.nextCursor) res.setHeader('X-Next-Cursor', page.nextCursor);
+export function paginationHeaders(req: Request, publicUrl: string, page: PageInfo): Record<string, string> {
+  const headers: Record<string, string> = { 'X-Total-Count': String(page.total) };
+  if (!page.hasMore) return headers;
+  if (page.nextCursor) headers['X-Next-Cursor'] = page.nextCursor;
   const next = new URL(req.originalUrl, publicUrl);
   const byOffset = req.query.offset !== undefined || !page.nextCursor;
   if (byOffset) {
@@ -26,5 +26,6 @@ export function setPaginationHeaders(req: Request, res: Response, publicUrl: str
   } else {
     next.searchParams.set('cursor', page.nextCursor!);
   }
-  res.setHeader('Link', `<${next.toString()}>; rel="next"`);
+  headers.Link = `<${next.toString()}>; rel="next"`;
+  return headers;
 }

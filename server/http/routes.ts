@@ -5,17 +5,20 @@ import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import { expressPath, type RouteDef } from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
-import { findApiKey, type ApiKeyIdentity } from '../domain/api-keys.ts';
+import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError } from './api-error.ts';
 import { fingerprint, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { messages } from './messages.ts';
-import { setPaginationHeaders, type PageInfo } from './pagination.ts';
+import { paginationHeaders, type PageInfo } from './pagination.ts';
 import type { RateLimits } from './rate-limit.ts';
+import type { ReadCache } from './read-cache.ts';
 import { parseOrThrow } from './validate.ts';
 
 export interface RouteDeps {
   db: Db;
+  keys: KeyResolver;
+  readCache: ReadCache;
   rateLimits: RateLimits;
   publicUrl: string;
   /** Tests turn this on: every success body is checked against the route's response schema. */
@@ -56,7 +59,7 @@ async function authenticate(req: Request, res: Response, def: RouteDef, deps: Ro
   }
   const presented = req.get('x-api-key')?.trim();
   if (!presented) throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
-  const key = await findApiKey(deps.db, presented);
+  const key = await deps.keys.resolve(presented);
   if (!key) throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
   await deps.rateLimits.consume(key.kind, key.id, res);
   // Judged on the raw path segment, before validation, so a malformed tag is still a 403.
@@ -70,14 +73,37 @@ async function authenticate(req: Request, res: Response, def: RouteDef, deps: Ro
   return key;
 }
 
-export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: Handler<D>, deps: RouteDeps): void {
+export interface MountOptions {
+  /**
+   * Public GET responses of keyed routes may be served from the per-community read cache. Only
+   * for reads whose answer depends on nothing but the community, the path and the query.
+   */
+  cache?: boolean;
+}
+
+function send(res: Response, status: number, json: string, headers?: Record<string, string>) {
+  if (headers) for (const k in headers) res.setHeader(k, headers[k]);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(json);
+}
+
+export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: Handler<D>, deps: RouteDeps, opts: MountOptions = {}): void {
   const path = expressPath(def.path);
+  const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   router[def.method](path, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
     const params = def.params ? parseOrThrow(def.params, req.params, 'params') : {};
     const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
     const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
     const ctx = { params, query, body, key, req, res } as Parameters<Handler<D>>[0];
+
+    // Validated values, not the raw URL, make the cache key: `?limit=05` and `?limit=5` agree.
+    const cacheKey = cacheable ? `${def.operationId}${JSON.stringify(params)}${JSON.stringify(query)}` : '';
+    if (cacheable) {
+      const hit = deps.readCache.get(key!.communityId, cacheKey);
+      if (hit) return send(res, hit.status, hit.json, hit.headers);
+    }
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
     let result: HandlerResult;
@@ -100,9 +126,12 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
         throw new Error(`${def.operationId} answered outside its contract: ${check.error.message}`);
       }
     }
-    for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-    if (result.page) setPaginationHeaders(req, res, deps.publicUrl, result.page);
-    res.status(status).json(result.body);
+    const json = JSON.stringify(result.body);
+    // Paging headers are computed once and cached with the body: the Link of a cached page
+    // carries the query as the first caller wrote it, which names the same next page.
+    const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
+    if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers });
+    send(res, status, json, headers);
   });
 }
 

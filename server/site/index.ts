@@ -11,7 +11,7 @@ import { mountCommunities } from './communities.ts';
 export function siteApiRouter(deps: RouteDeps & { bodyLimit: string }): Router {
   const router = express.Router();
   router.use('/api/communities', publicCors);
-  router.use('/api', ...jsonBody(deps.bodyLimit));
+  router.use('/api', jsonBody(deps.bodyLimit));
   mountCommunities(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;

@@ -24,23 +24,23 @@ export function mountEvents(router: Router, deps: RouteDeps): void {
       body: page.items,
       page: { total: page.total, limit: query.limit, offset: query.cursor ? null : (query.offset ?? 0), nextCursor: page.nextCursor, hasMore: page.hasMore },
     };
-  }, deps);
+  }, deps, { cache: true });
 
   mountRoute(router, getEvent, async ({ params, key }) => {
     const event = await events.getEvent(db, key!.communityId, params.slug);
     if (!event) throw notFound(messages.eventNotFound);
     return { body: event };
-  }, deps);
+  }, deps, { cache: true });
 
   mountRoute(router, listEventTiers, async ({ params, key }) => {
     const tiers = await events.listEventTiers(db, key!.communityId, params.slug);
     if (!tiers) throw notFound(messages.eventNotFound);
     return { body: tiers };
-  }, deps);
+  }, deps, { cache: true });
 
   mountRoute(router, getTierForm, async ({ params, key }) => {
     const form = await events.getTierForm(db, key!.communityId, params.tierId);
     if (!form) throw notFound(messages.tierNotFound);
     return { body: form };
-  }, deps);
+  }, deps, { cache: true });
 }

@@ -9,7 +9,7 @@ import { mountKeys } from './keys.ts';
 
 export function v1Router(deps: RouteDeps & { bodyLimit: string }): Router {
   const router = express.Router();
-  router.use('/v1', publicCors, ...jsonBody(deps.bodyLimit));
+  router.use('/v1', publicCors, jsonBody(deps.bodyLimit));
   mountKeys(router, deps);
   mountEvents(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/v1/')));

@@ -16,6 +16,8 @@ import { createLogger } from '../../server/http/logger.ts';
 import { createRateLimits } from '../../server/http/rate-limit.ts';
 import { requestId } from '../../server/http/request-id.ts';
 import { mountRoute } from '../../server/http/routes.ts';
+import { ReadCache } from '../../server/http/read-cache.ts';
+import { cachedKeyResolver } from '../../server/domain/api-keys.ts';
 import { makeCommunity, makeKey } from './support/factory.ts';
 import pg from 'pg';
 
@@ -52,7 +54,7 @@ beforeAll(async () => {
   keyB = await makeKey(database.db, c.id, ['ADMIN']);
 
   const app = express();
-  app.use(requestId, ...jsonBody('1mb'));
+  app.use(requestId, jsonBody('1mb'));
   const rateLimits = createRateLimits({ publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4 }, null);
   mountRoute(app as unknown as express.Router, createThing, async ({ body }) => {
     // Hold the request open long enough for duplicates to arrive while it runs.
@@ -66,7 +68,7 @@ beforeAll(async () => {
       donation_config: null, created_at: nowIso(), updated_at: nowIso(),
     }).execute();
     return { status: 201, body: { id, slug: body.slug } };
-  }, { db: database.db, rateLimits, publicUrl: 'http://localhost' });
+  }, { db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0), rateLimits, publicUrl: 'http://localhost' });
   app.use(errorHandler(createLogger('silent'), '1mb'));
   server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

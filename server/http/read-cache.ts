@@ -1,0 +1,56 @@
+// A short-lived cache of public read responses, per community. Widgets on many customer pages
+// ask for the same few lists; a cache measured in a second turns that load into one query per
+// second per distinct request, while keeping data fresh:
+// - a write in this process calls `invalidate(communityId)` and the next read is fresh;
+// - writes in another instance are seen within the TTL (SVC_READ_CACHE_MS, default 1 s).
+// Entries are serialized JSON, so a hit skips the queries and the serialization.
+export interface CachedResponse {
+  status: number;
+  json: string;
+  headers?: Record<string, string>;
+}
+
+interface Entry extends CachedResponse {
+  expiresAt: number;
+  generation: number;
+}
+
+export class ReadCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly generations = new Map<string, number>();
+
+  constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
+
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  get(scope: string, key: string): CachedResponse | undefined {
+    if (!this.enabled) return undefined;
+    const id = `${scope}\u0000${key}`;
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now() || entry.generation !== (this.generations.get(scope) ?? 0)) {
+      this.entries.delete(id);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(scope: string, key: string, value: CachedResponse): void {
+    if (!this.enabled) return;
+    if (this.entries.size >= this.maxEntries) {
+      // Maps iterate in insertion order: dropping the first entry drops the oldest.
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(`${scope}\u0000${key}`, {
+      ...value, expiresAt: Date.now() + this.ttlMs, generation: this.generations.get(scope) ?? 0,
+    });
+  }
+
+  /** Every cached read of this community is stale from now on. Call it after a write commits. */
+  invalidate(scope: string): void {
+    this.generations.set(scope, (this.generations.get(scope) ?? 0) + 1);
+  }
+}

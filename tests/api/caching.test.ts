@@ -1,0 +1,69 @@
+// The key cache and the public read cache, seen from outside: fresh enough, and never a way
+// around auth or across communities.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashKey } from '../../server/domain/api-keys.ts';
+import { makeCommunity, makeEvent, makeKey } from './support/factory.ts';
+import { startTestServer, type TestServer } from './support/harness.ts';
+
+let s: TestServer;
+let acme: { id: string; pk: string };
+let globex: { id: string; pk: string };
+const TTL = 300;
+
+beforeAll(async () => {
+  s = await startTestServer({ env: { SVC_READ_CACHE_MS: String(TTL), SVC_KEY_CACHE_MS: String(TTL) } });
+  acme = await makeCommunity(s.database.db, 'acme');
+  globex = await makeCommunity(s.database.db, 'globex');
+  await makeEvent(s.database.db, acme.id, { slug: 'acme-walk', name: 'Acme walk' });
+  await makeEvent(s.database.db, globex.id, { slug: 'globex-walk', name: 'Globex walk' });
+});
+afterAll(async () => { await s.close(); });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('caching: happy path', () => {
+  it('shows a change made elsewhere once the read-cache TTL has passed', async () => {
+    const before = await s.request('/v1/communities/acme/events', { key: acme.pk });
+    expect(before.body.map((e: any) => e.slug)).toEqual(['acme-walk']);
+    await makeEvent(s.database.db, acme.id, { slug: 'acme-late' });
+    const cached = await s.request('/v1/communities/acme/events', { key: acme.pk });
+    expect(cached.body).toHaveLength(1);
+    expect(cached.headers.get('x-total-count')).toBe('1');
+    await sleep(TTL + 50);
+    const fresh = await s.request('/v1/communities/acme/events', { key: acme.pk });
+    expect(fresh.body.map((e: any) => e.slug)).toEqual(['acme-walk', 'acme-late']);
+    expect(fresh.headers.get('x-total-count')).toBe('2');
+  });
+
+  it('caches by the validated query: different pages are different entries', async () => {
+    const one = await s.request('/v1/communities/acme/events?limit=1', { key: acme.pk });
+    const two = await s.request('/v1/communities/acme/events?limit=1&offset=1', { key: acme.pk });
+    expect(one.body[0].slug).not.toBe(two.body[0].slug);
+    const again = await s.request('/v1/communities/acme/events?offset=1&limit=01', { key: acme.pk });
+    expect(again.body).toEqual(two.body);
+  });
+});
+
+describe('caching: security', () => {
+  it("never serves one community's cached list to another community's key", async () => {
+    await s.request('/v1/communities/acme/events', { key: acme.pk });
+    const other = await s.request('/v1/communities/globex/events', { key: globex.pk });
+    expect(other.body.map((e: any) => e.slug)).toEqual(['globex-walk']);
+    const cross = await s.request('/v1/communities/acme/events', { key: globex.pk });
+    expect(cross.status).toBe(403);
+  });
+
+  it('still authenticates on a cache hit', async () => {
+    await s.request('/v1/communities/acme/events', { key: acme.pk });
+    expect((await s.request('/v1/communities/acme/events')).status).toBe(401);
+    expect((await s.request('/v1/communities/acme/events', { key: 'pk_live_nope' })).status).toBe(401);
+  });
+
+  it('stops honouring a key revoked elsewhere once the key-cache TTL has passed', async () => {
+    const sk = await makeKey(s.database.db, acme.id, ['READ_PUBLIC']);
+    expect((await s.request('/v1/communities/acme/events', { key: sk })).status).toBe(200);
+    await s.database.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('key_hash', '=', hashKey(sk)).execute();
+    await sleep(TTL + 50);
+    expect((await s.request('/v1/communities/acme/events', { key: sk })).status).toBe(401);
+  });
+});
