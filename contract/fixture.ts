@@ -229,7 +229,7 @@ export function fixtureSchema(now: Date) {
       bannerUrl: HttpUrl.nullish(),
       format: EventFormat,
       featured: z.boolean().default(false),
-      visibility: Visibility.default('PUBLIC'),
+      visibility: Visibility.nullable().default(null).describe('null inherits the EVENTS page setting, else the community visibility'),
       donationConfig: FixtureDonationConfig.nullish(),
       tiers: z.array(TierEntry).max(50).default([]),
     })

@@ -5,10 +5,13 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ping, type DatabaseHandle } from './db/index.ts';
+import { jsonBodyReader } from './http/body.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { requestLogger } from './http/logger.ts';
 import type { RateLimits } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
+import { ApiError } from './http/api-error.ts';
+import { messages } from './http/messages.ts';
 import { ReadCache } from './http/read-cache.ts';
 import { cachedKeyResolver, type KeyResolver } from './domain/api-keys.ts';
 import { getOpenApiDocument } from './openapi/document.ts';
@@ -43,7 +46,6 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
-  app.set('json replacer', undefined);
 
   app.use(requestId);
   app.use(requestLogger(logger));
@@ -54,7 +56,7 @@ export function createApp(deps: AppDeps): Express {
       await ping(database.db);
       res.json({ status: 'ready', database: database.dialect });
     } catch {
-      res.status(503).json({ error: 'Database unreachable', code: 'SERVICE_UNAVAILABLE' });
+      throw new ApiError('SERVICE_UNAVAILABLE', messages.unavailable);
     }
   });
 
@@ -77,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
     rateLimits: deps.rateLimits,
     publicUrl: config.publicUrl,
     validateResponses: deps.validateResponses,
-    bodyLimit: config.bodyLimit,
+    readBody: jsonBodyReader(config.bodyLimit),
   };
   app.use(v1Router(routeDeps));
   app.use(siteApiRouter(routeDeps));

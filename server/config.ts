@@ -22,6 +22,8 @@ const Env = z.object({
   RATE_LIMIT_SECRET_PER_SEC: PositiveInt.default(50),
   /** Requests per second per IP on routes that take no key. */
   RATE_LIMIT_ANONYMOUS_PER_SEC: PositiveInt.default(100),
+  /** Requests with a missing or invalid key per minute per IP before that IP gets 429s. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MIN: PositiveInt.default(60),
   /** Largest accepted JSON body. */
   SVC_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   /** How long a looked-up API key is trusted before it is read again (revocations elsewhere show within this). */
@@ -30,8 +32,8 @@ const Env = z.object({
   SVC_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** Express `trust proxy`: set it to the number of proxies in front (or `true`) so per-IP limits see clients. */
   SVC_TRUST_PROXY: z.string().regex(/^(true|false|\d+)$/, 'must be true, false or a hop count').default('false'),
-  /** Seed the demo community on the first start of an empty database. */
-  SVC_SEED_DEMO: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  /** Seed the demo community on the first start of an empty database (default: only on embedded SQLite). */
+  SVC_SEED_DEMO: z.enum(['true', 'false']).optional(),
 });
 
 export interface Config {
@@ -42,7 +44,7 @@ export interface Config {
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   redisUrl: string | null;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
-  rateLimits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number };
+  rateLimits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number };
   bodyLimit: string;
   seedDemo: boolean;
   trustProxy: boolean | number;
@@ -76,9 +78,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publishablePerSec: e.RATE_LIMIT_PUBLISHABLE_PER_SEC,
       secretPerSec: e.RATE_LIMIT_SECRET_PER_SEC,
       anonymousPerSec: e.RATE_LIMIT_ANONYMOUS_PER_SEC,
+      authFailuresPerMin: e.RATE_LIMIT_AUTH_FAILURES_PER_MIN,
     },
     bodyLimit: e.SVC_BODY_LIMIT,
-    seedDemo: e.SVC_SEED_DEMO,
+    // The demo has known sample data; never put it in a production database unasked.
+    seedDemo: e.SVC_SEED_DEMO === undefined ? !e.DATABASE_URL : e.SVC_SEED_DEMO === 'true',
     keyCacheMs: e.SVC_KEY_CACHE_MS,
     readCacheMs: e.SVC_READ_CACHE_MS,
     trustProxy: e.SVC_TRUST_PROXY === 'true' ? true : e.SVC_TRUST_PROXY === 'false' ? false : Number(e.SVC_TRUST_PROXY),

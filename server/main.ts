@@ -63,9 +63,15 @@ async function main(): Promise<void> {
     clearInterval(purge);
     // In-flight requests finish; keep-alive sockets are closed once idle.
     server.close(async () => {
-      await rateLimits.close();
-      await database.close();
-      logger.flush(() => process.exit(0));
+      let code = 0;
+      try {
+        await rateLimits.close();
+        await database.close();
+      } catch (err) {
+        logger.error({ err }, 'error while shutting down');
+        code = 1;
+      }
+      logger.flush(() => process.exit(code));
     });
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

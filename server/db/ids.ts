@@ -4,7 +4,6 @@ import { v7 } from 'uuid';
 export const newId = (): string => v7();
 export const nowIso = (): string => new Date().toISOString();
 export const toBool = (v: number | null | undefined): boolean => v === 1;
-export const fromBool = (v: boolean | undefined | null): number => (v ? 1 : 0);
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   if (text == null) return fallback;
   return JSON.parse(text) as T;

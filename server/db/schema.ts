@@ -83,7 +83,8 @@ export interface EventsTable {
   format: 'online' | 'in_person' | 'hybrid';
   /** 1 or NULL (not 0): the partial unique index allows one featured event per community. */
   featured: Bool | null;
-  visibility: 'PUBLIC' | 'MEMBERS_ONLY';
+  /** NULL inherits: the EVENTS page setting, else the community's visibility. */
+  visibility: 'PUBLIC' | 'MEMBERS_ONLY' | null;
   donation_config: Json | null;
   created_at: string;
   updated_at: string;
@@ -203,8 +204,10 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   created_at: string;
   expires_at: string;
-  /** Heartbeat of the request holding the key; a stale lock is taken over. */
+  /** Renewed while the holder runs; a lock past this belongs to a dead request and is taken over. */
   locked_until: string;
+  /** The holder's random token: completing or releasing the key requires it. */
+  lock_token: string;
 }
 
 export interface Database {

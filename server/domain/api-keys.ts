@@ -54,16 +54,18 @@ export async function findApiKey(db: Db, presented: string): Promise<ApiKeyIdent
  * Unknown keys are not cached, so the map only ever holds real keys.
  */
 export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
+  // Keyed by the key's hash, so no secret key sits in memory longer than its request.
   const cache = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
   return {
     async resolve(presented: string): Promise<ApiKeyIdentity | null> {
-      const hit = cache.get(presented);
+      const hash = hashKey(presented);
+      const hit = cache.get(hash);
       if (hit && hit.expiresAt > Date.now()) return hit.identity;
       const identity = await findApiKey(db, presented);
-      cache.delete(presented);
+      cache.delete(hash);
       if (identity && ttlMs > 0) {
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
-        cache.set(presented, { identity, expiresAt: Date.now() + ttlMs });
+        cache.set(hash, { identity, expiresAt: Date.now() + ttlMs });
       }
       return identity;
     },

@@ -2,7 +2,8 @@
 // order, and keyset pagination over (start_date, id).
 import type { DonationConfig, Event, FormField, Tier } from '../../contract/resources.ts';
 import type { Db } from '../db/index.ts';
-import type { EventRow } from '../db/schema.ts';
+import type { SelectQueryBuilder } from 'kysely';
+import type { Database, EventRow } from '../db/schema.ts';
 import { parseJson, toBool } from '../db/ids.ts';
 
 export interface ListEventsQuery {
@@ -25,19 +26,51 @@ export interface EventPage {
 /** Thrown for a cursor we did not issue, or issued for another ordering. */
 export class InvalidCursorError extends Error {}
 
-interface CursorPayload { d: string; i: string; o: 'asc' | 'desc' }
+/** Position (start date, id) and the query it belongs to (`q`: order and filters). */
+interface CursorPayload { d: string; i: string; q: string }
+
+/** The part of a list query a cursor is valid for: the same filters in the same order. */
+export function cursorScope(q: Pick<ListEventsQuery, 'featured' | 'upcoming' | 'past'>): string {
+  return `${q.past ? 'desc' : 'asc'}${q.featured ? ':featured' : ''}${q.upcoming ? ':upcoming' : ''}`;
+}
 
 export function encodeCursor(p: CursorPayload): string {
   return Buffer.from(JSON.stringify(p)).toString('base64url');
 }
-export function decodeCursor(cursor: string, order: 'asc' | 'desc'): CursorPayload {
+export function decodeCursor(cursor: string, scope: string): CursorPayload {
   try {
     const p = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload;
-    if (typeof p.d !== 'string' || typeof p.i !== 'string' || p.o !== order) throw new Error('shape');
+    if (typeof p.d !== 'string' || typeof p.i !== 'string' || p.q !== scope) throw new Error('shape');
     return p;
   } catch {
     throw new InvalidCursorError();
   }
+}
+
+/**
+ * Which events a public reader may see. An event's own visibility wins (spec: a detail page
+ * evaluates the event itself); an event without one inherits the EVENTS page setting, else the
+ * community's visibility. Fails closed: anything but an explicit PUBLIC is hidden.
+ */
+export interface EventAudience {
+  communityId: string;
+  /** The visibility an event with `visibility = NULL` has. */
+  inherited: 'PUBLIC' | 'MEMBERS_ONLY';
+}
+
+export async function publicAudience(db: Db, communityId: string): Promise<EventAudience> {
+  const row = await db.selectFrom('communities').select(['visibility', 'page_settings'])
+    .where('id', '=', communityId).executeTakeFirstOrThrow();
+  const setting = parseJson<{ pageKey: string; visibility: 'PUBLIC' | 'MEMBERS_ONLY' | null }[]>(row.page_settings, [])
+    .find((p) => p.pageKey === 'EVENTS');
+  return { communityId, inherited: setting?.visibility ?? row.visibility };
+}
+
+function visibleTo<QB extends SelectQueryBuilder<Database, 'events', object>>(q: QB, audience: EventAudience): QB {
+  const scoped = q.where('events.community_id', '=', audience.communityId) as QB;
+  return (audience.inherited === 'PUBLIC'
+    ? scoped.where((eb) => eb.or([eb('events.visibility', '=', 'PUBLIC'), eb('events.visibility', 'is', null)]))
+    : scoped.where('events.visibility', '=', 'PUBLIC')) as QB;
 }
 
 type TierRowWithForm = {
@@ -81,10 +114,11 @@ function toEvent(row: EventRow, tiers: Tier[], detail: boolean): Event {
   return event;
 }
 
-export async function listEvents(db: Db, communityId: string, q: ListEventsQuery): Promise<EventPage> {
+export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQuery): Promise<EventPage> {
   const now = (q.now ?? new Date()).toISOString();
   const order: 'asc' | 'desc' = q.past ? 'desc' : 'asc';
-  let base = db.selectFrom('events').where('community_id', '=', communityId).where('visibility', '=', 'PUBLIC');
+  const scope = cursorScope(q);
+  let base = visibleTo(db.selectFrom('events'), audience);
   if (q.featured) base = base.where('featured', '=', 1);
   if (q.upcoming) base = base.where('start_date', '>=', now);
   if (q.past) base = base.where('start_date', '<', now);
@@ -92,7 +126,7 @@ export async function listEvents(db: Db, communityId: string, q: ListEventsQuery
   const totalRow = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   let page = base.selectAll().orderBy('start_date', order).orderBy('id', order).limit(q.limit + 1);
   if (q.cursor) {
-    const c = decodeCursor(q.cursor, order);
+    const c = decodeCursor(q.cursor, scope);
     page = page.where((eb) => eb(eb.refTuple('start_date', 'id'), order === 'asc' ? '>' : '<', eb.tuple(c.d, c.i)));
   } else if (q.offset) {
     page = page.offset(q.offset);
@@ -106,36 +140,33 @@ export async function listEvents(db: Db, communityId: string, q: ListEventsQuery
     items: pageRows.map((r) => toEvent(r, tiers.get(r.id) ?? [], false)),
     total: Number(totalRow.n),
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor({ d: last.start_date, i: last.id, o: order }) : null,
+    nextCursor: hasMore && last ? encodeCursor({ d: last.start_date, i: last.id, q: scope }) : null,
   };
 }
 
-async function findPublicEvent(db: Db, communityId: string, slug: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll()
-    .where('community_id', '=', communityId).where('slug', '=', slug).where('visibility', '=', 'PUBLIC')
-    .executeTakeFirst();
+async function findPublicEvent(db: Db, audience: EventAudience, slug: string): Promise<EventRow | undefined> {
+  return visibleTo(db.selectFrom('events').selectAll(), audience).where('slug', '=', slug).executeTakeFirst();
 }
 
-export async function getEvent(db: Db, communityId: string, slug: string): Promise<Event | null> {
-  const row = await findPublicEvent(db, communityId, slug);
+export async function getEvent(db: Db, audience: EventAudience, slug: string): Promise<Event | null> {
+  const row = await findPublicEvent(db, audience, slug);
   if (!row) return null;
   const tiers = await tiersOf(db, [row.id], true);
   return toEvent(row, tiers.get(row.id) ?? [], true);
 }
 
-export async function listEventTiers(db: Db, communityId: string, slug: string): Promise<Tier[] | null> {
-  const row = await findPublicEvent(db, communityId, slug);
+export async function listEventTiers(db: Db, audience: EventAudience, slug: string): Promise<Tier[] | null> {
+  const row = await findPublicEvent(db, audience, slug);
   if (!row) return null;
   return (await tiersOf(db, [row.id], false)).get(row.id) ?? [];
 }
 
-export async function getTierForm(db: Db, communityId: string, tierId: string): Promise<{ tierId: string; schema: FormField[] } | null> {
-  const row = await db.selectFrom('tiers')
-    .innerJoin('events', 'events.id', 'tiers.event_id')
+export async function getTierForm(db: Db, audience: EventAudience, tierId: string): Promise<{ tierId: string; schema: FormField[] } | null> {
+  const row = await visibleTo(db.selectFrom('events'), audience)
+    .innerJoin('tiers', 'tiers.event_id', 'events.id')
     .leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
     .select(['tiers.id', 'tier_forms.schema'])
-    .where('tiers.id', '=', tierId).where('tiers.community_id', '=', communityId)
-    .where('events.visibility', '=', 'PUBLIC')
+    .where('tiers.id', '=', tierId)
     .executeTakeFirst();
   if (!row) return null;
   return { tierId: row.id, schema: parseJson<FormField[]>(row.schema, []) };

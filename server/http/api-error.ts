@@ -33,5 +33,3 @@ export class ApiError extends Error {
 }
 
 export const notFound = (message: string) => new ApiError('NOT_FOUND', message);
-export const invalidInput = (message: string, field?: string) =>
-  new ApiError('INVALID_INPUT', message, field ? { field } : undefined);

@@ -4,8 +4,12 @@ import type { Logger } from 'pino';
 import { ApiError } from './api-error.ts';
 import { messages } from './messages.ts';
 
-/** body-parser and friends tag their errors with `type`/`status`; map them to our codes. */
-function fromFrameworkError(err: { type?: string; status?: number; limit?: number }, bodyLimit: string): ApiError | null {
+/** body-parser and the router tag their errors with `type`/`status`; map them to our codes. */
+function fromFrameworkError(err: { type?: string; status?: number; statusCode?: number }, bodyLimit: string): ApiError | null {
+  if (err instanceof URIError) {
+    // The router could not percent-decode a path parameter (`/events/%E0%A4`).
+    return new ApiError('INVALID_INPUT', messages.badPathEncoding);
+  }
   switch (err.type) {
     case 'entity.parse.failed':
       return new ApiError('MALFORMED_JSON', messages.malformedJson);
@@ -17,8 +21,11 @@ function fromFrameworkError(err: { type?: string; status?: number; limit?: numbe
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return new ApiError('INVALID_INPUT', 'Request body could not be read');
+      return new ApiError('INVALID_INPUT', messages.unreadableBody);
   }
+  // Any other client error a framework layer raised is still the client's: never a 500.
+  const status = err.status ?? err.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return new ApiError('INVALID_INPUT', messages.badRequest);
   return null;
 }
 

@@ -1,17 +1,19 @@
-// Idempotency for writes (DESIGN.md §4). The first request with a key takes a row lock in
-// `idempotency_keys`; duplicates wait for it and replay its stored status and body. A different
-// request under the same key within 24 h is a 422. Results of requests that threw (5xx) are not
-// kept, so a retry after a server error runs again; since every handler's writes are one
-// transaction, nothing of the failed attempt remains to be repeated.
+// Idempotency for writes (DESIGN.md §4). The first request with a key takes a lock row in
+// `idempotency_keys` holding a random token; duplicates wait for it and replay its stored
+// status and body. A different request under the same key within 24 h is a 422.
+//
+// Exactly once: a handler that writes does so through `ctx.transaction`, and the answer is
+// stored in that same transaction, conditional on still holding the lock. So either the change
+// and its stored answer commit together, or neither does. While the holder runs it renews its
+// lock; only a lock left by a dead request expires and is taken over, and if a stalled holder
+// wakes up after a takeover, its transaction finds the token changed and rolls back.
 import crypto from 'node:crypto';
 import type { Request } from 'express';
-import { isUniqueViolation, type Db } from '../db/index.ts';
+import { isUniqueViolation, type Db, type Trx } from '../db/index.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from './messages.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** A lock older than this belongs to a request that died; a duplicate may take it over. */
-const LOCK_MS = 30_000;
 const POLL_MS = 25;
 
 export interface StoredResult {
@@ -20,8 +22,15 @@ export interface StoredResult {
 }
 
 export interface IdempotencyOptions {
-  /** How long a duplicate waits for the first request before answering 409. */
+  /** How long a duplicate waits for the first request before answering 409 (default 10 s). */
   waitMs?: number;
+  /** Lock lifetime; renewed every third of it while the holder runs (default 30 s). */
+  lockMs?: number;
+}
+
+/** Handed to the running request: stores its answer inside its own transaction. */
+export interface IdempotencyHold {
+  persist(trx: Trx, result: StoredResult): Promise<void>;
 }
 
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -50,30 +59,35 @@ function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-export function fingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+/** Method, path with query string, and the body: what makes two requests "the same request". */
+export function fingerprint(method: string, url: string, body: unknown): string {
+  return crypto.createHash('sha256').update(`${method} ${url}\n${canonical(body)}`).digest('hex');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const iso = (ms: number) => new Date(ms).toISOString();
+const lostLock = () => new ApiError('IDEMPOTENCY_IN_PROGRESS', messages.idempotencyInProgress, { retryAfter: 1 }, { 'Retry-After': '1' });
 
 export async function runIdempotent(
   db: Db,
   owner: string,
   key: string,
   requestHash: string,
-  run: () => Promise<StoredResult>,
+  run: (hold: IdempotencyHold) => Promise<StoredResult>,
   opts: IdempotencyOptions = {},
 ): Promise<StoredResult & { replayed: boolean }> {
+  const lockMs = opts.lockMs ?? 30_000;
   const deadline = Date.now() + (opts.waitMs ?? 10_000);
   for (;;) {
     const now = Date.now();
+    const token = crypto.randomUUID();
     try {
       await db.insertInto('idempotency_keys').values({
         owner, idem_key: key, request_hash: requestHash, state: 'in_progress', response_status: null,
-        response_body: null, created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_WINDOW_MS), locked_until: iso(now + LOCK_MS),
+        response_body: null, created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_WINDOW_MS),
+        locked_until: iso(now + lockMs), lock_token: token,
       }).execute();
-      return { ...(await execute(db, owner, key, run)), replayed: false };
+      return { ...(await execute(db, owner, key, token, lockMs, run)), replayed: false };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -93,44 +107,65 @@ export async function runIdempotent(
       return { status: row.response_status ?? 200, body: JSON.parse(row.response_body ?? 'null'), replayed: true };
     }
     if (row.locked_until <= iso(now)) {
-      // The holder died mid-request. Take the lock over with a compare-and-set so only one
-      // waiting duplicate runs.
-      const taken = await db.updateTable('idempotency_keys').set({ locked_until: iso(now + LOCK_MS) })
-        .where('owner', '=', owner).where('idem_key', '=', key).where('locked_until', '=', row.locked_until)
+      // The holder stopped renewing: it died. Take over with a compare-and-set on its token so
+      // only one waiting duplicate runs, and so the old holder can no longer complete.
+      const taken = await db.updateTable('idempotency_keys').set({ locked_until: iso(now + lockMs), lock_token: token })
+        .where('owner', '=', owner).where('idem_key', '=', key).where('lock_token', '=', row.lock_token)
         .where('state', '=', 'in_progress').executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return { ...(await execute(db, owner, key, run)), replayed: false };
+      if (Number(taken.numUpdatedRows) === 1) return { ...(await execute(db, owner, key, token, lockMs, run)), replayed: false };
       continue;
     }
-    if (Date.now() >= deadline) {
-      throw new ApiError('IDEMPOTENCY_IN_PROGRESS', messages.idempotencyInProgress, { retryAfter: 1 }, { 'Retry-After': '1' });
-    }
+    if (Date.now() >= deadline) throw lostLock();
     await sleep(POLL_MS);
   }
 }
 
-async function execute(db: Db, owner: string, key: string, run: () => Promise<StoredResult>): Promise<StoredResult> {
+async function execute(
+  db: Db, owner: string, key: string, token: string, lockMs: number,
+  run: (hold: IdempotencyHold) => Promise<StoredResult>,
+): Promise<StoredResult> {
+  const held = (q: any) => q.where('owner', '=', owner).where('idem_key', '=', key).where('lock_token', '=', token);
+  let persisted = false;
+  const complete = async (conn: Db | Trx, result: StoredResult) => {
+    const res = await held(conn.updateTable('idempotency_keys')
+      .set({ state: 'done', response_status: result.status, response_body: JSON.stringify(result.body ?? null) })
+      .where('state', '=', 'in_progress')).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  };
+  const hold: IdempotencyHold = {
+    async persist(trx, result) {
+      // Losing the lock here throws, which rolls the caller's transaction back: the request
+      // that took over is the one whose change counts.
+      if (!(await complete(trx, result))) throw lostLock();
+      persisted = true;
+    },
+  };
+  const heartbeat = setInterval(() => {
+    held(db.updateTable('idempotency_keys').set({ locked_until: iso(Date.now() + lockMs) }).where('state', '=', 'in_progress'))
+      .execute().catch(() => { /* the next beat or the lock expiry settles it */ });
+  }, Math.max(10, Math.floor(lockMs / 3)));
+  heartbeat.unref();
+
   let result: StoredResult;
   try {
-    result = await run();
+    result = await run(hold);
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500 && err.status !== 429) {
+    if (err instanceof ApiError && err.status < 500 && err.status !== 429 && err.code !== 'IDEMPOTENCY_IN_PROGRESS') {
       // A domain refusal (409, 422, a 400 from business rules) is the answer to this request:
       // keep it, so a retry gets the same answer rather than a different one later.
-      result = { status: err.status, body: err.toEnvelope() };
-      await store(db, owner, key, result);
-      throw err;
+      await complete(db, { status: err.status, body: err.toEnvelope() });
+    } else if (err instanceof ApiError && err.code === 'IDEMPOTENCY_IN_PROGRESS') {
+      // Lost the lock: the row belongs to the request that took over. Leave it alone.
+    } else {
+      // Nothing of a failed transaction remains, so the key is released for a retry.
+      await held(db.deleteFrom('idempotency_keys')).execute();
     }
-    await db.deleteFrom('idempotency_keys').where('owner', '=', owner).where('idem_key', '=', key).execute();
     throw err;
+  } finally {
+    clearInterval(heartbeat);
   }
-  await store(db, owner, key, result);
+  if (!persisted) await complete(db, result);
   return result;
-}
-
-async function store(db: Db, owner: string, key: string, result: StoredResult): Promise<void> {
-  await db.updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: result.status, response_body: JSON.stringify(result.body ?? null) })
-    .where('owner', '=', owner).where('idem_key', '=', key).execute();
 }
 
 /** Housekeeping: drop records past their window. Called periodically by the server. */

@@ -1,7 +1,7 @@
 // Rate limits on rate-limiter-flexible: in memory by default, in Redis when REDIS_URL is set so
 // every instance behind a load balancer shares one budget. Named buckets keep each limit's
 // numbers in one place; later features add their own (donations per IP, broadcasts per day).
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import { Redis } from 'ioredis';
 import {
   RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract,
@@ -53,11 +53,13 @@ export class RateLimits {
     }
   }
 
-  /** Middleware form for routes that take no credentials: one budget per client IP. */
-  perIp(bucket: string): RequestHandler {
-    return (req, res, next) => {
-      this.consume(bucket, req.ip ?? 'unknown', res).then(() => next(), next);
-    };
+  /** Whether `key` has already spent its budget in `bucket`, without spending anything. */
+  async exhausted(bucket: string, key: string): Promise<boolean> {
+    const limiter = this.limiters.get(bucket);
+    const spec = this.specs.get(bucket);
+    if (!limiter || !spec) throw new Error(`unknown rate-limit bucket ${bucket}`);
+    const r = await limiter.get(key);
+    return r !== null && r.consumedPoints >= spec.points;
   }
 
   async close(): Promise<void> {
@@ -71,7 +73,7 @@ export function connectRedis(url: string): Redis {
 
 /** The buckets every instance has; the numbers come from config (the spec's values by default). */
 export function createRateLimits(
-  limits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number },
+  limits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number },
   redis: Redis | null,
   prefix?: string,
 ): RateLimits {
@@ -79,5 +81,6 @@ export function createRateLimits(
   rl.define('publishable', { points: limits.publishablePerSec, durationSec: 1 });
   rl.define('secret', { points: limits.secretPerSec, durationSec: 1 });
   rl.define('anonymous', { points: limits.anonymousPerSec, durationSec: 1 });
+  rl.define('auth-failures', { points: limits.authFailuresPerMin, durationSec: 60 });
   return rl;
 }

@@ -6,9 +6,9 @@ import type { z } from 'zod';
 import { expressPath, type RouteDef } from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
-import type { Db } from '../db/index.ts';
+import { transaction, type Db, type Trx } from '../db/index.ts';
 import { ApiError } from './api-error.ts';
-import { fingerprint, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
+import { fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions } from './idempotency.ts';
 import { messages } from './messages.ts';
 import { paginationHeaders, type PageInfo } from './pagination.ts';
 import type { RateLimits } from './rate-limit.ts';
@@ -17,6 +17,9 @@ import { parseOrThrow } from './validate.ts';
 
 export interface RouteDeps {
   db: Db;
+  /** Reads a write's JSON body (after auth); see http/body.ts. */
+  readBody: (req: Request, res: Response) => Promise<void>;
+  idempotency?: IdempotencyOptions;
   keys: KeyResolver;
   readCache: ReadCache;
   rateLimits: RateLimits;
@@ -33,6 +36,12 @@ export interface HandlerContext<P, Q, B> {
   key: ApiKeyIdentity | null;
   req: Request;
   res: Response;
+  /**
+   * Runs the handler's writes in one transaction. On an idempotent request the answer the
+   * function returns is stored in that same transaction, so the change and its replayable
+   * answer commit together. Every write goes through here.
+   */
+  transaction<R extends HandlerResult>(fn: (trx: Trx) => Promise<R>): Promise<R>;
 }
 
 export interface HandlerResult {
@@ -57,11 +66,22 @@ async function authenticate(req: Request, res: Response, def: RouteDef, deps: Ro
     await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
     return null;
   }
+  const ip = req.ip ?? 'unknown';
+  // A client that keeps presenting bad keys is stopped before each attempt costs a lookup.
+  if (await deps.rateLimits.exhausted('auth-failures', ip)) await deps.rateLimits.consume('auth-failures', ip, res);
   const presented = req.get('x-api-key')?.trim();
-  if (!presented) throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
+  if (!presented) {
+    await deps.rateLimits.consume('auth-failures', ip, res);
+    throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
+  }
   const key = await deps.keys.resolve(presented);
-  if (!key) throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
-  await deps.rateLimits.consume(key.kind, key.id, res);
+  if (!key) {
+    await deps.rateLimits.consume('auth-failures', ip, res);
+    throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
+  }
+  // The publishable key is public, so its budget is per client: one abuser cannot spend the
+  // budget of every visitor of every site that embeds the community's widgets.
+  await deps.rateLimits.consume(key.kind, key.kind === 'publishable' ? `${key.id}:${ip}` : key.id, res);
   // Judged on the raw path segment, before validation, so a malformed tag is still a 403.
   const tag = req.params.communityTag;
   if (tag !== undefined && tag !== key.communityTag) {
@@ -90,13 +110,27 @@ function send(res: Response, status: number, json: string, headers?: Record<stri
 
 export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: Handler<D>, deps: RouteDeps, opts: MountOptions = {}): void {
   const path = expressPath(def.path);
+  if (def.auth.kind === 'apiKey' && !def.path.includes('{communityTag}')) {
+    // The key-to-community check reads this parameter; a keyed route without it would accept
+    // any community's key.
+    throw new Error(`${def.operationId}: a keyed route must have {communityTag} in its path`);
+  }
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   router[def.method](path, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
     const params = def.params ? parseOrThrow(def.params, req.params, 'params') : {};
     const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
+    if (def.method !== 'get') await deps.readBody(req, res);
     const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
-    const ctx = { params, query, body, key, req, res } as Parameters<Handler<D>>[0];
+    let hold: IdempotencyHold | null = null;
+    const ctx = {
+      params, query, body, key, req, res,
+      transaction: <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => transaction(deps.db, async (trx) => {
+        const r = await fn(trx);
+        await hold?.persist(trx, { status: r.status ?? def.response.status, body: r.body });
+        return r;
+      }),
+    } as Parameters<Handler<D>>[0];
 
     // Validated values, not the raw URL, make the cache key: `?limit=05` and `?limit=5` agree.
     const cacheKey = cacheable ? `${def.operationId}${JSON.stringify(params)}${JSON.stringify(query)}` : '';
@@ -108,11 +142,12 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
     let result: HandlerResult;
     if (idemKey && key) {
-      const hash = fingerprint(def.method, req.path, req.body ?? null);
-      const stored = await runIdempotent(deps.db, `key:${key.id}`, idemKey, hash, async () => {
+      const hash = fingerprint(def.method, req.originalUrl, req.body ?? null);
+      const stored = await runIdempotent(deps.db, `key:${key.id}`, idemKey, hash, async (h) => {
+        hold = h;
         const r = await handler(ctx);
         return { status: r.status ?? def.response.status, body: r.body };
-      });
+      }, deps.idempotency);
       if (stored.replayed) res.setHeader('Idempotent-Replayed', 'true');
       result = stored;
     } else {
@@ -131,6 +166,8 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     // carries the query as the first caller wrote it, which names the same next page.
     const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
     if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers });
+    // A successful write makes the community's cached reads stale, whatever the route.
+    if (def.method !== 'get' && key && status < 400) deps.readCache.invalidate(key.communityId);
     send(res, status, json, headers);
   });
 }

@@ -3,15 +3,13 @@
 // community's own origins.
 import express, { type Router } from 'express';
 import { ROUTES } from '../../contract/routes/index.ts';
-import { jsonBody } from '../http/body.ts';
 import { publicCors } from '../http/cors.ts';
 import { methodNotAllowed, type RouteDeps } from '../http/routes.ts';
 import { mountCommunities } from './communities.ts';
 
-export function siteApiRouter(deps: RouteDeps & { bodyLimit: string }): Router {
+export function siteApiRouter(deps: RouteDeps): Router {
   const router = express.Router();
   router.use('/api/communities', publicCors);
-  router.use('/api', jsonBody(deps.bodyLimit));
   mountCommunities(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;

@@ -13,9 +13,12 @@ export function mountEvents(router: Router, deps: RouteDeps): void {
     if (query.offset !== undefined && query.cursor !== undefined) {
       throw new ApiError('INVALID_INPUT', messages.offsetAndCursor, { field: 'cursor' });
     }
+    if (query.upcoming && query.past) {
+      throw new ApiError('INVALID_INPUT', messages.upcomingAndPast, { field: 'past' });
+    }
     let page: events.EventPage;
     try {
-      page = await events.listEvents(db, key!.communityId, query);
+      page = await events.listEvents(db, await events.publicAudience(db, key!.communityId), query);
     } catch (err) {
       if (err instanceof events.InvalidCursorError) throw new ApiError('INVALID_INPUT', messages.invalidCursor, { field: 'cursor' });
       throw err;
@@ -27,19 +30,19 @@ export function mountEvents(router: Router, deps: RouteDeps): void {
   }, deps, { cache: true });
 
   mountRoute(router, getEvent, async ({ params, key }) => {
-    const event = await events.getEvent(db, key!.communityId, params.slug);
+    const event = await events.getEvent(db, await events.publicAudience(db, key!.communityId), params.slug);
     if (!event) throw notFound(messages.eventNotFound);
     return { body: event };
   }, deps, { cache: true });
 
   mountRoute(router, listEventTiers, async ({ params, key }) => {
-    const tiers = await events.listEventTiers(db, key!.communityId, params.slug);
+    const tiers = await events.listEventTiers(db, await events.publicAudience(db, key!.communityId), params.slug);
     if (!tiers) throw notFound(messages.eventNotFound);
     return { body: tiers };
   }, deps, { cache: true });
 
   mountRoute(router, getTierForm, async ({ params, key }) => {
-    const form = await events.getTierForm(db, key!.communityId, params.tierId);
+    const form = await events.getTierForm(db, await events.publicAudience(db, key!.communityId), params.tierId);
     if (!form) throw notFound(messages.tierNotFound);
     return { body: form };
   }, deps, { cache: true });

@@ -2,14 +2,13 @@
 import express, { type Router } from 'express';
 import { ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
-import { jsonBody } from '../http/body.ts';
 import { methodNotAllowed, type RouteDeps } from '../http/routes.ts';
 import { mountEvents } from './events.ts';
 import { mountKeys } from './keys.ts';
 
-export function v1Router(deps: RouteDeps & { bodyLimit: string }): Router {
+export function v1Router(deps: RouteDeps): Router {
   const router = express.Router();
-  router.use('/v1', publicCors, jsonBody(deps.bodyLimit));
+  router.use('/v1', publicCors);
   mountKeys(router, deps);
   mountEvents(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/v1/')));

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type DatabaseHandle, type Db } from '../../server/db/index.ts';
 import { hashKey } from '../../server/domain/api-keys.ts';
@@ -75,7 +76,14 @@ const allCreated = (r: ImportResult) => r.communities.flatMap((c) => Object.valu
 describe('svc command line', { timeout: 60_000 }, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-'));
   // Without DATABASE_URL the CLI uses SQLite under SVC_DATA_DIR; with it, PostgreSQL.
-  const env = { SVC_DATA_DIR: path.join(tmp, 'data') };
+  const env: Record<string, string> = { SVC_DATA_DIR: path.join(tmp, 'data') };
+  // On PostgreSQL the CLI works in a schema of its own, named in the URL, as an operator could.
+  const schema = `cli_${RUN}`;
+  if (onPostgres) {
+    const url = new URL(process.env.DATABASE_URL as string);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    env.DATABASE_URL = url.toString();
+  }
   const tagA = `cli-a-${RUN}`;
   const tagB = `cli-b-${RUN}`;
   let database: DatabaseHandle;
@@ -84,14 +92,24 @@ describe('svc command line', { timeout: 60_000 }, () => {
 
   beforeAll(async () => {
     file = fixtureFile(tmp, 'cli-import.json');
+    if (onPostgres) {
+      const admin = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string });
+      await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+      await admin.close();
+    }
     database = onPostgres
-      ? openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string })
+      ? openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string, schema })
       : openDatabase({ kind: 'sqlite', file: path.join(env.SVC_DATA_DIR, 'svc.db') });
     await migrate(database.db);
   });
 
   afterAll(async () => {
     await database?.close();
+    if (onPostgres) {
+      const admin = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string });
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin.db);
+      await admin.close();
+    }
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -98,11 +98,19 @@ describe('events: happy path', () => {
   });
 
   it('keeps cursor pages stable when an event is added before the cursor', async () => {
-    const first = await s.request('/v1/communities/hikers/events?limit=3&upcoming=true', { key: pk });
+    const first = await s.request('/v1/communities/hikers/events?limit=3&past=true', { key: pk });
     const cursor = first.headers.get('x-next-cursor')!;
-    const r = await s.request(`/v1/communities/hikers/events?limit=3&upcoming=true&cursor=${cursor}`, { key: pk });
-    const firstSlugs = first.body.map((e: any) => e.slug);
-    expect(r.body.some((e: any) => firstSlugs.includes(e.slug))).toBe(false);
+    const expectedNext = (await s.request('/v1/communities/hikers/events?limit=3&offset=3&past=true', { key: pk })).body.map((e: any) => e.slug);
+    // A new past event that sorts before the cursor: offset paging would now repeat an item.
+    const community = await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'hikers').executeTakeFirstOrThrow();
+    await makeEvent(s.database.db, community.id, { slug: 'late-entry', startDate: new Date(Date.now() - 60_000).toISOString() });
+    s.readCache.invalidate(community.id);
+    const r = await s.request(`/v1/communities/hikers/events?limit=3&past=true&cursor=${cursor}`, { key: pk });
+    expect(r.body.map((e: any) => e.slug)).toEqual(expectedNext);
+    const byOffset = await s.request('/v1/communities/hikers/events?limit=3&offset=3&past=true', { key: pk });
+    expect(byOffset.body.map((e: any) => e.slug)).not.toEqual(expectedNext);
+    await s.database.db.deleteFrom('events').where('slug', '=', 'late-entry').execute();
+    s.readCache.invalidate(community.id);
   });
 
   it('returns the tier form schema, and an empty schema for a tier without a form', async () => {
@@ -128,6 +136,7 @@ describe('events: errors', () => {
     ['featured=2', 'featured', 'INVALID_INPUT'],
     ['sort=name', 'sort', 'INVALID_INPUT'],
     ['cursor=not-a-cursor', 'cursor', 'INVALID_INPUT'],
+    ['upcoming=true&past=true', 'past', 'INVALID_INPUT'],
   ];
   it.each(bad)('answers ?%s with a 400 naming %s', async (qs, field, code) => {
     const r = await s.request(`/v1/communities/hikers/events?${qs}`, { key: pk });
@@ -142,6 +151,13 @@ describe('events: errors', () => {
     const r = await s.request(`/v1/communities/hikers/events?offset=2&cursor=${first.headers.get('x-next-cursor')}`, { key: pk });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field: 'cursor' } });
+  });
+
+  it('rejects a cursor issued for other filters', async () => {
+    const featured = await s.request('/v1/communities/hikers/events?upcoming=true&limit=2', { key: pk });
+    const r = await s.request(`/v1/communities/hikers/events?limit=2&cursor=${featured.headers.get('x-next-cursor')}`, { key: pk });
+    expect(r.status).toBe(400);
+    expect(r.body.extras.field).toBe('cursor');
   });
 
   it('rejects a cursor issued for the other ordering', async () => {
@@ -173,6 +189,24 @@ describe('events: errors', () => {
 });
 
 describe('events: security', () => {
+  it('hides events that inherit a members-only visibility, and shows explicitly public ones', async () => {
+    const db = s.database.db;
+    const closed = await makeCommunity(db, 'closed-club', { visibility: 'MEMBERS_ONLY' });
+    await db.updateTable('communities').set({ page_settings: '[]' }).where('id', '=', closed.id).execute();
+    await makeEvent(db, closed.id, { slug: 'inherits', visibility: null });
+    await makeEvent(db, closed.id, { slug: 'open-day', visibility: 'PUBLIC' });
+    await makeEvent(db, closed.id, { slug: 'members-night', visibility: 'MEMBERS_ONLY' });
+    const list = await s.request('/v1/communities/closed-club/events', { key: closed.pk });
+    expect(list.body.map((e: any) => e.slug)).toEqual(['open-day']);
+    expect((await s.request('/v1/communities/closed-club/events/inherits', { key: closed.pk })).status).toBe(404);
+    // The EVENTS page setting overrides the community for inheriting events.
+    await db.updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'EVENTS', enabled: true, visibility: 'PUBLIC' }]) })
+      .where('id', '=', closed.id).execute();
+    s.readCache.invalidate(closed.id);
+    const opened = await s.request('/v1/communities/closed-club/events', { key: closed.pk });
+    expect(opened.body.map((e: any) => e.slug).sort()).toEqual(['inherits', 'open-day']);
+  });
+
   it('never lists or serves a members-only event', async () => {
     const all = await s.request('/v1/communities/hikers/events?limit=100', { key: pk });
     expect(all.body.map((e: any) => e.slug)).not.toContain('secret-meeting');

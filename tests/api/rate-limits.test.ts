@@ -8,7 +8,7 @@ let sk: string;
 let otherPk: string;
 
 beforeAll(async () => {
-  s = await startTestServer({ rateLimits: { publishablePerSec: 4, secretPerSec: 2, anonymousPerSec: 3 } });
+  s = await startTestServer({ rateLimits: { publishablePerSec: 4, secretPerSec: 2, anonymousPerSec: 3, authFailuresPerMin: 5 } });
   const c = await makeCommunity(s.database.db, 'acme');
   pk = c.pk;
   sk = await makeKey(s.database.db, c.id, ['ADMIN']);
@@ -67,8 +67,18 @@ describe('rate limits: security', () => {
     expect((await s.request('/v1/communities/acme/events', { key: sk })).status).toBe(200);
   });
 
-  it('checks the key before spending budget: an invalid key is a 401, never a 429', async () => {
-    const results = await burst(10, '/v1/communities/acme/events', 'pk_live_invalid');
+  it('checks the key before spending its budget: invalid keys are 401s and cost the key nothing', async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    const results = await burst(3, '/v1/communities/acme/events', 'pk_live_invalid');
     expect(results.every((r) => r.status === 401)).toBe(true);
+    expect((await s.request('/v1/communities/acme/events', { key: pk })).status).toBe(200);
+  });
+
+  it('stops a client that keeps presenting bad keys with 429, before any lookup', async () => {
+    const results = await burst(8, '/v1/communities/acme/events', 'sk_live_guessing');
+    expect(results.filter((r) => r.status === 401).length).toBeLessThanOrEqual(5);
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(3);
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThan(1);
   });
 });

@@ -10,7 +10,9 @@ describe('config', () => {
     expect(c.database).toMatchObject({ kind: 'sqlite' });
     expect(c.database.kind === 'sqlite' && c.database.file.endsWith('/data/svc.db')).toBe(true);
     expect(c.redisUrl).toBeNull();
-    expect(c.rateLimits).toEqual({ publishablePerSec: 100, secretPerSec: 50, anonymousPerSec: 100 });
+    expect(c.rateLimits).toEqual({ publishablePerSec: 100, secretPerSec: 50, anonymousPerSec: 100, authFailuresPerMin: 60 });
+    expect(c.keyCacheMs).toBe(5000);
+    expect(c.readCacheMs).toBe(1000);
   });
 
   it('derives the public URL from PORT and strips a trailing slash from SVC_PUBLIC_URL', () => {
@@ -22,6 +24,13 @@ describe('config', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
     expect(c.redisUrl).toBe('redis://h:6379');
+  });
+
+  it('seeds the demo by default only on the embedded database', () => {
+    expect(loadConfig({}).seedDemo).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).seedDemo).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db', SVC_SEED_DEMO: 'true' }).seedDemo).toBe(true);
+    expect(loadConfig({ SVC_SEED_DEMO: 'false' }).seedDemo).toBe(false);
   });
 
   it('treats empty variables as unset', () => {

@@ -105,7 +105,7 @@ describe('fixture schema: strictness', () => {
     const c = data.communities[0];
     expect(c.users[0].email).toBe('founder@example.com');
     expect(c.domains).toEqual(['acme.example']);
-    expect(c.events[0]).toMatchObject({ featured: false, visibility: 'PUBLIC', tiers: [{ currency: 'EUR', sold: 0, isActive: true }] });
+    expect(c.events[0]).toMatchObject({ featured: false, visibility: null, tiers: [{ currency: 'EUR', sold: 0, isActive: true }] });
     expect(c.pageSettings).toEqual([{ pageKey: 'CHAT', enabled: true, visibility: null }]);
     expect(c).toMatchObject({ features: [], memberships: [], articles: [], products: [], segments: [], apiKeys: [], rulesVersion: 0, atlas: { categories: [], hotspots: [] } });
   });

@@ -1,19 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, InvalidCursorError } from '../../server/domain/events.ts';
+import { cursorScope, decodeCursor, encodeCursor, InvalidCursorError } from '../../server/domain/events.ts';
 import { fingerprint } from '../../server/http/idempotency.ts';
 
 describe('event cursors', () => {
   it('round-trips a position and its ordering', () => {
-    const c = encodeCursor({ d: '2026-01-01T00:00:00.000Z', i: 'abc', o: 'asc' });
+    const c = encodeCursor({ d: '2026-01-01T00:00:00.000Z', i: 'abc', q: 'asc' });
     expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(c, 'asc')).toEqual({ d: '2026-01-01T00:00:00.000Z', i: 'abc', o: 'asc' });
+    expect(decodeCursor(c, 'asc')).toEqual({ d: '2026-01-01T00:00:00.000Z', i: 'abc', q: 'asc' });
   });
 
   it('refuses a cursor of the other ordering, garbage and tampered shapes', () => {
-    const c = encodeCursor({ d: 'x', i: 'y', o: 'desc' });
+    const c = encodeCursor({ d: 'x', i: 'y', q: 'desc' });
     expect(() => decodeCursor(c, 'asc')).toThrow(InvalidCursorError);
     expect(() => decodeCursor('%%%', 'asc')).toThrow(InvalidCursorError);
     expect(() => decodeCursor(Buffer.from('{"d":1}').toString('base64url'), 'asc')).toThrow(InvalidCursorError);
+  });
+
+  it('belong to their filters: a cursor of a featured or upcoming list fails on another list', () => {
+    const scopes = [cursorScope({}), cursorScope({ featured: true }), cursorScope({ upcoming: true }), cursorScope({ past: true })];
+    expect(new Set(scopes).size).toBe(4);
+    const c = encodeCursor({ d: 'x', i: 'y', q: cursorScope({ upcoming: true }) });
+    expect(() => decodeCursor(c, cursorScope({}))).toThrow(InvalidCursorError);
+    expect(decodeCursor(c, cursorScope({ upcoming: true })).i).toBe('y');
   });
 });
 

@@ -87,7 +87,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('banner_url', 'text')
     .addColumn('format', 'text', (c) => c.notNull().check(sql`format in ('online','in_person','hybrid')`))
     .addColumn('featured', 'integer', (c) => c.check(sql`featured is null or featured = 1`))
-    .addColumn('visibility', 'text', (c) => c.notNull().defaultTo('PUBLIC'))
+    // NULL inherits: the EVENTS page setting, else the community's visibility.
+    .addColumn('visibility', 'text', (c) => c.check(sql`visibility is null or visibility in ('PUBLIC','MEMBERS_ONLY')`))
     .addColumn('donation_config', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
@@ -234,6 +235,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('locked_until', 'text', (c) => c.notNull())
+    // Random per holder: only the request that holds the lock may complete or release it.
+    .addColumn('lock_token', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['owner', 'idem_key'])
     .execute();
   await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();

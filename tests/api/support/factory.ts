@@ -28,7 +28,7 @@ export async function makeKey(db: Db, communityId: string, scopes: Scope[]) {
 
 let seq = 0;
 export async function makeEvent(db: Db, communityId: string, e: Partial<{
-  slug: string; name: string; startDate: string; featured: boolean; visibility: 'PUBLIC' | 'MEMBERS_ONLY';
+  slug: string; name: string; startDate: string; featured: boolean; visibility: 'PUBLIC' | 'MEMBERS_ONLY' | null;
   donationConfig: object; tiers: { name?: string; priceCents: number; capacity?: number | null; isActive?: boolean; form?: object[] }[];
 }> = {}) {
   const id = newId();
@@ -37,7 +37,7 @@ export async function makeEvent(db: Db, communityId: string, e: Partial<{
     id, community_id: communityId, slug: e.slug ?? `event-${seq}`, name: e.name ?? `Event ${seq}`,
     description: 'About it', start_date: e.startDate ?? new Date(Date.now() + seq * 3600_000).toISOString(),
     end_date: null, location: JSON.stringify({ name: 'Hall', city: 'Lisbon' }), banner_url: null, format: 'in_person',
-    featured: e.featured ? 1 : null, visibility: e.visibility ?? 'PUBLIC',
+    featured: e.featured ? 1 : null, visibility: e.visibility === undefined ? 'PUBLIC' : e.visibility,
     donation_config: e.donationConfig ? JSON.stringify(e.donationConfig) : null, created_at: nowIso(), updated_at: nowIso(),
   }).execute();
   const tierIds: string[] = [];

@@ -9,10 +9,13 @@ import { createApp } from '../../../server/app.ts';
 import { loadConfig, type Config } from '../../../server/config.ts';
 import { migrate, openDatabase, type DatabaseHandle } from '../../../server/db/index.ts';
 import { createLogger } from '../../../server/http/logger.ts';
+import { ReadCache } from '../../../server/http/read-cache.ts';
 import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
 
 export interface TestServer {
   url: string;
+  /** The app's read cache, for tests that change data behind the API's back. */
+  readCache: ReadCache;
   database: DatabaseHandle;
   config: Config;
   close(): Promise<void>;
@@ -52,7 +55,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
   const config: Config = {
     ...base,
-    rateLimits: { publishablePerSec: 10_000, secretPerSec: 10_000, anonymousPerSec: 10_000, ...opts.rateLimits },
+    rateLimits: { publishablePerSec: 10_000, secretPerSec: 10_000, anonymousPerSec: 10_000, authFailuresPerMin: 10_000, ...opts.rateLimits },
   };
   const redis = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : null;
   // A prefix per server keeps parallel test files from sharing a budget on one Redis.
@@ -62,10 +65,12 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.publicUrl = url;
-  server.on('request', createApp({ config, database, logger: opts.logger ?? createLogger('silent'), rateLimits, validateResponses: true }));
+  const readCache = new ReadCache(config.readCacheMs);
+  server.on('request', createApp({ config, database, logger: opts.logger ?? createLogger('silent'), rateLimits, readCache, validateResponses: true }));
 
   return {
     url,
+    readCache,
     database,
     config,
     async close() {

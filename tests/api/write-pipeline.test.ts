@@ -1,6 +1,7 @@
-// The idempotency layer on a real write route: the route is declared and mounted exactly as
-// resource routes are (mountRoute), against the real database, so these tests exercise what
-// every write endpoint gets.
+// What every write endpoint gets, on a real write route: the route is declared and mounted
+// exactly as resource routes are (mountRoute), against the real database. Covers idempotency
+// (replay, mismatch, concurrency, lock takeover, exactly-once) and request bodies (JSON only,
+// size cap, auth before the body is read).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -10,14 +11,15 @@ import { route } from '../../contract/route.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
 import { migrate, openDatabase, type DatabaseHandle } from '../../server/db/index.ts';
 import { ApiError } from '../../server/http/api-error.ts';
-import { jsonBody } from '../../server/http/body.ts';
+import { jsonBodyReader } from '../../server/http/body.ts';
+import { fingerprint } from '../../server/http/idempotency.ts';
 import { errorHandler } from '../../server/http/error-handler.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import { createRateLimits } from '../../server/http/rate-limit.ts';
 import { requestId } from '../../server/http/request-id.ts';
 import { mountRoute } from '../../server/http/routes.ts';
 import { ReadCache } from '../../server/http/read-cache.ts';
-import { cachedKeyResolver } from '../../server/domain/api-keys.ts';
+import { cachedKeyResolver, hashKey } from '../../server/domain/api-keys.ts';
 import { makeCommunity, makeKey } from './support/factory.ts';
 import pg from 'pg';
 
@@ -25,7 +27,7 @@ const createThing = route({
   operationId: 'testCreateThing', method: 'post', path: '/v1/communities/{communityTag}/things', tag: 'Events',
   summary: 'test-only write', auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
   params: z.object({ communityTag: z.string() }),
-  body: z.object({ slug: z.string().min(1), mode: z.enum(['ok', 'conflict', 'crash-once']).default('ok') }).strict(),
+  body: z.object({ slug: z.string().min(1), mode: z.enum(['ok', 'conflict', 'crash-once', 'slow', 'stolen']).default('ok') }).strict(),
   response: { status: 201, schema: z.object({ id: z.string(), slug: z.string() }), description: 'created' },
   errors: [400, 409],
 });
@@ -37,7 +39,8 @@ let keyA: string;
 let keyB: string;
 let communityId: string;
 let crashes = 0;
-const schema = `t_idem_${Date.now().toString(36)}`;
+const LOCK_MS = 300;
+const schema = `t_write_${Date.now().toString(36)}`;
 
 beforeAll(async () => {
   if (process.env.DATABASE_URL) {
@@ -54,21 +57,31 @@ beforeAll(async () => {
   keyB = await makeKey(database.db, c.id, ['ADMIN']);
 
   const app = express();
-  app.use(requestId, jsonBody('1mb'));
-  const rateLimits = createRateLimits({ publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4 }, null);
-  mountRoute(app as unknown as express.Router, createThing, async ({ body }) => {
-    // Hold the request open long enough for duplicates to arrive while it runs.
-    await new Promise((r) => setTimeout(r, 150));
+  app.use(requestId);
+  const rateLimits = createRateLimits({ publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4, authFailuresPerMin: 1e4 }, null);
+  mountRoute(app as unknown as express.Router, createThing, async ({ body, transaction }) => {
+    // Hold the request open long enough for duplicates to arrive while it runs; `slow` outlives
+    // several lock periods, so only the heartbeat keeps its lock.
+    await new Promise((r) => setTimeout(r, body.mode === 'slow' ? LOCK_MS * 3 : 150));
     if (body.mode === 'conflict') throw new ApiError('INVALID_STATE', 'thing is locked');
     if (body.mode === 'crash-once' && crashes++ === 0) throw new Error('boom');
-    const id = newId();
-    await database.db.insertInto('events').values({
-      id, community_id: communityId, slug: `${body.slug}~${id}`, name: body.slug, description: null, start_date: nowIso(),
-      end_date: null, location: null, banner_url: null, format: 'online', featured: null, visibility: 'PUBLIC',
-      donation_config: null, created_at: nowIso(), updated_at: nowIso(),
-    }).execute();
-    return { status: 201, body: { id, slug: body.slug } };
-  }, { db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0), rateLimits, publicUrl: 'http://localhost' });
+    return transaction(async (trx) => {
+      const id = newId();
+      await trx.insertInto('events').values({
+        id, community_id: communityId, slug: `${body.slug}~${id}`, name: body.slug, description: null, start_date: nowIso(),
+        end_date: null, location: null, banner_url: null, format: 'online', featured: null, visibility: 'PUBLIC',
+        donation_config: null, created_at: nowIso(), updated_at: nowIso(),
+      }).execute();
+      if (body.mode === 'stolen') {
+        // As if this request stalled past its lock and another took the key over meanwhile.
+        await trx.updateTable('idempotency_keys').set({ lock_token: 'someone-else' }).execute();
+      }
+      return { status: 201, body: { id, slug: body.slug } };
+    });
+  }, {
+    db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0), rateLimits,
+    publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), idempotency: { lockMs: LOCK_MS, waitMs: 1500 },
+  });
   app.use(errorHandler(createLogger('silent'), '1mb'));
   server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -188,6 +201,91 @@ describe('idempotency: errors', () => {
     const again = await post({ slug: 'old' }, { idem: 'k-old' });
     expect(again.replayed).toBe(false);
     expect(await countSlug('old')).toBe(2);
+  });
+});
+
+describe('idempotency: locks', () => {
+  const path = '/v1/communities/acme/things';
+  const holdRow = async (idem: string, body: unknown, lockedUntil: number) => {
+    const keyId = (await database.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashKey(keyA)).executeTakeFirstOrThrow()).id;
+    await database.db.insertInto('idempotency_keys').values({
+      owner: `key:${keyId}`, idem_key: idem, request_hash: fingerprint('post', path, body), state: 'in_progress',
+      response_status: null, response_body: null, created_at: nowIso(), expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      locked_until: new Date(lockedUntil).toISOString(), lock_token: 'dead-holder',
+    }).execute();
+  };
+
+  it('takes over a key whose holder died (its lock expired) and runs the request once', async () => {
+    await holdRow('k-dead', { slug: 'dead' }, Date.now() - 1000);
+    const r = await post({ slug: 'dead' }, { idem: 'k-dead' });
+    expect(r.status).toBe(201);
+    expect(r.replayed).toBe(false);
+    expect(await countSlug('dead')).toBe(1);
+    expect((await post({ slug: 'dead' }, { idem: 'k-dead' })).replayed).toBe(true);
+  });
+
+  it('answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After when the holder is alive past the wait', async () => {
+    await holdRow('k-busy', { slug: 'busy' }, Date.now() + 60_000);
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'k-busy' },
+      body: JSON.stringify({ slug: 'busy' }),
+    });
+    expect(res.status).toBe(409);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect((await res.json()).code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    expect(await countSlug('busy')).toBe(0);
+  });
+
+  it('keeps the lock of a slow request alive, so a duplicate waits instead of running it again', async () => {
+    const first = post({ slug: 'slow', mode: 'slow' }, { idem: 'k-slow' });
+    await new Promise((r) => setTimeout(r, LOCK_MS * 1.5));
+    const second = await post({ slug: 'slow', mode: 'slow' }, { idem: 'k-slow' });
+    expect((await first).status).toBe(201);
+    expect(second.replayed).toBe(true);
+    expect(await countSlug('slow')).toBe(1);
+  });
+
+  it('rolls back the change of a request that lost its lock: the change and its stored answer commit together', async () => {
+    const r = await post({ slug: 'stolen', mode: 'stolen' }, { idem: 'k-stolen' });
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    expect(await countSlug('stolen')).toBe(0);
+  });
+});
+
+describe('request bodies', () => {
+  const send = (body: string, headers: Record<string, string>) =>
+    fetch(`${base}/v1/communities/acme/things`, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+  it('answers malformed JSON with 400 MALFORMED_JSON', async () => {
+    const r = await send('{"slug": ', { 'Content-Type': 'application/json', 'X-API-Key': keyA });
+    expect(r).toMatchObject({ status: 400, body: { code: 'MALFORMED_JSON' } });
+  });
+
+  it('answers a 2 MB body with 413 PAYLOAD_TOO_LARGE', async () => {
+    const r = await send(JSON.stringify({ slug: 'x'.repeat(2 * 1024 * 1024) }), { 'Content-Type': 'application/json', 'X-API-Key': keyA });
+    expect(r).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('answers other media types and charsets with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin9']) {
+      const r = await send('slug=x', { 'Content-Type': type, 'X-API-Key': keyA });
+      expect(r).toMatchObject({ status: 415, body: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+    }
+  });
+
+  it('refuses a request without valid credentials before reading its body', async () => {
+    for (const body of ['{"slug": ', JSON.stringify({ slug: 'x'.repeat(2 * 1024 * 1024) })]) {
+      const none = await send(body, { 'Content-Type': 'application/json' });
+      expect(none.status).toBe(401);
+      const bad = await send(body, { 'Content-Type': 'application/json', 'X-API-Key': 'sk_live_wrong' });
+      expect(bad.status).toBe(401);
+    }
+  });
+
+  it('reports the first invalid body field by name', async () => {
+    const r = await send(JSON.stringify({ slug: 'x', extra: 1 }), { 'Content-Type': 'application/json', 'X-API-Key': keyA });
+    expect(r).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', extras: { field: 'extra' } } });
   });
 });
 
