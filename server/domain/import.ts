@@ -6,9 +6,7 @@
 // second import of the same file creates nothing, and a demo file with relative dates does not
 // drag existing events around each time it is imported. Changing existing rows is the admin
 // API's job, not the importer's.
-import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
-import { promisify } from 'node:util';
 import type { Scope } from '../../contract/enums.ts';
 import {
   formatFixturePath, parseFixture, type Fixture, type FixtureCommunity, type FixtureIssue, type FixtureUser,
@@ -16,6 +14,7 @@ import {
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, parseJson } from '../db/ids.ts';
 import { createSecretKey, provisionPublishableKey } from './api-keys.ts';
+import { hashPassword } from './passwords.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Result and errors
@@ -64,32 +63,6 @@ export class FixtureError extends Error {
 
 const emptyCounts = (): Counts =>
   Object.fromEntries(COUNT_KINDS.map((k) => [k, { created: 0, unchanged: 0 }])) as Counts;
-
-// ---------------------------------------------------------------------------------------------
-// Passwords
-
-const scryptAsync = promisify(crypto.scrypt) as (
-  password: crypto.BinaryLike, salt: crypto.BinaryLike, keylen: number, options: crypto.ScryptOptions,
-) => Promise<Buffer>;
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
-
-/** `scrypt$N$r$p$saltB64$hashB64`: the parameters travel with the hash so they can be raised later. */
-export async function hashPassword(plain: string): Promise<string> {
-  const salt = crypto.randomBytes(16);
-  const hash = await scryptAsync(plain.normalize('NFKC'), salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
-}
-
-export async function verifyPassword(plain: string, stored: string): Promise<boolean> {
-  const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [N, r, p] = parts.slice(1, 4).map(Number);
-  const salt = Buffer.from(parts[4], 'base64');
-  const expected = Buffer.from(parts[5], 'base64');
-  if (![N, r, p].every(Number.isInteger) || expected.length === 0) return false;
-  const actual = await scryptAsync(plain.normalize('NFKC'), salt, expected.length, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 });
-  return crypto.timingSafeEqual(actual, expected);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Entry points

@@ -19,7 +19,8 @@ export function paginationHeaders(req: Request, publicUrl: string, page: PageInf
   const headers: Record<string, string> = { 'X-Total-Count': String(page.total) };
   if (!page.hasMore) return headers;
   if (page.nextCursor) headers['X-Next-Cursor'] = page.nextCursor;
-  const next = new URL(req.originalUrl, publicUrl);
+  // Appended, not resolved, so a path prefix in SVC_PUBLIC_URL (behind a proxy) is kept.
+  const next = new URL(publicUrl.replace(/\/$/, '') + req.originalUrl);
   const byOffset = req.query.offset !== undefined || !page.nextCursor;
   if (byOffset) {
     next.searchParams.set('offset', String((page.offset ?? 0) + page.limit));

@@ -12,7 +12,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type DatabaseHandle, type Db } from '../../server/db/index.ts';
 import { hashKey } from '../../server/domain/api-keys.ts';
-import { FixtureError, importFixture, verifyPassword, type ImportResult } from '../../server/domain/import.ts';
+import { FixtureError, importFixture, type ImportResult } from '../../server/domain/import.ts';
+import { verifyPassword } from '../../server/domain/passwords.ts';
 import { seedDemo, seedDemoIfEmpty } from '../../server/domain/seed.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 

@@ -297,6 +297,15 @@ describe('idempotency: security', () => {
     expect(b.body.id).not.toBe(a.body.id);
   });
 
+  it('refuses a write to a publishable key even when its stored scopes were tampered with', async () => {
+    const pk = (await database.db.selectFrom('api_keys').select('publishable_key').where('kind', '=', 'publishable').executeTakeFirstOrThrow()).publishable_key!;
+    await database.db.updateTable('api_keys').set({ scopes: JSON.stringify(['ADMIN', 'WRITE_SALES']) }).where('kind', '=', 'publishable').execute();
+    const r = await post({ slug: 'via-pk' }, { key: pk });
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: ['READ_PUBLIC'] } });
+    expect(await countSlug('via-pk')).toBe(0);
+  });
+
   it('does not consume the key when auth fails', async () => {
     const r = await post({ slug: 'auth' }, { idem: 'k-auth', key: 'sk_live_wrong' });
     expect(r.status).toBe(401);
