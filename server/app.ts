@@ -50,6 +50,18 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(requestLogger(logger));
 
+  const routeDeps = {
+    db: database.db,
+    keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),
+    readCache: deps.readCache ?? new ReadCache(config.readCacheMs),
+    rateLimits: deps.rateLimits,
+    publicUrl: config.publicUrl,
+    validateResponses: deps.validateResponses,
+    readBody: jsonBodyReader(config.bodyLimit),
+  };
+  // The public API first: it is the hot path, and nothing before it needs to see its requests.
+  app.use(v1Router(routeDeps));
+
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
     try {
@@ -72,16 +84,6 @@ export function createApp(deps: AppDeps): Express {
 
   app.use('/widgets', ...widgetsStatic(deps.distDir ?? path.join(ROOT_DIR, 'dist')));
 
-  const routeDeps = {
-    db: database.db,
-    keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),
-    readCache: deps.readCache ?? new ReadCache(config.readCacheMs),
-    rateLimits: deps.rateLimits,
-    publicUrl: config.publicUrl,
-    validateResponses: deps.validateResponses,
-    readBody: jsonBodyReader(config.bodyLimit),
-  };
-  app.use(v1Router(routeDeps));
   app.use(siteApiRouter(routeDeps));
   app.use(demoRouter({ db: database.db, publicUrl: config.publicUrl, rootDir: ROOT_DIR }));
 

@@ -56,11 +56,19 @@ export async function findApiKey(db: Db, presented: string): Promise<ApiKeyIdent
 export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
   // Keyed by the key's hash, so no secret key sits in memory longer than its request.
   const cache = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
+  const fresh = (hash: string) => {
+    const hit = cache.get(hash);
+    return hit && hit.expiresAt > Date.now() ? hit.identity : undefined;
+  };
   return {
+    /** The identity when the key is cached and fresh; never touches the database. */
+    cached(presented: string): ApiKeyIdentity | undefined {
+      return fresh(hashKey(presented));
+    },
     async resolve(presented: string): Promise<ApiKeyIdentity | null> {
       const hash = hashKey(presented);
-      const hit = cache.get(hash);
-      if (hit && hit.expiresAt > Date.now()) return hit.identity;
+      const hit = fresh(hash);
+      if (hit) return hit;
       const identity = await findApiKey(db, presented);
       cache.delete(hash);
       if (identity && ttlMs > 0) {

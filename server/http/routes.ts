@@ -67,17 +67,21 @@ async function authenticate(req: Request, res: Response, def: RouteDef, deps: Ro
     return null;
   }
   const ip = req.ip ?? 'unknown';
-  // A client that keeps presenting bad keys is stopped before each attempt costs a lookup.
-  if (await deps.rateLimits.exhausted('auth-failures', ip)) await deps.rateLimits.consume('auth-failures', ip, res);
   const presented = req.get('x-api-key')?.trim();
   if (!presented) {
     await deps.rateLimits.consume('auth-failures', ip, res);
     throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
   }
-  const key = await deps.keys.resolve(presented);
+  let key: ApiKeyIdentity | null | undefined = deps.keys.cached(presented);
   if (!key) {
-    await deps.rateLimits.consume('auth-failures', ip, res);
-    throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
+    // Only a key we do not hold costs a lookup, so a client that keeps presenting bad keys is
+    // stopped before it (consume throws the 429 once the IP's failure budget is spent).
+    if (await deps.rateLimits.exhausted('auth-failures', ip)) await deps.rateLimits.consume('auth-failures', ip, res);
+    key = await deps.keys.resolve(presented);
+    if (!key) {
+      await deps.rateLimits.consume('auth-failures', ip, res);
+      throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
+    }
   }
   // The publishable key is public, so its budget is per client: one abuser cannot spend the
   // budget of every visitor of every site that embeds the community's widgets.
@@ -118,6 +122,13 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   router[def.method](path, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
+    // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
+    // so a hit can skip parsing it again.
+    const cacheKey = cacheable ? `${def.operationId} ${req.originalUrl}` : '';
+    if (cacheable) {
+      const hit = deps.readCache.get(key!.communityId, cacheKey);
+      if (hit) return send(res, hit.status, hit.json, hit.headers);
+    }
     const params = def.params ? parseOrThrow(def.params, req.params, 'params') : {};
     const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
     if (def.method !== 'get') await deps.readBody(req, res);
@@ -131,13 +142,6 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
         return r;
       }),
     } as Parameters<Handler<D>>[0];
-
-    // Validated values, not the raw URL, make the cache key: `?limit=05` and `?limit=5` agree.
-    const cacheKey = cacheable ? `${def.operationId}${JSON.stringify(params)}${JSON.stringify(query)}` : '';
-    if (cacheable) {
-      const hit = deps.readCache.get(key!.communityId, cacheKey);
-      if (hit) return send(res, hit.status, hit.json, hit.headers);
-    }
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
     let result: HandlerResult;
@@ -162,8 +166,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
       }
     }
     const json = JSON.stringify(result.body);
-    // Paging headers are computed once and cached with the body: the Link of a cached page
-    // carries the query as the first caller wrote it, which names the same next page.
+    // Paging headers are computed once and cached with the body (the cache key is the URL).
     const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
     if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers });
     // A successful write makes the community's cached reads stale, whatever the route.

@@ -35,16 +35,18 @@ describe('caching: happy path', () => {
     expect(fresh.headers.get('x-total-count')).toBe('2');
   });
 
-  it('caches by the validated query: the same query spelled differently is one entry, another page is another', async () => {
+  it('caches by URL: the same URL is served from the cache, another page is another entry', async () => {
     await sleep(TTL + 50);
     const one = await s.request('/v1/communities/acme/events?limit=1', { key: acme.pk });
     const two = await s.request('/v1/communities/acme/events?limit=1&offset=1', { key: acme.pk });
     expect(one.body[0].slug).not.toBe(two.body[0].slug);
     await s.database.db.updateTable('events').set({ name: 'Renamed' }).where('community_id', '=', acme.id).execute();
-    const again = await s.request('/v1/communities/acme/events?offset=1&limit=01', { key: acme.pk });
+    const again = await s.request('/v1/communities/acme/events?limit=1&offset=1', { key: acme.pk });
     expect(again.body).toEqual(two.body);
+    const otherSpelling = await s.request('/v1/communities/acme/events?offset=1&limit=1', { key: acme.pk });
+    expect(otherSpelling.body[0].name).toBe('Renamed');
     await sleep(TTL + 50);
-    const fresh = await s.request('/v1/communities/acme/events?offset=1&limit=01', { key: acme.pk });
+    const fresh = await s.request('/v1/communities/acme/events?limit=1&offset=1', { key: acme.pk });
     expect(fresh.body[0].name).toBe('Renamed');
   });
 
@@ -71,6 +73,13 @@ describe('caching: security', () => {
     await s.request('/v1/communities/acme/events', { key: acme.pk });
     expect((await s.request('/v1/communities/acme/events')).status).toBe(401);
     expect((await s.request('/v1/communities/acme/events', { key: 'pk_live_nope' })).status).toBe(401);
+  });
+
+  it('never caches a refused request: a bad query is refused every time', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await s.request('/v1/communities/acme/events?limit=0', { key: acme.pk });
+      expect(r.status).toBe(400);
+    }
   });
 
   it('stops honouring a key revoked elsewhere once the key-cache TTL has passed', async () => {
