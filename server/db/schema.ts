@@ -202,6 +202,8 @@ export interface IdempotencyKeysTable {
   state: 'in_progress' | 'done';
   response_status: number | null;
   response_body: string | null;
+  /** JSON of the headers a replay carries (e.g. Location). */
+  response_headers: string | null;
   created_at: string;
   expires_at: string;
   /** Renewed while the holder runs; a lock past this belongs to a dead request and is taken over. */

@@ -61,10 +61,6 @@ export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
     return hit && hit.expiresAt > Date.now() ? hit.identity : undefined;
   };
   return {
-    /** The identity when the key is cached and fresh; never touches the database. */
-    cached(presented: string): ApiKeyIdentity | undefined {
-      return fresh(hashKey(presented));
-    },
     async resolve(presented: string): Promise<ApiKeyIdentity | null> {
       const hash = hashKey(presented);
       const hit = fresh(hash);

@@ -58,12 +58,17 @@ export interface EventAudience {
   inherited: 'PUBLIC' | 'MEMBERS_ONLY';
 }
 
-export async function publicAudience(db: Db, communityId: string): Promise<EventAudience> {
+/** Null when the community no longer exists (a cached key can outlive it by a few seconds). */
+export async function publicAudience(db: Db, communityId: string): Promise<EventAudience | null> {
   const row = await db.selectFrom('communities').select(['visibility', 'page_settings'])
-    .where('id', '=', communityId).executeTakeFirstOrThrow();
-  const setting = parseJson<{ pageKey: string; visibility: 'PUBLIC' | 'MEMBERS_ONLY' | null }[]>(row.page_settings, [])
-    .find((p) => p.pageKey === 'EVENTS');
-  return { communityId, inherited: setting?.visibility ?? row.visibility };
+    .where('id', '=', communityId).executeTakeFirst();
+  if (!row) return null;
+  const settings = parseJson<unknown>(row.page_settings, []);
+  const events = Array.isArray(settings)
+    ? (settings as { pageKey?: unknown; visibility?: unknown }[]).find((p) => p?.pageKey === 'EVENTS')
+    : undefined;
+  const own = events?.visibility === 'PUBLIC' || events?.visibility === 'MEMBERS_ONLY' ? events.visibility : null;
+  return { communityId, inherited: own ?? row.visibility };
 }
 
 function visibleTo<QB extends SelectQueryBuilder<Database, 'events', object>>(q: QB, audience: EventAudience): QB {

@@ -19,6 +19,8 @@ const POLL_MS = 25;
 export interface StoredResult {
   status: number;
   body: unknown;
+  /** Headers a replay must carry too (e.g. Location). */
+  headers?: Record<string, string>;
 }
 
 export interface IdempotencyOptions {
@@ -81,20 +83,28 @@ export async function runIdempotent(
   for (;;) {
     const now = Date.now();
     const token = crypto.randomUUID();
+    // Only the insert may be read as "the key is taken": a unique violation raised by the
+    // handler itself must propagate, not send this loop round again.
+    let mine = false;
     try {
       await db.insertInto('idempotency_keys').values({
         owner, idem_key: key, request_hash: requestHash, state: 'in_progress', response_status: null,
-        response_body: null, created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_WINDOW_MS),
+        response_body: null, response_headers: null, created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_WINDOW_MS),
         locked_until: iso(now + lockMs), lock_token: token,
       }).execute();
-      return { ...(await execute(db, owner, key, token, lockMs, run)), replayed: false };
+      mine = true;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
+    if (mine) return { ...(await execute(db, owner, key, token, lockMs, run)), replayed: false };
 
     const row = await db.selectFrom('idempotency_keys').selectAll()
       .where('owner', '=', owner).where('idem_key', '=', key).executeTakeFirst();
-    if (!row) continue; // released between our insert and select: try again
+    if (!row) {
+      // Released between our insert and select: try again, within the same deadline.
+      if (Date.now() >= deadline) throw lostLock();
+      continue;
+    }
     if (row.expires_at <= iso(now)) {
       await db.deleteFrom('idempotency_keys').where('owner', '=', owner).where('idem_key', '=', key)
         .where('expires_at', '=', row.expires_at).execute();
@@ -104,7 +114,12 @@ export async function runIdempotent(
       throw new ApiError('IDEMPOTENCY_KEY_MISMATCH', messages.idempotencyMismatch, { field: 'Idempotency-Key' });
     }
     if (row.state === 'done') {
-      return { status: row.response_status ?? 200, body: JSON.parse(row.response_body ?? 'null'), replayed: true };
+      return {
+        status: row.response_status ?? 200,
+        body: JSON.parse(row.response_body ?? 'null'),
+        headers: row.response_headers ? JSON.parse(row.response_headers) : undefined,
+        replayed: true,
+      };
     }
     if (row.locked_until <= iso(now)) {
       // The holder stopped renewing: it died. Take over with a compare-and-set on its token so
@@ -120,28 +135,36 @@ export async function runIdempotent(
   }
 }
 
+/** Auth failures depend on credentials, not on the request: never the stored answer (§4). */
+const NEVER_STORED = new Set(['API_KEY_REQUIRED', 'INVALID_API_KEY', 'COMMUNITY_MISMATCH', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED', 'IDEMPOTENCY_IN_PROGRESS']);
+
 async function execute(
   db: Db, owner: string, key: string, token: string, lockMs: number,
   run: (hold: IdempotencyHold) => Promise<StoredResult>,
 ): Promise<StoredResult> {
-  const held = (q: any) => q.where('owner', '=', owner).where('idem_key', '=', key).where('lock_token', '=', token);
-  let persisted = false;
+  const held = <Q extends { where: (...args: any[]) => Q }>(q: Q): Q =>
+    q.where('owner', '=', owner).where('idem_key', '=', key).where('lock_token', '=', token).where('state', '=', 'in_progress');
+  // Completes the row while we hold it; a no-op once it is done, so calling it twice is safe.
   const complete = async (conn: Db | Trx, result: StoredResult) => {
-    const res = await held(conn.updateTable('idempotency_keys')
-      .set({ state: 'done', response_status: result.status, response_body: JSON.stringify(result.body ?? null) })
-      .where('state', '=', 'in_progress')).executeTakeFirst();
+    const res = await held(conn.updateTable('idempotency_keys').set({
+      state: 'done', response_status: result.status, response_body: JSON.stringify(result.body ?? null),
+      response_headers: result.headers ? JSON.stringify(result.headers) : null,
+    })).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   };
+  let transactions = 0;
   const hold: IdempotencyHold = {
     async persist(trx, result) {
+      // One transaction per idempotent request: a second one could not be made atomic with
+      // the first, so it is a programming error, not a runtime condition.
+      if (++transactions > 1) throw new Error('an idempotent request may open only one ctx.transaction');
       // Losing the lock here throws, which rolls the caller's transaction back: the request
       // that took over is the one whose change counts.
       if (!(await complete(trx, result))) throw lostLock();
-      persisted = true;
     },
   };
   const heartbeat = setInterval(() => {
-    held(db.updateTable('idempotency_keys').set({ locked_until: iso(Date.now() + lockMs) }).where('state', '=', 'in_progress'))
+    held(db.updateTable('idempotency_keys').set({ locked_until: iso(Date.now() + lockMs) }))
       .execute().catch(() => { /* the next beat or the lock expiry settles it */ });
   }, Math.max(10, Math.floor(lockMs / 3)));
   heartbeat.unref();
@@ -150,21 +173,21 @@ async function execute(
   try {
     result = await run(hold);
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500 && err.status !== 429 && err.code !== 'IDEMPOTENCY_IN_PROGRESS') {
+    if (err instanceof ApiError && err.status < 500 && !NEVER_STORED.has(err.code)) {
       // A domain refusal (409, 422, a 400 from business rules) is the answer to this request:
       // keep it, so a retry gets the same answer rather than a different one later.
-      await complete(db, { status: err.status, body: err.toEnvelope() });
-    } else if (err instanceof ApiError && err.code === 'IDEMPOTENCY_IN_PROGRESS') {
-      // Lost the lock: the row belongs to the request that took over. Leave it alone.
-    } else {
-      // Nothing of a failed transaction remains, so the key is released for a retry.
+      await complete(db, { status: err.status, body: err.toEnvelope(), headers: err.headers });
+    } else if (!(err instanceof ApiError && err.code === 'IDEMPOTENCY_IN_PROGRESS')) {
+      // Release the key for a retry, unless the answer was already stored: a change that
+      // committed before the failure must replay, not run again. (A lost lock belongs to the
+      // request that took over: leave it alone.)
       await held(db.deleteFrom('idempotency_keys')).execute();
     }
     throw err;
   } finally {
     clearInterval(heartbeat);
   }
-  if (!persisted) await complete(db, result);
+  await complete(db, result);
   return result;
 }
 

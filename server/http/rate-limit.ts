@@ -53,15 +53,6 @@ export class RateLimits {
     }
   }
 
-  /** Whether `key` has already spent its budget in `bucket`, without spending anything. */
-  async exhausted(bucket: string, key: string): Promise<boolean> {
-    const limiter = this.limiters.get(bucket);
-    const spec = this.specs.get(bucket);
-    if (!limiter || !spec) throw new Error(`unknown rate-limit bucket ${bucket}`);
-    const r = await limiter.get(key);
-    return r !== null && r.consumedPoints >= spec.points;
-  }
-
   async close(): Promise<void> {
     this.redis?.disconnect();
   }

@@ -37,15 +37,24 @@ export class ReadCache {
     return entry;
   }
 
-  set(scope: string, key: string, value: CachedResponse): void {
-    if (!this.enabled) return;
+  /** The community's current generation: take it before reading, hand it to `set`. */
+  generation(scope: string): number {
+    return this.generations.get(scope) ?? 0;
+  }
+
+  /**
+   * Stores an answer computed from data read at `generation`. If the community was invalidated
+   * since (a write landed while the answer was being computed), the answer is stale: not stored.
+   */
+  set(scope: string, key: string, value: CachedResponse, generation = this.generation(scope)): void {
+    if (!this.enabled || generation !== this.generation(scope)) return;
     if (this.entries.size >= this.maxEntries) {
       // Maps iterate in insertion order: dropping the first entry drops the oldest.
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     this.entries.set(`${scope}\u0000${key}`, {
-      ...value, expiresAt: Date.now() + this.ttlMs, generation: this.generations.get(scope) ?? 0,
+      ...value, expiresAt: Date.now() + this.ttlMs, generation,
     });
   }
 

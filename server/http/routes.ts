@@ -8,7 +8,9 @@ import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { ApiError } from './api-error.ts';
-import { fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions } from './idempotency.ts';
+import {
+  fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions, type StoredResult,
+} from './idempotency.ts';
 import { messages } from './messages.ts';
 import { paginationHeaders, type PageInfo } from './pagination.ts';
 import type { RateLimits } from './rate-limit.ts';
@@ -37,9 +39,11 @@ export interface HandlerContext<P, Q, B> {
   req: Request;
   res: Response;
   /**
-   * Runs the handler's writes in one transaction. On an idempotent request the answer the
-   * function returns is stored in that same transaction, so the change and its replayable
-   * answer commit together. Every write goes through here.
+   * Runs the handler's writes in one transaction, and returns what `fn` returns: the handler
+   * should return that as its answer. On an idempotent request that answer is stored in the same
+   * transaction, so the change and its replayable answer commit together; one transaction per
+   * request. Inside `fn` use only `trx`: on SQLite the one connection is held by the
+   * transaction, so a query through the plain `db` would wait for it forever.
    */
   transaction<R extends HandlerResult>(fn: (trx: Trx) => Promise<R>): Promise<R>;
 }
@@ -72,16 +76,13 @@ async function authenticate(req: Request, res: Response, def: RouteDef, deps: Ro
     await deps.rateLimits.consume('auth-failures', ip, res);
     throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
   }
-  let key: ApiKeyIdentity | null | undefined = deps.keys.cached(presented);
+  const key = await deps.keys.resolve(presented);
   if (!key) {
-    // Only a key we do not hold costs a lookup, so a client that keeps presenting bad keys is
-    // stopped before it (consume throws the 429 once the IP's failure budget is spent).
-    if (await deps.rateLimits.exhausted('auth-failures', ip)) await deps.rateLimits.consume('auth-failures', ip, res);
-    key = await deps.keys.resolve(presented);
-    if (!key) {
-      await deps.rateLimits.consume('auth-failures', ip, res);
-      throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
-    }
+    // Guessing is limited per IP: past the budget a bad key is a 429 rather than a 401. A valid
+    // key is never refused for its IP's failures (behind a proxy without SVC_TRUST_PROXY every
+    // client shares one IP, and one guesser must not lock everyone out).
+    await deps.rateLimits.consume('auth-failures', ip, res);
+    throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
   }
   // The publishable key is public, so its budget is per client: one abuser cannot spend the
   // budget of every visitor of every site that embeds the community's widgets.
@@ -119,6 +120,11 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     // any community's key.
     throw new Error(`${def.operationId}: a keyed route must have {communityTag} in its path`);
   }
+  if (def.method !== 'get' && def.auth.kind !== 'apiKey') {
+    // Idempotency records are owned by the caller's key; a write with no key would take the
+    // header and silently ignore it. Cookie and anonymous writes need an owner of their own first.
+    throw new Error(`${def.operationId}: write routes need an API key (no idempotency owner otherwise)`);
+  }
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   router[def.method](path, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
@@ -129,18 +135,27 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
       const hit = deps.readCache.get(key!.communityId, cacheKey);
       if (hit) return send(res, hit.status, hit.json, hit.headers);
     }
+    // Taken before the handler reads, so a write that lands meanwhile makes this answer stale
+    // instead of being cached over.
+    const generation = cacheable ? deps.readCache.generation(key!.communityId) : 0;
     const params = def.params ? parseOrThrow(def.params, req.params, 'params') : {};
     const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
     if (def.method !== 'get') await deps.readBody(req, res);
     const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
     let hold: IdempotencyHold | null = null;
+    let committed: StoredResult | null = null;
     const ctx = {
       params, query, body, key, req, res,
-      transaction: <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => transaction(deps.db, async (trx) => {
-        const r = await fn(trx);
-        await hold?.persist(trx, { status: r.status ?? def.response.status, body: r.body });
-        return r;
-      }),
+      transaction: async <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => {
+        const r = await transaction(deps.db, async (trx) => {
+          const out = await fn(trx);
+          const answer = { status: out.status ?? def.response.status, body: out.body, headers: out.headers };
+          await hold?.persist(trx, answer);
+          return { out, answer };
+        });
+        committed = r.answer;
+        return r.out;
+      },
     } as Parameters<Handler<D>>[0];
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
@@ -150,7 +165,9 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
       const stored = await runIdempotent(deps.db, `key:${key.id}`, idemKey, hash, async (h) => {
         hold = h;
         const r = await handler(ctx);
-        return { status: r.status ?? def.response.status, body: r.body };
+        // The answer is what the transaction committed with; the first response and every
+        // replay are the same, whatever the handler did with it afterwards.
+        return committed ?? { status: r.status ?? def.response.status, body: r.body, headers: r.headers };
       }, deps.idempotency);
       if (stored.replayed) res.setHeader('Idempotent-Replayed', 'true');
       result = stored;
@@ -168,7 +185,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const json = JSON.stringify(result.body);
     // Paging headers are computed once and cached with the body (the cache key is the URL).
     const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
-    if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers });
+    if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers }, generation);
     // A successful write makes the community's cached reads stale, whatever the route.
     if (def.method !== 'get' && key && status < 400) deps.readCache.invalidate(key.communityId);
     send(res, status, json, headers);

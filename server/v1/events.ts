@@ -8,6 +8,11 @@ import { mountRoute, type RouteDeps } from '../http/routes.ts';
 
 export function mountEvents(router: Router, deps: RouteDeps): void {
   const { db } = deps;
+  const audienceOf = async (communityId: string) => {
+    const audience = await events.publicAudience(db, communityId);
+    if (!audience) throw notFound(messages.communityNotFound);
+    return audience;
+  };
 
   mountRoute(router, listEvents, async ({ query, key }) => {
     if (query.offset !== undefined && query.cursor !== undefined) {
@@ -18,7 +23,7 @@ export function mountEvents(router: Router, deps: RouteDeps): void {
     }
     let page: events.EventPage;
     try {
-      page = await events.listEvents(db, await events.publicAudience(db, key!.communityId), query);
+      page = await events.listEvents(db, await audienceOf(key!.communityId), query);
     } catch (err) {
       if (err instanceof events.InvalidCursorError) throw new ApiError('INVALID_INPUT', messages.invalidCursor, { field: 'cursor' });
       throw err;
@@ -30,19 +35,19 @@ export function mountEvents(router: Router, deps: RouteDeps): void {
   }, deps, { cache: true });
 
   mountRoute(router, getEvent, async ({ params, key }) => {
-    const event = await events.getEvent(db, await events.publicAudience(db, key!.communityId), params.slug);
+    const event = await events.getEvent(db, await audienceOf(key!.communityId), params.slug);
     if (!event) throw notFound(messages.eventNotFound);
     return { body: event };
   }, deps, { cache: true });
 
   mountRoute(router, listEventTiers, async ({ params, key }) => {
-    const tiers = await events.listEventTiers(db, await events.publicAudience(db, key!.communityId), params.slug);
+    const tiers = await events.listEventTiers(db, await audienceOf(key!.communityId), params.slug);
     if (!tiers) throw notFound(messages.eventNotFound);
     return { body: tiers };
   }, deps, { cache: true });
 
   mountRoute(router, getTierForm, async ({ params, key }) => {
-    const form = await events.getTierForm(db, await events.publicAudience(db, key!.communityId), params.tierId);
+    const form = await events.getTierForm(db, await audienceOf(key!.communityId), params.tierId);
     if (!form) throw notFound(messages.tierNotFound);
     return { body: form };
   }, deps, { cache: true });

@@ -27,7 +27,7 @@ const createThing = route({
   operationId: 'testCreateThing', method: 'post', path: '/v1/communities/{communityTag}/things', tag: 'Events',
   summary: 'test-only write', auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
   params: z.object({ communityTag: z.string() }),
-  body: z.object({ slug: z.string().min(1), mode: z.enum(['ok', 'conflict', 'crash-once', 'slow', 'stolen']).default('ok') }).strict(),
+  body: z.object({ slug: z.string().min(1), mode: z.enum(['ok', 'conflict', 'crash-once', 'slow', 'stolen', 'clash', 'fail-after-commit', 'two-transactions', 'reshape', 'auth-refusal']).default('ok') }).strict(),
   response: { status: 201, schema: z.object({ id: z.string(), slug: z.string() }), description: 'created' },
   errors: [400, 409],
 });
@@ -65,19 +65,26 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, body.mode === 'slow' ? LOCK_MS * 3 : 150));
     if (body.mode === 'conflict') throw new ApiError('INVALID_STATE', 'thing is locked');
     if (body.mode === 'crash-once' && crashes++ === 0) throw new Error('boom');
-    return transaction(async (trx) => {
+    if (body.mode === 'auth-refusal') throw new ApiError('INVALID_API_KEY', 'member token rejected');
+    const write = () => transaction(async (trx) => {
       const id = newId();
       await trx.insertInto('events').values({
-        id, community_id: communityId, slug: `${body.slug}~${id}`, name: body.slug, description: null, start_date: nowIso(),
-        end_date: null, location: null, banner_url: null, format: 'online', featured: null, visibility: 'PUBLIC',
-        donation_config: null, created_at: nowIso(), updated_at: nowIso(),
+        // `clash` always writes the same slug: the second one is a unique violation.
+        id, community_id: communityId, slug: body.mode === 'clash' ? 'clash~fixed' : `${body.slug}~${id}`, name: body.slug,
+        description: null, start_date: nowIso(), end_date: null, location: null, banner_url: null, format: 'online',
+        featured: null, visibility: 'PUBLIC', donation_config: null, created_at: nowIso(), updated_at: nowIso(),
       }).execute();
       if (body.mode === 'stolen') {
         // As if this request stalled past its lock and another took the key over meanwhile.
         await trx.updateTable('idempotency_keys').set({ lock_token: 'someone-else' }).execute();
       }
-      return { status: 201, body: { id, slug: body.slug } };
+      return { status: 201, body: { id, slug: body.slug }, headers: { Location: `/things/${id}` } };
     });
+    const committed = await write();
+    if (body.mode === 'fail-after-commit') throw new Error('mail server down');
+    if (body.mode === 'two-transactions') await write();
+    if (body.mode === 'reshape') return { ...committed, body: { ...committed.body, extra: 'not in the stored answer' } };
+    return committed;
   }, {
     db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0), rateLimits,
     publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), idempotency: { lockMs: LOCK_MS, waitMs: 1500 },
@@ -250,6 +257,60 @@ describe('idempotency: locks', () => {
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('IDEMPOTENCY_IN_PROGRESS');
     expect(await countSlug('stolen')).toBe(0);
+  });
+});
+
+describe('idempotency: handler failures', () => {
+  it('lets a unique violation inside the handler fail the request once instead of retrying it', async () => {
+    expect((await post({ slug: 'clash', mode: 'clash' }, { idem: 'k-clash-1' })).status).toBe(201);
+    const started = Date.now();
+    const second = await post({ slug: 'clash', mode: 'clash' }, { idem: 'k-clash-2' });
+    expect(second.status).toBe(500);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('replays, and never re-runs, a change that committed before the handler failed', async () => {
+    const first = await post({ slug: 'after', mode: 'fail-after-commit' }, { idem: 'k-after' });
+    expect(first.status).toBe(500);
+    const retry = await post({ slug: 'after', mode: 'fail-after-commit' }, { idem: 'k-after' });
+    expect(retry.status).toBe(201);
+    expect(retry.replayed).toBe(true);
+    expect(await countSlug('after')).toBe(1);
+  });
+
+  it('refuses a second transaction in one idempotent request, keeping the first change and its answer', async () => {
+    const first = await post({ slug: 'twice', mode: 'two-transactions' }, { idem: 'k-twice' });
+    expect(first.status).toBe(500);
+    expect(await countSlug('twice')).toBe(1);
+    const retry = await post({ slug: 'twice', mode: 'two-transactions' }, { idem: 'k-twice' });
+    expect(retry).toMatchObject({ status: 201, replayed: true });
+  });
+
+  it('answers with what the transaction committed, so the first response and the replay are equal', async () => {
+    const first = await post({ slug: 'shape', mode: 'reshape' }, { idem: 'k-shape' });
+    const replay = await post({ slug: 'shape', mode: 'reshape' }, { idem: 'k-shape' });
+    expect(first.body).not.toHaveProperty('extra');
+    expect(replay.body).toEqual(first.body);
+  });
+
+  it('replays the headers of the first answer', async () => {
+    const res = () => fetch(`${base}/v1/communities/acme/things`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'k-location' },
+      body: JSON.stringify({ slug: 'located' }),
+    });
+    const a = await res();
+    const b = await res();
+    expect(a.headers.get('location')).toMatch(/^\/things\//);
+    expect(b.headers.get('location')).toBe(a.headers.get('location'));
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('does not store an auth refusal raised by the handler: the retry runs again', async () => {
+    const a = await post({ slug: 'auth-h', mode: 'auth-refusal' }, { idem: 'k-auth-h' });
+    const b = await post({ slug: 'auth-h', mode: 'auth-refusal' }, { idem: 'k-auth-h' });
+    expect(a.status).toBe(401);
+    expect(b.status).toBe(401);
+    expect(b.replayed).toBe(false);
   });
 });
 

@@ -42,6 +42,16 @@ describe('read cache', () => {
     expect(c.get('a', '3')?.json).toBe('3');
   });
 
+  it('does not store an answer read before an invalidation that landed while it was computed', () => {
+    const c = new ReadCache(60_000);
+    const before = c.generation('a');
+    c.invalidate('a');
+    c.set('a', 'k', { status: 200, json: 'stale' }, before);
+    expect(c.get('a', 'k')).toBeUndefined();
+    c.set('a', 'k', { status: 200, json: 'fresh' }, c.generation('a'));
+    expect(c.get('a', 'k')?.json).toBe('fresh');
+  });
+
   it('stores nothing when the TTL is 0', () => {
     const c = new ReadCache(0);
     c.set('a', 'k', { status: 200, json: '1' });

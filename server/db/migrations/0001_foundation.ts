@@ -232,6 +232,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('state', 'text', (c) => c.notNull().check(sql`state in ('in_progress','done')`))
     .addColumn('response_status', 'integer')
     .addColumn('response_body', 'text')
+    .addColumn('response_headers', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('locked_until', 'text', (c) => c.notNull())
