@@ -79,13 +79,14 @@ export type KeyResolver = ReturnType<typeof cachedKeyResolver>;
 
 /** The community's publishable key, created on the first call. Concurrent first calls agree. */
 export async function provisionPublishableKey(db: Db | Trx, communityId: string): Promise<string> {
-  const existing = await db
+  const current = async () => (await db
     .selectFrom('api_keys')
     .select('publishable_key')
     .where('community_id', '=', communityId)
     .where('kind', '=', 'publishable')
-    .executeTakeFirst();
-  if (existing?.publishable_key) return existing.publishable_key;
+    .executeTakeFirst())?.publishable_key ?? null;
+  const existing = await current();
+  if (existing) return existing;
   const key = PUBLISHABLE_PREFIX + randomToken(24);
   // A concurrent first call may win the race; the unique index keeps one key and we return it.
   // `on conflict do nothing` (not catch-and-retry) keeps a surrounding PostgreSQL transaction usable.
@@ -98,13 +99,9 @@ export async function provisionPublishableKey(db: Db | Trx, communityId: string)
     })
     .onConflict((oc) => oc.doNothing())
     .execute();
-  const kept = await db
-    .selectFrom('api_keys')
-    .select('publishable_key')
-    .where('community_id', '=', communityId)
-    .where('kind', '=', 'publishable')
-    .executeTakeFirstOrThrow();
-  return kept.publishable_key!;
+  const kept = await current();
+  if (!kept) throw new Error('publishable key vanished right after it was provisioned');
+  return kept;
 }
 
 export interface CreatedSecretKey {
