@@ -33,4 +33,3 @@ export const QueryBool = z
 export const Limit = z.coerce.number({ error: 'must be an integer from 1 to 100' }).int('must be an integer from 1 to 100').min(1).max(100).default(20);
 /** Without a default, so a list can tell "no offset" (cursor paging allowed) from `offset=0`. */
 export const OptionalOffset = z.coerce.number({ error: 'must be a non-negative integer' }).int('must be a non-negative integer').min(0).optional();
-export const Offset = OptionalOffset.default(0);

@@ -61,6 +61,18 @@ export class FixtureError extends Error {
   }
 }
 
+/**
+ * Import only adds: of `items`, those whose natural key is not yet in `have` are returned to be
+ * created, and `count` records how many were created and how many already existed.
+ */
+function onlyMissing<T>(items: T[], have: Iterable<string>, keyOf: (item: T) => string, count: Count): T[] {
+  const existing = new Set(have);
+  const missing = items.filter((item) => !existing.has(keyOf(item)));
+  count.unchanged += items.length - missing.length;
+  count.created += missing.length;
+  return missing;
+}
+
 const emptyCounts = (): Counts =>
   Object.fromEntries(COUNT_KINDS.map((k) => [k, { created: 0, unchanged: 0 }])) as Counts;
 
@@ -312,11 +324,9 @@ async function importCommunity(
 }
 
 async function importDomains(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts): Promise<void> {
-  const have = new Set((await trx.selectFrom('community_domains').select('hostname')
-    .where('community_id', '=', communityId).execute()).map((r) => r.hostname));
-  const missing = c.domains.filter((d) => !have.has(d));
-  counts.domains.unchanged += c.domains.length - missing.length;
-  counts.domains.created += missing.length;
+  const have = (await trx.selectFrom('community_domains').select('hostname')
+    .where('community_id', '=', communityId).execute()).map((r) => r.hostname);
+  const missing = onlyMissing(c.domains, have, (d) => d, counts.domains);
   if (missing.length > 0) {
     await trx.insertInto('community_domains').values(missing.map((hostname) => ({ hostname, community_id: communityId }))).execute();
   }
@@ -416,11 +426,9 @@ async function importEvents(trx: Trx, communityId: string, c: FixtureCommunity, 
 }
 
 async function importArticles(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, stamp: string): Promise<void> {
-  const have = new Set((await trx.selectFrom('articles').select('slug')
-    .where('community_id', '=', communityId).execute()).map((r) => r.slug));
-  const missing = c.articles.filter((a) => !have.has(a.slug));
-  counts.articles.unchanged += c.articles.length - missing.length;
-  counts.articles.created += missing.length;
+  const have = (await trx.selectFrom('articles').select('slug')
+    .where('community_id', '=', communityId).execute()).map((r) => r.slug);
+  const missing = onlyMissing(c.articles, have, (a) => a.slug, counts.articles);
   if (missing.length === 0) return;
   await trx.insertInto('articles').values(missing.map((a) => ({
     id: newId(), community_id: communityId, slug: a.slug, title: a.title, excerpt: a.excerpt ?? '', content: a.content ?? '',
@@ -434,11 +442,9 @@ async function importArticles(trx: Trx, communityId: string, c: FixtureCommunity
 async function importProducts(
   trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, userId: (tag: string) => string, stamp: string,
 ): Promise<void> {
-  const have = new Set((await trx.selectFrom('products').select('sku')
-    .where('community_id', '=', communityId).execute()).map((r) => r.sku));
-  const missing = c.products.filter((p) => !have.has(p.sku));
-  counts.products.unchanged += c.products.length - missing.length;
-  counts.products.created += missing.length;
+  const have = (await trx.selectFrom('products').select('sku')
+    .where('community_id', '=', communityId).execute()).map((r) => r.sku);
+  const missing = onlyMissing(c.products, have, (p) => p.sku, counts.products);
   if (missing.length === 0) return;
   await trx.insertInto('products').values(missing.map((p) => ({
     id: newId(), community_id: communityId, sku: p.sku, name: p.name, description: p.description ?? null,
@@ -465,11 +471,9 @@ async function importAtlas(trx: Trx, communityId: string, c: FixtureCommunity, c
     }
     byKey.set(cat.key, id);
   }
-  const have = new Set((await trx.selectFrom('atlas_hotspots').select('name')
-    .where('community_id', '=', communityId).execute()).map((r) => r.name));
-  const missing = c.atlas.hotspots.filter((h) => !have.has(h.name));
-  counts.atlasHotspots.unchanged += c.atlas.hotspots.length - missing.length;
-  counts.atlasHotspots.created += missing.length;
+  const haveHotspots = (await trx.selectFrom('atlas_hotspots').select('name')
+    .where('community_id', '=', communityId).execute()).map((r) => r.name);
+  const missing = onlyMissing(c.atlas.hotspots, haveHotspots, (h) => h.name, counts.atlasHotspots);
   if (missing.length === 0) return;
   await trx.insertInto('atlas_hotspots').values(missing.map((h) => ({
     id: newId(), community_id: communityId, category_id: byKey.get(h.category) as string, name: h.name,
