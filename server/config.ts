@@ -4,6 +4,28 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const Port = z.coerce.number().int().min(0).max(65535);
+
+const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `250ms`, `30s`, `5m`, `2h`, `1d` -> milliseconds; null when it is none of those. */
+export function parseDuration(text: string): number | null {
+  const m = DURATION.exec(text.trim());
+  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : null;
+}
+
+/** The spec's schedule: retries 1 m, 5 m, 30 m, 2 h and 24 h after the previous attempt (6 attempts, ~27 h). */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS = '1m,5m,30m,2h,24h';
+
+const DurationList = z.string().transform((value, ctx) => {
+  const parts = value.split(',').map((p) => p.trim());
+  const ms = parts.map(parseDuration);
+  if (parts.length > 20 || ms.some((d) => d === null)) {
+    ctx.addIssue({ code: 'custom', message: 'must be 1 to 20 comma-separated durations like 1m,5m,30m,2h,24h (units ms, s, m, h, d)' });
+    return z.NEVER;
+  }
+  return ms as number[];
+});
 const PositiveInt = z.coerce.number().int().min(1);
 
 const Env = z.object({
@@ -34,7 +56,33 @@ const Env = z.object({
   SVC_TRUST_PROXY: z.string().regex(/^(true|false|\d+)$/, 'must be true, false or a hop count').default('false'),
   /** Seed the demo community on the first start of an empty database (default: only on embedded SQLite). */
   SVC_SEED_DEMO: z.enum(['true', 'false']).optional(),
+  /** `production` turns off development conveniences (private webhook receivers). */
+  NODE_ENV: z.string().default('development'),
+  /** Allow http:// and private/loopback webhook receivers (default: only outside production). */
+  SVC_ALLOW_PRIVATE_WEBHOOKS: z.enum(['true', 'false']).optional(),
+  /** Delays between webhook attempts; one more attempt than delays. */
+  SVC_WEBHOOK_RETRY_DELAYS: DurationList.prefault(DEFAULT_WEBHOOK_RETRY_DELAYS),
+  /** A receiver must answer 2xx within this (the spec's 10 s). */
+  SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Deliveries in flight at once per process. */
+  SVC_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  /** How often an idle worker looks for due deliveries (new events in this process wake it at once). */
+  SVC_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Run the delivery worker in this process. */
+  SVC_WEBHOOK_WORKER: z.enum(['true', 'false']).default('true'),
+  /** 32 bytes (base64 or hex) that encrypt webhook signing secrets at rest; default: a key file in SVC_DATA_DIR. */
+  SVC_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as base64 (44 chars) or hex (64 chars); make one with `openssl rand -base64 32`')
+    .optional(),
 });
+
+
+/** A 32-byte key from base64 or hex, or null. */
+export function decodeKey(text: string): Buffer | null {
+  const buf = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  return buf.length === 32 ? buf : null;
+}
 
 export interface Config {
   port: number;
@@ -50,6 +98,19 @@ export interface Config {
   trustProxy: boolean | number;
   keyCacheMs: number;
   readCacheMs: number;
+  webhooks: WebhookConfig;
+  /** The webhook-secret key from SVC_ENCRYPTION_KEY, or null to use the key file in dataDir. */
+  encryptionKey: Buffer | null;
+}
+
+export interface WebhookConfig {
+  allowPrivate: boolean;
+  /** Milliseconds to wait after attempt n (index n-1) before the next; attempts = length + 1. */
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  concurrency: number;
+  pollMs: number;
+  worker: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -86,5 +147,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: e.SVC_KEY_CACHE_MS,
     readCacheMs: e.SVC_READ_CACHE_MS,
     trustProxy: e.SVC_TRUST_PROXY === 'true' ? true : e.SVC_TRUST_PROXY === 'false' ? false : Number(e.SVC_TRUST_PROXY),
+    webhooks: {
+      allowPrivate: e.SVC_ALLOW_PRIVATE_WEBHOOKS === undefined ? e.NODE_ENV !== 'production' : e.SVC_ALLOW_PRIVATE_WEBHOOKS === 'true',
+      retryDelaysMs: e.SVC_WEBHOOK_RETRY_DELAYS,
+      timeoutMs: e.SVC_WEBHOOK_TIMEOUT_MS,
+      concurrency: e.SVC_WEBHOOK_CONCURRENCY,
+      pollMs: e.SVC_WEBHOOK_POLL_MS,
+      worker: e.SVC_WEBHOOK_WORKER === 'true',
+    },
+    encryptionKey: e.SVC_ENCRYPTION_KEY ? decodeKey(e.SVC_ENCRYPTION_KEY) : null,
   };
 }

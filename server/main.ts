@@ -7,6 +7,8 @@ import { seedDemoIfEmpty } from './domain/seed.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { createLogger } from './http/logger.ts';
 import { connectRedis, createRateLimits } from './http/rate-limit.ts';
+import { loadSecretBox } from './webhooks/secret-box.ts';
+import { DeliveryWorker } from './webhooks/worker.ts';
 
 function readConfig(): Config {
   try {
@@ -43,6 +45,12 @@ async function main(): Promise<void> {
     purgeExpiredIdempotencyKeys(database.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
   }, 60 * 60 * 1000);
   purge.unref();
+  // The key is read before anything is delivered so a wrong key fails the start, not every send.
+  const secrets = loadSecretBox(config);
+  const worker = config.webhooks.worker
+    ? new DeliveryWorker({ db: database.db, dialect: database.dialect, config: config.webhooks, secrets, logger })
+    : null;
+  worker?.start();
 
   const base = config.publicUrl;
   const port = config.port;
@@ -65,6 +73,8 @@ async function main(): Promise<void> {
     server.close(async () => {
       let code = 0;
       try {
+        // Attempts in flight finish and are recorded; the rest stay due for the next start.
+        await worker?.stop();
         await rateLimits.close();
         await database.close();
       } catch (err) {
@@ -74,7 +84,7 @@ async function main(): Promise<void> {
       logger.flush(() => process.exit(code));
     });
     server.closeIdleConnections();
-    setTimeout(() => process.exit(1), 10_000).unref();
+    setTimeout(() => process.exit(1), 10_000 + config.webhooks.timeoutMs).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql,
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
+import * as m0002 from './migrations/0002_webhooks.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -43,6 +44,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
 /** Migrations are listed here, not discovered on disk, so they run the same under tsx and bundlers. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_webhooks': m0002,
 };
 
 export async function migrate(db: Db): Promise<void> {
@@ -64,9 +66,27 @@ export async function ping(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
+const afterCommitHooks = new WeakMap<Trx, Array<() => void>>();
+
+/**
+ * Runs fn once trx has committed (never if it rolls back), e.g. to wake a worker for the rows the
+ * transaction wrote. Only transactions opened with `transaction()` run these; elsewhere they are
+ * dropped, so a hook may only speed things up, never be needed for correctness.
+ */
+export function afterCommit(trx: Trx, fn: () => void): void {
+  const hooks = afterCommitHooks.get(trx);
+  if (hooks) hooks.push(fn);
+}
+
 /** Runs fn in one transaction: every write inside commits together or not at all. */
-export function transaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(fn);
+export async function transaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  const hooks: Array<() => void> = [];
+  const result = await db.transaction().execute((trx) => {
+    afterCommitHooks.set(trx, hooks);
+    return fn(trx);
+  });
+  for (const hook of hooks) hook();
+  return result;
 }
 
 /** True when err is a unique-constraint violation on either dialect. */

@@ -212,6 +212,68 @@ export interface IdempotencyKeysTable {
   lock_token: string;
 }
 
+export type WebhookEndpointStatus = 'ENABLED' | 'DISABLED' | 'REMOVED';
+export type WebhookDeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'PERMANENTLY_FAILED' | 'CANCELLED';
+export type WebhookAttemptOutcome = 'SUCCEEDED' | 'FAILED' | 'ABANDONED';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  community_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event names; ["*"] is every event. */
+  events: Json;
+  status: WebhookEndpointStatus;
+  disabled_reason: string | null;
+  /** Encrypted signing secrets (null once the endpoint is removed). */
+  secret_ciphertext: string | null;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  community_id: string;
+  community_tag: string;
+  name: string;
+  data: Json;
+  created_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  community_id: string;
+  status: WebhookDeliveryStatus;
+  attempts: Generated<number>;
+  total_attempts: Generated<number>;
+  round: Generated<number>;
+  next_attempt_at: string | null;
+  lease_token: string | null;
+  previous_lease_token: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  number: number;
+  round: number;
+  outcome: WebhookAttemptOutcome;
+  started_at: string;
+  duration_ms: number | null;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
 export interface Database {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
@@ -228,6 +290,10 @@ export interface Database {
   atlas_categories: AtlasCategoriesTable;
   atlas_hotspots: AtlasHotspotsTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type CommunityRow = Selectable<CommunitiesTable>;

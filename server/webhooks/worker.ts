@@ -1,0 +1,343 @@
+// The delivery worker: runs inside the server process, claims due deliveries from the database,
+// sends them with bounded concurrency and records every attempt.
+//
+// Claiming is one UPDATE ... RETURNING that moves `next_attempt_at` to the end of a lease and
+// stamps a lease token (on PostgreSQL its subquery takes rows FOR UPDATE SKIP LOCKED, so two
+// processes never claim the same attempt). A result is recorded only by the lease holder. If a
+// process dies mid-attempt its lease runs out and any worker claims the delivery again: that is
+// the at-least-once guarantee, and the interrupted attempt is logged as ABANDONED without using
+// up one of the receiver's retries.
+import crypto from 'node:crypto';
+import type { Logger } from 'pino';
+import { sql } from 'kysely';
+import type { WebhookConfig } from '../config.ts';
+import { transaction, type Db, type Dialect, type Trx } from '../db/index.ts';
+import { newId, nowIso } from '../db/ids.ts';
+import type { WebhookAttemptOutcome } from '../db/schema.ts';
+import type { SecretBox } from './secret-box.ts';
+import { sendAttempt, type AttemptResult } from './send.ts';
+import { signatureHeader } from './signature.ts';
+import { createGuardedAgents, systemLookup, type LookupFn } from './ssrf.ts';
+import { onNewDeliveries } from './wake.ts';
+
+/** Deliveries claimed per query; more are claimed as slots free up. */
+const CLAIM_BATCH = 100;
+
+export interface WorkerDeps {
+  db: Db;
+  dialect: Dialect;
+  config: WebhookConfig;
+  secrets: SecretBox;
+  logger: Logger;
+  /** DNS for the connect-time address check; tests stub it. */
+  lookup?: LookupFn;
+}
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  total_attempts: number;
+  round: number;
+  previous_lease_token: string | null;
+}
+
+interface Job {
+  deliveryId: string;
+  token: string;
+  number: number;
+  round: number;
+  attempts: number;
+  endpointId: string;
+  result: AttemptResult;
+}
+
+export interface AttemptOutcome { deliveryId: string; number: number; result: AttemptResult }
+
+export class DeliveryWorker {
+  readonly #deps: WorkerDeps;
+  readonly #agents: ReturnType<typeof createGuardedAgents>;
+  readonly #leaseMs: number;
+  readonly #secretCache = new Map<string, string>();
+  #running = false;
+  #loop: Promise<void> | null = null;
+  #inFlight = new Set<Promise<void>>();
+  #pending: Job[] = [];
+  #flushing: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  #wakeTimer: NodeJS.Timeout | null = null;
+  #wakeTimerAt = Infinity;
+  #backlog = false;
+  #unsubscribe: (() => void) | null = null;
+
+  constructor(deps: WorkerDeps) {
+    this.#deps = deps;
+    this.#agents = createGuardedAgents(
+      { allowPrivate: deps.config.allowPrivate, lookup: deps.lookup ?? systemLookup },
+      { maxSockets: deps.config.concurrency },
+    );
+    // Long enough that a healthy holder always records its result first: the request is cut at
+    // the timeout, and the rest covers writing the result under load.
+    this.#leaseMs = 2 * deps.config.timeoutMs + 5000;
+  }
+
+  get leaseMs(): number { return this.#leaseMs; }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#unsubscribe = onNewDeliveries(() => this.#poke());
+    this.#loop = this.#run();
+  }
+
+  /** Stops claiming, lets attempts in flight finish (each is bounded by the timeout) and records them. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#unsubscribe?.();
+    this.#poke();
+    if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
+    await this.#loop;
+    await Promise.all([...this.#inFlight]);
+    await this.#flush();
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+
+  /**
+   * Sends the given deliveries now, if they are due and no other worker holds them, and waits for
+   * the attempts to be recorded. What the CLI's replay and resend use; also handy in tests.
+   */
+  async deliverNow(ids?: string[]): Promise<AttemptOutcome[]> {
+    const outcomes: AttemptOutcome[] = [];
+    const jobs = await this.#claimAndSend(ids ? ids.length : CLAIM_BATCH, ids, (job) => outcomes.push(
+      { deliveryId: job.deliveryId, number: job.number, result: job.result },
+    ));
+    await Promise.all(jobs);
+    await this.#flush();
+    return outcomes;
+  }
+
+  async #run(): Promise<void> {
+    const { concurrency, pollMs } = this.#deps.config;
+    while (this.#running) {
+      const room = concurrency - this.#inFlight.size;
+      const want = Math.min(room, CLAIM_BATCH);
+      let claimed = 0;
+      if (want > 0) {
+        try {
+          claimed = (await this.#claimAndSend(want)).length;
+        } catch (err) {
+          this.#deps.logger.warn({ err: (err as Error).message }, 'webhook worker could not claim deliveries');
+        }
+      }
+      // A full claim means more may be due: keep going as soon as a slot is free.
+      this.#backlog = want > 0 && claimed === want;
+      if (!this.#running) break;
+      if (this.#backlog && this.#inFlight.size < concurrency) continue;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        setTimeout(resolve, pollMs).unref();
+      });
+      this.#wake = null;
+    }
+  }
+
+  #poke(): void {
+    this.#wake?.();
+  }
+
+  /** Wakes the loop at `at` (epoch ms), e.g. for a retry due sooner than the next poll. */
+  #wakeAt(at: number): void {
+    if (!this.#running || at >= this.#wakeTimerAt) return;
+    if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
+    this.#wakeTimerAt = at;
+    this.#wakeTimer = setTimeout(() => {
+      this.#wakeTimer = null;
+      this.#wakeTimerAt = Infinity;
+      this.#poke();
+    }, Math.max(0, at - Date.now()));
+    this.#wakeTimer.unref();
+  }
+
+  async #claim(limit: number, onlyIds?: string[]): Promise<{ token: string; rows: Claimed[] }> {
+    const { db, dialect } = this.#deps;
+    const token = crypto.randomUUID();
+    const now = nowIso();
+    const leaseUntil = new Date(Date.now() + this.#leaseMs).toISOString();
+    const only = onlyIds && onlyIds.length > 0 ? sql`and id in (${sql.join(onlyIds)})` : sql``;
+    const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    // SET sees the old row: previous_lease_token keeps the token of a holder that never finished,
+    // and such a re-claim does not count as a new attempt of the round.
+    const result = await sql<Claimed>`
+      update webhook_deliveries
+         set attempts = attempts + case when lease_token is null then 1 else 0 end,
+             total_attempts = total_attempts + 1,
+             previous_lease_token = lease_token,
+             lease_token = ${token},
+             next_attempt_at = ${leaseUntil},
+             updated_at = ${now}
+       where id in (
+         select id from webhook_deliveries
+          where status = 'PENDING' and next_attempt_at <= ${now} ${only}
+          order by next_attempt_at
+          limit ${limit}
+          ${lock})
+      returning id, attempts, total_attempts, round, previous_lease_token`.execute(db);
+    return { token, rows: result.rows };
+  }
+
+  /** Claims up to `limit` deliveries and starts sending them; returns one promise per attempt. */
+  async #claimAndSend(limit: number, onlyIds?: string[], onDone?: (job: Job) => void): Promise<Array<Promise<void>>> {
+    const { token, rows } = await this.#claim(limit, onlyIds);
+    if (rows.length === 0) return [];
+    const { db } = this.#deps;
+    const details = await db.selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+      .select([
+        'd.id', 'd.endpoint_id', 'd.created_at', 'e.name', 'e.data', 'e.created_at as event_created_at', 'e.community_tag',
+        'w.url', 'w.status as endpoint_status', 'w.secret_ciphertext', 'w.previous_secret_ciphertext', 'w.previous_secret_expires_at',
+      ])
+      .where('d.id', 'in', rows.map((r) => r.id))
+      .execute();
+    const byId = new Map(details.map((d) => [d.id, d]));
+    const nowMs = Date.now();
+    const started: Array<Promise<void>> = [];
+    const cancelled: string[] = [];
+
+    for (const row of rows) {
+      const d = byId.get(row.id);
+      if (!d) continue;
+      if (row.previous_lease_token) {
+        this.#pending.push({
+          deliveryId: row.id, token: '', number: row.total_attempts - 1, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id,
+          result: { ok: false, statusCode: null, responseBody: null, durationMs: 0, startedAt: nowIso(), error: 'the worker stopped before this attempt finished; sent again' },
+        });
+      }
+      if (d.endpoint_status !== 'ENABLED' || !d.secret_ciphertext) {
+        cancelled.push(row.id);
+        continue;
+      }
+      const secrets = [this.#secret(d.secret_ciphertext, d.endpoint_id)];
+      if (d.previous_secret_ciphertext && d.previous_secret_expires_at && Date.parse(d.previous_secret_expires_at) > nowMs) {
+        secrets.push(this.#secret(d.previous_secret_ciphertext, d.endpoint_id));
+      }
+      // Built by hand so the stored data is sent byte for byte without a parse/stringify round trip.
+      const body = `{"event":${JSON.stringify(d.name)},"deliveryId":${JSON.stringify(d.id)},"createdAt":${JSON.stringify(d.event_created_at)},"communityTag":${JSON.stringify(d.community_tag)},"data":${d.data}}`;
+      const attempt = sendAttempt(
+        { url: d.url, deliveryId: d.id, event: d.name, body, signature: signatureHeader(body, secrets, Math.floor(Date.now() / 1000)) },
+        { agents: this.#agents, timeoutMs: this.#deps.config.timeoutMs },
+      ).then((result) => {
+        const job: Job = { deliveryId: row.id, token, number: row.total_attempts, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id, result };
+        this.#pending.push(job);
+        onDone?.(job);
+        this.#scheduleFlush();
+      });
+      const tracked = attempt.finally(() => {
+        this.#inFlight.delete(tracked);
+        if (this.#backlog) this.#poke();
+      });
+      this.#inFlight.add(tracked);
+      started.push(tracked);
+    }
+    if (cancelled.length > 0) {
+      await db.updateTable('webhook_deliveries')
+        .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: nowIso() })
+        .where('id', 'in', cancelled).where('lease_token', '=', token)
+        .execute();
+    }
+    return started;
+  }
+
+  #secret(ciphertext: string, endpointId: string): string {
+    const key = `${endpointId}:${ciphertext}`;
+    let plain = this.#secretCache.get(key);
+    if (plain === undefined) {
+      if (this.#secretCache.size > 10_000) this.#secretCache.clear();
+      plain = this.#deps.secrets.open(ciphertext, endpointId);
+      this.#secretCache.set(key, plain);
+    }
+    return plain;
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushing) return;
+    // setImmediate lets attempts finishing in the same tick share one transaction.
+    this.#flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#flushLoop()).finally(() => {
+      this.#flushing = null;
+      if (this.#pending.length > 0) this.#scheduleFlush();
+    });
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#flushing || this.#pending.length > 0) {
+      if (this.#flushing) await this.#flushing;
+      else await this.#flushLoop();
+    }
+  }
+
+  async #flushLoop(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const jobs = this.#pending.splice(0, this.#pending.length);
+      try {
+        await transaction(this.#deps.db, (trx) => this.#record(trx, jobs));
+      } catch (err) {
+        // The leases run out and the deliveries are sent again: at least once, never lost.
+        this.#deps.logger.error({ err: (err as Error).message, deliveries: jobs.length }, 'could not record webhook attempts');
+      }
+    }
+  }
+
+  async #record(trx: Trx, jobs: Job[]): Promise<void> {
+    const delays = this.#deps.config.retryDelaysMs;
+    await trx.insertInto('webhook_attempts').values(jobs.map((j) => ({
+      id: newId(),
+      delivery_id: j.deliveryId,
+      number: j.number,
+      round: j.round,
+      outcome: (j.token === '' ? 'ABANDONED' : j.result.ok ? 'SUCCEEDED' : 'FAILED') as WebhookAttemptOutcome,
+      started_at: j.result.startedAt,
+      duration_ms: j.token === '' ? null : j.result.durationMs,
+      status_code: j.result.statusCode,
+      response_body: j.result.responseBody,
+      error: j.result.error,
+    }))).onConflict((oc) => oc.columns(['delivery_id', 'number']).doNothing()).execute();
+
+    const now = nowIso();
+    for (const j of jobs) {
+      if (j.token === '') continue;
+      const r = j.result;
+      const last = { last_attempt_at: r.startedAt, last_status_code: r.statusCode, last_error: r.error, updated_at: now };
+      // Only the holder of a still-pending delivery records: not a worker whose lease was taken
+      // over, and never over a cancellation or a replay that happened meanwhile.
+      const mine = trx.updateTable('webhook_deliveries').where('id', '=', j.deliveryId).where('lease_token', '=', j.token).where('status', '=', 'PENDING');
+      if (r.ok) {
+        await mine.set({ ...last, status: 'SUCCEEDED', lease_token: null, next_attempt_at: null }).execute();
+      } else if (r.statusCode === 410) {
+        await mine.set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null }).execute();
+        await this.#disableGoneEndpoint(trx, j.endpointId);
+      } else if (j.attempts <= delays.length) {
+        const due = Date.now() + delays[j.attempts - 1];
+        await mine.set({ ...last, lease_token: null, next_attempt_at: new Date(due).toISOString() }).execute();
+        this.#wakeAt(due);
+      } else {
+        const res = await mine.set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null }).executeTakeFirst();
+        if (res.numUpdatedRows > 0n) {
+          this.#deps.logger.warn({ deliveryId: j.deliveryId, endpointId: j.endpointId, attempts: j.attempts }, 'webhook delivery permanently failed');
+        }
+      }
+    }
+  }
+
+  async #disableGoneEndpoint(trx: Trx, endpointId: string): Promise<void> {
+    const now = nowIso();
+    const res = await trx.updateTable('webhook_endpoints')
+      .set({ status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone', updated_at: now })
+      .where('id', '=', endpointId).where('status', '=', 'ENABLED')
+      .executeTakeFirst();
+    await trx.updateTable('webhook_deliveries')
+      .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: now })
+      .where('endpoint_id', '=', endpointId).where('status', '=', 'PENDING')
+      .execute();
+    if (res.numUpdatedRows > 0n) this.#deps.logger.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');
+  }
+}
