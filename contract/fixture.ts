@@ -15,6 +15,7 @@ import {
 } from './enums.ts';
 import { splitCoded } from './errors.ts';
 import { DonationConfig, FormField, Location, PageSetting, StorefrontConfig, ThemeConfig } from './resources.ts';
+import { ALL_EVENTS, WEBHOOK_EVENT_NAMES, isWebhookEventName } from './webhook-events.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Relative dates
@@ -154,6 +155,39 @@ function unique<T>(
     else seen.set(k, i);
   });
 }
+
+/**
+ * A receiver URL, normalised the way the server stores it (`new URL(url).href`: lowercase host,
+ * `/` path when none), so "already registered" compares like with like. Whether it is acceptable
+ * (https, a public address) is decided at import time by the server's receiver policy.
+ */
+const WebhookUrl = z.string().max(2048).transform((value, ctx) => {
+  let url: URL | null = null;
+  try { url = new URL(value); } catch { /* reported below */ }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute https:// URL such as https://example.com/webhooks/svc', input: value });
+    return z.NEVER;
+  }
+  return url.href;
+});
+
+/** Catalog names or `*`; absent means every event. */
+const WebhookEvents = z.array(z.string()).min(1, 'needs at least one event; leave the field out (or use ["*"]) for every event')
+  .superRefine((events, ctx) => {
+    events.forEach((e, i) => {
+      if (e !== ALL_EVENTS && !isWebhookEventName(e)) {
+        ctx.addIssue({ code: 'custom', path: [i], message: `unknown event "${e}"; known events: ${WEBHOOK_EVENT_NAMES.join(', ')} (or * for all)` });
+      }
+    });
+  });
+
+const WebhookEntry = z
+  .object({
+    url: WebhookUrl,
+    events: WebhookEvents.optional(),
+    description: z.string().max(1000).optional(),
+  })
+  .strict();
 
 const PageSettingEntry = PageSetting.extend({
   enabled: z.boolean().default(true),
@@ -406,6 +440,8 @@ export function fixtureSchema(now: Date) {
       segments: z.array(SegmentEntry).default([]),
       atlas: Atlas.default({ categories: [], hotspots: [] }),
       apiKeys: z.array(ApiKeyEntry).default([]),
+      /** Outgoing webhook receivers; each new one's signing secret is in the import result, once. */
+      webhooks: z.array(WebhookEntry).max(100).default([]),
     })
     .strict()
     .superRefine((c, ctx) => {
@@ -421,6 +457,7 @@ export function fixtureSchema(now: Date) {
       unique(ctx, c.products, (p) => p.sku, (i) => ['products', i, 'sku'], 'sku');
       unique(ctx, c.segments, (s) => s.name, (i) => ['segments', i, 'name'], 'segment name');
       unique(ctx, c.apiKeys, (k) => k.name, (i) => ['apiKeys', i, 'name'], 'API key name');
+      unique(ctx, c.webhooks, (w) => w.url, (i) => ['webhooks', i, 'url'], 'webhook URL');
 
       // At most one featured event per community (the database holds it too).
       const featured = c.events.map((e, i) => (e.featured ? i : -1)).filter((i) => i >= 0);
@@ -479,6 +516,7 @@ export type FixtureCommunity = Fixture['communities'][number];
 export type FixtureUser = FixtureCommunity['users'][number];
 export type FixtureEvent = FixtureCommunity['events'][number];
 export type FixtureSegment = FixtureCommunity['segments'][number];
+export type FixtureWebhook = FixtureCommunity['webhooks'][number];
 
 // ---------------------------------------------------------------------------------------------
 // Parsing with path-named errors

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { COUNT_KINDS, FixtureError, importFixture, readFixtureFile, type Counts, type ImportResult } from '../domain/import.ts';
 import { seedDemo, DEMO_FIXTURE_PATH } from '../domain/seed.ts';
+import { systemLookup } from '../webhooks/ssrf.ts';
 import { note, out, printJson, withDatabase, type JsonOption } from './runtime.ts';
 
 const LABELS: Record<(typeof COUNT_KINDS)[number], [string, string]> = {
@@ -9,7 +10,7 @@ const LABELS: Record<(typeof COUNT_KINDS)[number], [string, string]> = {
   memberships: ['membership', 'memberships'], events: ['event', 'events'], tiers: ['tier', 'tiers'],
   articles: ['article', 'articles'], products: ['product', 'products'], segments: ['segment', 'segments'],
   atlasCategories: ['atlas category', 'atlas categories'], atlasHotspots: ['atlas hotspot', 'atlas hotspots'],
-  apiKeys: ['API key', 'API keys'],
+  apiKeys: ['API key', 'API keys'], webhooks: ['webhook endpoint', 'webhook endpoints'],
 };
 
 function describe(counts: Counts, field: 'created' | 'unchanged'): string {
@@ -18,7 +19,9 @@ function describe(counts: Counts, field: 'created' | 'unchanged'): string {
   return parts.length > 0 ? parts.join(', ') : 'nothing';
 }
 
-/** The human summary: what was created, what was already there, and the keys. */
+const eventList = (events: string[]) => (events.includes('*') ? 'all events' : events.join(', '));
+
+/** The human summary: what was created, what was already there, the keys and the webhook secrets. */
 export function printImportResult(source: string, result: ImportResult): void {
   out(`Imported ${source}: ${result.created} created, ${result.unchanged} unchanged.`);
   for (const c of result.communities) {
@@ -35,13 +38,31 @@ export function printImportResult(source: string, result: ImportResult): void {
         out(`${label} exists as ${k.prefix}… (id ${k.id}); its secret was shown when it was created`);
       }
     }
+    for (const w of c.webhooks) {
+      const label = `  webhook ${w.url} (${eventList(w.events)}):`;
+      if (w.secret) {
+        out(`${label} id ${w.id}, signing secret ${w.secret}`);
+      } else {
+        out(`${label} exists as ${w.id} (${w.status.toLowerCase()}); its secret was shown when it was registered`);
+      }
+    }
   }
 }
 
 /** On stderr in both output modes, so it never mixes into the JSON a script parses. */
 function warnAboutNewSecrets(result: ImportResult): void {
-  if (result.communities.some((c) => c.secretKeys.some((k) => k.key !== null))) {
-    note('warning: secret keys are shown only once and cannot be recovered. Store them now.');
+  for (const c of result.communities) {
+    for (const w of c.webhooks) {
+      if (w.resolved === false) {
+        note(`note: the host of ${w.url} (community ${c.tag}) does not resolve now; it is checked again at every delivery.`);
+      }
+    }
+  }
+  const keys = result.communities.some((c) => c.secretKeys.some((k) => k.key !== null));
+  const hooks = result.communities.some((c) => c.webhooks.some((w) => w.secret !== null));
+  if (keys || hooks) {
+    const what = keys && hooks ? 'secret keys and webhook signing secrets are' : keys ? 'secret keys are' : 'webhook signing secrets are';
+    note(`warning: ${what} shown only once and cannot be recovered. Store them now.`);
   }
 }
 
@@ -54,12 +75,19 @@ function print(source: string, result: ImportResult, opts: JsonOption): void {
 export function registerImportCommands(program: Command): void {
   program
     .command('import')
-    .description('Import a fixture file: communities and everything in them (see docs/fixture.md). Re-importing changes nothing.')
+    .description('Import a fixture file: communities and everything in them, webhook receivers included (see docs/fixture.md). '
+      + 'Re-importing changes nothing.')
     .argument('<file>', 'path to the fixture JSON file')
-    .option('--json', 'print the result as JSON, including the created keys')
+    .option('--json', 'print the result as JSON, including the created keys and webhook signing secrets')
     .action(async (file: string, opts: JsonOption) => {
       const input = await readFixtureFile(file);
-      const result = await withDatabase((db) => importFixture(db, input)).catch((err: unknown) => {
+      const result = await withDatabase((db, ctx) => importFixture(db, input, {
+        // The secret box is loaded only when the file has webhooks to register.
+        webhooks: {
+          get secrets() { return ctx.secrets(); },
+          policy: { allowPrivate: ctx.config.webhooks.allowPrivate, lookup: systemLookup },
+        },
+      })).catch((err: unknown) => {
         // Name the file in the message: the issues' paths are relative to it.
         throw err instanceof FixtureError ? new FixtureError(err.issues, file) : err;
       });

@@ -1,23 +1,64 @@
 // What every command shares: the server's configuration and database (migrated first, closed at
-// the end), output that keeps stdout for results and stderr for messages, and error reporting
-// without stack traces unless SVC_DEBUG=1.
-import { ConfigError, loadConfig } from '../config.ts';
-import { migrate, openDatabase, type Db } from '../db/index.ts';
+// the end), the webhook-secret key, output that keeps stdout for results and stderr for messages,
+// and error reporting without stack traces unless SVC_DEBUG=1.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { migrate, openDatabase, type Db, type Dialect } from '../db/index.ts';
 import { FixtureError } from '../domain/import.ts';
+import { WebhookAdminError } from '../webhooks/endpoints.ts';
+import { KEY_FILE_NAME, loadSecretBox, type SecretBox } from '../webhooks/secret-box.ts';
 
 /** An expected failure: its message is the whole story, so no stack trace is ever printed. */
 export class CliError extends Error {}
 
+/** What a command gets besides the database: the configuration and, on demand, the secret box. */
+export interface CliContext {
+  config: Config;
+  dialect: Dialect;
+  /**
+   * The key that encrypts webhook signing secrets, exactly as the server loads it
+   * (SVC_ENCRYPTION_KEY, else the key file in SVC_DATA_DIR). Loaded on first use, so commands
+   * that never touch a secret never create a key file.
+   */
+  secrets(): SecretBox;
+}
+
 /** Opens the database exactly as the server would (DATABASE_URL / SVC_DATA_DIR), migrates it, runs fn, closes it. */
-export async function withDatabase<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(fn: (db: Db, ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const handle = openDatabase(config.database);
+  let box: SecretBox | null = null;
+  const ctx: CliContext = {
+    config,
+    dialect: handle.dialect,
+    secrets() {
+      box ??= loadCliSecretBox(config);
+      return box;
+    },
+  };
   try {
     await migrate(handle.db);
-    return await fn(handle.db);
+    return await fn(handle.db, ctx);
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * loadSecretBox, plus a warning when it had to make a new key file for a PostgreSQL database: the
+ * server may run elsewhere with another data directory and could then not decrypt the secrets.
+ * (On SQLite the key file sits next to svc.db, where the server looks for it too.)
+ */
+function loadCliSecretBox(config: Config): SecretBox {
+  const file = path.join(config.dataDir, KEY_FILE_NAME);
+  const existed = config.encryptionKey !== null || fs.existsSync(file);
+  const box = loadSecretBox(config);
+  if (!existed && config.database.kind === 'postgres') {
+    note(`warning: created a new webhook encryption key in ${file}. Every process that delivers webhooks (the server) must use ` +
+      'the same key: share this file, or set SVC_ENCRYPTION_KEY everywhere.');
+  }
+  return box;
 }
 
 export const out = (text = ''): void => { process.stdout.write(`${text}\n`); };
@@ -30,7 +71,7 @@ export interface JsonOption { json?: boolean }
 /** Prints an error to stderr; returns the exit code. */
 export function reportError(err: unknown): number {
   const debug = process.env.SVC_DEBUG === '1';
-  if (err instanceof FixtureError || err instanceof CliError || err instanceof ConfigError) {
+  if (err instanceof FixtureError || err instanceof CliError || err instanceof ConfigError || err instanceof WebhookAdminError) {
     note(`error: ${err.message}`);
   } else if (err instanceof Error) {
     note(`error: ${err.message}`);

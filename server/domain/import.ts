@@ -13,6 +13,10 @@ import {
 } from '../../contract/fixture.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, parseJson } from '../db/ids.ts';
+import type { WebhookEndpointStatus } from '../db/schema.ts';
+import { createEndpoint } from '../webhooks/endpoints.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
+import { checkReceiverUrl, type LookupFn, type ReceiverPolicy, type ResolvedAddress } from '../webhooks/ssrf.ts';
 import { createSecretKey, provisionPublishableKey } from './api-keys.ts';
 import { hashPassword } from './passwords.ts';
 
@@ -21,7 +25,7 @@ import { hashPassword } from './passwords.ts';
 
 export const COUNT_KINDS = [
   'communities', 'domains', 'users', 'memberships', 'events', 'tiers', 'articles', 'products', 'segments',
-  'atlasCategories', 'atlasHotspots', 'apiKeys',
+  'atlasCategories', 'atlasHotspots', 'apiKeys', 'webhooks',
 ] as const;
 export type CountKind = (typeof COUNT_KINDS)[number];
 export interface Count { created: number; unchanged: number }
@@ -36,11 +40,27 @@ export interface ImportedSecretKey {
   scopes: Scope[];
 }
 
+export interface ImportedWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: WebhookEndpointStatus;
+  /** The signing secret when this import registered the endpoint; null when it already was (shown once). */
+  secret: string | null;
+  /**
+   * For a new endpoint, false when its host did not resolve at import time (it is accepted and
+   * checked again at every delivery); null for an endpoint that was already registered.
+   */
+  resolved: boolean | null;
+}
+
 export interface ImportedCommunity {
   tag: string;
   id: string;
   publishableKey: string;
   secretKeys: ImportedSecretKey[];
+  webhooks: ImportedWebhook[];
   counts: Counts;
 }
 
@@ -99,6 +119,11 @@ export async function readFixtureFile(file: string): Promise<unknown> {
 export interface ImportOptions {
   /** The instant relative dates resolve against and rows are stamped with. Default: now. */
   now?: Date;
+  /**
+   * What registering webhook endpoints needs: the key that encrypts their signing secrets and the
+   * receiver policy (private addresses allowed or not, DNS). Required when the file has webhooks.
+   */
+  webhooks?: { secrets: SecretBox; policy: ReceiverPolicy };
 }
 
 /**
@@ -110,9 +135,13 @@ export async function importFixture(db: Db, input: unknown, opts: ImportOptions 
   const parsed = parseFixture(input, { now });
   if (!parsed.success) throw new FixtureError(parsed.issues);
   const fixture = parsed.data;
+  // Receiver URLs are checked (and their names resolved) before the transaction opens, so no DNS
+  // lookup holds it open; the registration inside reuses these answers.
+  const hooks = webhookContext(fixture, opts.webhooks);
+  const receiverIssues = await checkReceivers(fixture, hooks);
 
   return transaction(db, async (trx) => {
-    const issues = await checkAgainstDatabase(trx, fixture);
+    const issues = [...await checkAgainstDatabase(trx, fixture), ...receiverIssues];
     if (issues.length > 0) throw new FixtureError(issues);
 
     const stamp = now.toISOString();
@@ -120,7 +149,7 @@ export async function importFixture(db: Db, input: unknown, opts: ImportOptions 
     const userIds = await importUsers(trx, fixture, counts, stamp);
     const communities: ImportedCommunity[] = [];
     for (const [i, c] of fixture.communities.entries()) {
-      communities.push(await importCommunity(trx, c, counts[i], userIds, stamp));
+      communities.push(await importCommunity(trx, c, counts[i], userIds, stamp, hooks));
     }
     const totals = emptyCounts();
     for (const c of communities) {
@@ -282,7 +311,7 @@ async function importUsers(trx: Trx, f: Fixture, counts: Counts[], stamp: string
 }
 
 async function importCommunity(
-  trx: Trx, c: FixtureCommunity, counts: Counts, userIds: Map<string, string>, stamp: string,
+  trx: Trx, c: FixtureCommunity, counts: Counts, userIds: Map<string, string>, stamp: string, hooks: WebhookContext | null,
 ): Promise<ImportedCommunity> {
   const userId = (tag: string): string => {
     const id = userIds.get(tag);
@@ -319,8 +348,9 @@ async function importCommunity(
   await importProducts(trx, communityId, c, counts, userId, stamp);
   await importAtlas(trx, communityId, c, counts, stamp);
   const secretKeys = await importApiKeys(trx, communityId, c, counts);
+  const webhooks = await importWebhooks(trx, communityId, c, counts, hooks);
   const publishableKey = await provisionPublishableKey(trx, communityId);
-  return { tag: c.tag, id: communityId, publishableKey, secretKeys, counts };
+  return { tag: c.tag, id: communityId, publishableKey, secretKeys, webhooks, counts };
 }
 
 async function importDomains(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts): Promise<void> {
@@ -498,6 +528,88 @@ async function importApiKeys(trx: Trx, communityId: string, c: FixtureCommunity,
     const created = await createSecretKey(trx, communityId, k.scopes, k.name);
     out.push({ id: created.id, name: k.name, key: created.key, prefix: created.prefix, scopes: created.scopes });
     counts.apiKeys.created++;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook endpoints
+
+interface WebhookContext { secrets: SecretBox; policy: ReceiverPolicy }
+
+/** The caller's secrets and policy, with a lookup that answers each host name once per import. */
+function webhookContext(f: Fixture, given: ImportOptions['webhooks']): WebhookContext | null {
+  if (!f.communities.some((c) => c.webhooks.length > 0)) return null;
+  if (!given) {
+    // A programming error, not a problem of the file: every caller that imports files with
+    // webhooks (`svc import`) passes them.
+    throw new Error('importFixture: the file registers webhooks, so options.webhooks (secrets and receiver policy) is required');
+  }
+  const answers = new Map<string, Promise<ResolvedAddress[]>>();
+  const lookup: LookupFn = (host) => {
+    let answer = answers.get(host);
+    if (!answer) {
+      answer = given.policy.lookup(host);
+      // A failed lookup is an answer too (the host does not resolve); keep it from being unhandled.
+      answer.catch(() => undefined);
+      answers.set(host, answer);
+    }
+    return answer;
+  };
+  return { secrets: given.secrets, policy: { allowPrivate: given.policy.allowPrivate, lookup } };
+}
+
+/** Every receiver URL against the policy (https, public addresses), reported by JSON path. */
+async function checkReceivers(f: Fixture, hooks: WebhookContext | null): Promise<FixtureIssue[]> {
+  if (!hooks) return [];
+  const issues: FixtureIssue[] = [];
+  for (const [ci, c] of f.communities.entries()) {
+    for (const [wi, w] of c.webhooks.entries()) {
+      try {
+        await checkReceiverUrl(w.url, hooks.policy);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'UNSAFE_RECEIVER') throw err;
+        issues.push({ path: at('communities', ci, 'webhooks', wi, 'url'), message: (err as Error).message });
+      }
+    }
+  }
+  return issues;
+}
+
+/**
+ * A receiver is registered only when the community has no endpoint with that URL that is not
+ * removed (enabled or disabled); its signing secret is returned once. A removed endpoint does not
+ * count, so re-importing registers the URL afresh.
+ */
+async function importWebhooks(
+  trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, hooks: WebhookContext | null,
+): Promise<ImportedWebhook[]> {
+  if (c.webhooks.length === 0 || !hooks) return [];
+  const rows = await trx.selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'events', 'description', 'status'])
+    .where('community_id', '=', communityId).where('status', '!=', 'REMOVED')
+    .orderBy('created_at')
+    .execute();
+  const existing = new Map<string, (typeof rows)[number]>();
+  for (const r of rows) if (!existing.has(r.url)) existing.set(r.url, r);
+  const missing = new Set(onlyMissing(c.webhooks, existing.keys(), (w) => w.url, counts.webhooks));
+  const out: ImportedWebhook[] = [];
+  for (const w of c.webhooks) {
+    if (missing.has(w)) {
+      const created = await createEndpoint(trx, hooks.secrets, hooks.policy, {
+        communityId, url: w.url, events: w.events, description: w.description ?? null,
+      });
+      out.push({
+        id: created.id, url: created.url, events: created.events, description: created.description, status: created.status,
+        secret: created.secret, resolved: created.resolved,
+      });
+    } else {
+      const r = existing.get(w.url) as (typeof rows)[number];
+      out.push({
+        id: r.id, url: r.url, events: parseJson<string[]>(r.events, []), description: r.description, status: r.status,
+        secret: null, resolved: null,
+      });
+    }
   }
   return out;
 }

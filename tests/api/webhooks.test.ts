@@ -1,6 +1,8 @@
 // Outgoing webhooks end to end: emit() in a real transaction, the real worker, real HTTP
 // receivers on 127.0.0.1. Signatures are checked with the stripe package, as a receiver would.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { transaction } from '../../server/db/index.ts';
 import { emit } from '../../server/webhooks/emit.ts';
@@ -67,6 +69,40 @@ describe('webhooks: happy path', () => {
     });
     expect(() => stripe.webhooks.constructEvent(req.body.replace('hooks', 'hookz'), req.headers['svc-signature'] as string, endpoint.secret))
       .toThrow(/signature/i);
+  });
+
+  it('is verified by the receiver example in docs/examples, which also turns away forged and replayed deliveries', async () => {
+    const example = await import('../../docs/examples/webhook-receiver.mjs' as string);
+    const events: Array<{ deliveryId: string }> = [];
+    const docReceiver = http.createServer();
+    await new Promise<void>((resolve) => docReceiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(docReceiver.address() as AddressInfo).port}/`;
+      const endpoint = await addEndpoint(db(), secrets, community.id, url);
+      docReceiver.on('request', example.createHandler({ secret: endpoint.secret, onEvent: (e: { deliveryId: string }) => { events.push(e); } }));
+      // Signed with the old and the new secret during the overlap: the receiver's old one still works.
+      await rotateSecret(db(), secrets, endpoint.id, 60_000);
+      worker = startWorker(server.database, secrets);
+      const { deliveryIds: [id] } = await emitOne(db(), community, 'member.approved', approved());
+      await settled(id, 'SUCCEEDED');
+      expect(events.map((e) => e.deliveryId)).toEqual([id]);
+
+      const [attempt] = await attemptRows(db(), id);
+      expect(attempt.status_code).toBe(204);
+      const forged = await fetch(url, { method: 'POST', body: '{"event":"member.approved"}', headers: { 'Svc-Signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } });
+      expect(forged.status).toBe(400);
+      expect(await forged.text()).toMatch(/raw body exactly as received/);
+      const stale = await fetch(url, { method: 'POST', body: '{}', headers: { 'Svc-Signature': 'v1=abc' } });
+      expect(await stale.text()).toMatch(/t=<unix seconds>/);
+
+      await replayDelivery(db(), id);
+      await waitFor(async () => (await attemptRows(db(), id)).length === 2, 'the replay to be logged');
+      expect(events).toHaveLength(1);
+      expect((await attemptRows(db(), id))[1].response_body).toBe('duplicate');
+    } finally {
+      docReceiver.closeAllConnections();
+      await new Promise((r) => docReceiver.close(r));
+    }
   });
 
   it('writes one delivery per subscribed, enabled endpoint of the community and none for the rest', async () => {

@@ -7,7 +7,7 @@ import http, { type Server } from 'node:http';
 import pg from 'pg';
 import { createApp } from '../../../server/app.ts';
 import { loadConfig, type Config } from '../../../server/config.ts';
-import { migrate, openDatabase, type DatabaseHandle } from '../../../server/db/index.ts';
+import { migrate, openDatabase, type DatabaseHandle, type DatabaseTarget } from '../../../server/db/index.ts';
 import { createLogger } from '../../../server/http/logger.ts';
 import { ReadCache } from '../../../server/http/read-cache.ts';
 import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
@@ -17,6 +17,8 @@ export interface TestServer {
   /** The app's read cache, for tests that change data behind the API's back. */
   readCache: ReadCache;
   database: DatabaseHandle;
+  /** Where the database is, for tests that open a second connection to it (another "process"). */
+  databaseTarget: DatabaseTarget;
   config: Config;
   close(): Promise<void>;
   /** fetch against the server with JSON helpers. */
@@ -34,22 +36,25 @@ export interface StartOptions {
   rateLimits?: Partial<Config['rateLimits']>;
   env?: Record<string, string>;
   logger?: import('pino').Logger;
+  /** A SQLite file instead of :memory:, when the test needs a second connection to the same data. */
+  sqliteFile?: string;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
-  let database: DatabaseHandle;
+  let databaseTarget: DatabaseTarget;
   if (process.env.DATABASE_URL) {
     const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await admin.connect();
     await admin.query(`create schema "${schema}"`);
     await admin.end();
-    database = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL, schema });
+    databaseTarget = { kind: 'postgres', url: process.env.DATABASE_URL, schema };
   } else {
-    database = openDatabase({ kind: 'sqlite', file: ':memory:' });
+    databaseTarget = { kind: 'sqlite', file: opts.sqliteFile ?? ':memory:' };
   }
+  const database = openDatabase(databaseTarget);
   await migrate(database.db);
 
   const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
@@ -72,6 +77,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     url,
     readCache,
     database,
+    databaseTarget,
     config,
     async close() {
       server.closeAllConnections();

@@ -79,16 +79,17 @@ export async function emitOne<E extends WebhookEventName>(
   return transaction(db, (trx) => emit(trx, community, event, data));
 }
 
-export const approved = (memberId = crypto.randomUUID()) => ({
+export const approved = (memberId: string = crypto.randomUUID()) => ({
   memberId, userId: crypto.randomUUID(), approvedAt: new Date().toISOString(), approvedBy: crypto.randomUUID(),
 });
 
 /** Polls until check() is truthy, or fails with `what` after timeoutMs. */
-export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 10_000): Promise<T> {
+type Falsy = null | undefined | false | 0 | '';
+export async function waitFor<T>(check: () => Promise<T | Falsy> | T | Falsy, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as T;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -101,3 +102,10 @@ export async function deliveryRow(db: Db, id: string) {
 export async function attemptRows(db: Db, deliveryId: string) {
   return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('number').execute();
 }
+
+/** The attempt log of a delivery once it has at least `n` rows. */
+export const attemptsOnceLogged = (db: Db, deliveryId: string, n = 1) =>
+  waitFor(async () => {
+    const rows = await attemptRows(db, deliveryId);
+    return rows.length >= n ? rows : null;
+  }, `${n} logged attempt(s) of ${deliveryId}`);
