@@ -69,12 +69,13 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(purge);
+    // Stop claiming now; attempts in flight finish and are recorded, the rest stay due for the next start.
+    const workerStopped = worker?.stop();
     // In-flight requests finish; keep-alive sockets are closed once idle.
     server.close(async () => {
       let code = 0;
       try {
-        // Attempts in flight finish and are recorded; the rest stay due for the next start.
-        await worker?.stop();
+        await workerStopped;
         await rateLimits.close();
         await database.close();
       } catch (err) {

@@ -171,6 +171,21 @@ describe('webhooks: happy path', () => {
     expect(Date.parse(attempt.startedAt)).not.toBeNaN();
   });
 
+  it('finishes and records the attempts in flight when the worker stops, and claims nothing more', async () => {
+    await addEndpoint(db(), secrets, community.id, receiver.url);
+    receiver.handle((_q, res) => setTimeout(() => res.writeHead(204).end(), 300));
+    worker = startWorker(server.database, secrets);
+    const { deliveryIds: [inFlight] } = await emitOne(db(), community, 'member.approved', approved());
+    await waitFor(() => receiver.requests.length === 1, 'the attempt to reach the receiver');
+    const stopping = worker.stop();
+    const { deliveryIds: [later] } = await emitOne(db(), community, 'member.approved', approved());
+    await stopping;
+    worker = null;
+    expect((await deliveryRow(db(), inFlight)).status).toBe('SUCCEEDED');
+    expect(await deliveryRow(db(), later)).toMatchObject({ status: 'PENDING', attempts: 0, lease_token: null });
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('replays a delivered delivery with the same delivery id and body', async () => {
     await addEndpoint(db(), secrets, community.id, receiver.url);
     worker = startWorker(server.database, secrets);

@@ -51,3 +51,32 @@ describe('config', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
   });
 });
+
+describe('config: webhooks', () => {
+  it('defaults to the spec schedule (six attempts), a 10 s timeout and the worker on', () => {
+    const { webhooks, encryptionKey } = loadConfig({});
+    expect(webhooks).toEqual({
+      allowPrivate: true, retryDelaysMs: [60_000, 300_000, 1_800_000, 7_200_000, 86_400_000],
+      timeoutMs: 10_000, concurrency: 64, pollMs: 1000, worker: true,
+    });
+    expect(encryptionKey).toBeNull();
+  });
+
+  it('refuses private receivers by default in production, unless told otherwise', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).webhooks.allowPrivate).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' }).webhooks.allowPrivate).toBe(true);
+    expect(loadConfig({ SVC_ALLOW_PRIVATE_WEBHOOKS: 'false' }).webhooks.allowPrivate).toBe(false);
+  });
+
+  it('reads a compressed retry schedule in any unit, and names the variable when it is malformed', () => {
+    expect(loadConfig({ SVC_WEBHOOK_RETRY_DELAYS: '250ms, 1s,2m,1h,1d' }).webhooks.retryDelaysMs).toEqual([250, 1000, 120_000, 3_600_000, 86_400_000]);
+    expect(() => loadConfig({ SVC_WEBHOOK_RETRY_DELAYS: '1m,soon' })).toThrow(/SVC_WEBHOOK_RETRY_DELAYS: must be/);
+  });
+
+  it('takes a 32-byte encryption key as base64 or hex and refuses any other length', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadConfig({ SVC_ENCRYPTION_KEY: key.toString('base64') }).encryptionKey).toEqual(key);
+    expect(loadConfig({ SVC_ENCRYPTION_KEY: key.toString('hex') }).encryptionKey).toEqual(key);
+    expect(() => loadConfig({ SVC_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SVC_ENCRYPTION_KEY: must be 32 bytes/);
+  });
+});
