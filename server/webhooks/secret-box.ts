@@ -1,14 +1,11 @@
-// Webhook signing secrets at rest: AES-256-GCM under one process key, bound to the endpoint id
-// (as associated data) so a ciphertext copied onto another endpoint does not decrypt. The key
-// comes from SVC_ENCRYPTION_KEY, or from a key file made on first use in SVC_DATA_DIR; every
-// process that signs deliveries (servers, the CLI) must see the same key.
+// Webhook signing secrets at rest: AES-256-GCM under the master key (server/secrets.ts), bound to
+// the endpoint id (as associated data) so a ciphertext copied onto another endpoint does not
+// decrypt. Every process that signs deliveries (servers, the CLI) must see the same key.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../config.ts';
+import { deriveKey, loadMasterKey } from '../secrets.ts';
 
 const VERSION = 'v1';
-export const KEY_FILE_NAME = 'encryption.key';
 
 export class SecretBox {
   readonly #key: Buffer;
@@ -40,21 +37,12 @@ export class SecretBox {
   }
 }
 
-/** The configured key, or the key file in the data directory (created, mode 0600, on first use). */
+/** The box for webhook signing secrets, under a key derived from the master key for this purpose only. */
 export function loadSecretBox(config: Pick<Config, 'encryptionKey' | 'dataDir'>): SecretBox {
-  if (config.encryptionKey) return new SecretBox(config.encryptionKey);
-  const file = path.join(config.dataDir, KEY_FILE_NAME);
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  try {
-    // 'wx' fails if the file exists, so two processes starting together agree on one key.
-    fs.writeFileSync(file, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
-  return new SecretBox(key);
+  return new SecretBox(deriveKey(loadMasterKey(config), 'webhook signing secrets v1'));
 }
+
+export { KEY_FILE_NAME } from '../secrets.ts';
 
 /** A new signing secret, `whsec_` and 32 url-safe characters. */
 export const newSigningSecret = (): string => `whsec_${crypto.randomBytes(24).toString('base64url')}`;

@@ -1,0 +1,30 @@
+// The process's key material. One 32-byte master key, from SVC_ENCRYPTION_KEY or a key file made
+// on first use in SVC_DATA_DIR (mode 0600), from which each use derives its own key with HKDF,
+// so a key for one purpose never doubles as another's. Every process of one deployment (servers,
+// the CLI) must see the same master key.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.ts';
+
+export const KEY_FILE_NAME = 'encryption.key';
+
+export function loadMasterKey(config: Pick<Config, 'encryptionKey' | 'dataDir'>): Buffer {
+  if (config.encryptionKey) return config.encryptionKey;
+  const file = path.join(config.dataDir, KEY_FILE_NAME);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  try {
+    // 'wx' fails if the file exists, so two processes starting together agree on one key.
+    fs.writeFileSync(file, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+  return key;
+}
+
+/** A 32-byte key for one named purpose, e.g. 'session tokens v1'. */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', master, Buffer.alloc(0), `svc ${purpose}`, 32));
+}
