@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AmountCents, Currency, HexColor, IsoDateTime, Uuid } from './common.ts';
 import {
-  Accessibility, ArticleStatus, DonationMode, EventFormat, MembershipStatus, PageKey, Visibility,
+  Accessibility, ArticleStatus, DonationMode, EventFormat, MembershipStatus, PAGE_KEYS, PageKey, Visibility,
 } from './enums.ts';
 
 /** The spec leaves the inner structure open; this is ours. Every field optional. */
@@ -245,3 +245,17 @@ export const PublishableKeyResponse = z
     scopes: z.array(z.literal('READ_PUBLIC')),
   })
   .meta({ id: 'PublishableKey' });
+
+/** One page's verdict for the viewer (spec: "Page-access verdict"); reason whenever allow is false. */
+export const PageVerdict = z
+  .object({
+    allow: z.boolean(),
+    reason: z.enum(['community_private', 'page_members_only', 'page_disabled']).optional(),
+    resolvedVisibility: Visibility,
+  })
+  .meta({ id: 'PageVerdict' });
+
+/** Every page key of the community to its verdict for the requesting viewer. */
+export const PageAccess = z
+  .object(Object.fromEntries(PAGE_KEYS.map((k) => [k, PageVerdict])) as Record<(typeof PAGE_KEYS)[number], typeof PageVerdict>)
+  .meta({ id: 'PageAccess' });

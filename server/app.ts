@@ -20,6 +20,8 @@ import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
 import { widgetsStatic } from './site/widgets-static.ts';
 import { v1Router } from './v1/index.ts';
+import { SessionTokens } from './domain/sessions.ts';
+import { deriveKey, loadMasterKey } from './secrets.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -36,6 +38,8 @@ export interface AppDeps {
   readCache?: ReadCache;
   /** Where the built widget bundle lives (`dist/`). */
   distDir?: string;
+  /** Visitor session tokens; default: keyed by SVC_SESSION_SECRET or a key derived from the master key. */
+  sessions?: SessionTokens;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -58,6 +62,7 @@ export function createApp(deps: AppDeps): Express {
     publicUrl: config.publicUrl,
     validateResponses: deps.validateResponses,
     readBody: jsonBodyReader(config.bodyLimit),
+    sessions: deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
   };
   // The public API first: it is the hot path, and nothing before it needs to see its requests.
   app.use(v1Router(routeDeps));

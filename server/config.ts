@@ -70,8 +70,13 @@ const Env = z.object({
   SVC_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** Run the delivery worker in this process. */
   SVC_WEBHOOK_WORKER: z.enum(['true', 'false']).default('true'),
-  /** 32 bytes (base64 or hex) that encrypt webhook signing secrets at rest; default: a key file in SVC_DATA_DIR. */
+  /** The master key: 32 bytes (base64 or hex) from which per-purpose keys are derived; default: a key file in SVC_DATA_DIR. */
   SVC_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as base64 (44 chars) or hex (64 chars); make one with `openssl rand -base64 32`')
+    .optional(),
+  /** 32 bytes (base64 or hex) that sign visitor session tokens; default: derived from the master key. */
+  SVC_SESSION_SECRET: z
     .string()
     .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as base64 (44 chars) or hex (64 chars); make one with `openssl rand -base64 32`')
     .optional(),
@@ -101,6 +106,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** The webhook-secret key from SVC_ENCRYPTION_KEY, or null to use the key file in dataDir. */
   encryptionKey: Buffer | null;
+  /** The session-token key from SVC_SESSION_SECRET, or null to derive it from the master key. */
+  sessionSecret: Buffer | null;
 }
 
 export interface WebhookConfig {
@@ -156,5 +163,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       worker: e.SVC_WEBHOOK_WORKER === 'true',
     },
     encryptionKey: e.SVC_ENCRYPTION_KEY ? decodeKey(e.SVC_ENCRYPTION_KEY) : null,
+    sessionSecret: e.SVC_SESSION_SECRET ? decodeKey(e.SVC_SESSION_SECRET) : null,
   };
 }

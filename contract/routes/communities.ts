@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CommunityTag } from '../common.ts';
-import { Community, PublishableKeyResponse } from '../resources.ts';
+import { Community, PageAccess, PublishableKeyResponse } from '../resources.ts';
 import { route } from '../route.ts';
 
 export const getPublishableKey = route({
@@ -42,4 +42,21 @@ export const getCommunityByDomain = route({
   params: z.object({ hostname: z.string().min(1).max(253).regex(/^[A-Za-z0-9.-]+$/, 'must be a hostname') }),
   response: { status: 200, schema: Community, description: 'The community' },
   errors: [400, 404, 429],
+});
+
+export const getPageAccess = route({
+  operationId: 'getPageAccess',
+  method: 'get',
+  path: '/api/communities/{communityTag}/page-access',
+  tag: 'Community site',
+  summary: 'May the viewer open each page of the community',
+  description:
+    'Served on `{site_base}`. The sign-in cookie is optional (also `Authorization: Bearer`); without one, or with an invalid one, ' +
+    'the verdicts are for an anonymous visitor. One verdict per page key: `allow`, `reason` whenever it is false ' +
+    '(`community_private`, `page_members_only`, `page_disabled`), and `resolvedVisibility`. Only ACCEPTED members count as members; ' +
+    'CHAT always requires membership. Never cached by shared caches: the answer depends on the viewer.',
+  auth: { kind: 'none' },
+  params: z.object({ communityTag: CommunityTag }),
+  response: { status: 200, schema: PageAccess, description: 'Verdicts by page key' },
+  errors: [404, 429],
 });

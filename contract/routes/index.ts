@@ -13,5 +13,6 @@ export const ROUTES: RouteDef[] = [
   events.getTierForm,
   communities.getCommunity,
   communities.getCommunityByDomain,
+  communities.getPageAccess,
 ] as RouteDef[];
 export { communities, events };

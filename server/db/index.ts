@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogEvent, type Migration, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
@@ -20,7 +20,13 @@ export interface DatabaseHandle {
 
 export type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string };
 
-export function openDatabase(target: DatabaseTarget): DatabaseHandle {
+export interface OpenOptions {
+  /** Called with the SQL of every query run (tests count queries with it). */
+  onQuery?: (sql: string) => void;
+}
+
+export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): DatabaseHandle {
+  const log = opts.onQuery ? (e: LogEvent) => opts.onQuery!(e.query.sql) : undefined;
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') fs.mkdirSync(path.dirname(target.file), { recursive: true });
     const conn = new SQLite(target.file);
@@ -28,7 +34,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     conn.pragma('foreign_keys = ON');
     conn.pragma('busy_timeout = 5000');
     conn.pragma('synchronous = NORMAL');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({
@@ -37,7 +43,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     // Tests isolate themselves in a schema of their own on the shared database.
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

@@ -16,6 +16,7 @@ import { paginationHeaders, type PageInfo } from './pagination.ts';
 import type { RateLimits } from './rate-limit.ts';
 import type { ReadCache } from './read-cache.ts';
 import { parseOrThrow } from './validate.ts';
+import type { SessionTokens } from '../domain/sessions.ts';
 
 export interface RouteDeps {
   db: Db;
@@ -28,6 +29,8 @@ export interface RouteDeps {
   publicUrl: string;
   /** Tests turn this on: every success body is checked against the route's response schema. */
   validateResponses?: boolean;
+  /** Verifies visitor session tokens (cookie or Bearer) on site routes. */
+  sessions: SessionTokens;
 }
 
 export interface HandlerContext<P, Q, B> {

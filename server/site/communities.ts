@@ -1,6 +1,8 @@
 // {site_base}/api/communities: the public community object, by tag or by custom domain.
 import type { Router } from 'express';
-import { getCommunity, getCommunityByDomain } from '../../contract/routes/communities.ts';
+import { getCommunity, getCommunityByDomain, getPageAccess } from '../../contract/routes/communities.ts';
+import { pageAccessFor } from '../domain/page-access.ts';
+import { signedInVisitor } from '../http/session.ts';
 import { findCommunityByDomain, findCommunityByTag, toPublicCommunity } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
@@ -15,6 +17,16 @@ export function mountCommunities(router: Router, deps: RouteDeps): void {
     const row = await findCommunityByDomain(deps.db, params.hostname);
     if (!row) throw notFound(messages.communityNotFound);
     return { body: await toPublicCommunity(deps.db, row), headers: CACHE };
+  }, deps);
+
+  mountRoute(router, getPageAccess, async ({ params, req }) => {
+    const row = await findCommunityByTag(deps.db, params.communityTag);
+    if (!row) throw notFound(messages.communityNotFound);
+    const visitor = await signedInVisitor(deps.db, deps.sessions, req, row.tag);
+    return {
+      body: await pageAccessFor(deps.db, row, visitor?.userId ?? null),
+      headers: { 'Cache-Control': 'private, no-store', Vary: 'Cookie, Authorization' },
+    };
   }, deps);
 
   mountRoute(router, getCommunity, async ({ params }) => {

@@ -2,6 +2,7 @@
 // exactly as resource routes are (mountRoute), against the real database. Covers idempotency
 // (replay, mismatch, concurrency, lock takeover, exactly-once) and request bodies (JSON only,
 // size cap, auth before the body is read).
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -22,6 +23,7 @@ import { ReadCache } from '../../server/http/read-cache.ts';
 import { cachedKeyResolver, hashKey } from '../../server/domain/api-keys.ts';
 import { makeCommunity, makeKey } from './support/factory.ts';
 import pg from 'pg';
+import { SessionTokens } from '../../server/domain/sessions.ts';
 
 const createThing = route({
   operationId: 'testCreateThing', method: 'post', path: '/v1/communities/{communityTag}/things', tag: 'Events',
@@ -88,6 +90,7 @@ beforeAll(async () => {
   }, {
     db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0), rateLimits,
     publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), idempotency: { lockMs: LOCK_MS, waitMs: 1500 },
+    sessions: new SessionTokens(crypto.randomBytes(32)),
   });
   app.use(errorHandler(createLogger('silent'), '1mb'));
   server = http.createServer(app);

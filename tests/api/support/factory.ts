@@ -52,3 +52,21 @@ export async function makeEvent(db: Db, communityId: string, e: Partial<{
   }
   return { id, slug: e.slug ?? `event-${seq}`, tierIds };
 }
+
+export async function makeUser(db: Db, usertag = `user${++seq}`) {
+  const id = newId();
+  await db.insertInto('users').values({
+    id, email: `${usertag}@example.com`, name: `User ${usertag}`, usertag, profile_image: null, bio: null, phone: null,
+    password_hash: null, created_at: nowIso(),
+  }).execute();
+  return { id, usertag };
+}
+
+export async function makeMembership(db: Db, communityId: string, userId: string, status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED') {
+  const id = newId();
+  await db.insertInto('memberships').values({
+    id, community_id: communityId, user_id: userId, status, role: 'member', segment_id: null, created_at: nowIso(),
+    accepted_at: status === 'ACCEPTED' ? nowIso() : null,
+  }).execute();
+  return id;
+}

@@ -11,6 +11,7 @@ import { migrate, openDatabase, type DatabaseHandle, type DatabaseTarget } from 
 import { createLogger } from '../../../server/http/logger.ts';
 import { ReadCache } from '../../../server/http/read-cache.ts';
 import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
+import { SessionTokens } from '../../../server/domain/sessions.ts';
 
 export interface TestServer {
   url: string;
@@ -20,6 +21,8 @@ export interface TestServer {
   /** Where the database is, for tests that open a second connection to it (another "process"). */
   databaseTarget: DatabaseTarget;
   config: Config;
+  /** Issues the visitor tokens this server accepts (sign a user in without the sign-in flow). */
+  sessions: SessionTokens;
   close(): Promise<void>;
   /** fetch against the server with JSON helpers. */
   request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<TestResponse>;
@@ -38,6 +41,8 @@ export interface StartOptions {
   logger?: import('pino').Logger;
   /** A SQLite file instead of :memory:, when the test needs a second connection to the same data. */
   sqliteFile?: string;
+  /** Sees the SQL of every query the app runs. */
+  onQuery?: (sql: string) => void;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -54,7 +59,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   } else {
     databaseTarget = { kind: 'sqlite', file: opts.sqliteFile ?? ':memory:' };
   }
-  const database = openDatabase(databaseTarget);
+  const database = openDatabase(databaseTarget, { onQuery: opts.onQuery });
   await migrate(database.db);
 
   const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
@@ -71,7 +76,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.publicUrl = url;
   const readCache = new ReadCache(config.readCacheMs);
-  server.on('request', createApp({ config, database, logger: opts.logger ?? createLogger('silent'), rateLimits, readCache, validateResponses: true }));
+  const sessions = new SessionTokens(crypto.randomBytes(32));
+  server.on('request', createApp({ config, database, logger: opts.logger ?? createLogger('silent'), rateLimits, readCache, sessions, validateResponses: true }));
 
   return {
     url,
@@ -79,6 +85,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     database,
     databaseTarget,
     config,
+    sessions,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
