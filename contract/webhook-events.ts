@@ -6,7 +6,8 @@
 import { z } from 'zod';
 
 const Id = z.string().min(1);
-const At = z.iso.datetime({ offset: true });
+/** UTC only (`...Z`): receivers compare timestamps across events without parsing offsets. */
+const At = z.iso.datetime();
 const Money = { amount: z.int().min(0), currency: z.string().length(3) };
 
 /** How a membership request came in. */

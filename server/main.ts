@@ -7,6 +7,7 @@ import { seedDemoIfEmpty } from './domain/seed.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { createLogger } from './http/logger.ts';
 import { connectRedis, createRateLimits } from './http/rate-limit.ts';
+import { secretsReadable } from './webhooks/endpoints.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 
@@ -45,8 +46,11 @@ async function main(): Promise<void> {
     purgeExpiredIdempotencyKeys(database.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
   }, 60 * 60 * 1000);
   purge.unref();
-  // The key is read before anything is delivered so a wrong key fails the start, not every send.
   const secrets = loadSecretBox(config);
+  if (!(await secretsReadable(database.db, secrets))) {
+    // Not fatal (the API works without it), but every delivery would fail until the key is fixed.
+    logger.error('webhook signing secrets do not decrypt with this key: set SVC_ENCRYPTION_KEY (or SVC_DATA_DIR) to the one they were stored with');
+  }
   const worker = config.webhooks.worker
     ? new DeliveryWorker({ db: database.db, dialect: database.dialect, config: config.webhooks, secrets, logger })
     : null;

@@ -13,11 +13,18 @@ export function loadMasterKey(config: Pick<Config, 'encryptionKey' | 'dataDir'>)
   if (config.encryptionKey) return config.encryptionKey;
   const file = path.join(config.dataDir, KEY_FILE_NAME);
   fs.mkdirSync(config.dataDir, { recursive: true });
-  try {
-    // 'wx' fails if the file exists, so two processes starting together agree on one key.
-    fs.writeFileSync(file, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  if (!fs.existsSync(file)) {
+    // Written aside and linked into place: link fails if the file exists, so two processes
+    // starting together agree on one key, and neither ever reads a half-written file.
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(tmp, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      fs.unlinkSync(tmp);
+    }
   }
   const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);

@@ -91,7 +91,10 @@ export async function transaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Prom
     afterCommitHooks.set(trx, hooks);
     return fn(trx);
   });
-  for (const hook of hooks) hook();
+  // The transaction has committed: a failing hook must not make the caller think it did not.
+  for (const hook of hooks) {
+    try { hook(); } catch { /* hooks only speed things up */ }
+  }
   return result;
 }
 

@@ -148,6 +148,22 @@ async function summaryOfRemoved(trx: Trx, id: string): Promise<EndpointSummary> 
   return toSummary(await summaries(trx).where('w.id', '=', id).executeTakeFirstOrThrow());
 }
 
+/**
+ * False when an enabled endpoint's secret does not open with this key: the process was started
+ * with another SVC_ENCRYPTION_KEY (or key file) than the one the secrets were stored with.
+ */
+export async function secretsReadable(db: Db, box: SecretBox): Promise<boolean> {
+  const row = await db.selectFrom('webhook_endpoints').select(['id', 'secret_ciphertext'])
+    .where('status', '=', 'ENABLED').where('secret_ciphertext', 'is not', null).limit(1).executeTakeFirst();
+  if (!row) return true;
+  try {
+    box.open(row.secret_ciphertext!, row.id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const enableEndpoint = (db: Db, id: string) => setStatus(db, id, 'ENABLED', null);
 export const disableEndpoint = (db: Db, id: string, reason = 'disabled by an admin') => setStatus(db, id, 'DISABLED', reason);
 /** Stops all deliveries and forgets the secrets; the delivery and attempt history stays readable. */

@@ -30,6 +30,8 @@ export interface AttemptResult {
 export interface SendOptions {
   agents: { http: http.Agent; https: https.Agent };
   timeoutMs: number;
+  /** Refuse anything but https:// (the SSRF guard is on): an endpoint registered while it was off is not sent in clear. */
+  requireHttps: boolean;
 }
 
 export function sendAttempt(delivery: OutgoingDelivery, opts: SendOptions): Promise<AttemptResult> {
@@ -38,11 +40,19 @@ export function sendAttempt(delivery: OutgoingDelivery, opts: SendOptions): Prom
   const url = new URL(delivery.url);
   const secure = url.protocol === 'https:';
   const body = Buffer.from(delivery.body, 'utf8');
+  if (opts.requireHttps && !secure) {
+    return Promise.resolve({
+      ok: false, statusCode: null, responseBody: null, durationMs: 0, startedAt,
+      error: 'refused: the receiver URL is not https:// (set SVC_ALLOW_PRIVATE_WEBHOOKS=true only for development)',
+    });
+  }
 
   return new Promise<AttemptResult>((resolve) => {
     let statusCode: number | null = null;
     let settled = false;
-    const chunks: Buffer[] = [];
+    // Streaming mode holds back a multi-byte character cut at the 4 KiB edge instead of mangling it.
+    const decoder = new TextDecoder('utf-8', { fatal: false });
+    let excerpt = '';
     let received = 0;
 
     const finish = (error: string | null) => {
@@ -53,7 +63,7 @@ export function sendAttempt(delivery: OutgoingDelivery, opts: SendOptions): Prom
       resolve({
         ok,
         statusCode,
-        responseBody: statusCode === null ? null : Buffer.concat(chunks).toString('utf8'),
+        responseBody: statusCode === null ? null : excerpt,
         error: error ?? (ok ? null : describeStatus(statusCode, location)),
         durationMs: Math.round(performance.now() - started),
         startedAt,
@@ -86,7 +96,7 @@ export function sendAttempt(delivery: OutgoingDelivery, opts: SendOptions): Prom
       location = typeof res.headers.location === 'string' ? res.headers.location : undefined;
       res.on('data', (chunk: Buffer) => {
         const room = RESPONSE_EXCERPT_BYTES - received;
-        if (room > 0) chunks.push(chunk.subarray(0, room));
+        if (room > 0) excerpt += decoder.decode(chunk.subarray(0, room), { stream: true });
         received += chunk.length;
         if (received > RESPONSE_EXCERPT_BYTES) {
           // Beyond the excerpt nothing is kept: drop the connection rather than drain it.

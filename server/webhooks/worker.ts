@@ -22,6 +22,8 @@ import { onNewDeliveries } from './wake.ts';
 
 /** Deliveries claimed per query; more are claimed as slots free up. */
 const CLAIM_BATCH = 100;
+/** Decrypted secrets are dropped this often, so rotated and removed ones do not linger in memory. */
+const SECRET_CACHE_MS = 5 * 60 * 1000;
 
 export interface WorkerDeps {
   db: Db;
@@ -51,6 +53,12 @@ interface Job {
   result: AttemptResult;
 }
 
+/** What a recorded batch leads to once it has committed. */
+interface Effects { gone: Set<string>; wakeAt: number[] }
+
+/** PostgreSQL text cannot hold NUL; a receiver's body may. */
+const storable = (text: string | null): string | null => (text === null ? null : text.replaceAll('\0', '\uFFFD'));
+
 export interface AttemptOutcome { deliveryId: string; number: number; result: AttemptResult }
 
 export class DeliveryWorker {
@@ -58,6 +66,7 @@ export class DeliveryWorker {
   readonly #agents: ReturnType<typeof createGuardedAgents>;
   readonly #leaseMs: number;
   readonly #secretCache = new Map<string, string>();
+  #secretCacheSince = Date.now();
   #running = false;
   #loop: Promise<void> | null = null;
   #inFlight = new Set<Promise<void>>();
@@ -95,6 +104,8 @@ export class DeliveryWorker {
     this.#unsubscribe?.();
     this.#poke();
     if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = null;
+    this.#wakeTimerAt = Infinity;
     await this.#loop;
     await Promise.all([...this.#inFlight]);
     await this.#flush();
@@ -108,10 +119,17 @@ export class DeliveryWorker {
    */
   async deliverNow(ids?: string[]): Promise<AttemptOutcome[]> {
     const outcomes: AttemptOutcome[] = [];
-    const jobs = await this.#claimAndSend(ids ? ids.length : CLAIM_BATCH, ids, (job) => outcomes.push(
-      { deliveryId: job.deliveryId, number: job.number, result: job.result },
-    ));
-    await Promise.all(jobs);
+    const record = (job: Job) => outcomes.push({ deliveryId: job.deliveryId, number: job.number, result: job.result });
+    // At most `concurrency` at once: a request queued behind the agent's socket limit would spend
+    // its deadline waiting and fail without ever reaching the receiver.
+    const size = Math.min(this.#deps.config.concurrency, CLAIM_BATCH);
+    if (ids) {
+      for (let i = 0; i < ids.length; i += size) {
+        await Promise.all(await this.#claimAndSend(size, ids.slice(i, i + size), record));
+      }
+    } else {
+      await Promise.all(await this.#claimAndSend(size, undefined, record));
+    }
     await this.#flush();
     return outcomes;
   }
@@ -129,8 +147,13 @@ export class DeliveryWorker {
           this.#deps.logger.warn({ err: (err as Error).message }, 'webhook worker could not claim deliveries');
         }
       }
-      // A full claim means more may be due: keep going as soon as a slot is free.
-      this.#backlog = want > 0 && claimed === want;
+      // A full claim means more may be due: keep going as soon as a slot is free. With no room
+      // nothing was learnt, so the previous answer stands.
+      if (want > 0) this.#backlog = claimed === want;
+      if (Date.now() - this.#secretCacheSince > SECRET_CACHE_MS) {
+        this.#secretCache.clear();
+        this.#secretCacheSince = Date.now();
+      }
       if (!this.#running) break;
       if (this.#backlog && this.#inFlight.size < concurrency) continue;
       await new Promise<void>((resolve) => {
@@ -206,26 +229,45 @@ export class DeliveryWorker {
 
     for (const row of rows) {
       const d = byId.get(row.id);
-      if (!d) continue;
+      if (!d) {
+        cancelled.push(row.id);
+        continue;
+      }
       if (row.previous_lease_token) {
         this.#pending.push({
           deliveryId: row.id, token: '', number: row.total_attempts - 1, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id,
           result: { ok: false, statusCode: null, responseBody: null, durationMs: 0, startedAt: nowIso(), error: 'the worker stopped before this attempt finished; sent again' },
         });
+        this.#scheduleFlush();
       }
       if (d.endpoint_status !== 'ENABLED' || !d.secret_ciphertext) {
         cancelled.push(row.id);
         continue;
       }
-      const secrets = [this.#secret(d.secret_ciphertext, d.endpoint_id)];
-      if (d.previous_secret_ciphertext && d.previous_secret_expires_at && Date.parse(d.previous_secret_expires_at) > nowMs) {
-        secrets.push(this.#secret(d.previous_secret_ciphertext, d.endpoint_id));
+      let secrets: string[];
+      try {
+        secrets = [this.#secret(d.secret_ciphertext, d.endpoint_id)];
+        if (d.previous_secret_ciphertext && d.previous_secret_expires_at && Date.parse(d.previous_secret_expires_at) > nowMs) {
+          secrets.push(this.#secret(d.previous_secret_ciphertext, d.endpoint_id));
+        }
+      } catch (err) {
+        // One endpoint with an unreadable secret must not hold up the others claimed with it: this
+        // attempt fails (and counts), the rest go out.
+        this.#deps.logger.error({ endpointId: d.endpoint_id, err: (err as Error).message }, 'cannot sign a webhook delivery');
+        const job: Job = {
+          deliveryId: row.id, token, number: row.total_attempts, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id,
+          result: { ok: false, statusCode: null, responseBody: null, durationMs: 0, startedAt: nowIso(), error: (err as Error).message },
+        };
+        this.#pending.push(job);
+        onDone?.(job);
+        this.#scheduleFlush();
+        continue;
       }
       // Built by hand so the stored data is sent byte for byte without a parse/stringify round trip.
       const body = `{"event":${JSON.stringify(d.name)},"deliveryId":${JSON.stringify(d.id)},"createdAt":${JSON.stringify(d.event_created_at)},"communityTag":${JSON.stringify(d.community_tag)},"data":${d.data}}`;
       const attempt = sendAttempt(
         { url: d.url, deliveryId: d.id, event: d.name, body, signature: signatureHeader(body, secrets, Math.floor(Date.now() / 1000)) },
-        { agents: this.#agents, timeoutMs: this.#deps.config.timeoutMs },
+        { agents: this.#agents, timeoutMs: this.#deps.config.timeoutMs, requireHttps: !this.#deps.config.allowPrivate },
       ).then((result) => {
         const job: Job = { deliveryId: row.id, token, number: row.total_attempts, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id, result };
         this.#pending.push(job);
@@ -278,16 +320,37 @@ export class DeliveryWorker {
   async #flushLoop(): Promise<void> {
     while (this.#pending.length > 0) {
       const jobs = this.#pending.splice(0, this.#pending.length);
+      const effects: Effects = { gone: new Set(), wakeAt: [] };
       try {
-        await transaction(this.#deps.db, (trx) => this.#record(trx, jobs));
+        await transaction(this.#deps.db, (trx) => this.#record(trx, jobs, effects));
       } catch (err) {
-        // The leases run out and the deliveries are sent again: at least once, never lost.
-        this.#deps.logger.error({ err: (err as Error).message, deliveries: jobs.length }, 'could not record webhook attempts');
+        // One bad row must not sink the batch: record each job on its own.
+        this.#deps.logger.warn({ err: (err as Error).message, deliveries: jobs.length }, 'recording webhook attempts as a batch failed; recording one by one');
+        effects.gone.clear();
+        effects.wakeAt.length = 0;
+        for (const job of jobs) {
+          try {
+            await transaction(this.#deps.db, (trx) => this.#record(trx, [job], effects));
+          } catch (jobErr) {
+            // The lease runs out and the delivery is sent again: at least once, never lost.
+            this.#deps.logger.error({ err: (jobErr as Error).message, deliveryId: job.deliveryId }, 'could not record a webhook attempt');
+          }
+        }
       }
+      // After the commit, and in its own transaction: locking the endpoint and then its deliveries
+      // in the same order as an admin disabling it, never while holding delivery rows of a batch.
+      for (const endpointId of effects.gone) {
+        try {
+          await this.#disableGoneEndpoint(endpointId);
+        } catch (err) {
+          this.#deps.logger.error({ err: (err as Error).message, endpointId }, 'could not disable a webhook endpoint after 410');
+        }
+      }
+      for (const at of effects.wakeAt) this.#wakeAt(at);
     }
   }
 
-  async #record(trx: Trx, jobs: Job[]): Promise<void> {
+  async #record(trx: Trx, jobs: Job[], effects: Effects): Promise<void> {
     const delays = this.#deps.config.retryDelaysMs;
     await trx.insertInto('webhook_attempts').values(jobs.map((j) => ({
       id: newId(),
@@ -298,27 +361,28 @@ export class DeliveryWorker {
       started_at: j.result.startedAt,
       duration_ms: j.token === '' ? null : j.result.durationMs,
       status_code: j.result.statusCode,
-      response_body: j.result.responseBody,
-      error: j.result.error,
+      response_body: storable(j.result.responseBody),
+      error: storable(j.result.error),
     }))).onConflict((oc) => oc.columns(['delivery_id', 'number']).doNothing()).execute();
 
     const now = nowIso();
     for (const j of jobs) {
       if (j.token === '') continue;
       const r = j.result;
-      const last = { last_attempt_at: r.startedAt, last_status_code: r.statusCode, last_error: r.error, updated_at: now };
+      const last = { last_attempt_at: r.startedAt, last_status_code: r.statusCode, last_error: storable(r.error), updated_at: now };
       // Only the holder of a still-pending delivery records: not a worker whose lease was taken
       // over, and never over a cancellation or a replay that happened meanwhile.
       const mine = trx.updateTable('webhook_deliveries').where('id', '=', j.deliveryId).where('lease_token', '=', j.token).where('status', '=', 'PENDING');
       if (r.ok) {
         await mine.set({ ...last, status: 'SUCCEEDED', lease_token: null, next_attempt_at: null }).execute();
       } else if (r.statusCode === 410) {
-        await mine.set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null }).execute();
-        await this.#disableGoneEndpoint(trx, j.endpointId);
+        const res = await mine.set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null }).executeTakeFirst();
+        // Only a 410 this worker still answers for disables the endpoint, not a stale one.
+        if (res.numUpdatedRows > 0n) effects.gone.add(j.endpointId);
       } else if (j.attempts <= delays.length) {
         const due = Date.now() + delays[j.attempts - 1];
         await mine.set({ ...last, lease_token: null, next_attempt_at: new Date(due).toISOString() }).execute();
-        this.#wakeAt(due);
+        effects.wakeAt.push(due);
       } else {
         const res = await mine.set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null }).executeTakeFirst();
         if (res.numUpdatedRows > 0n) {
@@ -328,16 +392,19 @@ export class DeliveryWorker {
     }
   }
 
-  async #disableGoneEndpoint(trx: Trx, endpointId: string): Promise<void> {
+  async #disableGoneEndpoint(endpointId: string): Promise<void> {
     const now = nowIso();
-    const res = await trx.updateTable('webhook_endpoints')
+    const res = await transaction(this.#deps.db, async (trx) => {
+      const disabled = await trx.updateTable('webhook_endpoints')
       .set({ status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone', updated_at: now })
       .where('id', '=', endpointId).where('status', '=', 'ENABLED')
       .executeTakeFirst();
-    await trx.updateTable('webhook_deliveries')
-      .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: now })
-      .where('endpoint_id', '=', endpointId).where('status', '=', 'PENDING')
-      .execute();
+      await trx.updateTable('webhook_deliveries')
+        .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: now })
+        .where('endpoint_id', '=', endpointId).where('status', '=', 'PENDING')
+        .execute();
+      return disabled;
+    });
     if (res.numUpdatedRows > 0n) this.#deps.logger.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');
   }
 }

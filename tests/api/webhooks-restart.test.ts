@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transaction, openDatabase } from '../../server/db/index.ts';
 import { emit } from '../../server/webhooks/emit.ts';
-import { SecretBox } from '../../server/webhooks/secret-box.ts';
+import { loadSecretBox, SecretBox } from '../../server/webhooks/secret-box.ts';
 import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
@@ -57,7 +57,8 @@ function startServerProcess(encryptionKey: Buffer) {
 describe('webhook worker: restart safety', () => {
   it('delivers every committed event after the server is killed with SIGKILL mid-delivery and started again', async () => {
     const key = crypto.randomBytes(32);
-    const secrets = new SecretBox(key);
+    // The box the server process will derive from SVC_ENCRYPTION_KEY.
+    const secrets = loadSecretBox({ encryptionKey: key, dataDir: dir });
     const community = await makeCommunity(db(), 'restart');
     await addEndpoint(db(), secrets, community.id, receiver.url);
     // The first process's attempts hang at the receiver until the process is killed.
@@ -148,4 +149,34 @@ describe('webhook worker: two workers on one database', () => {
     expect(attempts.filter((a) => a.outcome === 'FAILED')).toHaveLength(300);
     expect(attempts.filter((a) => a.outcome === 'SUCCEEDED')).toHaveLength(300);
   }, 90_000);
+
+  it('disables an endpoint on concurrent 410s from both workers without losing an attempt', async () => {
+    const secrets = new SecretBox(crypto.randomBytes(32));
+    const community = await makeCommunity(db(), 'gone');
+    await addEndpoint(db(), secrets, community.id, receiver.url);
+    // Hold every request until all are in flight, then answer them all 410 at once.
+    const held: Array<() => void> = [];
+    receiver.handle((_q, res) => { held.push(() => res.writeHead(410).end()); });
+    const ids: string[] = [];
+    await transaction(db(), async (trx) => {
+      for (let i = 0; i < 40; i++) ids.push(...(await emit(trx, community, 'member.approved', approved())).deliveryIds);
+    });
+    second = openDatabase(server.databaseTarget);
+    workers = [
+      startWorker(server.database, secrets, { concurrency: 20 }),
+      startWorker(second, secrets, { concurrency: 20 }),
+    ];
+    await waitFor(() => held.length === 40, 'all 40 requests to be in flight');
+    for (const answer of held) answer();
+    await waitFor(async () => {
+      const rows = await db().selectFrom('webhook_attempts').select('id').where('delivery_id', 'in', ids).execute();
+      return rows.length === 40;
+    }, 'all 40 attempts to be logged');
+    const deliveries = await db().selectFrom('webhook_deliveries').select(['status']).where('id', 'in', ids).execute();
+    // Each ends failed by its own 410, or cancelled by the other worker's 410 first: never pending.
+    expect(deliveries.every((d) => d.status === 'PERMANENTLY_FAILED' || d.status === 'CANCELLED')).toBe(true);
+    const endpoint = await db().selectFrom('webhook_endpoints').select(['status']).executeTakeFirstOrThrow();
+    expect(endpoint.status).toBe('DISABLED');
+    expect(receiver.requests).toHaveLength(40);
+  }, 60_000);
 });

@@ -9,11 +9,12 @@ import { emit } from '../../server/webhooks/emit.ts';
 import { createEndpoint, disableEndpoint, listEndpoints, rotateSecret, WebhookAdminError } from '../../server/webhooks/endpoints.ts';
 import { listAttempts, replayDelivery, resendFailed } from '../../server/webhooks/deliveries.ts';
 import type { SecretBox } from '../../server/webhooks/secret-box.ts';
-import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
+import { DeliveryWorker } from '../../server/webhooks/worker.ts';
+import { createLogger } from '../../server/http/logger.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import {
-  addEndpoint, approved, attemptRows, deliveryRow, emitOne, startReceiver, startWorker, testSecretBox, waitFor,
+  addEndpoint, approved, attemptRows, attemptsOnceLogged, deliveryRow, emitOne, startReceiver, startWorker, testSecretBox, waitFor, webhookConfig,
   type Receiver,
 } from './support/webhooks.ts';
 
@@ -290,6 +291,8 @@ describe('webhooks: errors', () => {
     await settled(id, 'SUCCEEDED');
     const [attempt] = await attemptRows(db(), id);
     expect(attempt.response_body).toBe('x'.repeat(4096));
+    // Cut by the cap, not by the 2 s timeout.
+    expect(attempt.duration_ms).toBeLessThan(1000);
     await waitFor(() => closed, 'the receiver to see the connection dropped');
   });
 
@@ -322,6 +325,58 @@ describe('webhooks: errors', () => {
     expect(summary).toMatchObject({ id: endpoint.id, status: 'DISABLED', disabledReason: expect.stringContaining('410') });
     expect((await emitOne(db(), community, 'member.approved', approved())).deliveryIds).toEqual([]);
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('fails only the attempt of an endpoint whose secret does not decrypt, and sends the others', async () => {
+    const broken = await addEndpoint(db(), testSecretBox(), community.id, `${receiver.url}?broken`);
+    await addEndpoint(db(), secrets, community.id, `${receiver.url}?fine`);
+    worker = startWorker(server.database, secrets, { retryDelaysMs: [60_000] });
+    const { deliveryIds } = await emitOne(db(), community, 'member.approved', approved());
+    const rows = await db().selectFrom('webhook_deliveries').select(['id', 'endpoint_id']).where('id', 'in', deliveryIds).execute();
+    const brokenId = rows.find((r) => r.endpoint_id === broken.id)!.id;
+    const fineId = rows.find((r) => r.endpoint_id !== broken.id)!.id;
+    await settled(fineId, 'SUCCEEDED');
+    const [attempt] = await attemptsOnceLogged(db(), brokenId);
+    expect(attempt).toMatchObject({ outcome: 'FAILED', status_code: null });
+    expect(attempt.error).toMatch(/SVC_ENCRYPTION_KEY/);
+    expect(await deliveryRow(db(), brokenId)).toMatchObject({ status: 'PENDING', attempts: 1, lease_token: null });
+    expect(receiver.requests.map((r) => r.url)).toEqual(['/hooks?fine']);
+  });
+
+  it('records a response body containing NUL bytes and carries on with the schedule', async () => {
+    await addEndpoint(db(), secrets, community.id, receiver.url);
+    let calls = 0;
+    receiver.handle((_q, res) => { calls += 1; res.writeHead(calls === 1 ? 500 : 200).end('bad\0body'); });
+    worker = startWorker(server.database, secrets, { retryDelaysMs: [20] });
+    const { deliveryIds: [id] } = await emitOne(db(), community, 'member.approved', approved());
+    await settled(id, 'SUCCEEDED');
+    const attempts = await attemptRows(db(), id);
+    expect(attempts.map((a) => a.outcome)).toEqual(['FAILED', 'SUCCEEDED']);
+    expect(attempts[0].response_body).toMatch(/^bad.body$/);
+  });
+
+  it('sends a replayed batch at most `concurrency` at a time, so none times out waiting for a socket', async () => {
+    await addEndpoint(db(), secrets, community.id, receiver.url);
+    let open = 0;
+    let peak = 0;
+    receiver.handle((_q, res) => {
+      open += 1;
+      peak = Math.max(peak, open);
+      setTimeout(() => { open -= 1; res.writeHead(204).end(); }, 150);
+    });
+    const ids: string[] = [];
+    await transaction(db(), async (trx) => {
+      for (let i = 0; i < 12; i++) ids.push(...(await emit(trx, community, 'member.approved', approved())).deliveryIds);
+    });
+    // As the CLI does it: a worker that is never started, sending only what it is told.
+    const cli = new DeliveryWorker({
+      db: db(), dialect: server.database.dialect, config: webhookConfig({ concurrency: 4, timeoutMs: 400 }), secrets, logger: createLogger('silent'),
+    });
+    const outcomes = await cli.deliverNow(ids);
+    await cli.stop();
+    expect(outcomes).toHaveLength(12);
+    expect(outcomes.every((o) => o.result.ok)).toBe(true);
+    expect(peak).toBeLessThanOrEqual(4);
   });
 
   it('refuses to emit data outside the event catalog and rolls the caller\'s change back', async () => {
@@ -380,6 +435,17 @@ describe('webhooks: security', () => {
     }, 'the refused attempt');
     expect(attempt).toMatchObject({ outcome: 'FAILED', status_code: null });
     expect(attempt.error).toMatch(/^refused: /);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('refuses to send to an http:// receiver registered while private receivers were allowed, once they are not', async () => {
+    await addEndpoint(db(), secrets, community.id, receiver.url);
+    worker = startWorker(server.database, secrets, { allowPrivate: false, retryDelaysMs: [60_000] }, {
+      lookup: async () => [{ address: '93.184.216.34', family: 4 }],
+    });
+    const { deliveryIds: [id] } = await emitOne(db(), community, 'member.approved', approved());
+    const [attempt] = await attemptsOnceLogged(db(), id);
+    expect(attempt.error).toMatch(/not https/);
     expect(receiver.requests).toHaveLength(0);
   });
 
