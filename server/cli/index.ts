@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { registerImportCommands } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
 import { reportError } from './runtime.ts';
+import { registerWebhookCommands } from './webhooks.ts';
 
 function buildProgram(): Command {
   const program = new Command('svc')
@@ -13,6 +14,7 @@ function buildProgram(): Command {
     .configureHelp({ sortSubcommands: true });
   registerImportCommands(program);
   registerKeyCommands(program);
+  registerWebhookCommands(program);
   return program;
 }
 

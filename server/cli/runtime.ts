@@ -1,13 +1,14 @@
 // What every command shares: the server's configuration and database (migrated first, closed at
-// the end), the webhook-secret key, output that keeps stdout for results and stderr for messages,
+// the end), the box for webhook signing secrets, output that keeps stdout for results and stderr for messages,
 // and error reporting without stack traces unless SVC_DEBUG=1.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { migrate, openDatabase, type Db, type Dialect } from '../db/index.ts';
 import { FixtureError } from '../domain/import.ts';
+import { KEY_FILE_NAME } from '../secrets.ts';
 import { WebhookAdminError } from '../webhooks/endpoints.ts';
-import { KEY_FILE_NAME, loadSecretBox, type SecretBox } from '../webhooks/secret-box.ts';
+import { loadSecretBox, type SecretBox } from '../webhooks/secret-box.ts';
 
 /** An expected failure: its message is the whole story, so no stack trace is ever printed. */
 export class CliError extends Error {}
@@ -55,8 +56,8 @@ function loadCliSecretBox(config: Config): SecretBox {
   const existed = config.encryptionKey !== null || fs.existsSync(file);
   const box = loadSecretBox(config);
   if (!existed && config.database.kind === 'postgres') {
-    note(`warning: created a new webhook encryption key in ${file}. Every process that delivers webhooks (the server) must use ` +
-      'the same key: share this file, or set SVC_ENCRYPTION_KEY everywhere.');
+    note(`warning: created a new master key in ${file} to encrypt webhook signing secrets. The server must use the same key ` +
+      'to sign deliveries: share this file, or set SVC_ENCRYPTION_KEY for both.');
   }
   return box;
 }

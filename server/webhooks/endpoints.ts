@@ -103,7 +103,10 @@ export async function listEndpoints(db: Db, opts: { communityTag?: string; inclu
 
 export async function getEndpoint(db: Db | Trx, id: string): Promise<EndpointSummary> {
   const row = await summaries(db).where('w.id', '=', id).executeTakeFirst();
-  if (!row || row.status === 'REMOVED') throw new WebhookAdminError(`webhook endpoint ${id} not found (see \`svc webhook list\`)`);
+  if (!row) throw new WebhookAdminError(`webhook endpoint ${id} not found (see \`svc webhook list\`)`);
+  if (row.status === 'REMOVED') {
+    throw new WebhookAdminError(`webhook endpoint ${id} has been removed; its deliveries stay readable but cannot be sent (register the receiver again with \`svc webhook add\`)`);
+  }
   return toSummary(row);
 }
 
