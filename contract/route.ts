@@ -12,6 +12,11 @@ export type ApiTag = (typeof API_TAGS)[number];
 export type RouteAuth =
   /** `X-API-Key` with this scope; ADMIN satisfies any scope. */
   | { kind: 'apiKey'; scope: Scope }
+  /**
+   * A signed-in visitor: the sign-in cookie (`svc_auth_<tag>`, `svc_auth`, `svc_auth_<host>`) or
+   * `Authorization: Bearer`. Cookie-authenticated writes must come from the site's own origin.
+   */
+  | { kind: 'session' }
   /** No credentials at all. */
   | { kind: 'none' };
 

@@ -2,6 +2,7 @@
 import type { RouteDef } from '../route.ts';
 import * as communities from './communities.ts';
 import * as events from './events.ts';
+import * as visitor from './visitor.ts';
 
 // Listed by hand: namespace objects enumerate exports alphabetically, and the reference should
 // read in this order.
@@ -14,5 +15,6 @@ export const ROUTES: RouteDef[] = [
   communities.getCommunity,
   communities.getCommunityByDomain,
   communities.getPageAccess,
+  ...visitor.VISITOR_ROUTES,
 ] as RouteDef[];
-export { communities, events };
+export { communities, events, visitor };

@@ -17,6 +17,7 @@ import type { RateLimits } from './rate-limit.ts';
 import type { ReadCache } from './read-cache.ts';
 import { parseOrThrow } from './validate.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
+import { authenticateVisitor, type Visitor } from './session.ts';
 
 export interface RouteDeps {
   db: Db;
@@ -39,6 +40,8 @@ export interface HandlerContext<P, Q, B> {
   body: B;
   /** The authenticated key, for `apiKey` routes. */
   key: ApiKeyIdentity | null;
+  /** The signed-in visitor, for `session` routes. */
+  visitor: Visitor | null;
   req: Request;
   res: Response;
   /**
@@ -69,7 +72,7 @@ export type Handler<D extends RouteDef> = (
 const grants = (key: ApiKeyIdentity, scope: Scope) => key.scopes.includes('ADMIN') || key.scopes.includes(scope);
 
 async function authenticate(req: Request, res: Response, def: RouteDef, deps: RouteDeps): Promise<ApiKeyIdentity | null> {
-  if (def.auth.kind === 'none') {
+  if (def.auth.kind === 'none' || def.auth.kind === 'session') {
     await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
     return null;
   }
@@ -123,14 +126,15 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     // any community's key.
     throw new Error(`${def.operationId}: a keyed route must have {communityTag} in its path`);
   }
-  if (def.method !== 'get' && def.auth.kind !== 'apiKey') {
-    // Idempotency records are owned by the caller's key; a write with no key would take the
-    // header and silently ignore it. Cookie and anonymous writes need an owner of their own first.
-    throw new Error(`${def.operationId}: write routes need an API key (no idempotency owner otherwise)`);
+  if (def.method !== 'get' && def.auth.kind === 'none') {
+    // Idempotency records are owned by the caller's key or signed-in user; an anonymous write
+    // would take the header and silently ignore it.
+    throw new Error(`${def.operationId}: write routes need an API key or a signed-in visitor (no idempotency owner otherwise)`);
   }
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   router[def.method](path, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
+    const visitor = def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : null;
     // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
     // so a hit can skip parsing it again.
     const cacheKey = cacheable ? `${def.operationId} ${req.originalUrl}` : '';
@@ -148,7 +152,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     let hold: IdempotencyHold | null = null;
     let committed: StoredResult | null = null;
     const ctx = {
-      params, query, body, key, req, res,
+      params, query, body, key, visitor, req, res,
       transaction: async <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => {
         const r = await transaction(deps.db, async (trx) => {
           const out = await fn(trx);
@@ -163,9 +167,10 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
     let result: HandlerResult;
-    if (idemKey && key) {
+    const owner = key ? `key:${key.id}` : visitor ? `user:${visitor.userId}` : null;
+    if (idemKey && owner) {
       const hash = fingerprint(def.method, req.originalUrl, req.body ?? null);
-      const stored = await runIdempotent(deps.db, `key:${key.id}`, idemKey, hash, async (h) => {
+      const stored = await runIdempotent(deps.db, owner, idemKey, hash, async (h) => {
         hold = h;
         const r = await handler(ctx);
         // The answer is what the transaction committed with; the first response and every

@@ -2,9 +2,13 @@
 // `svc_auth_<community tag>` (scoped, preferred), `svc_auth` (canonical fallback),
 // `svc_auth_<bare hostname>` (older browsers), then `Authorization: Bearer` (what the chrome proxy
 // forwards). The first one present decides: a stale scoped cookie is not rescued by another.
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import type { RouteDef } from '../../contract/route.ts';
 import type { Db } from '../db/index.ts';
-import { userForToken, type SessionClaims, type SessionTokens } from '../domain/sessions.ts';
+import { findCommunityByDomain } from '../domain/communities.ts';
+import { SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionTokens } from '../domain/sessions.ts';
+import { ApiError } from './api-error.ts';
+import { messages } from './messages.ts';
 
 export const SESSION_COOKIE = 'svc_auth';
 export const sessionCookieName = (communityTag: string): string => `${SESSION_COOKIE}_${communityTag}`;
@@ -30,19 +34,7 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 
 /** The token the request presents for this community, or null. */
 export function presentedToken(req: Request, communityTag: string | null): string | null {
-  const cookies = parseCookies(req.headers.cookie);
-  const names = [
-    ...(communityTag ? [sessionCookieName(communityTag)] : []),
-    SESSION_COOKIE,
-    `${SESSION_COOKIE}_${bareHostname(req)}`,
-  ];
-  for (const name of names) {
-    const value = cookies.get(name);
-    if (value) return value;
-  }
-  const auth = req.headers.authorization;
-  const bearer = auth && /^Bearer\s+(\S+)$/i.exec(auth);
-  return bearer ? bearer[1] : null;
+  return presentedCredential(req, communityTag)?.token ?? null;
 }
 
 export interface SignedInVisitor { userId: string; claims: SessionClaims }
@@ -53,4 +45,92 @@ export async function signedInVisitor(
 ): Promise<SignedInVisitor | null> {
   const token = presentedToken(req, communityTag);
   return token ? userForToken(db, sessions, token) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session routes: who is signed in, the cookie, and cross-site request refusal
+// ---------------------------------------------------------------------------------------------
+
+export interface Visitor {
+  userId: string;
+  /** The community whose site this request is on (its hosted domain), or null on the platform host. */
+  communityTag: string | null;
+}
+
+const HOST_CACHE_MS = 5000;
+const hostCaches = new WeakMap<Db, Map<string, { tag: string | null; at: number }>>();
+
+/** The community served on this request's host (its custom domain, or `<tag>.localhost`), cached briefly. */
+export async function communityTagForHost(db: Db, hostname: string): Promise<string | null> {
+  let cache = hostCaches.get(db);
+  if (!cache) hostCaches.set(db, (cache = new Map()));
+  const hit = cache.get(hostname);
+  if (hit && Date.now() - hit.at < HOST_CACHE_MS) return hit.tag;
+  const tag = (await findCommunityByDomain(db, hostname))?.tag ?? null;
+  if (cache.size > 10_000) cache.clear();
+  cache.set(hostname, { tag, at: Date.now() });
+  return tag;
+}
+
+/** Which cookie (or Bearer) carried the token: cookies need CSRF checks and get refreshed. */
+function presentedCredential(req: Request, communityTag: string | null): { token: string; cookie: string | null } | null {
+  const cookies = parseCookies(req.headers.cookie);
+  for (const name of [...(communityTag ? [sessionCookieName(communityTag)] : []), SESSION_COOKIE, `${SESSION_COOKIE}_${bareHostname(req)}`]) {
+    const value = cookies.get(name);
+    if (value) return { token: value, cookie: name };
+  }
+  const bearer = req.headers.authorization && /^Bearer\s+(\S+)$/i.exec(req.headers.authorization);
+  return bearer ? { token: bearer[1], cookie: null } : null;
+}
+
+/**
+ * A cookie is sent by the browser whoever made the page, so a write it authenticates must prove
+ * it comes from this site's own pages: JSON content type (a cross-site form cannot send it, and a
+ * cross-site fetch with it needs a preflight we never grant with credentials), an Origin equal to
+ * this site's, and Fetch Metadata, where the browser sends it, saying same-origin.
+ */
+export function assertOwnOrigin(req: Request): void {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\b/i.test(type)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', messages.jsonRequired);
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
+  const origin = req.headers.origin;
+  if (!origin || origin !== `${req.protocol}://${req.get('host')}`) throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
+}
+
+/** Sets the sign-in cookie: HttpOnly, SameSite=Lax, host-only, Secure on https. */
+export function setSessionCookie(req: Request, res: Response, name: string, token: string, expiresAt: Date): void {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+  const secure = req.protocol === 'https' ? '; Secure' : '';
+  res.append('Set-Cookie', `${name}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`);
+}
+
+/** Expires every cookie name this site's token may be under. */
+export function clearSessionCookies(req: Request, res: Response, communityTag: string | null): void {
+  const secure = req.protocol === 'https' ? '; Secure' : '';
+  for (const name of new Set([...(communityTag ? [sessionCookieName(communityTag)] : []), SESSION_COOKIE, `${SESSION_COOKIE}_${bareHostname(req)}`])) {
+    res.append('Set-Cookie', `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
+  }
+}
+
+/** The name a new sign-in cookie gets on this request's site. */
+export const cookieNameFor = (communityTag: string | null): string => (communityTag ? sessionCookieName(communityTag) : SESSION_COOKIE);
+
+export interface SessionRouteDeps { db: Db; sessions: SessionTokens }
+
+/** For `session` routes: the visitor, or 401; cookie writes must pass assertOwnOrigin. */
+export async function authenticateVisitor(req: Request, res: Response, def: RouteDef, deps: SessionRouteDeps): Promise<Visitor> {
+  const communityTag = await communityTagForHost(deps.db, req.hostname);
+  const presented = presentedCredential(req, communityTag);
+  if (!presented) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
+  // Judged before the token: a forged request learns nothing about the session it rides on.
+  if (def.method !== 'get' && presented.cookie) assertOwnOrigin(req);
+  const found = await userForToken(deps.db, deps.sessions, presented.token);
+  if (!found) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
+  // Extended on activity: a cookie older than a day is re-issued under the same name.
+  if (presented.cookie && Date.now() / 1000 - found.claims.iat > SESSION_REFRESH_AFTER_SECONDS) {
+    const fresh = await deps.sessions.issue(found.userId);
+    setSessionCookie(req, res, presented.cookie, fresh.token, fresh.expiresAt);
+  }
+  return { userId: found.userId, communityTag };
 }

@@ -173,7 +173,7 @@ function renderOverview(doc: OpenApiDocument): string {
 function renderAuthentication(doc: OpenApiDocument): string {
   const schemes = Object.entries(doc.components.securitySchemes);
   const schemeRows = schemes.map(([name, s]) =>
-    row([`<code>${esc(name)}</code>`, `<code>${esc(s.name)}</code> (${esc(s.in)})`, inline(s.description)]));
+    row([`<code>${esc(name)}</code>`, s.type === 'http' ? `<code>Authorization: Bearer</code>` : `<code>${esc(s.name)}</code> (${esc(s.in)})`, inline(s.description)]));
   // Each scheme lists the scopes it can carry (`x-scopes`); together they are every scope.
   const scopes: Record<string, string> = {};
   for (const scheme of Object.values(doc.components.securitySchemes)) {

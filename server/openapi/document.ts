@@ -91,6 +91,8 @@ const EXAMPLE_CODE: Partial<Record<number, ErrorCode>> = {
 const EXAMPLE_MESSAGE: Partial<Record<ErrorCode, string>> = {
   API_KEY_REQUIRED: messages.apiKeyRequired,
   INVALID_API_KEY: messages.invalidApiKey,
+  SIGN_IN_REQUIRED: messages.signInRequired,
+  CROSS_SITE_REQUEST: messages.crossSiteRequest,
   COMMUNITY_MISMATCH: messages.keyOtherCommunity,
   NOT_FOUND: messages.communityNotFound,
   METHOD_NOT_ALLOWED: messages.methodNotAllowed('PUT', ['GET']),
@@ -248,6 +250,21 @@ function securitySchemes(): Record<string, SecuritySchemeObject> {
         'Shown once at creation and stored hashed. A key used on another community\'s path is refused with 403.',
       'x-scopes': Object.fromEntries(SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s]])),
     },
+    signInCookie: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'svc_auth_<communityTag>',
+      description:
+        'The visitor sign-in token (an HS256 JWT) as an HttpOnly cookie: `svc_auth_<communityTag>`, else `svc_auth`, else ' +
+        '`svc_auth_<hostname>`. Writes authenticated by the cookie must come from the site\'s own origin with ' +
+        '`Content-Type: application/json`.',
+    },
+    signInBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'The same sign-in token as `Authorization: Bearer <token>` (what the chrome proxy forwards).',
+    },
   };
 }
 
@@ -282,6 +299,7 @@ function buildOperation(def: RouteDef, schemas: SchemaCollector): OperationObjec
 /** READ_PUBLIC is the one scope a publishable key has; everything else needs a secret key. */
 function securityFor(def: RouteDef): SecurityRequirement[] {
   if (def.auth.kind === 'none') return [];
+  if (def.auth.kind === 'session') return [{ signInCookie: [] }, { signInBearer: [] }];
   if (def.auth.scope === 'READ_PUBLIC') return [{ publishableKey: [] }, { secretKey: [] }];
   return [{ secretKey: [] }];
 }
@@ -291,7 +309,7 @@ function securityFor(def: RouteDef): SecurityRequirement[] {
  * something on keyed writes only; on a keyless write it would promise a replay that never comes.
  */
 function acceptsIdempotencyKey(def: RouteDef): boolean {
-  return def.method !== 'get' && def.auth.kind === 'apiKey';
+  return def.method !== 'get' && (def.auth.kind === 'apiKey' || def.auth.kind === 'session');
 }
 
 function idempotencyKeyParameter(): ParameterObject {
@@ -413,6 +431,8 @@ function errorStatuses(def: RouteDef): number[] {
   const statuses = new Set(def.errors);
   if (def.params || def.query || def.body) statuses.add(400);
   if (def.auth.kind === 'apiKey') [401, 403].forEach((s) => statuses.add(s));
+  if (def.auth.kind === 'session') statuses.add(401);
+  if (def.auth.kind === 'session' && def.method !== 'get') [403, 415].forEach((s) => statuses.add(s));
   if (def.body) [400, 413, 415].forEach((s) => statuses.add(s));
   if (acceptsIdempotencyKey(def)) [400, 409, 422].forEach((s) => statuses.add(s));
   statuses.add(429);

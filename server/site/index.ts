@@ -6,11 +6,13 @@ import { ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
 import { methodNotAllowed, type RouteDeps } from '../http/routes.ts';
 import { mountCommunities } from './communities.ts';
+import { mountVisitor } from './visitor.ts';
 
 export function siteApiRouter(deps: RouteDeps): Router {
   const router = express.Router();
   router.use('/api/communities', publicCors);
   mountCommunities(router, deps);
+  mountVisitor(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;
 }

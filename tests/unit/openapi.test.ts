@@ -106,6 +106,9 @@ describe('OpenAPI document', () => {
       if (def.auth.kind === 'none') {
         expect(op.security).toEqual([]);
         expect(op['x-required-scope']).toBeUndefined();
+      } else if (def.auth.kind === 'session') {
+        expect(op.security).toEqual([{ signInCookie: [] }, { signInBearer: [] }]);
+        expect(op['x-required-scope']).toBeUndefined();
       } else {
         expect(op['x-required-scope']).toBe(def.auth.scope);
         const expected = def.auth.scope === 'READ_PUBLIC' ? [{ publishableKey: [] }, { secretKey: [] }] : [{ secretKey: [] }];
