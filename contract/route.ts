@@ -17,6 +17,11 @@ export type RouteAuth =
    * `Authorization: Bearer`. Cookie-authenticated writes must come from the site's own origin.
    */
   | { kind: 'session' }
+  /**
+   * No credentials, but a write only from the site's own pages (same checks as a cookie write):
+   * sign-in, sign-up and password reset, so another site cannot sign a visitor in or out.
+   */
+  | { kind: 'sameOrigin' }
   /** No credentials at all. */
   | { kind: 'none' };
 

@@ -17,7 +17,7 @@ import type { RateLimits } from './rate-limit.ts';
 import type { ReadCache } from './read-cache.ts';
 import { parseOrThrow } from './validate.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
-import { authenticateVisitor, type Visitor } from './session.ts';
+import { assertOwnOrigin, authenticateVisitor, type Visitor } from './session.ts';
 
 export interface RouteDeps {
   db: Db;
@@ -72,7 +72,7 @@ export type Handler<D extends RouteDef> = (
 const grants = (key: ApiKeyIdentity, scope: Scope) => key.scopes.includes('ADMIN') || key.scopes.includes(scope);
 
 async function authenticate(req: Request, res: Response, def: RouteDef, deps: RouteDeps): Promise<ApiKeyIdentity | null> {
-  if (def.auth.kind === 'none' || def.auth.kind === 'session') {
+  if (def.auth.kind === 'none' || def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') {
     await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
     return null;
   }
@@ -135,6 +135,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
   router[def.method](path, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
     const visitor = def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : null;
+    if (def.auth.kind === 'sameOrigin' && def.method !== 'get') assertOwnOrigin(req);
     // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
     // so a hit can skip parsing it again.
     const cacheKey = cacheable ? `${def.operationId} ${req.originalUrl}` : '';

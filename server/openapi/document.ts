@@ -298,7 +298,7 @@ function buildOperation(def: RouteDef, schemas: SchemaCollector): OperationObjec
 
 /** READ_PUBLIC is the one scope a publishable key has; everything else needs a secret key. */
 function securityFor(def: RouteDef): SecurityRequirement[] {
-  if (def.auth.kind === 'none') return [];
+  if (def.auth.kind === 'none' || def.auth.kind === 'sameOrigin') return [];
   if (def.auth.kind === 'session') return [{ signInCookie: [] }, { signInBearer: [] }];
   if (def.auth.scope === 'READ_PUBLIC') return [{ publishableKey: [] }, { secretKey: [] }];
   return [{ secretKey: [] }];
@@ -432,7 +432,7 @@ function errorStatuses(def: RouteDef): number[] {
   if (def.params || def.query || def.body) statuses.add(400);
   if (def.auth.kind === 'apiKey') [401, 403].forEach((s) => statuses.add(s));
   if (def.auth.kind === 'session') statuses.add(401);
-  if (def.auth.kind === 'session' && def.method !== 'get') [403, 415].forEach((s) => statuses.add(s));
+  if ((def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') && def.method !== 'get') [403, 415].forEach((s) => statuses.add(s));
   if (def.body) [400, 413, 415].forEach((s) => statuses.add(s));
   if (acceptsIdempotencyKey(def)) [400, 409, 422].forEach((s) => statuses.add(s));
   statuses.add(429);

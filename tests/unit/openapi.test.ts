@@ -103,7 +103,7 @@ describe('OpenAPI document', () => {
       expect(op.operationId).toBe(def.operationId);
       expect(op.tags).toEqual([def.tag]);
       expect(op.summary).toBe(def.summary);
-      if (def.auth.kind === 'none') {
+      if (def.auth.kind === 'none' || def.auth.kind === 'sameOrigin') {
         expect(op.security).toEqual([]);
         expect(op['x-required-scope']).toBeUndefined();
       } else if (def.auth.kind === 'session') {
