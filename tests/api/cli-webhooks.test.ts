@@ -3,15 +3,13 @@
 // SVC_DATA_DIR, or a schema of its own on DATABASE_URL), with a real receiver on 127.0.0.1. The
 // test emits events in process (as the server would) and the CLI lists, replays and resends them.
 // The CLI and the test use one SVC_ENCRYPTION_KEY, as a server and its CLI must.
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, openDatabase, type DatabaseHandle } from '../../server/db/index.ts';
+import type { DatabaseHandle } from '../../server/db/index.ts';
 import { importFixture, type ImportResult } from '../../server/domain/import.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import type { AttemptSummary, DeliverySummary } from '../../server/webhooks/deliveries.ts';
@@ -21,14 +19,12 @@ import type { LookupFn } from '../../server/webhooks/ssrf.ts';
 import { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { makeCommunity } from './support/factory.ts';
 import { approved, deliveryRow, emitOne, startReceiver, webhookConfig, type Receiver } from './support/webhooks.ts';
+import { closeSharedDatabase, onPostgres, openSharedDatabase, ROOT, runSvc, type CliRun } from './support/cli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const RUN = crypto.randomBytes(4).toString('hex');
-const onPostgres = Boolean(process.env.DATABASE_URL);
 const stripe = new Stripe('sk_test_not_used_for_network');
 const SECRET = /whsec_[A-Za-z0-9_-]{32}/;
 
-interface CliRun { code: number | null; stdout: string; stderr: string }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-hooks-'));
 const key = crypto.randomBytes(32);
@@ -48,19 +44,7 @@ if (onPostgres) {
   env.DATABASE_URL = url.toString();
 }
 
-function svc(args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ...extraEnv };
-    delete childEnv.SVC_DEBUG;
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/svc.js'), ...args], { cwd: ROOT, env: childEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svc = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> => runSvc(args, { ...env, ...extraEnv });
 
 /** Runs the CLI with --json, expects success, and parses stdout. */
 async function svcJson<T>(args: string[], extraEnv: Record<string, string> = {}): Promise<T> {
@@ -84,27 +68,14 @@ let community: { id: string; tag: string };
 const db = () => database.db;
 
 beforeAll(async () => {
-  if (onPostgres) {
-    const admin = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    await admin.close();
-  }
-  database = onPostgres
-    ? openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string, schema })
-    : openDatabase({ kind: 'sqlite', file: path.join(env.SVC_DATA_DIR, 'svc.db') });
-  await migrate(database.db);
+  database = await openSharedDatabase(schema, env.SVC_DATA_DIR);
   community = await makeCommunity(database.db, `hooks-${RUN}`);
   receiver = await startReceiver();
 });
 
 afterAll(async () => {
   await receiver?.close();
-  await database?.close();
-  if (onPostgres) {
-    const admin = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string });
-    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin.db);
-    await admin.close();
-  }
+  await closeSharedDatabase(database, schema);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -3,39 +3,22 @@
 // community tags, usertags and domains carry a per-run suffix so runs never collide. Then the
 // importer in-process: conflicts with what the database holds, stored formats, relative dates,
 // and the seeded demo read back through the real API.
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, openDatabase, type DatabaseHandle, type Db } from '../../server/db/index.ts';
+import type { DatabaseHandle, Db } from '../../server/db/index.ts';
 import { hashKey } from '../../server/domain/api-keys.ts';
 import { FixtureError, importFixture, type ImportResult } from '../../server/domain/import.ts';
 import { verifyPassword } from '../../server/domain/passwords.ts';
 import { seedDemo, seedDemoIfEmpty } from '../../server/domain/seed.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
+import { closeSharedDatabase, onPostgres, openSharedDatabase, ROOT, runSvc } from './support/cli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const RUN = crypto.randomBytes(4).toString('hex');
-const onPostgres = Boolean(process.env.DATABASE_URL);
 
-interface CliRun { code: number | null; stdout: string; stderr: string }
-
-function svc(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-    delete childEnv.SVC_DEBUG;
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/svc.js'), ...args], { cwd: ROOT, env: childEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svc = runSvc;
 
 /** A fixture template from tests/fixtures with `{{run}}` replaced, written to dir. */
 function fixtureFile(dir: string, name: string, run = RUN): string {
@@ -93,24 +76,11 @@ describe('svc command line', { timeout: 60_000 }, () => {
 
   beforeAll(async () => {
     file = fixtureFile(tmp, 'cli-import.json');
-    if (onPostgres) {
-      const admin = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string });
-      await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-      await admin.close();
-    }
-    database = onPostgres
-      ? openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string, schema })
-      : openDatabase({ kind: 'sqlite', file: path.join(env.SVC_DATA_DIR, 'svc.db') });
-    await migrate(database.db);
+    database = await openSharedDatabase(schema, env.SVC_DATA_DIR);
   });
 
   afterAll(async () => {
-    await database?.close();
-    if (onPostgres) {
-      const admin = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string });
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin.db);
-      await admin.close();
-    }
+    await closeSharedDatabase(database, schema);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
