@@ -46,6 +46,13 @@ const Env = z.object({
   RATE_LIMIT_ANONYMOUS_PER_SEC: PositiveInt.default(100),
   /** Requests with a missing or invalid key per minute per IP before that IP gets 429s. */
   RATE_LIMIT_AUTH_FAILURES_PER_MIN: PositiveInt.default(60),
+  /** Widget actions (`/api/actions/...`) per minute per client IP and community; default WIDGET_ACTIONS_PER_MIN_DEFAULT. */
+  RATE_LIMIT_WIDGET_ACTIONS_PER_MIN: PositiveInt.optional(),
+  /** Sign-in and account budgets; defaults in SIGN_IN_LIMIT_DEFAULTS. */
+  RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT: PositiveInt.optional(),
+  RATE_LIMIT_SIGN_IN_FAILURES_PER_IP: PositiveInt.optional(),
+  RATE_LIMIT_ACCOUNT_WRITES_PER_IP: PositiveInt.optional(),
+  RATE_LIMIT_ACCOUNT_EMAILS_PER_ADDRESS: PositiveInt.optional(),
   /** Largest accepted JSON body. */
   SVC_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   /** How long a looked-up API key is trusted before it is read again (revocations elsewhere show within this). */
@@ -97,7 +104,11 @@ export interface Config {
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   redisUrl: string | null;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
-  rateLimits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number };
+  rateLimits: {
+    publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number; signIn?: SignInLimits;
+    /** Widget actions per minute per client IP and community; unset = WIDGET_ACTIONS_PER_MIN_DEFAULT. */
+    widgetActionsPerMin?: number;
+  };
   bodyLimit: string;
   seedDemo: boolean;
   trustProxy: boolean | number;
@@ -110,6 +121,25 @@ export interface Config {
   sessionSecret: Buffer | null;
 }
 
+/** Sign-in and account budgets (server/http/rate-limit.ts); a field left out takes its default. */
+export interface SignInLimits {
+  /** Failed sign-ins per e-mail address per 15 minutes (RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT). */
+  failuresPerAccount?: number;
+  /** Failed sign-ins per client IP per 15 minutes (RATE_LIMIT_SIGN_IN_FAILURES_PER_IP). */
+  failuresPerIp?: number;
+  /** Sign-ups and password reset requests per client IP per hour (RATE_LIMIT_ACCOUNT_WRITES_PER_IP). */
+  accountWritesPerIp?: number;
+  /** Account e-mails (reset links, sign-up notices) per address per hour; more are not sent (RATE_LIMIT_ACCOUNT_EMAILS_PER_ADDRESS). */
+  emailsPerAddress?: number;
+}
+
+export const SIGN_IN_LIMIT_DEFAULTS: Required<SignInLimits> = {
+  failuresPerAccount: 10, failuresPerIp: 50, accountWritesPerIp: 20, emailsPerAddress: 5,
+};
+
+/** RATE_LIMIT_WIDGET_ACTIONS_PER_MIN's default: a visitor RSVPs, donates or applies a few times a minute, not 60. */
+export const WIDGET_ACTIONS_PER_MIN_DEFAULT = 60;
+
 export interface WebhookConfig {
   allowPrivate: boolean;
   /** Milliseconds to wait after attempt n (index n-1) before the next; attempts = length + 1. */
@@ -121,6 +151,12 @@ export interface WebhookConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** The object without its undefined fields, or undefined when none is left. */
+function definedOnly<T extends object>(o: T): T | undefined {
+  const entries = Object.entries(o).filter(([, v]) => v !== undefined);
+  return entries.length > 0 ? (Object.fromEntries(entries) as T) : undefined;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings are treated as unset, as a shell `FOO= npm start` means.
@@ -147,6 +183,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secretPerSec: e.RATE_LIMIT_SECRET_PER_SEC,
       anonymousPerSec: e.RATE_LIMIT_ANONYMOUS_PER_SEC,
       authFailuresPerMin: e.RATE_LIMIT_AUTH_FAILURES_PER_MIN,
+      ...(e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN ? { widgetActionsPerMin: e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN } : {}),
+      // Only what is set: the rest take SIGN_IN_LIMIT_DEFAULTS where the buckets are made.
+      signIn: definedOnly({
+        failuresPerAccount: e.RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT,
+        failuresPerIp: e.RATE_LIMIT_SIGN_IN_FAILURES_PER_IP,
+        accountWritesPerIp: e.RATE_LIMIT_ACCOUNT_WRITES_PER_IP,
+        emailsPerAddress: e.RATE_LIMIT_ACCOUNT_EMAILS_PER_ADDRESS,
+      }),
     },
     bodyLimit: e.SVC_BODY_LIMIT,
     // The demo has known sample data; never put it in a production database unasked.

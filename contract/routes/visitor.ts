@@ -1,6 +1,8 @@
 // {site_base}/api/users/me* and /api/messaging: what a signed-in visitor reads and changes about
 // themselves. Private fields (e-mail, phone) appear only here, to their owner.
 import { z } from 'zod';
+import { CommunityTag, IsoDateTime, Limit, OptionalOffset, Uuid } from '../common.ts';
+import { Membership } from '../resources.ts';
 import { route, type RouteDef } from '../route.ts';
 
 /** The signed-in user as they see themselves: the only place their e-mail and phone are returned. */
@@ -16,6 +18,7 @@ export const Me = z
     createdAt: z.string(),
   })
   .meta({ id: 'Me' });
+export type Me = z.infer<typeof Me>;
 
 export const getMe = route({
   operationId: 'getMe',
@@ -52,5 +55,343 @@ export const updateMe = route({
   errors: [400, 401, 403, 429],
 });
 
+
+// ---------------------------------------------------------------------------------------------
+// Shapes other users see. A user shown to anyone but themselves carries these four fields only:
+// never e-mail, phone, or anything else private.
+// ---------------------------------------------------------------------------------------------
+
+export const PublicUser = z
+  .object({
+    id: Uuid,
+    usertag: z.string(),
+    name: z.string(),
+    profileImage: z.string().nullable(),
+  })
+  .meta({ id: 'PublicUser' });
+export type PublicUser = z.infer<typeof PublicUser>;
+
+const Paged = z
+  .object({
+    limit: Limit,
+    offset: OptionalOffset.describe('default 0'),
+  })
+  .strict();
+
+/** A usertag in a path: looked up exactly as sent (usertags are stored lowercase). */
+const UsertagParam = z.object({ usertag: z.string().min(1).max(64) });
+const ConversationParam = z.object({ conversationId: Uuid });
+
+// ---------------------------------------------------------------------------------------------
+// Memberships
+// ---------------------------------------------------------------------------------------------
+
+export const listMyMemberships = route({
+  operationId: 'listMyMemberships',
+  method: 'get',
+  path: '/api/users/me/memberships/svc',
+  tag: 'Community site',
+  summary: "The signed-in visitor's memberships",
+  description:
+    'Every community membership of the signed-in user, newest first, in any status (PENDING, ACCEPTED, REJECTED, ' +
+    'BANNED). `platforms.svc.status` repeats `status` (the only platform entry populated today). `communityTag` ' +
+    'narrows the answer to one community: an empty array when the user has no membership there.',
+  auth: { kind: 'session' },
+  query: z.object({ communityTag: CommunityTag.optional().describe('only this community') }).strict(),
+  response: { status: 200, schema: z.array(Membership), description: 'The memberships' },
+  errors: [400, 401, 429],
+});
+
+// ---------------------------------------------------------------------------------------------
+// Notifications
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What a notification is about. `friend.*` are sent by the friends endpoints; `membership.approved`
+ * and `rsvp.confirmed` are reserved for the applications and tickets features. New messages are
+ * not notifications: they are counted by `getUnreadMessageCounts`.
+ */
+export const NOTIFICATION_KINDS = ['friend.requested', 'friend.accepted', 'membership.approved', 'rsvp.confirmed'] as const;
+export const NotificationKind = z.enum(NOTIFICATION_KINDS);
+export type NotificationKind = z.infer<typeof NotificationKind>;
+
+export const Notification = z
+  .object({
+    id: Uuid,
+    kind: NotificationKind,
+    communityTag: z.string().nullable().describe('the community it belongs to; null for platform-wide ones (friends)'),
+    actor: PublicUser.nullable().describe('who caused it (e.g. the requester); null when no one did or they are gone'),
+    data: z.record(z.string(), z.unknown()).describe('kind-specific details'),
+    readAt: IsoDateTime.nullable(),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'Notification' });
+export type Notification = z.infer<typeof Notification>;
+
+export const listNotifications = route({
+  operationId: 'listNotifications',
+  method: 'get',
+  path: '/api/users/me/notifications',
+  tag: 'Community site',
+  summary: "The signed-in visitor's notifications",
+  description: 'Newest first, read and unread. Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list.',
+  auth: { kind: 'session' },
+  query: Paged,
+  response: { status: 200, schema: z.array(Notification), description: 'A page of notifications', paginated: true },
+  errors: [400, 401, 429],
+});
+
+export const UnreadNotificationCount = z
+  .object({ count: z.int().min(0) })
+  .meta({ id: 'UnreadNotificationCount' });
+export type UnreadNotificationCount = z.infer<typeof UnreadNotificationCount>;
+
+export const getUnreadNotificationCount = route({
+  operationId: 'getUnreadNotificationCount',
+  method: 'get',
+  path: '/api/users/me/notifications/unread-count',
+  tag: 'Community site',
+  summary: 'How many notifications are unread',
+  description: 'The number the header bell shows.',
+  auth: { kind: 'session' },
+  response: { status: 200, schema: UnreadNotificationCount, description: 'The unread count' },
+  errors: [401, 429],
+});
+
+export const MarkNotificationsRead = z
+  .object({
+    ids: z.array(Uuid).min(1).max(100).optional().describe('notifications to mark read; ids that are not yours are ignored'),
+    all: z.literal(true).optional().describe('true = every unread notification'),
+  })
+  .strict()
+  .refine((b) => (b.ids === undefined) !== (b.all === undefined), { message: 'send either ids or all: true', path: ['ids'] })
+  .meta({ id: 'MarkNotificationsRead' });
+
+export const MarkNotificationsReadResult = z
+  .object({ updated: z.int().min(0).describe('how many unread notifications became read') })
+  .meta({ id: 'MarkNotificationsReadResult' });
+
+export const markNotificationsRead = route({
+  operationId: 'markNotificationsRead',
+  method: 'patch',
+  path: '/api/users/me/notifications/mark-read',
+  tag: 'Community site',
+  summary: 'Mark notifications read',
+  description: 'By `ids` (1 to 100) or `all: true`. Only the caller\'s own unread notifications change; marking again is harmless.',
+  auth: { kind: 'session' },
+  body: MarkNotificationsRead,
+  response: { status: 200, schema: MarkNotificationsReadResult, description: 'How many changed' },
+  errors: [400, 401, 403, 415, 429],
+});
+
+// ---------------------------------------------------------------------------------------------
+// Friends
+// ---------------------------------------------------------------------------------------------
+
+export const Friendship = z
+  .object({
+    user: PublicUser.describe('the other user'),
+    status: z.enum(['PENDING', 'ACCEPTED']),
+    requestedBy: z.enum(['me', 'them']).describe('who sent the request'),
+    createdAt: IsoDateTime.describe('when the request was sent'),
+    acceptedAt: IsoDateTime.nullable(),
+  })
+  .meta({ id: 'Friendship' });
+export type Friendship = z.infer<typeof Friendship>;
+
+export const SendFriendRequest = z
+  .object({ usertag: z.string().min(1).max(64).describe('who to ask') })
+  .strict()
+  .meta({ id: 'SendFriendRequest' });
+
+export const sendFriendRequest = route({
+  operationId: 'sendFriendRequest',
+  method: 'post',
+  path: '/api/users/me/friend-requests',
+  tag: 'Community site',
+  summary: 'Send a friend request',
+  description:
+    'Asks `usertag` to be friends; they get a `friend.requested` notification. If they had already asked the ' +
+    'caller, this accepts their request instead (status ACCEPTED, and they get `friend.accepted`). Asking ' +
+    'oneself is `400 FRIEND_REQUEST_SELF`, asking again while a request is pending `409 FRIEND_REQUEST_EXISTS`, ' +
+    'asking a friend `409 ALREADY_FRIENDS`; an unknown usertag is a 404.',
+  auth: { kind: 'session' },
+  body: SendFriendRequest,
+  response: { status: 201, schema: Friendship, description: 'The request (PENDING), or the friendship it completed (ACCEPTED)' },
+  errors: [400, 401, 403, 404, 409, 415, 429],
+});
+
+export const listIncomingFriendRequests = route({
+  operationId: 'listIncomingFriendRequests',
+  method: 'get',
+  path: '/api/users/me/friend-requests/incoming',
+  tag: 'Community site',
+  summary: 'Friend requests waiting for the signed-in visitor',
+  description: 'Pending requests other users sent to the caller, newest first.',
+  auth: { kind: 'session' },
+  query: Paged,
+  response: { status: 200, schema: z.array(Friendship), description: 'A page of pending incoming requests', paginated: true },
+  errors: [400, 401, 429],
+});
+
+export const acceptFriendRequest = route({
+  operationId: 'acceptFriendRequest',
+  method: 'post',
+  path: '/api/users/me/friends/{usertag}/accept',
+  tag: 'Community site',
+  summary: 'Accept a friend request',
+  description:
+    'Accepts the pending request `usertag` sent to the caller; they get a `friend.accepted` notification. Only ' +
+    'requests *to* the caller can be accepted: anything else (no request, one the caller sent) is a 404. ' +
+    'Accepting an already accepted friendship answers it again and notifies no one.',
+  auth: { kind: 'session' },
+  params: UsertagParam,
+  response: { status: 200, schema: Friendship, description: 'The friendship' },
+  errors: [401, 403, 404, 429],
+});
+
+export const FriendRequestRejected = z
+  .object({ ok: z.literal(true) })
+  .meta({ id: 'FriendRequestRejected' });
+
+export const rejectFriendRequest = route({
+  operationId: 'rejectFriendRequest',
+  method: 'delete',
+  path: '/api/users/me/friends/{usertag}/reject',
+  tag: 'Community site',
+  summary: 'Reject a friend request',
+  description:
+    'Removes the pending request `usertag` sent to the caller. The requester is not told, and may ask again ' +
+    'later. Only pending requests *to* the caller: anything else is a 404.',
+  auth: { kind: 'session' },
+  params: UsertagParam,
+  response: { status: 200, schema: FriendRequestRejected, description: 'Rejected' },
+  errors: [401, 403, 404, 429],
+});
+
+// ---------------------------------------------------------------------------------------------
+// Conversations
+// ---------------------------------------------------------------------------------------------
+
+export const Message = z
+  .object({
+    id: Uuid,
+    conversationId: Uuid,
+    sender: PublicUser.nullable().describe('null when the sender\'s account is gone'),
+    body: z.string(),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'Message' });
+export type Message = z.infer<typeof Message>;
+
+export const Conversation = z
+  .object({
+    id: Uuid,
+    kind: z.enum(['direct', 'group']).describe('direct = exactly two participants, one conversation per pair'),
+    participants: z.array(PublicUser).describe('everyone in it, the caller included'),
+    lastMessage: Message.nullable(),
+    unreadCount: z.int().min(0).describe('messages from others the caller has not read'),
+    createdAt: IsoDateTime,
+    lastActivityAt: IsoDateTime.describe('the newest message, else the creation'),
+  })
+  .meta({ id: 'Conversation' });
+export type Conversation = z.infer<typeof Conversation>;
+
+export const CreateConversation = z
+  .object({
+    usertags: z.array(z.string().min(1).max(64)).min(1).max(20).describe('the other participants (the caller is added)'),
+  })
+  .strict()
+  .meta({ id: 'CreateConversation' });
+
+export const createConversation = route({
+  operationId: 'createConversation',
+  method: 'post',
+  path: '/api/messaging/conversations',
+  tag: 'Community site',
+  summary: 'Start a conversation',
+  description:
+    'With one other user this is their direct conversation: created once (201) and answered again on every ' +
+    'later call (200). With two or more it is a new group conversation. The caller\'s own usertag and ' +
+    'repeats are ignored; naming no one else is a 400, an unknown usertag a 404 with `extras.usertag`.',
+  auth: { kind: 'session' },
+  body: CreateConversation,
+  response: { status: 201, schema: Conversation, description: 'The conversation (200 when the direct conversation already existed)' },
+  errors: [400, 401, 403, 404, 415, 429],
+});
+
+export const listConversations = route({
+  operationId: 'listConversations',
+  method: 'get',
+  path: '/api/messaging/conversations',
+  tag: 'Community site',
+  summary: "The signed-in visitor's conversations",
+  description: 'Conversations the caller takes part in, most recent activity first, each with its last message and unread count.',
+  auth: { kind: 'session' },
+  query: Paged,
+  response: { status: 200, schema: z.array(Conversation), description: 'A page of conversations', paginated: true },
+  errors: [400, 401, 429],
+});
+
+export const PostMessage = z
+  .object({ body: z.string().trim().min(1).max(4000) })
+  .strict()
+  .meta({ id: 'PostMessage' });
+
+export const postMessage = route({
+  operationId: 'postMessage',
+  method: 'post',
+  path: '/api/messaging/conversations/{conversationId}/messages',
+  tag: 'Community site',
+  summary: 'Send a message',
+  description: 'Participants only: for anyone else the conversation does not exist (404). The body is 1 to 4000 characters after trimming.',
+  auth: { kind: 'session' },
+  params: ConversationParam,
+  body: PostMessage,
+  response: { status: 201, schema: Message, description: 'The message' },
+  errors: [400, 401, 403, 404, 415, 429],
+});
+
+export const listMessages = route({
+  operationId: 'listMessages',
+  method: 'get',
+  path: '/api/messaging/conversations/{conversationId}/messages',
+  tag: 'Community site',
+  summary: "A conversation's messages",
+  description:
+    'Newest first. Participants only (404 for anyone else). Reading a page marks the conversation read for the ' +
+    'caller up to the newest message on that page, so reading the first page clears its unread count.',
+  auth: { kind: 'session' },
+  params: ConversationParam,
+  query: Paged,
+  response: { status: 200, schema: z.array(Message), description: 'A page of messages', paginated: true },
+  errors: [400, 401, 404, 429],
+});
+
+export const UnreadMessageCounts = z
+  .object({
+    total: z.int().min(0),
+    conversations: z.record(z.string(), z.int().min(1)).describe('conversation id -> unread messages; conversations with none are left out'),
+  })
+  .meta({ id: 'UnreadMessageCounts' });
+export type UnreadMessageCounts = z.infer<typeof UnreadMessageCounts>;
+
+export const getUnreadMessageCounts = route({
+  operationId: 'getUnreadMessageCounts',
+  method: 'get',
+  path: '/api/messaging/conversations/unread/counts',
+  tag: 'Community site',
+  summary: 'Unread messages per conversation',
+  description: 'Messages from others the caller has not read yet, in total and per conversation.',
+  auth: { kind: 'session' },
+  response: { status: 200, schema: UnreadMessageCounts, description: 'The unread counts' },
+  errors: [401, 429],
+});
+
 /** Every visitor route, in the order the OpenAPI document lists them. */
-export const VISITOR_ROUTES: RouteDef[] = [getMe, updateMe];
+export const VISITOR_ROUTES: RouteDef[] = [
+  getMe, updateMe, listMyMemberships,
+  listNotifications, getUnreadNotificationCount, markNotificationsRead,
+  sendFriendRequest, listIncomingFriendRequests, acceptFriendRequest, rejectFriendRequest,
+  createConversation, listConversations, postMessage, listMessages, getUnreadMessageCounts,
+] as RouteDef[];

@@ -1,4 +1,4 @@
-// Users: the owner's own view (with private fields) and, later, public profiles without them.
+// Users: the owner's own view (with private fields) and public profiles without them.
 import type { Db, Trx } from '../db/index.ts';
 
 export interface OwnProfile {
@@ -25,4 +25,62 @@ export async function updateOwnProfile(
   };
   if (Object.keys(set).length > 0) await trx.updateTable('users').set(set).where('id', '=', userId).execute();
   return getOwnProfile(trx, userId);
+}
+
+/** What anyone but the user may see: never e-mail, phone or other private fields. */
+export interface PublicProfile { id: string; usertag: string; name: string; profileImage: string | null }
+
+/** The only columns public profiles are built from, so a private field cannot slip in. */
+const PUBLIC_COLUMNS = ['id', 'usertag', 'name', 'profile_image'] as const;
+
+function toPublicProfile(u: { id: string; usertag: string; name: string; profile_image: string | null }): PublicProfile {
+  return { id: u.id, usertag: u.usertag, name: u.name, profileImage: u.profile_image };
+}
+
+export async function findPublicProfileByUsertag(db: Db | Trx, usertag: string): Promise<PublicProfile | null> {
+  const u = await db.selectFrom('users').select(PUBLIC_COLUMNS).where('usertag', '=', usertag).executeTakeFirst();
+  return u ? toPublicProfile(u) : null;
+}
+
+/** Public profiles of many users in one query, by id; ids of users that are gone are absent. */
+export async function publicProfiles(db: Db | Trx, ids: Iterable<string>): Promise<Map<string, PublicProfile>> {
+  const unique = [...new Set(ids)];
+  const out = new Map<string, PublicProfile>();
+  if (unique.length === 0) return out;
+  const rows = await db.selectFrom('users').select(PUBLIC_COLUMNS).where('id', 'in', unique).execute();
+  for (const u of rows) out.set(u.id, toPublicProfile(u));
+  return out;
+}
+
+/** Public profiles by usertag in one query; usertags without a user are absent. */
+export async function publicProfilesByUsertag(db: Db | Trx, usertags: Iterable<string>): Promise<Map<string, PublicProfile>> {
+  const unique = [...new Set(usertags)];
+  const out = new Map<string, PublicProfile>();
+  if (unique.length === 0) return out;
+  const rows = await db.selectFrom('users').select(PUBLIC_COLUMNS).where('usertag', 'in', unique).execute();
+  for (const u of rows) out.set(u.usertag, toPublicProfile(u));
+  return out;
+}
+
+export interface OwnMembership {
+  communityTag: string;
+  status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED';
+  platforms: { svc: { status: string } };
+  createdAt: string;
+}
+
+/**
+ * The user's own memberships (any status), newest first, optionally in one community only.
+ * `platforms.svc.status` mirrors `status`: the one platform entry populated today.
+ */
+export async function listOwnMemberships(db: Db | Trx, userId: string, communityTag?: string): Promise<OwnMembership[]> {
+  let q = db.selectFrom('memberships')
+    .innerJoin('communities', 'communities.id', 'memberships.community_id')
+    .select(['communities.tag', 'memberships.status', 'memberships.created_at'])
+    .where('memberships.user_id', '=', userId);
+  if (communityTag !== undefined) q = q.where('communities.tag', '=', communityTag);
+  const rows = await q.orderBy('memberships.created_at', 'desc').orderBy('memberships.id', 'desc').execute();
+  return rows.map((r) => ({
+    communityTag: r.tag, status: r.status, platforms: { svc: { status: r.status } }, createdAt: r.created_at,
+  }));
 }

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import {
   RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { SIGN_IN_LIMIT_DEFAULTS, WIDGET_ACTIONS_PER_MIN_DEFAULT, type SignInLimits } from '../config.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from './messages.ts';
 
@@ -53,6 +54,20 @@ export class RateLimits {
     }
   }
 
+  /**
+   * Gives back points taken from `key` in `bucket` (e.g. a sign-in attempt that succeeded, so only
+   * failures count). Never throws: a budget that cannot be refunded stays spent.
+   */
+  async reward(bucket: string, key: string, points = 1): Promise<void> {
+    const limiter = this.limiters.get(bucket);
+    if (!limiter) throw new Error(`unknown rate-limit bucket ${bucket}`);
+    try {
+      await limiter.reward(key, points);
+    } catch {
+      // Redis unreachable: the point stays spent until the window ends.
+    }
+  }
+
   async close(): Promise<void> {
     this.redis?.disconnect();
   }
@@ -64,7 +79,10 @@ export function connectRedis(url: string): Redis {
 
 /** The buckets every instance has; the numbers come from config (the spec's values by default). */
 export function createRateLimits(
-  limits: { publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number },
+  limits: {
+    publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number; signIn?: SignInLimits;
+    widgetActionsPerMin?: number;
+  },
   redis: Redis | null,
   prefix?: string,
 ): RateLimits {
@@ -73,5 +91,16 @@ export function createRateLimits(
   rl.define('secret', { points: limits.secretPerSec, durationSec: 1 });
   rl.define('anonymous', { points: limits.anonymousPerSec, durationSec: 1 });
   rl.define('auth-failures', { points: limits.authFailuresPerMin, durationSec: 60 });
+  // Writes widgets make (server/http/widget-actions.ts), keyed `<community tag>:<client IP>`: the
+  // publishable key is public, so the client, not the key, is what this budget holds to.
+  rl.define('widget-actions', { points: limits.widgetActionsPerMin ?? WIDGET_ACTIONS_PER_MIN_DEFAULT, durationSec: 60 });
+  // Sign-in (server/site/auth.ts): an attempt takes a point before the password is checked and a
+  // success gives it back, so these count failures and a spent budget refuses even the right password.
+  const signIn = { ...SIGN_IN_LIMIT_DEFAULTS, ...limits.signIn };
+  rl.define('sign-in-account', { points: signIn.failuresPerAccount, durationSec: 15 * 60 });
+  rl.define('sign-in-ip', { points: signIn.failuresPerIp, durationSec: 15 * 60 });
+  // Sign-ups and password reset requests per client IP; account e-mails per recipient address.
+  rl.define('account-writes-ip', { points: signIn.accountWritesPerIp, durationSec: 60 * 60 });
+  rl.define('account-emails', { points: signIn.emailsPerAddress, durationSec: 60 * 60 });
   return rl;
 }

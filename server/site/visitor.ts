@@ -1,15 +1,42 @@
-// {site_base}/api/users/me*: the signed-in visitor's own data. Every route here is a `session`
-// route: 401 without a valid sign-in token, and cookie writes only from the site's own origin.
+// {site_base}/api/users/me* and /api/messaging: the signed-in visitor's own data. Every route
+// here is a `session` route: 401 without a valid sign-in token, and cookie writes only from the
+// site's own origin. Other users appear with public fields only.
 import type { Router } from 'express';
-import { getMe, updateMe } from '../../contract/routes/visitor.ts';
-import { getOwnProfile, updateOwnProfile } from '../domain/users.ts';
-import { ApiError } from '../http/api-error.ts';
+import {
+  acceptFriendRequest, createConversation, getMe, getUnreadMessageCounts, getUnreadNotificationCount,
+  listConversations, listIncomingFriendRequests, listMessages, listMyMemberships, listNotifications,
+  markNotificationsRead, postMessage, rejectFriendRequest, sendFriendRequest, updateMe,
+} from '../../contract/routes/visitor.ts';
+import * as conversations from '../domain/conversations.ts';
+import * as friends from '../domain/friends.ts';
+import * as notifications from '../domain/notifications.ts';
+import { getOwnProfile, listOwnMemberships, updateOwnProfile } from '../domain/users.ts';
+import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
+import type { PageInfo } from '../http/pagination.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 
 const PRIVATE = { 'Cache-Control': 'private, no-store' };
 
+function pageInfo(total: number, limit: number, offset: number): PageInfo {
+  return { total, limit, offset, nextCursor: null, hasMore: offset + limit < total };
+}
+
+/** Domain refusals of the friends rules -> the HTTP error with its stable code. */
+function friendError(err: unknown): never {
+  if (!(err instanceof friends.FriendError)) throw err;
+  switch (err.reason) {
+    case 'self': throw new ApiError('FRIEND_REQUEST_SELF', messages.friendRequestSelf, { field: 'usertag' });
+    case 'exists': throw new ApiError('FRIEND_REQUEST_EXISTS', messages.friendRequestExists);
+    case 'already_friends': throw new ApiError('ALREADY_FRIENDS', messages.alreadyFriends);
+    case 'user_not_found': throw notFound(messages.userNotFound);
+    case 'no_request': throw notFound(messages.friendRequestNotFound);
+  }
+}
+
 export function mountVisitor(router: Router, deps: RouteDeps): void {
+  const { db } = deps;
+
   mountRoute(router, getMe, async ({ visitor }) => {
     const me = await getOwnProfile(deps.db, visitor!.userId);
     // The token was checked against the user a moment ago; gone now means deleted in between.
@@ -21,5 +48,100 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
     const me = await updateOwnProfile(trx, visitor!.userId, body);
     if (!me) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
     return { body: me, headers: PRIVATE };
+  }), deps);
+
+  mountRoute(router, listMyMemberships, async ({ visitor, query }) => ({
+    body: await listOwnMemberships(db, visitor!.userId, query.communityTag),
+    headers: PRIVATE,
+  }), deps);
+
+  // Notifications ------------------------------------------------------------------------------
+
+  mountRoute(router, listNotifications, async ({ visitor, query }) => {
+    const offset = query.offset ?? 0;
+    const page = await notifications.listNotifications(db, visitor!.userId, { limit: query.limit, offset });
+    return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
+  }, deps);
+
+  mountRoute(router, getUnreadNotificationCount, async ({ visitor }) => ({
+    body: { count: await notifications.unreadNotificationCount(db, visitor!.userId) },
+    headers: PRIVATE,
+  }), deps);
+
+  mountRoute(router, markNotificationsRead, async ({ visitor, body, transaction }) => transaction(async (trx) => {
+    const updated = await notifications.markNotificationsRead(trx, visitor!.userId, body.all ? { all: true } : { ids: body.ids! });
+    return { body: { updated }, headers: PRIVATE };
+  }), deps);
+
+  // Friends ------------------------------------------------------------------------------------
+
+  mountRoute(router, sendFriendRequest, async ({ visitor, body, transaction }) => transaction(async (trx) => {
+    try {
+      return { body: await friends.sendFriendRequest(trx, visitor!.userId, body.usertag), headers: PRIVATE };
+    } catch (err) {
+      return friendError(err);
+    }
+  }), deps);
+
+  mountRoute(router, listIncomingFriendRequests, async ({ visitor, query }) => {
+    const offset = query.offset ?? 0;
+    const page = await friends.listIncomingRequests(db, visitor!.userId, { limit: query.limit, offset });
+    return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
+  }, deps);
+
+  mountRoute(router, acceptFriendRequest, async ({ visitor, params, transaction }) => transaction(async (trx) => {
+    try {
+      return { body: await friends.acceptFriendRequest(trx, visitor!.userId, params.usertag), headers: PRIVATE };
+    } catch (err) {
+      return friendError(err);
+    }
+  }), deps);
+
+  mountRoute(router, rejectFriendRequest, async ({ visitor, params, transaction }) => transaction(async (trx) => {
+    try {
+      await friends.rejectFriendRequest(trx, visitor!.userId, params.usertag);
+    } catch (err) {
+      friendError(err);
+    }
+    return { body: { ok: true as const }, headers: PRIVATE };
+  }), deps);
+
+  // Conversations ------------------------------------------------------------------------------
+
+  mountRoute(router, createConversation, async ({ visitor, body, transaction }) => transaction(async (trx) => {
+    try {
+      const { conversation, created } = await conversations.createConversation(trx, visitor!.userId, body.usertags);
+      return { status: created ? 201 : 200, body: conversation, headers: PRIVATE };
+    } catch (err) {
+      if (!(err instanceof conversations.ConversationError)) throw err;
+      if (err.reason === 'needs_others') throw new ApiError('INVALID_INPUT', messages.conversationNeedsOthers, { field: 'usertags' });
+      throw new ApiError('NOT_FOUND', messages.userNotFound, { field: 'usertags', usertag: err.usertag });
+    }
+  }), deps);
+
+  mountRoute(router, listConversations, async ({ visitor, query }) => {
+    const offset = query.offset ?? 0;
+    const page = await conversations.listConversations(db, visitor!.userId, { limit: query.limit, offset });
+    return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
+  }, deps);
+
+  mountRoute(router, postMessage, async ({ visitor, params, body, transaction }) => transaction(async (trx) => {
+    const message = await conversations.postMessage(trx, visitor!.userId, params.conversationId, body.body);
+    // Not a participant reads as no such conversation, so ids cannot be probed.
+    if (!message) throw notFound(messages.conversationNotFound);
+    return { body: message, headers: PRIVATE };
+  }), deps);
+
+  // A read that writes: it marks what it returns as read, in the request's one transaction.
+  mountRoute(router, listMessages, async ({ visitor, params, query, transaction }) => transaction(async (trx) => {
+    const offset = query.offset ?? 0;
+    const page = await conversations.readMessages(trx, visitor!.userId, params.conversationId, { limit: query.limit, offset });
+    if (!page) throw notFound(messages.conversationNotFound);
+    return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
+  }), deps);
+
+  mountRoute(router, getUnreadMessageCounts, async ({ visitor }) => ({
+    body: await conversations.unreadMessageCounts(db, visitor!.userId),
+    headers: PRIVATE,
   }), deps);
 }
