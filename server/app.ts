@@ -22,6 +22,7 @@ import { widgetsStatic } from './site/widgets-static.ts';
 import { v1Router } from './v1/index.ts';
 import { SessionTokens } from './domain/sessions.ts';
 import { deriveKey, loadMasterKey } from './secrets.ts';
+import type { Mailer } from './mail/mailer.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -40,6 +41,8 @@ export interface AppDeps {
   distDir?: string;
   /** Visitor session tokens; default: keyed by SVC_SESSION_SECRET or a key derived from the master key. */
   sessions?: SessionTokens;
+  /** Account e-mail (password reset); default: the database outbox (`svc mail list`). */
+  mailer?: Mailer;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -63,6 +66,7 @@ export function createApp(deps: AppDeps): Express {
     validateResponses: deps.validateResponses,
     readBody: jsonBodyReader(config.bodyLimit),
     sessions: deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
+    mailer: deps.mailer,
   };
   // The public API first: it is the hot path, and nothing before it needs to see its requests.
   app.use(v1Router(routeDeps));

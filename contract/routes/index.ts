@@ -1,5 +1,6 @@
 // The route table: every operation of the public API and the site API, in document order.
 import type { RouteDef } from '../route.ts';
+import * as auth from './auth.ts';
 import * as communities from './communities.ts';
 import * as events from './events.ts';
 import * as visitor from './visitor.ts';
@@ -16,5 +17,6 @@ export const ROUTES: RouteDef[] = [
   communities.getCommunityByDomain,
   communities.getPageAccess,
   ...visitor.VISITOR_ROUTES,
+  ...auth.AUTH_ROUTES,
 ] as RouteDef[];
-export { communities, events, visitor };
+export { auth, communities, events, visitor };

@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { registerImportCommands } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerMailCommands } from './mail.ts';
 import { reportError } from './runtime.ts';
 import { registerWebhookCommands } from './webhooks.ts';
 
@@ -14,6 +15,7 @@ function buildProgram(): Command {
     .configureHelp({ sortSubcommands: true });
   registerImportCommands(program);
   registerKeyCommands(program);
+  registerMailCommands(program);
   registerWebhookCommands(program);
   return program;
 }

@@ -7,6 +7,8 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_webhooks.ts';
+import * as m0003 from './migrations/0003_accounts.ts';
+import * as m0004 from './migrations/0004_social.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -51,6 +53,8 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_webhooks': m0002,
+  '0003_accounts': m0003,
+  '0004_social': m0004,
 };
 
 export async function migrate(db: Db): Promise<void> {

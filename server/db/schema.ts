@@ -2,6 +2,8 @@
 // timestamps are ISO 8601 UTC text (so they sort as strings), booleans are 0/1 integers, JSON
 // is text. Money is an integer in the smallest currency unit.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { AccountTables } from './schema-accounts.ts';
+import type { SocialTables } from './schema-social.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -274,7 +276,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface Database {
+export interface Database extends AccountTables, SocialTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -2,6 +2,11 @@
 // issuer and audience, about 30 days. The token proves identity, not membership; only this
 // server verifies it. Verification pins the algorithm, so `alg: none`, RS256 headers (the
 // key-confusion attack) and tokens signed with any other key are all refused.
+//
+// Tokens are stateless, but can be revoked: one token on sign-out (its hash in revoked_tokens
+// until it would have expired), or every token of a user issued up to a moment (sign out
+// everywhere, password reset: session_revocations). userForToken checks both in its one query.
+import crypto from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Db } from '../db/index.ts';
 
@@ -51,10 +56,23 @@ export class SessionTokens {
   }
 }
 
-/** The signed-in user behind a token, or null: also null once the user has been deleted. */
+/** What revoked_tokens stores of a token: its sha256, base64url. */
+export const sessionTokenHash = (token: string): string => crypto.createHash('sha256').update(token).digest('base64url');
+
+/**
+ * The signed-in user behind a token, or null: also null once the user has been deleted, once this
+ * token has been signed out, and once every token of the user issued up to then has been revoked.
+ */
 export async function userForToken(db: Db, tokens: SessionTokens, token: string): Promise<{ userId: string; claims: SessionClaims } | null> {
   const claims = await tokens.verify(token);
   if (!claims) return null;
-  const user = await db.selectFrom('users').select('id').where('id', '=', claims.userId).executeTakeFirst();
-  return user ? { userId: user.id, claims } : null;
+  const user = await db.selectFrom('users')
+    .leftJoin('session_revocations as r', 'r.user_id', 'users.id')
+    .leftJoin('revoked_tokens as t', (join) => join.on('t.token_hash', '=', sessionTokenHash(token)))
+    .select(['users.id', 'r.tokens_valid_after', 't.token_hash'])
+    .where('users.id', '=', claims.userId)
+    .executeTakeFirst();
+  if (!user || user.token_hash !== null) return null;
+  if (user.tokens_valid_after !== null && claims.iat <= Number(user.tokens_valid_after)) return null;
+  return { userId: user.id, claims };
 }

@@ -1,0 +1,264 @@
+// The hosted sign-in pages, on a community's own domain (and on the platform host):
+//   GET /sign-in?next=/path         e-mail + password (or a new account), then back to `next`
+//                                   (a path here, or a URL on one of the community's own sites)
+//   GET /reset-password             ask for a reset link by e-mail
+//   GET /reset-password?token=...   choose a new password (the link from that e-mail)
+// Server-rendered HTML; the forms post JSON to /api/auth/* with fetch, same-origin. A strict CSP
+// with a per-response nonce allows only our own inline script and style; the pages cannot be
+// framed, send no Referer (the reset token is in the URL) and are never cached.
+import crypto from 'node:crypto';
+import type { Request, Response, Router } from 'express';
+import type { Db } from '../db/index.ts';
+import { parseJson } from '../db/ids.ts';
+import { findCommunityByDomain } from '../domain/communities.ts';
+import { escapeHtml } from '../mail/templates.ts';
+
+export function signInPageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * Where to go after signing in: a path on this same site; or an absolute http(s) URL whose origin
+ * the community itself lists (its embed origins and landing site: where its widgets' "Sign in"
+ * links come from); else `/`. Anything else that could leave the site (`//evil`, `/\evil`,
+ * `javascript:`, another origin, control characters) is refused: no open redirect.
+ */
+export function safeNext(value: unknown, allowedOrigins: ReadonlySet<string> = new Set()): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 2000) return '/';
+  // Browsers read `\` as `/`, and strip tabs and newlines before resolving a URL.
+  if (/[\\\u0000-\u001f\u007f]/.test(value)) return '/';
+  if (value.startsWith('/') && !value.startsWith('//')) {
+    const base = 'http://same.invalid';
+    try {
+      const url = new URL(value, base);
+      return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : '/';
+    } catch {
+      return '/';
+    }
+  }
+  try {
+    const url = new URL(value);
+    const ok = (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && allowedOrigins.has(url.origin);
+    return ok ? url.href : '/';
+  } catch {
+    return '/';
+  }
+}
+
+/** `https://Example.com:443/x` -> `https://example.com`; null for anything that is not an http(s) URL. */
+function originOf(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+interface PageSite {
+  name: string;
+  brand: string | null;
+  /** Other origins `next` may point at: the community's embed origins and landing site. */
+  origins: Set<string>;
+}
+
+async function siteFor(db: Db, req: Request): Promise<PageSite> {
+  const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+  // The page's own origin, as the browser that asked for it sees it.
+  const own = originOf(`${req.protocol}://${req.get('host')}`);
+  const community = host ? await findCommunityByDomain(db, host) : undefined;
+  if (!community) return { name: 'svc', brand: null, origins: new Set(own ? [own] : []) };
+  const theme = parseJson<Record<string, unknown>>(community.theme_config, {});
+  const color = [theme.brandColor, theme.primaryColor].find((c) => typeof c === 'string' && /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i.test(c));
+  const listed = parseJson<unknown>(community.embed_origins, []);
+  const origins = new Set([...(Array.isArray(listed) ? listed : []), community.landing_url].map(originOf).filter((o): o is string => o !== null));
+  if (own) origins.add(own);
+  return { name: community.name, brand: (color as string | undefined) ?? null, origins };
+}
+
+const STYLE = `
+:root { --brand: #1f6feb; color-scheme: light dark; font-family: system-ui, sans-serif; }
+body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: Canvas; color: CanvasText; }
+main { width: min(24em, calc(100vw - 2em)); padding: 2em 1.5em; }
+h1 { font-size: 1.4em; margin: 0 0 1em; }
+label { display: block; margin: 0.8em 0 0.3em; font-weight: 600; }
+input { box-sizing: border-box; width: 100%; padding: 0.55em 0.6em; font: inherit; border: 1px solid GrayText; border-radius: 6px; }
+input:focus { outline: 2px solid var(--brand); outline-offset: 1px; }
+button { margin-top: 1.2em; width: 100%; padding: 0.65em; font: inherit; font-weight: 600; color: #fff; background: var(--brand); border: 0; border-radius: 6px; cursor: pointer; }
+button[disabled] { opacity: 0.6; cursor: progress; }
+.link { background: none; color: var(--brand); width: auto; padding: 0; margin: 0; font-weight: 400; text-decoration: underline; }
+.row { margin-top: 1em; display: flex; justify-content: space-between; gap: 1em; font-size: 0.9em; }
+a { color: var(--brand); }
+#status { min-height: 1.4em; margin-top: 1em; }
+#status.error { color: #c62828; }
+[hidden] { display: none !important; }
+`;
+
+/** Shared by both pages: posting JSON and showing the answer. Runs under the nonce only. */
+const COMMON_SCRIPT = `
+const status = document.getElementById('status');
+function say(text, error) { status.textContent = text; status.className = error ? 'error' : ''; }
+function next() {
+  // Checked on the server (a path here, or a URL on one of the community's own sites); never a script URL.
+  const n = document.body.dataset.next || '/';
+  try { const u = new URL(n, location.origin); if (u.protocol === 'https:' || u.protocol === 'http:') return u.href; } catch (e) {}
+  return '/';
+}
+async function post(path, body) {
+  const res = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body) });
+  let data = null;
+  try { data = await res.json(); } catch (e) {}
+  return { ok: res.ok, status: res.status, data, retryAfter: Number(res.headers.get('Retry-After')) || null };
+}
+function problem(r) {
+  if (r.status === 429) return 'Too many attempts. Try again in ' + Math.max(1, Math.ceil((r.retryAfter || 60) / 60)) + ' minute(s).';
+  return (r.data && r.data.error) || 'Something went wrong. Try again.';
+}
+async function submitting(form, fn) {
+  const button = form.querySelector('button[type=submit]');
+  button.disabled = true;
+  say('');
+  try { await fn(); } catch (e) { say('Could not reach the server. Check your connection and try again.', true); }
+  finally { button.disabled = false; }
+}
+`;
+
+const SIGN_IN_SCRIPT = `
+const form = document.getElementById('form');
+const nameRow = document.getElementById('name-row');
+const name = document.getElementById('name');
+const password = document.getElementById('password');
+const title = document.getElementById('title');
+const submit = document.getElementById('submit');
+const toggle = document.getElementById('toggle');
+let mode = 'sign-in';
+function setMode(m) {
+  mode = m;
+  const up = m === 'sign-up';
+  nameRow.hidden = !up; name.required = up;
+  password.autocomplete = up ? 'new-password' : 'current-password';
+  password.minLength = up ? 8 : 1;
+  title.textContent = up ? title.dataset.signUp : title.dataset.signIn;
+  submit.textContent = up ? 'Create account' : 'Sign in';
+  toggle.textContent = up ? 'I already have an account' : 'Create an account';
+  say('');
+}
+toggle.addEventListener('click', () => setMode(mode === 'sign-in' ? 'sign-up' : 'sign-in'));
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  submitting(form, async () => {
+    const email = form.email.value.trim();
+    const body = mode === 'sign-up' ? { email, password: password.value, name: name.value.trim() } : { email, password: password.value };
+    const r = await post(mode === 'sign-up' ? '/api/auth/sign-up' : '/api/auth/sign-in', body);
+    if (r.ok) { say('Signed in. Taking you back…'); location.assign(next()); return; }
+    say(problem(r), true);
+  });
+});
+`;
+
+const RESET_SCRIPT = `
+const params = new URLSearchParams(location.search);
+const token = params.get('token');
+// The token stays in memory only: out of the address bar, the history and any later Referer.
+if (token) { params.delete('token'); const rest = params.toString(); history.replaceState(null, '', location.pathname + (rest ? '?' + rest : '')); }
+const requestForm = document.getElementById('request');
+const confirmForm = document.getElementById('confirm');
+if (requestForm) requestForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  submitting(requestForm, async () => {
+    const r = await post('/api/auth/password-reset', { email: requestForm.email.value.trim() });
+    if (r.ok) { say('If an account exists for that address, we have e-mailed it a link to choose a new password. The link works for an hour.'); requestForm.reset(); return; }
+    say(problem(r), true);
+  });
+});
+if (confirmForm) confirmForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  submitting(confirmForm, async () => {
+    if (confirmForm.password.value !== confirmForm.repeat.value) { say('The two passwords differ.', true); return; }
+    const r = await post('/api/auth/password-reset/confirm', { token: token || '', password: confirmForm.password.value });
+    if (r.ok) { say('Your password is changed and you are signed in. Taking you on…'); location.assign(next()); return; }
+    say(problem(r), true);
+  });
+});
+`;
+
+function page(res: Response, site: PageSite, opts: { title: string; next: string; body: string; script: string }): void {
+  const nonce = crypto.randomBytes(16).toString('base64');
+  const brand = site.brand ? `:root { --brand: ${site.brand}; }` : '';
+  res.setHeader('Content-Security-Policy', signInPageCsp(nonce));
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.type('html').send(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(opts.title)} · ${escapeHtml(site.name)}</title>
+<style nonce="${nonce}">${STYLE}${brand}</style>
+</head>
+<body data-next="${escapeHtml(opts.next)}">
+<main>
+${opts.body}
+<p id="status" role="status" aria-live="polite"></p>
+<noscript><p>This page needs JavaScript to sign you in.</p></noscript>
+</main>
+<script nonce="${nonce}">(() => {${COMMON_SCRIPT}${opts.script}})();</script>
+</body>
+</html>
+`);
+}
+
+export function mountSignInPages(router: Router, deps: { db: Db }): void {
+  router.get('/sign-in', async (req, res) => {
+    const site = await siteFor(deps.db, req);
+    const next = safeNext(req.query.next, site.origins);
+    const signInTitle = `Sign in to ${site.name}`;
+    page(res, site, {
+      title: 'Sign in',
+      next,
+      script: SIGN_IN_SCRIPT,
+      body: `<h1 id="title" data-sign-in="${escapeHtml(signInTitle)}" data-sign-up="${escapeHtml(`Join ${site.name}`)}">${escapeHtml(signInTitle)}</h1>
+<form id="form" method="post" action="/sign-in" novalidate>
+<div id="name-row" hidden><label for="name">Name</label><input id="name" name="name" autocomplete="name" maxlength="100"></div>
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
+<button id="submit" type="submit">Sign in</button>
+</form>
+<div class="row"><button id="toggle" class="link" type="button">Create an account</button><a href="/reset-password?next=${encodeURIComponent(next)}">Forgot your password?</a></div>`,
+    });
+  });
+
+  router.get('/reset-password', async (req, res) => {
+    const site = await siteFor(deps.db, req);
+    const next = safeNext(req.query.next, site.origins);
+    const withToken = typeof req.query.token === 'string' && req.query.token.length > 0;
+    const body = withToken
+      ? `<h1>Choose a new password</h1>
+<form id="confirm" method="post" action="/reset-password" novalidate>
+<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="200">
+<label for="repeat">Repeat it</label><input id="repeat" name="repeat" type="password" autocomplete="new-password" required minlength="8" maxlength="200">
+<button type="submit">Set password and sign in</button>
+</form>
+<p class="row">A new password signs you out on every other browser and device.</p>`
+      : `<h1>Reset your password</h1>
+<form id="request" method="post" action="/reset-password" novalidate>
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="email" required maxlength="254">
+<button type="submit">E-mail me a link</button>
+</form>
+<div class="row"><a href="/sign-in?next=${encodeURIComponent(next)}">Back to sign in</a></div>`;
+    page(res, site, { title: withToken ? 'Choose a new password' : 'Reset your password', next, body, script: RESET_SCRIPT });
+  });
+}
