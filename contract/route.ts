@@ -22,8 +22,22 @@ export type RouteAuth =
    * sign-in, sign-up and password reset, so another site cannot sign a visitor in or out.
    */
   | { kind: 'sameOrigin' }
+  /**
+   * A write a widget makes (RSVP, donate, apply): the community's publishable key from an `Origin`
+   * listed in its embed origins, or no key, same-origin on the community's hosted site (the
+   * signed-in visitor optional). Secret keys are refused. The path must start with
+   * `WIDGET_ACTIONS_BASE`; see server/http/widget-actions.ts and docs/api.md "Widget actions".
+   */
+  | { kind: 'widget' }
   /** No credentials at all. */
   | { kind: 'none' };
+
+/**
+ * Where every `widget` route lives: `{site_base}/api/actions/{communityTag}/` followed by the
+ * resource path as `/v1` spells it after the community (e.g. `/events/{slug}/rsvp`). Outside
+ * `/api/communities`, whose CORS answers any origin.
+ */
+export const WIDGET_ACTIONS_BASE = '/api/actions/{communityTag}';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -32,6 +46,8 @@ export interface RouteDef<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
+  /** Kept literal by `route()`, so a handler's context can depend on the auth kind. */
+  A extends RouteAuth = RouteAuth,
 > {
   operationId: string;
   method: HttpMethod;
@@ -40,7 +56,7 @@ export interface RouteDef<
   tag: ApiTag;
   summary: string;
   description?: string;
-  auth: RouteAuth;
+  auth: A;
   params?: P;
   query?: Q;
   body?: B;
@@ -55,9 +71,9 @@ export interface RouteDef<
   errors: number[];
 }
 
-export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
-  def: RouteDef<P, Q, B, R>,
-): RouteDef<P, Q, B, R> {
+export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, A extends RouteAuth>(
+  def: RouteDef<P, Q, B, R, A>,
+): RouteDef<P, Q, B, R, A> {
   return def;
 }
 

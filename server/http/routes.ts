@@ -3,7 +3,7 @@
 // rate-limit nor validation failures consume an idempotency key.
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
-import { expressPath, type RouteDef } from '../../contract/route.ts';
+import { expressPath, WIDGET_ACTIONS_BASE, type RouteDef } from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
@@ -17,7 +17,9 @@ import type { RateLimits } from './rate-limit.ts';
 import type { ReadCache } from './read-cache.ts';
 import { parseOrThrow } from './validate.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { assertOwnOrigin, authenticateVisitor, type Visitor } from './session.ts';
+import { authenticateWidget, widgetActionCors, type WidgetCaller } from './widget-actions.ts';
 
 export interface RouteDeps {
   db: Db;
@@ -32,16 +34,20 @@ export interface RouteDeps {
   validateResponses?: boolean;
   /** Verifies visitor session tokens (cookie or Bearer) on site routes. */
   sessions: SessionTokens;
+  /** Sends account e-mail (password reset); default: the database outbox (server/mail). */
+  mailer?: Mailer;
 }
 
-export interface HandlerContext<P, Q, B> {
+export interface HandlerContext<P, Q, B, W extends WidgetCaller | null = WidgetCaller | null> {
   params: P;
   query: Q;
   body: B;
   /** The authenticated key, for `apiKey` routes. */
   key: ApiKeyIdentity | null;
-  /** The signed-in visitor, for `session` routes. */
+  /** The signed-in visitor, for `session` routes; on `widget` routes the optional one (`widget.visitor`). */
   visitor: Visitor | null;
+  /** The caller of a `widget` route (community, how it came in, visitor); null on every other route. */
+  widget: W;
   req: Request;
   res: Response;
   /**
@@ -65,7 +71,8 @@ export type Handler<D extends RouteDef> = (
   ctx: HandlerContext<
     NonNullable<D['params']> extends z.ZodType ? z.output<NonNullable<D['params']>> : Record<string, never>,
     NonNullable<D['query']> extends z.ZodType ? z.output<NonNullable<D['query']>> : Record<string, never>,
-    NonNullable<D['body']> extends z.ZodType ? z.output<NonNullable<D['body']>> : undefined
+    NonNullable<D['body']> extends z.ZodType ? z.output<NonNullable<D['body']>> : undefined,
+    D['auth'] extends { kind: 'widget' } ? WidgetCaller : null
   >,
 ) => Promise<HandlerResult>;
 
@@ -76,6 +83,8 @@ async function authenticate(req: Request, res: Response, def: RouteDef, deps: Ro
     await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
     return null;
   }
+  // Judged by authenticateWidget, with its own per-IP budget.
+  if (def.auth.kind === 'widget') return null;
   const ip = req.ip ?? 'unknown';
   const presented = req.get('x-api-key')?.trim();
   if (!presented) {
@@ -131,10 +140,20 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     // would take the header and silently ignore it.
     throw new Error(`${def.operationId}: write routes need an API key or a signed-in visitor (no idempotency owner otherwise)`);
   }
+  if (def.auth.kind === 'widget') {
+    // CORS for these paths is widgetActionCors alone: under /api/communities the public CORS
+    // (any origin) would answer first. Reads go to /v1 with the publishable key.
+    if (!def.path.startsWith(`${WIDGET_ACTIONS_BASE}/`)) {
+      throw new Error(`${def.operationId}: a widget route's path must start with ${WIDGET_ACTIONS_BASE}/`);
+    }
+    if (def.method === 'get') throw new Error(`${def.operationId}: widget routes are writes; reads go to /v1 with the publishable key`);
+  }
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
-  router[def.method](path, async (req: Request, res: Response) => {
+  const before = def.auth.kind === 'widget' ? [widgetCors(router, path, deps)] : [];
+  router[def.method](path, ...before, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
-    const visitor = def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : null;
+    const widget = def.auth.kind === 'widget' ? await authenticateWidget(req, res, deps) : null;
+    const visitor = def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : widget?.visitor ?? null;
     if (def.auth.kind === 'sameOrigin' && def.method !== 'get') assertOwnOrigin(req);
     // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
     // so a hit can skip parsing it again.
@@ -153,7 +172,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     let hold: IdempotencyHold | null = null;
     let committed: StoredResult | null = null;
     const ctx = {
-      params, query, body, key, visitor, req, res,
+      params, query, body, key, visitor, widget, req, res,
       transaction: async <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => {
         const r = await transaction(deps.db, async (trx) => {
           const out = await fn(trx);
@@ -168,7 +187,8 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
     let result: HandlerResult;
-    const owner = key ? `key:${key.id}` : visitor ? `user:${visitor.userId}` : null;
+    // Widget actions: per visitor or client, never the (public, shared) publishable key.
+    const owner = key ? `key:${key.id}` : widget ? widget.idempotencyOwner : visitor ? `user:${visitor.userId}` : null;
     if (idemKey && owner) {
       const hash = fingerprint(def.method, req.originalUrl, req.body ?? null);
       const stored = await runIdempotent(deps.db, owner, idemKey, hash, async (h) => {
@@ -196,9 +216,25 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
     if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers }, generation);
     // A successful write makes the community's cached reads stale, whatever the route.
-    if (def.method !== 'get' && key && status < 400) deps.readCache.invalidate(key.communityId);
+    const wrote = key?.communityId ?? widget?.community.id;
+    if (def.method !== 'get' && wrote && status < 400) deps.readCache.invalidate(wrote);
     send(res, status, json, headers);
   });
+}
+
+const widgetPreflights = new WeakMap<Router, Map<string, ReturnType<typeof widgetActionCors>>>();
+
+/** One widgetActionCors per widget path, answering its preflight too (several methods share it). */
+function widgetCors(router: Router, path: string, deps: RouteDeps) {
+  let paths = widgetPreflights.get(router);
+  if (!paths) widgetPreflights.set(router, (paths = new Map()));
+  let cors = paths.get(path);
+  if (!cors) {
+    cors = widgetActionCors(deps);
+    paths.set(path, cors);
+    router.options(path, cors);
+  }
+  return cors;
 }
 
 /** Answers 405 with `Allow` for known paths called with a method they do not have. */

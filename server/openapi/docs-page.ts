@@ -235,9 +235,13 @@ function renderOperation({ method, path, op }: Located, ctx: RenderContext): str
 
 function authText(op: OperationObject): string {
   if (op.security.length === 0) return 'None';
+  if (op['x-widget-action']) {
+    return 'Widget action: publishable key with a listed embed <code>Origin</code>, or same-origin on the hosted site (sign-in cookie optional)';
+  }
+  const keys0 = op.security.flatMap((s) => Object.keys(s));
+  if (keys0.includes('signInCookie')) return 'Signed in: sign-in cookie or <code>Authorization: Bearer</code>';
   const scope = op['x-required-scope'];
-  const keys = op.security.flatMap((s) => Object.keys(s));
-  const who = keys.includes('publishableKey') ? 'publishable or secret key' : 'secret key (or ADMIN)';
+  const who = keys0.includes('publishableKey') ? 'publishable or secret key' : 'secret key (or ADMIN)';
   return `<code>X-API-Key</code>, scope <code>${esc(String(scope ?? ''))}</code>: ${esc(who)}`;
 }
 

@@ -62,7 +62,7 @@ const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (`extras.field` names the offending value) or a rejected business rule.',
   401: '`X-API-Key` is missing, empty or unknown.',
-  403: 'The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community.',
+  403: 'The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community\'s embed origins, or a secret key was sent.',
   404: 'The community or the resource does not exist.',
   405: 'The path exists but not with this method; `Allow` lists the methods it has.',
   409: 'Invalid state transition, or a request with the same Idempotency-Key is still being processed.',
@@ -103,6 +103,8 @@ const EXAMPLE_MESSAGE: Partial<Record<ErrorCode, string>> = {
   IDEMPOTENCY_IN_PROGRESS: messages.idempotencyInProgress,
   RATE_LIMITED: messages.rateLimited,
   FEATURE_NOT_ENABLED: messages.featureNotEnabled('Atlas'),
+  ORIGIN_NOT_ALLOWED: messages.originNotAllowed,
+  SECRET_KEY_NOT_ALLOWED: messages.secretKeyNotAllowed,
   INVALID_STATE: 'This change is not allowed in the current state',
   UNPROCESSABLE: 'The request is valid but cannot be carried out',
   INTERNAL: messages.internal,
@@ -150,6 +152,7 @@ const INFO_DESCRIPTION = [
   '- **Lists** are bare JSON arrays; paging rides in the `X-Total-Count`, `Link` and `X-Next-Cursor` headers.',
   '- **Idempotency**: writes accept `Idempotency-Key`; the same key and request within 24 h replays the first answer without a second state change.',
   '- **Errors** share one envelope, `{error, code?, requestId?, extras?}` (schema `Error`, codes in its `x-error-codes`). Match on `code`, never on `error`.',
+  '- **Widget actions** (`/api/actions/{communityTag}/...`, operations marked `x-widget-action`): writes widgets make, with the publishable key from one of the community\'s embed origins, or same-origin on its hosted site with no key. Rate limited per client IP.',
   '- **Rate limits**: publishable keys 100 requests/s, secret keys 50 requests/s; a 429 carries `Retry-After`.',
   '- **Versioning**: v1 only grows (new fields, endpoints, scopes); breaking changes go to /v2. Ignore unknown response fields.',
 ].join('\n');
@@ -284,9 +287,12 @@ function buildOperation(def: RouteDef, schemas: SchemaCollector): OperationObjec
     operationId: def.operationId,
     tags: [def.tag],
     summary: def.summary,
-    ...(def.description ? { description: def.description } : {}),
+    ...(def.description || auth.kind === 'widget'
+      ? { description: [def.description, auth.kind === 'widget' ? WIDGET_ACTION_NOTE : ''].filter(Boolean).join('\n\n') }
+      : {}),
     security: securityFor(def),
     ...(auth.kind === 'apiKey' ? { 'x-required-scope': auth.scope } : {}),
+    ...(auth.kind === 'widget' ? { 'x-widget-action': true } : {}),
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses: buildResponses(def, schemas, {
@@ -296,10 +302,21 @@ function buildOperation(def: RouteDef, schemas: SchemaCollector): OperationObjec
   };
 }
 
+/** What every widget action's description says about its auth (server/http/widget-actions.ts). */
+const WIDGET_ACTION_NOTE =
+  '**Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the ' +
+  "community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), " +
+  "or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when " +
+  'present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): ' +
+  'servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, ' +
+  'else the client IP.';
+
 /** READ_PUBLIC is the one scope a publishable key has; everything else needs a secret key. */
 function securityFor(def: RouteDef): SecurityRequirement[] {
   if (def.auth.kind === 'none' || def.auth.kind === 'sameOrigin') return [];
   if (def.auth.kind === 'session') return [{ signInCookie: [] }, { signInBearer: [] }];
+  // The key from an embed origin; or, on the hosted site, the optional cookie (`{}`: anonymous).
+  if (def.auth.kind === 'widget') return [{ publishableKey: [] }, { signInCookie: [] }, {}];
   if (def.auth.scope === 'READ_PUBLIC') return [{ publishableKey: [] }, { secretKey: [] }];
   return [{ secretKey: [] }];
 }
@@ -309,7 +326,7 @@ function securityFor(def: RouteDef): SecurityRequirement[] {
  * something on keyed writes only; on a keyless write it would promise a replay that never comes.
  */
 function acceptsIdempotencyKey(def: RouteDef): boolean {
-  return def.method !== 'get' && (def.auth.kind === 'apiKey' || def.auth.kind === 'session');
+  return def.method !== 'get' && (def.auth.kind === 'apiKey' || def.auth.kind === 'session' || def.auth.kind === 'widget');
 }
 
 function idempotencyKeyParameter(): ParameterObject {
@@ -319,7 +336,8 @@ function idempotencyKeyParameter(): ParameterObject {
     required: false,
     description:
       'Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). ' +
-      'Scoped to the API key: the same key with the same request within 24 h replays the first status and body ' +
+      'Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): ' +
+      'the same key with the same request within 24 h replays the first status and body ' +
       '(with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the ' +
       'first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and ' +
       'rate-limit answers are not stored.',
@@ -433,6 +451,8 @@ function errorStatuses(def: RouteDef): number[] {
   if (def.auth.kind === 'apiKey') [401, 403].forEach((s) => statuses.add(s));
   if (def.auth.kind === 'session') statuses.add(401);
   if ((def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') && def.method !== 'get') [403, 415].forEach((s) => statuses.add(s));
+  // Widget actions: a bad key (401), origin, secret key, other community or cross-site (403), not JSON (415).
+  if (def.auth.kind === 'widget') [401, 403, 415].forEach((s) => statuses.add(s));
   if (def.body) [400, 413, 415].forEach((s) => statuses.add(s));
   if (acceptsIdempotencyKey(def)) [400, 409, 422].forEach((s) => statuses.add(s));
   statuses.add(429);
@@ -506,6 +526,7 @@ function exampleError(status: number, def: RouteDef, field: string | undefined):
 function exampleCode(status: number, def: RouteDef): ErrorCode | undefined {
   // Without a key there is no scope to lack; a keyless 403 is a feature switched off.
   if (status === 403 && def.auth.kind === 'none') return 'FEATURE_NOT_ENABLED';
+  if (status === 403 && def.auth.kind === 'widget') return 'ORIGIN_NOT_ALLOWED';
   return EXAMPLE_CODE[status] ?? codesOf(status)[0];
 }
 

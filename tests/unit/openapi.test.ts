@@ -109,6 +109,9 @@ describe('OpenAPI document', () => {
       } else if (def.auth.kind === 'session') {
         expect(op.security).toEqual([{ signInCookie: [] }, { signInBearer: [] }]);
         expect(op['x-required-scope']).toBeUndefined();
+      } else if (def.auth.kind === 'widget') {
+        expect(op.security).toEqual([{ publishableKey: [] }, { signInCookie: [] }, {}]);
+        expect(op['x-widget-action']).toBe(true);
       } else {
         expect(op['x-required-scope']).toBe(def.auth.scope);
         const expected = def.auth.scope === 'READ_PUBLIC' ? [{ publishableKey: [] }, { secretKey: [] }] : [{ secretKey: [] }];
@@ -230,7 +233,20 @@ describe('OpenAPI document of routes to come', () => {
     response: { status: 201, schema: z.object({ ok: z.literal(true) }), description: 'Made' },
     errors: [],
   });
-  const routes = [...ROUTES, donate, patch, keyless] as RouteDef[];
+  const rsvp = route({
+    operationId: 'testWidgetRsvp',
+    method: 'post',
+    path: '/api/actions/{communityTag}/events/{slug}/rsvp',
+    tag: 'Community site',
+    summary: 'RSVP from a widget',
+    description: 'Reserves a free seat.',
+    auth: { kind: 'widget' },
+    params: z.object({ communityTag: z.string(), slug: z.string() }),
+    body: z.object({ email: z.email() }).strict(),
+    response: { status: 200, schema: z.object({ ok: z.literal(true) }), description: 'Reserved' },
+    errors: [404],
+  });
+  const routes = [...ROUTES, donate, patch, keyless, rsvp] as RouteDef[];
   const extended = buildOpenApiDocument({ serverUrl: SERVER, routes });
 
   it('stays valid with request bodies, 204s and keyless writes', async () => {
@@ -271,6 +287,21 @@ describe('OpenAPI document of routes to come', () => {
     for (const def of ROUTES.filter((r) => r.method === 'get')) {
       expect(operationOf(extended, def).parameters.find((p) => p.name === 'Idempotency-Key')).toBeUndefined();
     }
+  });
+
+  it('documents a widget action: the publishable key or the hosted site, the origin rule, its refusals', () => {
+    const op = operationOf(extended, rsvp);
+    expect(op.security).toEqual([{ publishableKey: [] }, { signInCookie: [] }, {}]);
+    expect(op['x-widget-action']).toBe(true);
+    expect(op['x-required-scope']).toBeUndefined();
+    expect(op.description).toMatch(/^Reserves a free seat\.\n\n\*\*Widget action\.\*\*/);
+    expect(op.description).toContain('embed origins');
+    expect(op.description).toContain('ORIGIN_NOT_ALLOWED');
+    for (const status of ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500']) expect(Object.keys(op.responses)).toContain(status);
+    expect(op.responses[403].content?.['application/json']?.examples?.ORIGIN_NOT_ALLOWED?.value).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
+    expect(op.responses[403].description).toContain('SECRET_KEY_NOT_ALLOWED');
+    expect(op.parameters.find((p) => p.name === 'Idempotency-Key')?.description).toMatch(/client IP/);
+    expect(headerNames(op.responses[200])).toContain('Idempotent-Replayed');
   });
 
   it('marks an all-optional body as optional and gives a 204 no content', () => {

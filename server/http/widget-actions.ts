@@ -1,0 +1,223 @@
+// Widget actions: the writes widgets make (RSVP, donate, apply), on
+// `{site_base}/api/actions/{communityTag}/...` (WIDGET_ACTIONS_BASE). A route declares
+// `auth: {kind: 'widget'}` and mountRoute does the rest: CORS for the community's embed origins
+// (`widgetActionCors`), the per-IP budget, and one of two ways in (`authenticateWidget`):
+//
+// - `publishableKey`: `X-API-Key: pk_live_...` of this community, sent from a page whose `Origin`
+//   is exactly one of the community's `embed_origins`. No cookie is ever read on this path and
+//   CORS never allows credentials, so another site cannot act as a signed-in visitor.
+// - `hostedSite`: no key, same-origin on the community's own hosted domain (its custom domain or
+//   `<tag>.localhost`): JSON, `Origin` equal to the site's, Fetch Metadata same-origin where sent.
+//   The sign-in cookie, when present and valid, names the visitor; otherwise the caller is anonymous.
+//
+// Secret keys are refused outright (never looked up): they are server-only, and a server calls
+// the same domain functions through /v1 with its secret key.
+//
+// The Origin check is a browser boundary, not authentication: a script outside a browser can send
+// any Origin (and any Host). What it stops is other sites' pages using the key or riding a
+// visitor's cookie; the per-IP budget and the domain's own rules bound what a script can do.
+import type { Request, RequestHandler, Response } from 'express';
+import type { Db } from '../db/index.ts';
+import { parseJson } from '../db/ids.ts';
+import { SECRET_PREFIX, type KeyResolver } from '../domain/api-keys.ts';
+import type { SessionTokens } from '../domain/sessions.ts';
+import { ApiError } from './api-error.ts';
+import { messages } from './messages.ts';
+import type { RateLimits } from './rate-limit.ts';
+import { assertOwnOrigin, communityTagForHost, signedInVisitor, type Visitor } from './session.ts';
+
+/** Who is calling a widget action; handed to the handler as `ctx.widget`. */
+export interface WidgetCaller {
+  community: { id: string; tag: string };
+  via: 'publishableKey' | 'hostedSite';
+  /** The signed-in visitor (hosted site, valid sign-in cookie), else null: anonymous. */
+  visitor: Visitor | null;
+  /**
+   * Owner of this caller's Idempotency-Key records: `widget:<communityId>:user:<userId>` for a
+   * signed-in visitor, else `widget:<communityId>:ip:<client IP>`. Never the publishable key: it
+   * is shared by every visitor of every embedding site, and whoever presents an owner's key gets
+   * that owner's stored answer (an RSVP's QR code, say).
+   */
+  idempotencyOwner: string;
+}
+
+export interface WidgetDeps {
+  db: Db;
+  keys: KeyResolver;
+  rateLimits: RateLimits;
+  sessions: SessionTokens;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Embed origins
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `scheme://host[:port]` as a browser serialises it in `Origin` (lower-case host, default port
+ * dropped, IDN in punycode), or null for anything that is not a plain http(s) origin: `*`,
+ * `null`, a path, a query, credentials. Stored embed origins are read through this, so a listed
+ * `https://Shop.Example:443/` allows `https://shop.example`, and a malformed entry allows nothing.
+ */
+export function normalizeOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return null;
+  // `new URL('https://a.example?')` has an empty search but the text had one: refuse that too.
+  if (/[?#]/.test(text)) return null;
+  return url.origin;
+}
+
+export interface WidgetCommunity {
+  id: string;
+  tag: string;
+  /** Normalised embed origins. */
+  origins: ReadonlySet<string>;
+}
+
+/** How long a community's embed origins are trusted before they are read again. */
+export const WIDGET_ORIGINS_CACHE_MS = 5000;
+const originCaches = new WeakMap<Db, Map<string, { community: WidgetCommunity | null; at: number }>>();
+
+/** The community of a widget-action path and its embed origins, cached briefly (also "not found"). */
+export async function widgetCommunity(db: Db, tag: string): Promise<WidgetCommunity | null> {
+  let cache = originCaches.get(db);
+  if (!cache) originCaches.set(db, (cache = new Map()));
+  const hit = cache.get(tag);
+  if (hit && Date.now() - hit.at < WIDGET_ORIGINS_CACHE_MS) return hit.community;
+  const row = await db.selectFrom('communities').select(['id', 'tag', 'embed_origins']).where('tag', '=', tag).executeTakeFirst();
+  const listed = row ? parseJson<unknown>(row.embed_origins, []) : [];
+  const origins = new Set<string>();
+  for (const entry of Array.isArray(listed) ? listed : []) {
+    const origin = typeof entry === 'string' ? normalizeOrigin(entry) : null;
+    if (origin) origins.add(origin);
+  }
+  const community = row ? { id: row.id, tag: row.tag, origins } : null;
+  if (cache.size > 10_000) cache.clear();
+  cache.set(tag, { community, at: Date.now() });
+  return community;
+}
+
+/** Forgets cached embed origins (all communities, or one), e.g. right after they are changed here. */
+export function forgetWidgetOrigins(db: Db, tag?: string): void {
+  if (tag === undefined) originCaches.delete(db);
+  else originCaches.get(db)?.delete(tag);
+}
+
+/** The request's `Origin` when it is exactly one of the community's embed origins, else null. */
+function allowedOrigin(req: Request, community: WidgetCommunity | null): string | null {
+  const origin = req.headers.origin;
+  // Compared as sent: browsers send the serialised form, so anything else is not a browser's.
+  return community && origin && community.origins.has(origin) ? origin : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CORS
+// ---------------------------------------------------------------------------------------------
+
+const ALLOWED_HEADERS = 'X-API-Key, Content-Type, Idempotency-Key, X-Idempotency-Key, X-Request-Id, X-Svc-Auth-Token, X-Svc-Member-Token';
+const EXPOSED_HEADERS = 'X-Request-Id, Location, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed';
+const ALLOWED_METHODS = 'POST, PUT, PATCH, DELETE';
+/** Browsers cap this anyway (Chrome: 2 h); a removed origin is refused server-side at once regardless. */
+const PREFLIGHT_MAX_AGE = '600';
+
+/**
+ * CORS for widget-action paths (mountRoute attaches it to every `widget` route, preflight
+ * included; it reads the `communityTag` path parameter). `Access-Control-Allow-Origin` is the
+ * request's own `Origin`, and only when that is one of the community's embed origins; never `*`,
+ * never `null`, never `Access-Control-Allow-Credentials` (cookies work same-origin only, where
+ * CORS does not apply). Every answer varies by Origin. A preflight from any other origin is a
+ * `403 ORIGIN_NOT_ALLOWED` without CORS headers, so the browser never sends the request; should
+ * one arrive anyway, authenticateWidget refuses it too.
+ */
+export function widgetActionCors(deps: { db: Db }): RequestHandler {
+  return async (req, res, next) => {
+    res.vary('Origin');
+    const tag = req.params.communityTag;
+    const community = typeof tag === 'string' && req.headers.origin ? await widgetCommunity(deps.db, tag) : null;
+    const origin = allowedOrigin(req, community);
+    if (req.method === 'OPTIONS') {
+      if (!origin) throw new ApiError('ORIGIN_NOT_ALLOWED', messages.originNotAllowed);
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
+      res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      res.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE);
+      res.status(204).end();
+      return;
+    }
+    if (origin) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    }
+    next();
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authentication
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Judges a widget action before its input is read. Order: the per-IP budget (`widget-actions`,
+ * per community), then with `X-API-Key`: a secret key 403 SECRET_KEY_NOT_ALLOWED, an unknown key
+ * 401 INVALID_API_KEY (spends `auth-failures`), another community's key 403 COMMUNITY_MISMATCH,
+ * an Origin that is missing or not listed 403 ORIGIN_NOT_ALLOWED; without a key: a request not on
+ * the community's hosted domain 401 API_KEY_REQUIRED, then the same-origin checks (415, 403
+ * CROSS_SITE_REQUEST), then the optional sign-in cookie.
+ */
+export async function authenticateWidget(req: Request, res: Response, deps: WidgetDeps): Promise<WidgetCaller> {
+  const tag = req.params.communityTag;
+  if (typeof tag !== 'string') throw new Error('a widget route needs {communityTag} in its path');
+  const ip = req.ip ?? 'unknown';
+  await deps.rateLimits.consume('widget-actions', `${tag}:${ip}`, res);
+  const presented = req.get('x-api-key')?.trim();
+  return presented ? viaPublishableKey(req, res, deps, tag, ip, presented) : viaHostedSite(req, deps, tag, ip);
+}
+
+async function viaPublishableKey(
+  req: Request, res: Response, deps: WidgetDeps, tag: string, ip: string, presented: string,
+): Promise<WidgetCaller> {
+  // Refused by its prefix, without a lookup: this endpoint must not tell whether a secret key is valid.
+  if (presented.startsWith(SECRET_PREFIX)) throw new ApiError('SECRET_KEY_NOT_ALLOWED', messages.secretKeyNotAllowed);
+  const key = await deps.keys.resolve(presented);
+  if (!key) {
+    await deps.rateLimits.consume('auth-failures', ip, res);
+    throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
+  }
+  if (key.kind !== 'publishable') throw new ApiError('SECRET_KEY_NOT_ALLOWED', messages.secretKeyNotAllowed);
+  // Before the community is looked up, as on /v1: a key never learns whether another community exists.
+  if (key.communityTag !== tag) throw new ApiError('COMMUNITY_MISMATCH', messages.keyOtherCommunity);
+  const community = await widgetCommunity(deps.db, tag);
+  if (!allowedOrigin(req, community)) throw new ApiError('ORIGIN_NOT_ALLOWED', messages.originNotAllowed);
+  return {
+    community: { id: key.communityId, tag },
+    via: 'publishableKey',
+    visitor: null,
+    idempotencyOwner: `widget:${key.communityId}:ip:${ip}`,
+  };
+}
+
+async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: string): Promise<WidgetCaller> {
+  // Only the community's own site may call without a key; anywhere else the key is what is missing.
+  if ((await communityTagForHost(deps.db, req.hostname)) !== tag) {
+    throw new ApiError('API_KEY_REQUIRED', messages.widgetKeyRequired);
+  }
+  // Judged before the cookie is read, and whether or not there is one: a cross-site request is
+  // refused, not downgraded to anonymous.
+  assertOwnOrigin(req);
+  const community = await widgetCommunity(deps.db, tag);
+  if (!community) throw new ApiError('NOT_FOUND', messages.communityNotFound);
+  // A missing, invalid or expired token, or one of a deleted user, is an anonymous visitor.
+  const signedIn = await signedInVisitor(deps.db, deps.sessions, req, tag);
+  const visitor = signedIn ? { userId: signedIn.userId, communityTag: tag } : null;
+  return {
+    community: { id: community.id, tag },
+    via: 'hostedSite',
+    visitor,
+    idempotencyOwner: visitor ? `widget:${community.id}:user:${visitor.userId}` : `widget:${community.id}:ip:${ip}`,
+  };
+}
