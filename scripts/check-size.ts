@@ -15,11 +15,19 @@ const DIST = path.join(ROOT, 'dist/widgets');
 const MANIFEST = path.join(ROOT, 'dist/widgets.manifest.json');
 
 const KB = 1000;
+/**
+ * The shared runtime's share of a widget row (preact, @preact/signals, nanostores, widgets/lib:
+ * 12.1 KB in the issue-4 build), for rows whose widget is budgeted "on top of the runtime".
+ */
+const RUNTIME = 12.5 * KB;
 /** The one table of budgets. Add a row when a widget lands. */
 export const BUDGETS = {
   loader: 1.5 * KB,
   widgets: {
     events: 16 * KB,
+    // The header's own chunk (with @floating-ui/dom for its dropdowns) at most 12 KB, the footer's 3 KB.
+    header: RUNTIME + 12 * KB,
+    footer: RUNTIME + 3 * KB,
   } as Record<string, number>,
 };
 

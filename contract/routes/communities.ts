@@ -24,7 +24,10 @@ export const getCommunity = route({
   path: '/api/communities/{communityTag}',
   tag: 'Community site',
   summary: 'Get the community object',
-  description: 'Served on `{site_base}`. Configuration is read-only: it changes only in the admin app.',
+  description:
+    'Served on `{site_base}`. Configuration is read-only: it changes only in the admin app. The sign-in cookie (or Bearer) ' +
+    'is optional: nav items are filtered by `visibleWhen` for the viewer (`authenticated`: any signed-in user; `approvedMember`: ' +
+    'ACCEPTED members only), so a request with credentials is answered `private, no-store`.',
   auth: { kind: 'none' },
   params: z.object({ communityTag: CommunityTag }),
   response: { status: 200, schema: Community, description: 'The community' },

@@ -1,23 +1,36 @@
-// {site_base}/api/communities: the public community object, by tag or by custom domain.
-import type { Router } from 'express';
+// {site_base}/api/communities: the public community object, by tag or by custom domain, with the
+// nav filtered for whoever is looking (sign-in cookie or Bearer, optional).
+import type { Request, Router } from 'express';
 import { getCommunity, getCommunityByDomain, getPageAccess } from '../../contract/routes/communities.ts';
+import type { CommunityRow } from '../db/schema.ts';
 import { pageAccessFor } from '../domain/page-access.ts';
-import { signedInVisitor } from '../http/session.ts';
-import { findCommunityByDomain, findCommunityByTag, toPublicCommunity } from '../domain/communities.ts';
+import { presentedToken, signedInVisitor } from '../http/session.ts';
+import { communityViewer, findCommunityByDomain, findCommunityByTag, toPublicCommunity } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
 
-// Configuration changes only in the admin app; a minute of staleness keeps page loads cheap.
-const CACHE = { 'Cache-Control': 'public, max-age=60' };
+/** Both answers vary with the credentials, so every cache keys them on Cookie and Authorization. */
+const VARY = 'Cookie, Authorization';
+// Configuration changes only in the admin app; a minute of staleness keeps page loads cheap. Only
+// a request that presented no credential at all may get (and fill) a shared cache entry.
+const ANONYMOUS = { 'Cache-Control': 'public, max-age=60', Vary: VARY };
+// With a cookie or Bearer the nav may hold member-only items: never stored anywhere. That holds
+// for an invalid or expired token too (it reads as anonymous, but the request was not anonymous).
+const PERSONAL = { 'Cache-Control': 'private, no-store', Vary: VARY };
 
 export function mountCommunities(router: Router, deps: RouteDeps): void {
-  // Registered before /:communityTag so "by-domain" is never read as a tag.
-  mountRoute(router, getCommunityByDomain, async ({ params }) => {
-    const row = await findCommunityByDomain(deps.db, params.hostname);
+  /** The community object as the requesting viewer may see it: one membership lookup at most. */
+  async function communityFor(req: Request, row: CommunityRow | undefined): Promise<HandlerResult> {
     if (!row) throw notFound(messages.communityNotFound);
-    return { body: await toPublicCommunity(deps.db, row), headers: CACHE };
-  }, deps);
+    if (presentedToken(req, row.tag) === null) return { body: await toPublicCommunity(deps.db, row), headers: ANONYMOUS };
+    const visitor = await signedInVisitor(deps.db, deps.sessions, req, row.tag);
+    const viewer = await communityViewer(deps.db, row.id, visitor?.userId ?? null);
+    return { body: await toPublicCommunity(deps.db, row, viewer), headers: PERSONAL };
+  }
+
+  // Registered before /:communityTag so "by-domain" is never read as a tag.
+  mountRoute(router, getCommunityByDomain, async ({ params, req }) => communityFor(req, await findCommunityByDomain(deps.db, params.hostname)), deps);
 
   mountRoute(router, getPageAccess, async ({ params, req }) => {
     const row = await findCommunityByTag(deps.db, params.communityTag);
@@ -25,13 +38,9 @@ export function mountCommunities(router: Router, deps: RouteDeps): void {
     const visitor = await signedInVisitor(deps.db, deps.sessions, req, row.tag);
     return {
       body: await pageAccessFor(deps.db, row, visitor?.userId ?? null),
-      headers: { 'Cache-Control': 'private, no-store', Vary: 'Cookie, Authorization' },
+      headers: { 'Cache-Control': 'private, no-store', Vary: VARY },
     };
   }, deps);
 
-  mountRoute(router, getCommunity, async ({ params }) => {
-    const row = await findCommunityByTag(deps.db, params.communityTag);
-    if (!row) throw notFound(messages.communityNotFound);
-    return { body: await toPublicCommunity(deps.db, row), headers: CACHE };
-  }, deps);
+  mountRoute(router, getCommunity, async ({ params, req }) => communityFor(req, await findCommunityByTag(deps.db, params.communityTag)), deps);
 }

@@ -1,18 +1,23 @@
 // /demo/: a page that plays a customer's own site and pastes the real snippet. Opened at
 // http://127.0.0.1:<port>/demo/ it is a different origin from the API (localhost:<port>), so the
 // widgets run exactly as they do on a customer's WordPress page.
+//
+// /demo/hosted on a community's own host (`http://demo.localhost:<port>/demo/hosted` in
+// development): a stand-in for the hosted apex until the hosted pages exist. It includes the
+// loader same-origin and without a key, so the widgets call `/api/...` with the visitor's cookie.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Router } from 'express';
 import express from 'express';
 import type { Db } from '../db/index.ts';
 import { provisionPublishableKey } from '../domain/api-keys.ts';
-import { findCommunityByTag } from '../domain/communities.ts';
+import { findCommunityByDomain, findCommunityByTag } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
 
 const DEMO_TAG = 'demo';
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const escapeHtml = (s: string) => escapeAttr(s).replace(/>/g, '&gt;');
 
 /** The community's hosted site in development: `<tag>.localhost` on the platform's port. */
 function hostedSite(publicUrl: string, tag: string): string {
@@ -34,6 +39,18 @@ export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string })
       .replaceAll('%SVC_COMMUNITY%', escapeAttr(community.tag))
       .replaceAll('%SVC_PUBLISHABLE_KEY%', escapeAttr(key))
       .replaceAll('%SVC_SITE_URL%', escapeAttr(hostedSite(opts.publicUrl, community.tag)));
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html').send(html);
+  });
+
+  const hostedTemplate = path.join(opts.rootDir, 'demo', 'hosted-site.html');
+  router.get('/demo/hosted', async (req, res, next) => {
+    // Only on a community's own host: on the platform host there is no community to show.
+    const community = await findCommunityByDomain(opts.db, req.hostname);
+    if (!community) return next();
+    const html = (await fs.readFile(hostedTemplate, 'utf8'))
+      .replaceAll('%SVC_COMMUNITY%', escapeAttr(community.tag))
+      .replaceAll('%SVC_COMMUNITY_NAME%', escapeHtml(community.name));
     res.setHeader('Cache-Control', 'no-store');
     res.type('html').send(html);
   });

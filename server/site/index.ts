@@ -7,12 +7,16 @@ import { publicCors } from '../http/cors.ts';
 import { methodNotAllowed, type RouteDeps } from '../http/routes.ts';
 import { mountCommunities } from './communities.ts';
 import { mountVisitor } from './visitor.ts';
+import { mountAuth } from './auth.ts';
+import { mountSignInPages } from './sign-in-page.ts';
 
 export function siteApiRouter(deps: RouteDeps): Router {
   const router = express.Router();
   router.use('/api/communities', publicCors);
   mountCommunities(router, deps);
   mountVisitor(router, deps);
+  mountAuth(router, deps);
+  mountSignInPages(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;
 }

@@ -24,6 +24,8 @@ export interface GetOptions {
   /** Send the publishable key. Off for routes that take none, which also spares a CORS preflight. */
   auth?: boolean;
   signal?: AbortSignal;
+  /** Revalidate with the server instead of taking the browser's cached answer (after sign-in/out). */
+  fresh?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -77,6 +79,7 @@ export function createApiClient(config: EmbedConfig, fetchImpl: typeof fetch = (
           headers,
           credentials: config.hosted ? 'same-origin' : 'omit',
           signal: options.signal,
+          cache: options.fresh ? 'no-cache' : undefined,
         });
       } catch (cause) {
         if (options.signal?.aborted) throw cause;

@@ -14,17 +14,26 @@ export type CommunityState =
 export const $community = atom<CommunityState>({ status: 'idle' });
 
 let requestedTag: string | null = null;
+let latest = 0;
 
-/** Starts the fetch on first use; later calls for the same tag are free. */
-export function loadCommunity(api: ApiClient, tag: string): void {
-  if (requestedTag === tag) return;
+/**
+ * Starts the fetch on first use; later calls for the same tag are free. `reload` fetches again
+ * (after sign-in or sign-out, when the nav the server filters for the viewer changes) while the
+ * widgets keep showing the current object: no loading flash, and a failed reload keeps it.
+ */
+export function loadCommunity(api: ApiClient, tag: string, reload = false): void {
+  if (requestedTag === tag && !reload) return;
   requestedTag = tag;
-  $community.set({ status: 'loading' });
+  const request = ++latest;
+  const keep = reload && $community.get().status === 'ready';
+  if (!keep) $community.set({ status: 'loading' });
   api
-    .get<Community>(`/api/communities/${encodeURIComponent(tag)}`, { auth: false })
+    .get<Community>(`/api/communities/${encodeURIComponent(tag)}`, { auth: false, fresh: reload })
     .then(
-      ({ data }) => $community.set({ status: 'ready', community: data }),
+      // Only the newest request may answer: an older one may describe the previous viewer.
+      ({ data }) => request === latest && $community.set({ status: 'ready', community: data }),
       (error: ApiError) => {
+        if (request !== latest || keep) return;
         // A later widget may try again (the first failure may have been a blip).
         requestedTag = null;
         $community.set({ status: 'error', error });

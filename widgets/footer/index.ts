@@ -1,0 +1,14 @@
+// <svc-footer>: the community's site footer: title, columns of links, social links, copyright.
+//   route="/events"   use storefrontConfig.pages[route].footer when the config has one
+//   locale            formatting locale (else the page's lang)
+import { h } from 'preact';
+import { defineWidget } from '../lib/define-element.ts';
+import { Footer } from './Footer.tsx';
+import styles from './styles.css?inline';
+
+export default defineWidget({
+  name: 'footer',
+  styles,
+  attributes: ['route'],
+  render: (props) => h(Footer, props),
+});
