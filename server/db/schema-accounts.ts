@@ -15,7 +15,7 @@ export interface PasswordResetsTable {
 export interface SessionRevocationsTable {
   user_id: string;
   /**
-   * Unix seconds: every token of the user with `iat <= tokens_valid_after` is void. A bigint, which
+   * Unix seconds: every session of the user signed in at or before this (`auth_time`) is void. A bigint, which
    * PostgreSQL returns as a string: read it through Number().
    */
   tokens_valid_after: ColumnType<number | string, number, number>;
@@ -23,10 +23,10 @@ export interface SessionRevocationsTable {
 }
 
 export interface RevokedTokensTable {
-  /** sha256 (base64url) of a signed-out token. */
-  token_hash: string;
+  /** The `sid` of a signed-out session. */
+  session_id: string;
   user_id: string;
-  /** The token's own expiry; the row can be purged after it. */
+  /** When no copy of the session can be valid any more; the row can be purged after it. */
   expires_at: string;
 }
 

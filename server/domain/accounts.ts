@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { isUniqueViolation, transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { sessionTokenHash, type SessionClaims, type SessionTokens } from './sessions.ts';
+import { SESSION_MAX_SECONDS, type SessionClaims, type SessionTokens } from './sessions.ts';
 
 /** A reset link works once, within this. */
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
@@ -132,13 +132,13 @@ export async function revokeAllSessions(db: Db | Trx, userId: string, now = Date
     .execute();
 }
 
-/** Voids one token (sign-out), and forgets revoked tokens that have expired anyway. */
-export async function revokeToken(db: Db | Trx, token: string, claims: SessionClaims): Promise<void> {
+/** Voids one session, every refreshed copy included (sign-out); forgets sessions that are over anyway. */
+export async function revokeSession(db: Db | Trx, claims: SessionClaims): Promise<void> {
   const now = nowIso();
   await db.deleteFrom('revoked_tokens').where('expires_at', '<', now).execute();
   await db.insertInto('revoked_tokens')
-    .values({ token_hash: sessionTokenHash(token), user_id: claims.userId, expires_at: new Date(claims.exp * 1000).toISOString() })
-    .onConflict((oc) => oc.column('token_hash').doNothing())
+    .values({ session_id: claims.sid, user_id: claims.userId, expires_at: new Date((claims.authTime + SESSION_MAX_SECONDS) * 1000).toISOString() })
+    .onConflict((oc) => oc.column('session_id').doNothing())
     .execute();
 }
 

@@ -1,11 +1,15 @@
 // Visitor sign-in tokens: a JWT made with jose, HS256 only, payload {userId, iat, exp} plus our
-// issuer and audience, about 30 days. The token proves identity, not membership; only this
+// issuer and audience, a session id (`sid`) and the sign-in time (`auth_time`), about 30 days.
+// Refreshing keeps `sid` and `auth_time`, so a session can be extended on activity up to
+// SESSION_MAX_SECONDS after sign-in and no further, and revoking it revokes every refreshed copy. The token proves identity, not membership; only this
 // server verifies it. Verification pins the algorithm, so `alg: none`, RS256 headers (the
 // key-confusion attack) and tokens signed with any other key are all refused.
 //
-// Tokens are stateless, but can be revoked: one token on sign-out (its hash in revoked_tokens
-// until it would have expired), or every token of a user issued up to a moment (sign out
-// everywhere, password reset: session_revocations). userForToken checks both in its one query.
+// Tokens are stateless, but can be revoked: one session on sign-out (its `sid` in revoked_tokens
+// until it could no longer be refreshed), or every session of a user signed in up to a moment
+// (sign out everywhere, password reset: session_revocations). Revocation never keys on the token
+// text: an HS256 signature has several base64url spellings that all verify.
+// userForToken checks both in its one query.
 import crypto from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Db } from '../db/index.ts';
@@ -15,10 +19,15 @@ export const SESSION_AUDIENCE = 'svc:site';
 export const SESSION_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
 /** A token older than this is re-issued on the next authenticated request ("extended on activity"). */
 export const SESSION_REFRESH_AFTER_SECONDS = 24 * 60 * 60;
+/** No refresh extends a session beyond this long after its sign-in. */
+export const SESSION_MAX_SECONDS = 90 * 24 * 60 * 60;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface SessionClaims { userId: string; iat: number; exp: number }
+export interface SessionClaims { userId: string; sid: string; authTime: number; iat: number; exp: number }
+
+/** What a refreshed token carries over from the one it replaces. */
+export interface SessionIdentity { sid: string; authTime: number }
 
 export class SessionTokens {
   readonly #key: Uint8Array;
@@ -27,10 +36,12 @@ export class SessionTokens {
     this.#key = key;
   }
 
-  async issue(userId: string, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
+  /** A new session, or (with `session`) a refreshed token of an existing one. */
+  async issue(userId: string, now = Date.now(), session?: SessionIdentity): Promise<{ token: string; expiresAt: Date }> {
     const iat = Math.floor(now / 1000);
-    const exp = iat + SESSION_LIFETIME_SECONDS;
-    const token = await new SignJWT({ userId })
+    const authTime = session?.authTime ?? iat;
+    const exp = Math.min(iat + SESSION_LIFETIME_SECONDS, authTime + SESSION_MAX_SECONDS);
+    const token = await new SignJWT({ userId, sid: session?.sid ?? crypto.randomUUID(), auth_time: authTime })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(SESSION_ISSUER)
       .setAudience(SESSION_AUDIENCE)
@@ -38,6 +49,14 @@ export class SessionTokens {
       .setExpirationTime(exp)
       .sign(this.#key);
     return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  /**
+   * A key for another sign-in secret (e.g. 'sms codes v1'), derived from this one with HKDF: one
+   * secret to configure and rotate, and no key that doubles as another's.
+   */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(crypto.hkdfSync('sha256', this.#key, Buffer.alloc(0), `svc ${purpose}`, 32));
   }
 
   /** The claims of a valid token, or null for anything else (never throws on bad input). */
@@ -48,16 +67,14 @@ export class SessionTokens {
         requiredClaims: ['iat', 'exp'], currentDate: new Date(now),
       });
       if (typeof payload.userId !== 'string' || !UUID.test(payload.userId)) return null;
-      return { userId: payload.userId, iat: payload.iat!, exp: payload.exp! };
+      if (typeof payload.sid !== 'string' || !UUID.test(payload.sid) || typeof payload.auth_time !== 'number') return null;
+      return { userId: payload.userId, sid: payload.sid, authTime: payload.auth_time, iat: payload.iat!, exp: payload.exp! };
     } catch (err) {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
       throw err;
     }
   }
 }
-
-/** What revoked_tokens stores of a token: its sha256, base64url. */
-export const sessionTokenHash = (token: string): string => crypto.createHash('sha256').update(token).digest('base64url');
 
 /**
  * The signed-in user behind a token, or null: also null once the user has been deleted, once this
@@ -68,11 +85,13 @@ export async function userForToken(db: Db, tokens: SessionTokens, token: string)
   if (!claims) return null;
   const user = await db.selectFrom('users')
     .leftJoin('session_revocations as r', 'r.user_id', 'users.id')
-    .leftJoin('revoked_tokens as t', (join) => join.on('t.token_hash', '=', sessionTokenHash(token)))
-    .select(['users.id', 'r.tokens_valid_after', 't.token_hash'])
+    .leftJoin('revoked_tokens as t', (join) => join.on('t.session_id', '=', claims.sid))
+    .select(['users.id', 'r.tokens_valid_after', 't.session_id'])
     .where('users.id', '=', claims.userId)
     .executeTakeFirst();
-  if (!user || user.token_hash !== null) return null;
-  if (user.tokens_valid_after !== null && claims.iat <= Number(user.tokens_valid_after)) return null;
+  if (!user || user.session_id !== null) return null;
+  // By sign-in time, not issue time: a copy refreshed after (or while) everything was revoked
+  // belongs to a revoked session all the same.
+  if (user.tokens_valid_after !== null && claims.authTime <= Number(user.tokens_valid_after)) return null;
   return { userId: user.id, claims };
 }

@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import type { RouteDef } from '../../contract/route.ts';
 import type { Db } from '../db/index.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
-import { SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionTokens } from '../domain/sessions.ts';
+import { SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionIdentity, type SessionTokens } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from './messages.ts';
 
@@ -53,6 +53,8 @@ export async function signedInVisitor(
 
 export interface Visitor {
   userId: string;
+  /** The session the token belongs to: a refresh keeps it, a sign-out revokes it. */
+  session: SessionIdentity;
   /** The community whose site this request is on (its hosted domain), or null on the platform host. */
   communityTag: string | null;
 }
@@ -95,7 +97,9 @@ export function assertOwnOrigin(req: Request): void {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
   const origin = req.headers.origin;
-  if (!origin || origin !== `${req.protocol}://${req.get('host')}`) throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
+  // req.host (with port) and req.hostname read the same source, X-Forwarded-Host included when the
+  // proxy is trusted: the origin compared here is the site the cookie and community come from.
+  if (!origin || origin !== `${req.protocol}://${req.host}`) throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
 }
 
 /** Sets the sign-in cookie: HttpOnly, SameSite=Lax, host-only, Secure on https. */
@@ -128,9 +132,11 @@ export async function authenticateVisitor(req: Request, res: Response, def: Rout
   const found = await userForToken(deps.db, deps.sessions, presented.token);
   if (!found) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
   // Extended on activity: a cookie older than a day is re-issued under the same name.
+  const session = { sid: found.claims.sid, authTime: found.claims.authTime };
   if (presented.cookie && Date.now() / 1000 - found.claims.iat > SESSION_REFRESH_AFTER_SECONDS) {
-    const fresh = await deps.sessions.issue(found.userId);
-    setSessionCookie(req, res, presented.cookie, fresh.token, fresh.expiresAt);
+    const fresh = await deps.sessions.issue(found.userId, Date.now(), session);
+    // Past the session's absolute end there is nothing left to extend.
+    if (fresh.expiresAt.getTime() > Date.now() + 60_000) setSessionCookie(req, res, presented.cookie, fresh.token, fresh.expiresAt);
   }
-  return { userId: found.userId, communityTag };
+  return { userId: found.userId, session, communityTag };
 }

@@ -213,7 +213,9 @@ async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: st
   if (!community) throw new ApiError('NOT_FOUND', messages.communityNotFound);
   // A missing, invalid or expired token, or one of a deleted user, is an anonymous visitor.
   const signedIn = await signedInVisitor(deps.db, deps.sessions, req, tag);
-  const visitor = signedIn ? { userId: signedIn.userId, communityTag: tag } : null;
+  const visitor = signedIn
+    ? { userId: signedIn.userId, session: { sid: signedIn.claims.sid, authTime: signedIn.claims.authTime }, communityTag: tag }
+    : null;
   return {
     community: { id: community.id, tag },
     via: 'hostedSite',

@@ -143,4 +143,31 @@ describe('session: security (CSRF)', () => {
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
     expect(theirs.body.id).toBe(other.id);
   });
+
+  it('keeps a signed-out session out however its token is respelled (the last base64url character has spare bits)', async () => {
+    const { token: mine } = await server.sessions.issue(user.id);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(mine.at(-1)!);
+    const spellings = [0, 1, 2, 3].map((k) => mine.slice(0, -1) + alphabet[(last & ~3) | k]);
+    // Every spelling verifies before the sign-out (that is what makes this attack possible)...
+    for (const t of spellings) expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${t}` })).status).toBe(200);
+    expect((await raw('POST', '/api/auth/sign-out', { Authorization: `Bearer ${mine}`, 'Content-Type': 'application/json' }, '{}')).status).toBe(204);
+    // ...and none after it.
+    for (const t of spellings) expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${t}` })).status).toBe(401);
+  });
+
+  it('signs out every refreshed copy of a session, not just the token presented', async () => {
+    const { token: old } = await server.sessions.issue(user.id, Date.now() - 2 * 24 * 3600_000);
+    const refreshed = await raw('GET', '/api/users/me', { Cookie: `svc_auth=${old}` });
+    const copy = /svc_auth=([^;]+)/.exec(String(refreshed.headers['set-cookie']))![1];
+    expect(copy).not.toBe(old);
+    expect((await raw('POST', '/api/auth/sign-out', { Authorization: `Bearer ${old}`, 'Content-Type': 'application/json' }, '{}')).status).toBe(204);
+    expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${copy}` })).status).toBe(401);
+  });
+
+  it('never extends a session beyond 90 days after its sign-in, however often it is refreshed', async () => {
+    const signedInAt = Math.floor(Date.now() / 1000) - 89 * 24 * 3600;
+    const { expiresAt } = await server.sessions.issue(user.id, Date.now(), { sid: crypto.randomUUID(), authTime: signedInAt });
+    expect(expiresAt.getTime()).toBe((signedInAt + 90 * 24 * 3600) * 1000);
+  });
 });

@@ -20,7 +20,9 @@ describe('session tokens: what a valid token is', () => {
     expect(claims).toMatchObject({ userId, iss: 'svc', aud: 'svc:site' });
     expect(claims.exp - claims.iat).toBe(SESSION_LIFETIME_SECONDS);
     expect(expiresAt.getTime()).toBe(claims.exp * 1000);
-    expect(await tokens.verify(token)).toEqual({ userId, iat: claims.iat, exp: claims.exp });
+    expect(claims.sid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(claims.auth_time).toBe(claims.iat);
+    expect(await tokens.verify(token)).toEqual({ userId, sid: claims.sid, authTime: claims.iat, iat: claims.iat, exp: claims.exp });
   });
 });
 

@@ -32,8 +32,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('revoked_tokens')
-    // sha256 of one signed-out token; kept until the token would have expired anyway.
-    .addColumn('token_hash', 'text', (c) => c.primaryKey())
+    // The session id (`sid`) of a signed-out session; kept until no copy of it could still be valid.
+    .addColumn('session_id', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .execute();

@@ -68,6 +68,9 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     rateLimits: { publishablePerSec: 10_000, secretPerSec: 10_000, anonymousPerSec: 10_000, authFailuresPerMin: 10_000, ...opts.rateLimits },
   };
   const redis = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : null;
+  // Until the connection is ready, limits count in the in-memory insurance limiter; a test that
+  // starts counting then would see its budget split between the two.
+  if (redis && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   // A prefix per server keeps parallel test files from sharing a budget on one Redis.
   const rateLimits = createRateLimits(config.rateLimits, redis, `svc:test:${schema}`);
   // Listen first so the app is built knowing its real public URL (Link headers use it).
