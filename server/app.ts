@@ -23,6 +23,7 @@ import { v1Router } from './v1/index.ts';
 import { SessionTokens } from './domain/sessions.ts';
 import { deriveKey, loadMasterKey } from './secrets.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { SmsSender } from './sms/sender.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -43,6 +44,8 @@ export interface AppDeps {
   sessions?: SessionTokens;
   /** Account e-mail (password reset); default: the database outbox (`svc mail list`). */
   mailer?: Mailer;
+  /** SMS sign-in codes; default: the database outbox (`svc sms list`). */
+  smsSender?: SmsSender;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -67,6 +70,7 @@ export function createApp(deps: AppDeps): Express {
     readBody: jsonBodyReader(config.bodyLimit),
     sessions: deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
     mailer: deps.mailer,
+    smsSender: deps.smsSender,
   };
   // The public API first: it is the hot path, and nothing before it needs to see its requests.
   app.use(v1Router(routeDeps));

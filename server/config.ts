@@ -53,6 +53,8 @@ const Env = z.object({
   RATE_LIMIT_SIGN_IN_FAILURES_PER_IP: PositiveInt.optional(),
   RATE_LIMIT_ACCOUNT_WRITES_PER_IP: PositiveInt.optional(),
   RATE_LIMIT_ACCOUNT_EMAILS_PER_ADDRESS: PositiveInt.optional(),
+  RATE_LIMIT_SMS_STARTS_PER_PHONE: PositiveInt.optional(),
+  RATE_LIMIT_SMS_STARTS_PER_IP: PositiveInt.optional(),
   /** Largest accepted JSON body. */
   SVC_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   /** How long a looked-up API key is trusted before it is read again (revocations elsewhere show within this). */
@@ -131,10 +133,14 @@ export interface SignInLimits {
   accountWritesPerIp?: number;
   /** Account e-mails (reset links, sign-up notices) per address per hour; more are not sent (RATE_LIMIT_ACCOUNT_EMAILS_PER_ADDRESS). */
   emailsPerAddress?: number;
+  /** SMS code requests per phone number per hour (RATE_LIMIT_SMS_STARTS_PER_PHONE). */
+  smsStartsPerPhone?: number;
+  /** SMS code requests per client IP per hour (RATE_LIMIT_SMS_STARTS_PER_IP). */
+  smsStartsPerIp?: number;
 }
 
 export const SIGN_IN_LIMIT_DEFAULTS: Required<SignInLimits> = {
-  failuresPerAccount: 10, failuresPerIp: 50, accountWritesPerIp: 20, emailsPerAddress: 5,
+  failuresPerAccount: 10, failuresPerIp: 50, accountWritesPerIp: 20, emailsPerAddress: 5, smsStartsPerPhone: 5, smsStartsPerIp: 20,
 };
 
 /** RATE_LIMIT_WIDGET_ACTIONS_PER_MIN's default: a visitor RSVPs, donates or applies a few times a minute, not 60. */
@@ -190,6 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         failuresPerIp: e.RATE_LIMIT_SIGN_IN_FAILURES_PER_IP,
         accountWritesPerIp: e.RATE_LIMIT_ACCOUNT_WRITES_PER_IP,
         emailsPerAddress: e.RATE_LIMIT_ACCOUNT_EMAILS_PER_ADDRESS,
+        smsStartsPerPhone: e.RATE_LIMIT_SMS_STARTS_PER_PHONE,
+        smsStartsPerIp: e.RATE_LIMIT_SMS_STARTS_PER_IP,
       }),
     },
     bodyLimit: e.SVC_BODY_LIMIT,

@@ -1,6 +1,6 @@
 // {site_base}/api/auth: how a visitor gets (and gives up) the sign-in token. Every method ends in
 // the same token, set as the `svc_auth_<tag>` cookie (`svc_auth` off a hosted domain). E-mail +
-// password is built; SMS codes and Google / Slack / Discord are later work (see docs/sign-in.md).
+// password and phone + SMS code are built; Google / Slack / Discord are later work (see docs/sign-in.md).
 import { z } from 'zod';
 import { Email } from '../common.ts';
 import { Usertag } from '../fixture.ts';
@@ -56,6 +56,35 @@ export const PasswordResetConfirm = z
   })
   .strict()
   .meta({ id: 'PasswordResetConfirm' });
+
+/** E.164: `+`, then 8 to 15 digits, the first not 0. */
+export const PHONE_E164 = /^\+[1-9]\d{7,14}$/;
+
+/** `+1 415-555-0123` -> `+14155550123`: spaces and dashes dropped; null unless the rest is E.164. */
+export function normalizePhone(input: string): string | null {
+  const compact = input.trim().replace(/[\s-]/g, '');
+  return PHONE_E164.test(compact) ? compact : null;
+}
+
+/** A phone number in international form; spaces and dashes are ignored, the stored form is E.164. */
+export const Phone = z.string().max(40, 'must be at most 40 characters')
+  .overwrite((p) => p.trim().replace(/[\s-]/g, ''))
+  .regex(PHONE_E164, 'must be an international number: + and 8 to 15 digits (E.164), e.g. +14155550123')
+  .describe('E.164, e.g. `+14155550123`; spaces and dashes are ignored');
+
+export const SmsSignInStart = z.object({ phone: Phone }).strict().meta({ id: 'SmsSignInStart' });
+
+export const SmsSignInAccepted = z
+  .object({ status: z.literal('accepted') })
+  .meta({ id: 'SmsSignInAccepted' });
+
+export const SmsSignInVerify = z
+  .object({
+    phone: Phone,
+    code: z.string().trim().regex(/^\d{6}$/, 'must be the 6 digits of the code').describe('the 6-digit code from the SMS'),
+  })
+  .strict()
+  .meta({ id: 'SmsSignInVerify' });
 
 export const OAUTH_PROVIDERS = ['google', 'slack', 'discord'] as const;
 
@@ -148,6 +177,33 @@ export const confirmPasswordReset = route({
   errors: [429],
 });
 
+export const startSmsSignIn = route({
+  operationId: 'startSmsSignIn',
+  method: 'post',
+  path: '/api/auth/sms/start',
+  tag: 'Community site',
+  summary: 'Text a 6-digit sign-in code to a phone',
+  description: 'Always 202, whether or not an account has the phone. If one has, a 6-digit code valid for 10 minutes is sent to it by SMS, ' +
+    'replacing any code sent before. Limited per phone and per IP (429). Only from the site\'s own pages (same Origin, JSON).',
+  auth: { kind: 'sameOrigin' },
+  body: SmsSignInStart,
+  response: { status: 202, schema: SmsSignInAccepted, description: 'Accepted (says nothing about the phone)' },
+  errors: [429],
+});
+
+export const verifySmsSignIn = route({
+  operationId: 'verifySmsSignIn',
+  method: 'post',
+  path: '/api/auth/sms/verify',
+  tag: 'Community site',
+  summary: 'Sign in with a phone and the code texted to it',
+  description: `${COOKIE_NOTE} A code works once, within 10 minutes, and allows 5 guesses. A wrong, expired, used or replaced code and a phone without an account are the same 401 \`INVALID_CREDENTIALS\`.`,
+  auth: { kind: 'sameOrigin' },
+  body: SmsSignInVerify,
+  response: { status: 200, schema: Me, description: 'The signed-in user' },
+  errors: [401, 429],
+});
+
 export const listAuthProviders = route({
   operationId: 'listAuthProviders',
   method: 'get',
@@ -162,4 +218,5 @@ export const listAuthProviders = route({
 /** Every sign-in route, in the order the OpenAPI document lists them. */
 export const AUTH_ROUTES: RouteDef[] = [
   listAuthProviders, signUp, signIn, signOut, refreshSession, requestPasswordReset, confirmPasswordReset,
+  startSmsSignIn, verifySmsSignIn,
 ] as RouteDef[];

@@ -6,6 +6,7 @@ import { registerImportCommands } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerMailCommands } from './mail.ts';
 import { reportError } from './runtime.ts';
+import { registerSmsCommands } from './sms.ts';
 import { registerWebhookCommands } from './webhooks.ts';
 
 function buildProgram(): Command {
@@ -16,6 +17,7 @@ function buildProgram(): Command {
   registerImportCommands(program);
   registerKeyCommands(program);
   registerMailCommands(program);
+  registerSmsCommands(program);
   registerWebhookCommands(program);
   return program;
 }

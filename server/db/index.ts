@@ -9,6 +9,7 @@ import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_webhooks.ts';
 import * as m0003 from './migrations/0003_accounts.ts';
 import * as m0004 from './migrations/0004_social.ts';
+import * as m0005 from './migrations/0005_sms.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_webhooks': m0002,
   '0003_accounts': m0003,
   '0004_social': m0004,
+  '0005_sms': m0005,
 };
 
 export async function migrate(db: Db): Promise<void> {

@@ -3,6 +3,7 @@
 // is text. Money is an integer in the smallest currency unit.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AccountTables } from './schema-accounts.ts';
+import type { SmsTables } from './schema-sms.ts';
 import type { SocialTables } from './schema-social.ts';
 
 type Bool = number; // 0 | 1
@@ -276,7 +277,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface Database extends AccountTables, SocialTables {
+export interface Database extends AccountTables, SocialTables, SmsTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -6,6 +6,7 @@ export const messages = {
   keyOtherCommunity: 'API key does not belong to this community',
   signInRequired: 'Sign in to continue',
   invalidCredentials: 'Incorrect e-mail or password',
+  invalidSmsCode: 'Incorrect or expired code; ask for a new one',
   emailInUse: 'An account cannot be created with this e-mail address. If it is yours, sign in or reset your password.',
   usertagTaken: 'This usertag is not available; choose another',
   resetTokenInvalid: 'This password reset link is invalid, used or expired; ask for a new one',

@@ -102,5 +102,9 @@ export function createRateLimits(
   // Sign-ups and password reset requests per client IP; account e-mails per recipient address.
   rl.define('account-writes-ip', { points: signIn.accountWritesPerIp, durationSec: 60 * 60 });
   rl.define('account-emails', { points: signIn.emailsPerAddress, durationSec: 60 * 60 });
+  // SMS code requests per phone (hashed) and per client IP; both answer 429 whether or not an
+  // account has the phone. Wrong codes count in sign-in-ip like wrong passwords.
+  rl.define('sms-start-phone', { points: signIn.smsStartsPerPhone, durationSec: 60 * 60 });
+  rl.define('sms-start-ip', { points: signIn.smsStartsPerIp, durationSec: 60 * 60 });
   return rl;
 }

@@ -18,6 +18,7 @@ import type { ReadCache } from './read-cache.ts';
 import { parseOrThrow } from './validate.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { SmsSender } from '../sms/sender.ts';
 import { assertOwnOrigin, authenticateVisitor, type Visitor } from './session.ts';
 import { authenticateWidget, widgetActionCors, type WidgetCaller } from './widget-actions.ts';
 
@@ -36,6 +37,8 @@ export interface RouteDeps {
   sessions: SessionTokens;
   /** Sends account e-mail (password reset); default: the database outbox (server/mail). */
   mailer?: Mailer;
+  /** Sends SMS sign-in codes; default: the database outbox (server/sms). */
+  smsSender?: SmsSender;
 }
 
 export interface HandlerContext<P, Q, B, W extends WidgetCaller | null = WidgetCaller | null> {

@@ -1,20 +1,23 @@
-// {site_base}/api/auth: e-mail + password sign-up and sign-in, sign-out, refresh and password
-// reset. Sign-up, sign-in and reset are `sameOrigin` routes (the site's own pages only, JSON);
-// sign-out and refresh need the visitor signed in. What the visitor is told never depends on
-// whether an e-mail has an account, except at sign-up, where it cannot help it (docs/sign-in.md).
+// {site_base}/api/auth: e-mail + password sign-up and sign-in, phone + SMS code sign-in, sign-out,
+// refresh and password reset. Sign-up, sign-in, SMS and reset are `sameOrigin` routes (the site's
+// own pages only, JSON); sign-out and refresh need the visitor signed in. What the visitor is told
+// never depends on whether an e-mail or phone has an account, except at sign-up, where it cannot
+// help it (docs/sign-in.md).
 import crypto from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import {
   confirmPasswordReset, listAuthProviders, refreshSession, requestPasswordReset, signIn, signOut, signUp,
+  startSmsSignIn, verifySmsSignIn,
 } from '../../contract/routes/auth.ts';
 import type { AuthProviders } from '../../contract/routes/auth.ts';
 import type { z } from 'zod';
 import {
   confirmPasswordReset as confirmReset, createAccount, createPasswordReset, issueSession, normalizeEmail,
-  PASSWORD_RESET_TTL_MS, revokeAllSessions, revokeToken, verifyCredentials,
+  PASSWORD_RESET_TTL_MS, revokeAllSessions, revokeSession, verifyCredentials,
 } from '../domain/accounts.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
 import { hashPassword } from '../domain/passwords.ts';
+import { createSmsCode, verifySmsCode } from '../domain/sms-sign-in.ts';
 import { getOwnProfile, type OwnProfile } from '../domain/users.ts';
 import { ApiError } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
@@ -24,15 +27,18 @@ import {
 } from '../http/session.ts';
 import { OutboxMailer, type MailMessage } from '../mail/mailer.ts';
 import { passwordResetMail, signUpAttemptMail } from '../mail/templates.ts';
+import { OutboxSmsSender } from '../sms/sender.ts';
 
 const PRIVATE = { 'Cache-Control': 'private, no-store' };
 
 /** Rate-limit key of an account: a hash, so e-mail addresses never sit in Redis. */
 const accountKey = (email: string) => crypto.createHash('sha256').update(normalizeEmail(email)).digest('base64url');
+/** Rate-limit key of a phone (E.164): hashed too. */
+const phoneKey = (phone: string) => crypto.createHash('sha256').update(`phone:${phone}`).digest('base64url');
 const ipOf = (req: Request) => req.ip ?? 'unknown';
 
-/** What is offered today; SMS codes and OAuth providers are later work. */
-const PROVIDERS: z.output<typeof AuthProviders> = { password: true, sms: false, oauth: [] };
+/** What is offered today; OAuth providers are later work. */
+const PROVIDERS: z.output<typeof AuthProviders> = { password: true, sms: true, oauth: [] };
 
 export interface Site {
   /** Where links in e-mails point: never taken from the request unless its host is a community's. */
@@ -46,16 +52,17 @@ export interface Site {
  * the platform's. Anything else gets the platform's public URL, so a forged Host can never make
  * us e-mail a reset link that points at someone else's server.
  */
-export async function siteOf(deps: Pick<RouteDeps, 'db' | 'publicUrl'>, req: Request): Promise<Site> {
-  const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
-  const community = host ? await findCommunityByDomain(deps.db, host) : undefined;
-  if (!community) return { origin: deps.publicUrl, name: 'svc' };
-  const platform = new URL(deps.publicUrl);
-  return { origin: `${platform.protocol}//${host}${platform.port ? `:${platform.port}` : ''}`, name: community.name };
+export async function siteOf(deps: Pick<RouteDeps, 'db' | 'publicUrl'>, _req: Request): Promise<Site> {
+  // Always the platform: accounts are platform-wide, so a link on a community's domain would hand
+  // that community's operator (who controls its DNS) the reset token of any user who clicks it.
+  return { origin: deps.publicUrl, name: 'svc' };
 }
 
 export function mountAuth(router: Router, deps: RouteDeps): void {
   const mailer = deps.mailer ?? new OutboxMailer(deps.db);
+  const smsSender = deps.smsSender ?? new OutboxSmsSender(deps.db);
+  // Keys the hashes of SMS codes (server/domain/sms-sign-in.ts); never stored in the database.
+  const smsCodeKey = deps.sessions.deriveKey('sms codes v1');
 
   /** Sets the sign-in cookie of this request's site for the user. */
   async function signInAs(req: Request, res: Response, userId: string): Promise<void> {
@@ -125,7 +132,7 @@ export function mountAuth(router: Router, deps: RouteDeps): void {
     const token = presentedToken(req, visitor!.communityTag);
     const claims = token ? await deps.sessions.verify(token) : null;
     const result = await transaction(async (trx) => {
-      if (token && claims) await revokeToken(trx, token, claims);
+      if (claims) await revokeSession(trx, claims);
       if (body.everywhere) await revokeAllSessions(trx, visitor!.userId);
       return { status: 204, body: undefined, headers: PRIVATE };
     });
@@ -134,7 +141,8 @@ export function mountAuth(router: Router, deps: RouteDeps): void {
   }, deps);
 
   mountRoute(router, refreshSession, async ({ visitor, req, res }) => {
-    const { token, expiresAt } = await issueSession(deps.db, deps.sessions, visitor!.userId);
+    // The same session, renewed: signing it out later voids this copy too.
+    const { token, expiresAt } = await deps.sessions.issue(visitor!.userId, Date.now(), visitor!.session);
     setSessionCookie(req, res, cookieNameFor(visitor!.communityTag), token, expiresAt);
     return { body: { expiresAt: expiresAt.toISOString() }, headers: PRIVATE };
   }, deps);
@@ -152,6 +160,38 @@ export function mountAuth(router: Router, deps: RouteDeps): void {
       });
     });
     return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
+  }, deps);
+
+  /**
+   * The name an SMS code is sent under: the community's on its hosted domain, else svc. Only a
+   * name (the text carries no link), so the Host header cannot send the code anywhere.
+   */
+  async function siteNameOf(req: Request): Promise<string> {
+    const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+    const community = host ? await findCommunityByDomain(deps.db, host) : undefined;
+    return community ? community.name.replace(/\s+/g, ' ').trim() : 'svc';
+  }
+
+  mountRoute(router, startSmsSignIn, async ({ body, req }) => {
+    // Both budgets answer 429 for any phone, so a refusal says nothing about an account.
+    await deps.rateLimits.consume('sms-start-ip', ipOf(req));
+    await deps.rateLimits.consume('sms-start-phone', phoneKey(body.phone));
+    // The same 202 whether or not the phone has an account; a code is made and sent only if it has.
+    const created = await createSmsCode(deps.db, smsCodeKey, body.phone);
+    if (created) await smsSender.send(body.phone, `Your ${await siteNameOf(req)} code is ${created.code}`);
+    return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
+  }, deps);
+
+  mountRoute(router, verifySmsSignIn, async ({ body, req, res }) => {
+    // Like a password: a point from the IP's failure budget first, given back on success.
+    const ip = ipOf(req);
+    await deps.rateLimits.consume('sign-in-ip', ip);
+    const userId = await verifySmsCode(deps.db, smsCodeKey, body.phone, body.code);
+    // One answer for a wrong, expired, used or replaced code and for a phone without an account.
+    if (!userId) throw new ApiError('INVALID_CREDENTIALS', messages.invalidSmsCode);
+    await deps.rateLimits.reward('sign-in-ip', ip);
+    await signInAs(req, res, userId);
+    return { body: await me(userId), headers: PRIVATE };
   }, deps);
 
   mountRoute(router, confirmPasswordReset, async ({ body, req, res }) => {
