@@ -1,31 +1,14 @@
 // Password reset by e-mail, end to end through the mail outbox: ask for a link, read it from the
 // outbox as a user reads their inbox, set a new password with it. Raw HTTP so tests control Host
 // and Origin (the link must never point where a forged Host says).
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confirmPasswordReset, createPasswordReset } from '../../server/domain/accounts.ts';
 import { hashPassword } from '../../server/domain/passwords.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
+import { rawRequest, type RawResponse as Raw } from './support/raw-http.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
 
-interface Raw { status: number; headers: http.IncomingHttpHeaders; body: any; text: string }
-
-function rawRequest(port: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => {
-        let parsed: unknown;
-        try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed, text });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 let server: TestServer;
 let port: string;

@@ -2,30 +2,18 @@
 // refusal of cross-site cookie writes (CSRF). Requests go over raw HTTP so tests control Host,
 // Origin and Fetch Metadata exactly as a browser would send them.
 import crypto from 'node:crypto';
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionTokens } from '../../server/domain/sessions.ts';
 import { makeCommunity, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
+import { rawRequest } from './support/raw-http.ts';
 
 let server: TestServer;
 let user: { id: string; usertag: string };
 let token: string;
 let port: string;
 
-interface Raw { status: number; headers: http.IncomingHttpHeaders; body: any }
-
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => rawRequest(port, method, path, headers, body);
 
 const bio = async () => (await server.database.db.selectFrom('users').select('bio').where('id', '=', user.id).executeTakeFirstOrThrow()).bio;
 

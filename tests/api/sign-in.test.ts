@@ -1,30 +1,13 @@
 // E-mail + password sign-up, sign-in, sign-out and refresh, and the hosted sign-in page. Raw HTTP,
 // so each test sets Host, Origin, X-Forwarded-* and Cookie exactly as a browser (or a forger)
 // would. The server trusts one proxy hop so tests can speak from several client IPs and https.
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../server/domain/passwords.ts';
 import { SESSION_LIFETIME_SECONDS } from '../../server/domain/sessions.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
+import { rawRequest, type RawResponse as Raw } from './support/raw-http.ts';
 
-interface Raw { status: number; headers: http.IncomingHttpHeaders; body: any; text: string }
-
-function rawRequest(port: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => {
-        let parsed: unknown;
-        try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed, text });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** A client of one server: JSON writes from the site's own origin unless told otherwise. */
 function client(server: TestServer) {
