@@ -6,13 +6,13 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { route } from '../../contract/route.ts';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
-import { migrate, openDatabase, type DatabaseHandle } from '../../server/db/index.ts';
+import type { DatabaseHandle } from '../../server/db/index.ts';
+import { openTestDatabase, type TestDatabase } from './support/harness.ts';
 import { cachedKeyResolver } from '../../server/domain/api-keys.ts';
 import { SessionTokens } from '../../server/domain/sessions.ts';
 import { jsonBodyReader } from '../../server/http/body.ts';
@@ -39,9 +39,9 @@ const makeThing = route({
 
 const SHOP = 'https://shop.example';
 const BLOG = 'https://blog.example';
-const schema = `t_widget_${crypto.randomBytes(4).toString('hex')}`;
 const sessions = new SessionTokens(crypto.randomBytes(32));
 
+let testDb: TestDatabase;
 let database: DatabaseHandle;
 let servers: http.Server[] = [];
 let port: number; // generous budget
@@ -86,14 +86,8 @@ async function startApp(widgetActionsPerMin: number): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (process.env.DATABASE_URL) {
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect(); await admin.query(`create schema "${schema}"`); await admin.end();
-    database = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL, schema });
-  } else {
-    database = openDatabase({ kind: 'sqlite', file: ':memory:' });
-  }
-  await migrate(database.db);
+  testDb = await openTestDatabase();
+  database = testDb.database;
   acme = await makeCommunity(database.db, 'acme', { domains: ['club.example'] });
   bolt = await makeCommunity(database.db, 'bolt');
   // Stored as an admin might type them: the second one is allowed in its normalised form, and
@@ -115,11 +109,7 @@ afterAll(async () => {
     await new Promise((r) => s.close(r));
   }
   servers = [];
-  await database.close();
-  if (process.env.DATABASE_URL) {
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect(); await admin.query(`drop schema "${schema}" cascade`); await admin.end();
-  }
+  await testDb.close();
 });
 
 interface Raw { status: number; headers: http.IncomingHttpHeaders; body: any }

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { route } from '../../contract/route.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
-import { migrate, openDatabase, type DatabaseHandle } from '../../server/db/index.ts';
+import type { DatabaseHandle } from '../../server/db/index.ts';
+import { openTestDatabase, type TestDatabase } from './support/harness.ts';
 import { ApiError } from '../../server/http/api-error.ts';
 import { jsonBodyReader } from '../../server/http/body.ts';
 import { fingerprint } from '../../server/http/idempotency.ts';
@@ -22,7 +23,6 @@ import { mountRoute } from '../../server/http/routes.ts';
 import { ReadCache } from '../../server/http/read-cache.ts';
 import { cachedKeyResolver, hashKey } from '../../server/domain/api-keys.ts';
 import { makeCommunity, makeKey } from './support/factory.ts';
-import pg from 'pg';
 import { SessionTokens } from '../../server/domain/sessions.ts';
 
 const createThing = route({
@@ -34,6 +34,7 @@ const createThing = route({
   errors: [400, 409],
 });
 
+let testDb: TestDatabase;
 let database: DatabaseHandle;
 let server: http.Server;
 let base: string;
@@ -42,17 +43,10 @@ let keyB: string;
 let communityId: string;
 let crashes = 0;
 const LOCK_MS = 300;
-const schema = `t_write_${Date.now().toString(36)}`;
 
 beforeAll(async () => {
-  if (process.env.DATABASE_URL) {
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect(); await admin.query(`create schema "${schema}"`); await admin.end();
-    database = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL, schema });
-  } else {
-    database = openDatabase({ kind: 'sqlite', file: ':memory:' });
-  }
-  await migrate(database.db);
+  testDb = await openTestDatabase();
+  database = testDb.database;
   const c = await makeCommunity(database.db, 'acme');
   communityId = c.id;
   keyA = await makeKey(database.db, c.id, ['WRITE_SALES']);
@@ -101,11 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
-  await database.close();
-  if (process.env.DATABASE_URL) {
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect(); await admin.query(`drop schema "${schema}" cascade`); await admin.end();
-  }
+  await testDb.close();
 });
 
 async function post(body: unknown, opts: { key?: string; idem?: string; header?: string } = {}) {

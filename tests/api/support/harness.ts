@@ -47,20 +47,45 @@ export interface StartOptions {
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
-export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+async function adminQuery(text: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  try { await admin.query(text); } finally { await admin.end(); }
+}
+
+export interface TestDatabase {
+  database: DatabaseHandle;
+  target: DatabaseTarget;
+  /** Unique per test database; also a safe prefix for anything else the test shares (Redis keys). */
+  schema: string;
+  /** Closes the connection and drops the PostgreSQL schema. */
+  close(): Promise<void>;
+}
+
+/** A migrated database of its own: SQLite (`:memory:` or a file), or a fresh schema on DATABASE_URL. */
+export async function openTestDatabase(opts: { sqliteFile?: string; onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
-  let databaseTarget: DatabaseTarget;
+  let target: DatabaseTarget;
   if (process.env.DATABASE_URL) {
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create schema "${schema}"`);
-    await admin.end();
-    databaseTarget = { kind: 'postgres', url: process.env.DATABASE_URL, schema };
+    await adminQuery(`create schema "${schema}"`);
+    target = { kind: 'postgres', url: process.env.DATABASE_URL, schema };
   } else {
-    databaseTarget = { kind: 'sqlite', file: opts.sqliteFile ?? ':memory:' };
+    target = { kind: 'sqlite', file: opts.sqliteFile ?? ':memory:' };
   }
-  const database = openDatabase(databaseTarget, { onQuery: opts.onQuery });
+  const database = openDatabase(target, { onQuery: opts.onQuery });
   await migrate(database.db);
+  return {
+    database, target, schema,
+    async close() {
+      await database.close();
+      if (process.env.DATABASE_URL) await adminQuery(`drop schema "${schema}" cascade`);
+    },
+  };
+}
+
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const testDb = await openTestDatabase({ sqliteFile: opts.sqliteFile, onQuery: opts.onQuery });
+  const { database, target: databaseTarget, schema } = testDb;
 
   const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
   const config: Config = {
@@ -93,13 +118,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await rateLimits.close();
-      await database.close();
-      if (process.env.DATABASE_URL) {
-        const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-        await admin.connect();
-        await admin.query(`drop schema "${schema}" cascade`);
-        await admin.end();
-      }
+      await testDb.close();
     },
     async request(path, init = {}) {
       const headers = new Headers(init.headers);
