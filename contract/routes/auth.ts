@@ -1,6 +1,6 @@
 // {site_base}/api/auth: how a visitor gets (and gives up) the sign-in token. Every method ends in
 // the same token, set as the `svc_auth_<tag>` cookie (`svc_auth` off a hosted domain). E-mail +
-// password and phone + SMS code are built; Google / Slack / Discord are later work (see docs/sign-in.md).
+// password, phone + SMS code, and Google / Slack / Discord (OAuth 2.0 / OpenID Connect; see docs/sign-in.md).
 import { z } from 'zod';
 import { Email } from '../common.ts';
 import { Usertag } from '../fixture.ts';
@@ -92,7 +92,11 @@ export const AuthProviders = z
   .object({
     password: z.boolean().describe('e-mail + password'),
     sms: z.boolean().describe('phone + 6-digit SMS code'),
-    oauth: z.array(z.object({ id: z.enum(OAUTH_PROVIDERS), name: z.string() })).describe('linked accounts that can sign in; disabled providers are not listed'),
+    oauth: z.array(z.object({
+      id: z.enum(OAUTH_PROVIDERS),
+      name: z.string(),
+      startUrl: z.string().describe('where a "Continue with ..." link goes, relative to this site; add `?returnTo=/path`'),
+    })).describe('linked accounts that can sign in; disabled providers are not listed'),
   })
   .meta({ id: 'AuthProviders' });
 
@@ -215,8 +219,86 @@ export const listAuthProviders = route({
   errors: [429],
 });
 
+// ---------------------------------------------------------------------------------------------
+// Google / Slack / Discord: browser navigations that end in a redirect, never in JSON (except a
+// 404 for a disabled provider and a 429). Failures go back to the site's /sign-in page with
+// `?error=<code>`.
+
+/** What a failed flow puts in `/sign-in?error=`; the page shows a sentence for each. */
+export const OAUTH_ERROR_CODES = [
+  'oauth_denied', 'oauth_failed', 'oauth_state_mismatch', 'oauth_flow_expired', 'oauth_exchange_failed',
+  'oauth_id_token_invalid', 'oauth_provider_unavailable', 'oauth_email_unverified', 'oauth_identity_in_use',
+  'oauth_link_session_changed', 'oauth_handoff_invalid',
+] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+const OAuthProviderParams = z.object({ provider: z.enum(OAUTH_PROVIDERS).describe('an enabled provider; others are a 404') });
+
+const Redirect = z.null().optional().describe('No body: `Location` says where the browser goes next');
+
+const OAUTH_ERRORS_NOTE = `On failure: a redirect to the site's \`/sign-in?error=<code>\` (codes: ${OAUTH_ERROR_CODES.map((c) => `\`${c}\``).join(', ')}), never a session.`;
+
+export const startOAuthSignIn = route({
+  operationId: 'startOAuthSignIn',
+  method: 'get',
+  path: '/api/auth/oauth/{provider}/start',
+  tag: 'Community site',
+  summary: 'Sign in with Google, Slack or Discord: go to the provider',
+  description: 'A link the sign-in page offers. Redirects to the provider with `state`, a `nonce` (OpenID Connect) and PKCE S256; the ' +
+    'secrets ride in an encrypted, HttpOnly cookie for 10 minutes. On a community\'s domain it first redirects to this route on the platform ' +
+    '(whose callback URL is the one registered at the provider), carrying an encrypted `ticket`, and sets a binding cookie that the ' +
+    'finishing step checks. A signed-in visitor links the provider account to their own account instead of signing in. ' +
+    `${OAUTH_ERRORS_NOTE}`,
+  auth: { kind: 'none' },
+  params: OAuthProviderParams,
+  query: z.object({
+    returnTo: z.string().max(2000).optional().describe('a path on this site to end on (`/events`); anything else (`//host`, `https://...`, `/\\host`) becomes `/`'),
+    ticket: z.string().max(8000).optional().describe('set by the server when the flow started on a community\'s domain; not for callers'),
+  }),
+  response: { status: 302, schema: Redirect, description: 'To the provider (or, on a community\'s domain, to this route on the platform)' },
+  errors: [404, 429],
+});
+
+export const oauthCallback = route({
+  operationId: 'oauthCallback',
+  method: 'get',
+  path: '/api/auth/oauth/{provider}/callback',
+  tag: 'Community site',
+  summary: 'Where the provider sends the visitor back (the registered redirect URI)',
+  description: 'On the platform only: `<SVC_PUBLIC_URL>/api/auth/oauth/{provider}/callback` is the redirect URI to register at the provider. ' +
+    'Checks the flow cookie and `state`, exchanges the code (PKCE) and validates the ID token (signature, issuer, audience, expiry, nonce). ' +
+    'A flow started on the platform ends here with the `svc_auth` cookie and a redirect to `returnTo`; one started on a community\'s ' +
+    'domain is handed back to that domain with a single-use 60-second code (`/api/auth/oauth/complete?code=`). ' +
+    `${OAUTH_ERRORS_NOTE}`,
+  auth: { kind: 'none' },
+  params: OAuthProviderParams,
+  query: z.object({
+    code: z.string().optional(),
+    state: z.string().optional(),
+    error: z.string().optional().describe('`access_denied` when the visitor declined'),
+    iss: z.string().optional(),
+  }),
+  response: { status: 302, schema: Redirect, description: 'To `returnTo` signed in, to the community domain\'s completion step, or to `/sign-in?error=`' },
+  errors: [404, 429],
+});
+
+export const completeOAuthSignIn = route({
+  operationId: 'completeOAuthSignIn',
+  method: 'get',
+  path: '/api/auth/oauth/complete',
+  tag: 'Community site',
+  summary: 'Finish a Google, Slack or Discord sign-in on a community\'s domain',
+  description: 'Redeems the handoff code from the platform\'s callback: once, within 60 seconds, only on the domain the flow started on and ' +
+    'only in the browser holding that domain\'s binding cookie. Sets `svc_auth_<tag>` (or links the account) and redirects to `returnTo`. ' +
+    `${OAUTH_ERRORS_NOTE}`,
+  auth: { kind: 'none' },
+  query: z.object({ code: z.string().max(100).optional().describe('the single-use handoff code') }),
+  response: { status: 302, schema: Redirect, description: 'To `returnTo` signed in, or to `/sign-in?error=`' },
+  errors: [429],
+});
+
 /** Every sign-in route, in the order the OpenAPI document lists them. */
 export const AUTH_ROUTES: RouteDef[] = [
   listAuthProviders, signUp, signIn, signOut, refreshSession, requestPasswordReset, confirmPasswordReset,
-  startSmsSignIn, verifySmsSignIn,
+  startSmsSignIn, verifySmsSignIn, startOAuthSignIn, oauthCallback, completeOAuthSignIn,
 ] as RouteDef[];

@@ -2,7 +2,7 @@
 // refresh and password reset. Sign-up, sign-in, SMS and reset are `sameOrigin` routes (the site's
 // own pages only, JSON); sign-out and refresh need the visitor signed in. What the visitor is told
 // never depends on whether an e-mail or phone has an account, except at sign-up, where it cannot
-// help it (docs/sign-in.md).
+// help it (docs/sign-in.md). Google / Slack / Discord sign-in is in ./oauth.ts, mounted here.
 import crypto from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import {
@@ -28,6 +28,8 @@ import {
 import { OutboxMailer, type MailMessage } from '../mail/mailer.ts';
 import { passwordResetMail, signUpAttemptMail } from '../mail/templates.ts';
 import { OutboxSmsSender } from '../sms/sender.ts';
+import { providerLinks } from '../oauth/links.ts';
+import { mountOAuth, type OAuthRouteDeps } from './oauth.ts';
 
 const PRIVATE = { 'Cache-Control': 'private, no-store' };
 
@@ -37,8 +39,8 @@ const accountKey = (email: string) => crypto.createHash('sha256').update(normali
 const phoneKey = (phone: string) => crypto.createHash('sha256').update(`phone:${phone}`).digest('base64url');
 const ipOf = (req: Request) => req.ip ?? 'unknown';
 
-/** What is offered today; OAuth providers are later work. */
-const PROVIDERS: z.output<typeof AuthProviders> = { password: true, sms: true, oauth: [] };
+/** What is offered: the OAuth providers with credentials, besides password and SMS. */
+const providersOn = (deps: OAuthRouteDeps): z.output<typeof AuthProviders> => ({ password: true, sms: true, oauth: providerLinks(deps.oauth) });
 
 export interface Site {
   /** Where links in e-mails point: never taken from the request unless its host is a community's. */
@@ -58,7 +60,7 @@ export async function siteOf(deps: Pick<RouteDeps, 'db' | 'publicUrl'>, _req: Re
   return { origin: deps.publicUrl, name: 'svc' };
 }
 
-export function mountAuth(router: Router, deps: RouteDeps): void {
+export function mountAuth(router: Router, deps: OAuthRouteDeps): void {
   const mailer = deps.mailer ?? new OutboxMailer(deps.db);
   const smsSender = deps.smsSender ?? new OutboxSmsSender(deps.db);
   // Keys the hashes of SMS codes (server/domain/sms-sign-in.ts); never stored in the database.
@@ -93,7 +95,9 @@ export function mountAuth(router: Router, deps: RouteDeps): void {
     if (message) await mailer.send(message);
   }
 
-  mountRoute(router, listAuthProviders, async () => ({ body: PROVIDERS, headers: { 'Cache-Control': 'public, max-age=300' } }), deps);
+  const providers = providersOn(deps);
+  mountRoute(router, listAuthProviders, async () => ({ body: providers, headers: { 'Cache-Control': 'public, max-age=300' } }), deps);
+  mountOAuth(router, deps);
 
   mountRoute(router, signUp, async ({ body, req, res }) => {
     await deps.rateLimits.consume('account-writes-ip', ipOf(req));

@@ -1,6 +1,8 @@
 // The hosted sign-in pages, on a community's own domain (and on the platform host):
 //   GET /sign-in?next=/path         e-mail + password (or a new account), then back to `next`
-//                                   (a path here, or a URL on one of the community's own sites)
+//                                   (a path here, or a URL on one of the community's own sites);
+//                                   "Continue with Google/Slack/Discord" for enabled providers, and
+//                                   the sentence for `?error=` when such a flow failed
 //   GET /reset-password             ask for a reset link by e-mail
 //   GET /reset-password?token=...   choose a new password (the link from that e-mail)
 // Server-rendered HTML; the forms post JSON to /api/auth/* with fetch, same-origin. A strict CSP
@@ -12,6 +14,8 @@ import type { Db } from '../db/index.ts';
 import { parseJson } from '../db/ids.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
 import { escapeHtml } from '../mail/templates.ts';
+import type { OAuthConfig } from '../oauth/config.ts';
+import { oauthErrorMessage, providerLinks } from '../oauth/links.ts';
 
 export function signInPageCsp(nonce: string): string {
   return [
@@ -101,6 +105,11 @@ button[disabled] { opacity: 0.6; cursor: progress; }
 a { color: var(--brand); }
 #status { min-height: 1.4em; margin-top: 1em; }
 #status.error { color: #c62828; }
+.alert { color: #c62828; margin: 0 0 1em; }
+.providers { display: grid; gap: 0.6em; margin-bottom: 1.2em; }
+.provider { display: block; padding: 0.6em; text-align: center; font-weight: 600; text-decoration: none; color: CanvasText; border: 1px solid GrayText; border-radius: 6px; }
+.provider:focus { outline: 2px solid var(--brand); outline-offset: 1px; }
+.or { text-align: center; font-size: 0.9em; color: GrayText; margin: 0 0 0.2em; }
 [hidden] { display: none !important; }
 `;
 
@@ -221,17 +230,30 @@ ${opts.body}
 `);
 }
 
-export function mountSignInPages(router: Router, deps: { db: Db }): void {
+/**
+ * The enabled providers' buttons. A flow can only come back to a path on this site, so a `next`
+ * on another of the community's origins returns to `/` here.
+ */
+function providerButtons(oauth: OAuthConfig | undefined, next: string): string {
+  const links = providerLinks(oauth);
+  if (links.length === 0) return '';
+  const returnTo = encodeURIComponent(safeNext(next));
+  const buttons = links.map((p) => `<a class="provider" href="${escapeHtml(`${p.startUrl}?returnTo=${returnTo}`)}">Continue with ${escapeHtml(p.name)}</a>`);
+  return `<div class="providers">\n${buttons.join('\n')}\n</div>\n<p class="or">or with your e-mail</p>\n`;
+}
+
+export function mountSignInPages(router: Router, deps: { db: Db; oauth?: OAuthConfig }): void {
   router.get('/sign-in', async (req, res) => {
     const site = await siteFor(deps.db, req);
     const next = safeNext(req.query.next, site.origins);
     const signInTitle = `Sign in to ${site.name}`;
+    const failed = oauthErrorMessage(req.query.error);
     page(res, site, {
       title: 'Sign in',
       next,
       script: SIGN_IN_SCRIPT,
       body: `<h1 id="title" data-sign-in="${escapeHtml(signInTitle)}" data-sign-up="${escapeHtml(`Join ${site.name}`)}">${escapeHtml(signInTitle)}</h1>
-<form id="form" method="post" action="/sign-in" novalidate>
+${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${providerButtons(deps.oauth, next)}<form id="form" method="post" action="/sign-in" novalidate>
 <div id="name-row" hidden><label for="name">Name</label><input id="name" name="name" autocomplete="name" maxlength="100"></div>
 <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">

@@ -1,0 +1,223 @@
+// Sign-in with Google, Slack and Discord (docs/sign-in.md, "Google, Slack and Discord"):
+//   GET /api/auth/oauth/{provider}/start?returnTo=/path   -> the provider
+//   GET /api/auth/oauth/{provider}/callback               <- the provider (platform origin only)
+//   GET /api/auth/oauth/complete?code=                    the last step on a community's domain
+//
+// Providers accept only pre-registered redirect URIs, so every flow returns to the platform's
+// callback. A flow started on the platform ends there with the `svc_auth` cookie. A flow started
+// on a community's domain must end with that domain's host-only cookie, which the platform
+// cannot set: its start sets a binding cookie on the domain and sends the browser to the
+// platform's start with an encrypted ticket; the callback stores the verified identity under a
+// single-use 60-second code and redirects to the domain's /complete, which redeems the code only
+// on that origin and only with the binding cookie, then signs in (or links) there.
+//
+// Every failure is a redirect to the site's /sign-in?error=<code>, never a session and never a
+// 500: the visitor is mid-navigation, not a JSON client.
+import crypto from 'node:crypto';
+import type { Request, Response, Router } from 'express';
+import * as client from 'openid-client';
+import type { Logger } from 'pino';
+import type { OAuthErrorCode } from '../../contract/routes/auth.ts';
+import { issueSession } from '../domain/accounts.ts';
+import { signInWithIdentity, type ExternalIdentity } from '../domain/oauth-identities.ts';
+import { ApiError } from '../http/api-error.ts';
+import { messages } from '../http/messages.ts';
+import type { RouteDeps } from '../http/routes.ts';
+import {
+  communityTagForHost, cookieNameFor, parseCookies, setSessionCookie, signedInVisitor,
+} from '../http/session.ts';
+import { OAUTH_DEFAULTS, type OAuthConfig, type OAuthProviderId } from '../oauth/config.ts';
+import { FLOW_TTL_SECONDS, FlowTokens, type OAuthFlow } from '../oauth/flow-tokens.ts';
+import { createHandoff, redeemHandoff, sha256 } from '../oauth/handoffs.ts';
+import { callbackPath, OAUTH_BASE, startPath } from '../oauth/links.ts';
+import { OAuthProviders, ProviderError } from '../oauth/providers.ts';
+import { safeNext } from './sign-in-page.ts';
+
+/** RouteDeps plus what app.ts passes for this feature (absent: every provider off). */
+export type OAuthRouteDeps = RouteDeps & { oauth?: OAuthConfig; logger?: Logger };
+
+/** Holds the flow's secrets on the platform, per provider, for the callback only. */
+export const flowCookieName = (provider: OAuthProviderId): string => `svc_oauth_${provider}`;
+/** Set on a community's domain at the start: only this browser can redeem the handoff there. */
+export const BIND_COOKIE = 'svc_oauth_bind';
+const COOKIE_PATH = '/api/auth/oauth/';
+
+/** Only a path on this same site; `//host`, `/\host`, absolute URLs and the like become `/`. */
+export const safeReturnTo = (value: unknown): string => safeNext(value);
+
+const originOf = (req: Request): string => `${req.protocol}://${req.host}`;
+const single = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function timingSafeEqualText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+function flowCookie(req: Request, name: string, value: string, maxAge: number): string {
+  const secure = req.protocol === 'https' ? '; Secure' : '';
+  return `${name}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+/** A navigation, not an API answer: no body, not cached, and the codes in URLs never leak as a Referer. */
+function redirect(res: Response, location: string): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.status(302).setHeader('Location', location).end();
+}
+
+/** Where a failure lands: the sign-in page of the site the flow belongs to, with the code. */
+function failTo(res: Response, code: OAuthErrorCode, where: { origin?: string | null; returnTo?: string | null } = {}): void {
+  const query = new URLSearchParams({ error: code });
+  if (where.returnTo && where.returnTo !== '/') query.set('next', where.returnTo);
+  redirect(res, `${where.origin ?? ''}/sign-in?${query}`);
+}
+
+export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
+  const settings = deps.oauth ?? { providers: {}, requestsPerIp: OAUTH_DEFAULTS.requestsPerIp };
+  const providers = new OAuthProviders(settings.providers);
+  const tokens = new FlowTokens((purpose) => deps.sessions.deriveKey(purpose));
+  const platform = new URL(deps.publicUrl);
+  // Starts, callbacks and completions together, per client IP: a flow is 2 to 4 of them.
+  deps.rateLimits.define('oauth-ip', { points: settings.requestsPerIp, durationSec: 15 * 60 });
+
+  const redirectUri = (provider: OAuthProviderId) => `${deps.publicUrl}${callbackPath(provider)}`;
+
+  async function limit(req: Request, res: Response): Promise<void> {
+    const ip = req.ip ?? 'unknown';
+    await deps.rateLimits.consume('anonymous', ip, res);
+    await deps.rateLimits.consume('oauth-ip', ip, res);
+  }
+
+  /** The provider named in the path if it is enabled; a disabled one does not exist (404). */
+  function providerOf(req: Request): OAuthProviderId {
+    const id = providers.find(String(req.params.provider));
+    if (!id) throw new ApiError('NOT_FOUND', messages.oauthProviderNotFound);
+    return id;
+  }
+
+  /**
+   * The last step, on the site the flow started on: link to the signed-in account, or sign in
+   * and set this site's cookie; then go to `returnTo`.
+   */
+  async function finish(
+    req: Request, res: Response,
+    f: { identity: ExternalIdentity; communityTag: string | null; linkUserId: string | null; returnTo: string },
+  ): Promise<void> {
+    if (f.linkUserId) {
+      // Linking needs the same account still signed in here: a link started by one account
+      // never lands on whoever happens to be signed in now.
+      const visitor = await signedInVisitor(deps.db, deps.sessions, req, f.communityTag);
+      if (visitor?.userId !== f.linkUserId) return failTo(res, 'oauth_link_session_changed', { returnTo: f.returnTo });
+    }
+    const outcome = await signInWithIdentity(deps.db, f.identity, f.linkUserId);
+    if (!outcome.ok) {
+      return failTo(res, outcome.reason === 'identity_in_use' ? 'oauth_identity_in_use' : 'oauth_email_unverified', { returnTo: f.returnTo });
+    }
+    if (!f.linkUserId) {
+      const { token, expiresAt } = await issueSession(deps.db, deps.sessions, outcome.userId);
+      setSessionCookie(req, res, cookieNameFor(f.communityTag), token, expiresAt);
+    }
+    redirect(res, f.returnTo);
+  }
+
+  router.get(`${OAUTH_BASE}/:provider/start`, async (req, res) => {
+    const provider = providerOf(req);
+    await limit(req, res);
+    const communityTag = await communityTagForHost(deps.db, req.hostname);
+
+    if (communityTag) {
+      // A community's domain: bind this browser here, then continue on the platform.
+      const visitor = await signedInVisitor(deps.db, deps.sessions, req, communityTag);
+      const bind = crypto.randomBytes(32).toString('base64url');
+      const ticket = await tokens.sealTicket({
+        provider, returnTo: safeReturnTo(req.query.returnTo), linkUserId: visitor?.userId ?? null,
+        handoff: { origin: originOf(req), bindHash: sha256(bind) },
+      });
+      // The binding outlives the ticket by the flow's own 10 minutes at the provider.
+      res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, bind, FLOW_TTL_SECONDS + 120));
+      return redirect(res, `${deps.publicUrl}${startPath(provider)}?ticket=${encodeURIComponent(ticket)}`);
+    }
+    if (req.host !== platform.host) {
+      // Another name for the platform: the flow cookie must be set where the callback will read it.
+      return redirect(res, `${deps.publicUrl}${req.originalUrl}`);
+    }
+
+    let flowBase: Pick<OAuthFlow, 'returnTo' | 'linkUserId' | 'handoff'>;
+    const ticketText = single(req.query.ticket);
+    if (ticketText !== null) {
+      const ticket = await tokens.openTicket(ticketText);
+      if (!ticket || ticket.provider !== provider) return failTo(res, 'oauth_flow_expired');
+      flowBase = ticket;
+    } else {
+      const visitor = await signedInVisitor(deps.db, deps.sessions, req, null);
+      flowBase = { returnTo: safeReturnTo(req.query.returnTo), linkUserId: visitor?.userId ?? null, handoff: null };
+    }
+    const flow: OAuthFlow = {
+      provider, ...flowBase,
+      state: client.randomState(),
+      nonce: providers.isOidc(provider) ? client.randomNonce() : null,
+      codeVerifier: client.randomPKCECodeVerifier(),
+    };
+    let url: URL;
+    try {
+      url = await providers.authorizationUrl(provider, { redirectUri: redirectUri(provider), ...flow });
+    } catch (err) {
+      deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
+      return failTo(res, 'oauth_provider_unavailable', { origin: flow.handoff?.origin, returnTo: flow.returnTo });
+    }
+    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await tokens.sealFlow(flow), FLOW_TTL_SECONDS));
+    redirect(res, url.href);
+  });
+
+  router.get(`${OAUTH_BASE}/:provider/callback`, async (req, res) => {
+    const provider = providerOf(req);
+    await limit(req, res);
+    // One try per flow, whatever happens next.
+    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), '', 0));
+    const sealed = parseCookies(req.headers.cookie).get(flowCookieName(provider));
+    const flow = sealed ? await tokens.openFlow(sealed) : null;
+    if (!flow || flow.provider !== provider) return failTo(res, 'oauth_flow_expired');
+    const back = { origin: flow.handoff?.origin, returnTo: flow.returnTo };
+
+    const error = single(req.query.error);
+    if (error !== null) return failTo(res, error === 'access_denied' ? 'oauth_denied' : 'oauth_failed', back);
+    const state = single(req.query.state);
+    if (state === null || !timingSafeEqualText(state, flow.state)) return failTo(res, 'oauth_state_mismatch', back);
+    if (single(req.query.code) === null) return failTo(res, 'oauth_failed', back);
+
+    // The registered redirect URI with the query the provider sent: never built from the Host header.
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    let identity: ExternalIdentity;
+    try {
+      const profile = await providers.finish(provider, {
+        callbackUrl: new URL(`${redirectUri(provider)}${query}`), state: flow.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier,
+      });
+      identity = { provider, ...profile };
+    } catch (err) {
+      const code = err instanceof ProviderError ? err.code : 'oauth_exchange_failed';
+      deps.logger?.warn({ err: err instanceof ProviderError ? err.cause : err, provider, code }, 'oauth callback failed');
+      return failTo(res, code, back);
+    }
+
+    if (flow.handoff) {
+      const code = await createHandoff(deps.db, {
+        identity, origin: flow.handoff.origin, bindHash: flow.handoff.bindHash, returnTo: flow.returnTo, linkUserId: flow.linkUserId,
+      });
+      return redirect(res, `${flow.handoff.origin}${OAUTH_BASE}/complete?code=${encodeURIComponent(code)}`);
+    }
+    return finish(req, res, { identity, communityTag: null, linkUserId: flow.linkUserId, returnTo: flow.returnTo });
+  });
+
+  router.get(`${OAUTH_BASE}/complete`, async (req, res) => {
+    await limit(req, res);
+    res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, '', 0));
+    const communityTag = await communityTagForHost(deps.db, req.hostname);
+    const code = single(req.query.code);
+    const handoff = communityTag && code ? await redeemHandoff(deps.db, code, originOf(req)) : null;
+    if (!handoff) return failTo(res, 'oauth_handoff_invalid');
+    const bind = parseCookies(req.headers.cookie).get(BIND_COOKIE);
+    if (!bind || !timingSafeEqualText(sha256(bind), handoff.bindHash)) return failTo(res, 'oauth_handoff_invalid', { returnTo: handoff.returnTo });
+    return finish(req, res, { identity: handoff.identity, communityTag, linkUserId: handoff.linkUserId, returnTo: handoff.returnTo });
+  });
+}
