@@ -10,6 +10,10 @@ import { connectRedis, createRateLimits } from './http/rate-limit.ts';
 import { secretsReadable } from './webhooks/endpoints.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
+import { smtpTransport } from './mail/smtp.ts';
+import { MailDeliveryWorker } from './mail/worker.ts';
+import { setUpPayments } from './payments/index.ts';
+import { checkoutsExpireWorker } from './payments/payments.ts';
 
 function readConfig(): Config {
   try {
@@ -35,7 +39,8 @@ async function main(): Promise<void> {
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis error; rate limits fall back to memory'));
   const rateLimits = createRateLimits(config.rateLimits, redis);
-  const app = createApp({ config, database, logger, rateLimits });
+  const payments = setUpPayments(config, database.db, logger);
+  const app = createApp({ config, database, logger, rateLimits, payments });
 
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
@@ -46,6 +51,8 @@ async function main(): Promise<void> {
     purgeExpiredIdempotencyKeys(database.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
   }, 60 * 60 * 1000);
   purge.unref();
+  // Releases seats and other holds of checkouts nobody paid (docs/payments.md).
+  const checkoutExpiry = checkoutsExpireWorker(payments.payments, 30_000, logger);
   const secrets = loadSecretBox(config);
   if (!(await secretsReadable(database.db, secrets))) {
     // Not fatal (the API works without it), but every delivery would fail until the key is fixed.
@@ -55,6 +62,11 @@ async function main(): Promise<void> {
     ? new DeliveryWorker({ db: database.db, dialect: database.dialect, config: config.webhooks, secrets, logger })
     : null;
   worker?.start();
+  // Only with SMTP configured; otherwise mail stays in the outbox (`svc mail list`).
+  const mailWorker = config.mail.smtp
+    ? new MailDeliveryWorker({ db: database.db, dialect: database.dialect, config: config.mail, transport: smtpTransport(config.mail.smtp), logger })
+    : null;
+  mailWorker?.start();
 
   const base = config.publicUrl;
   const port = config.port;
@@ -73,13 +85,17 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(purge);
+    checkoutExpiry.stop();
     // Stop claiming now; attempts in flight finish and are recorded, the rest stay due for the next start.
     const workerStopped = worker?.stop();
+    // Sends in flight finish (bounded by the SMTP timeouts) and are recorded; the rest stay queued.
+    const mailWorkerStopped = mailWorker?.stop();
     // In-flight requests finish; keep-alive sockets are closed once idle.
     server.close(async () => {
       let code = 0;
       try {
         await workerStopped;
+        await mailWorkerStopped;
         await rateLimits.close();
         await database.close();
       } catch (err) {

@@ -29,11 +29,12 @@ export interface OutboxCommand<E extends { id: string; createdAt: string; to: st
   noun: string;
 }
 
+/** Registers `<name> list`; returns the `<name>` command so an outbox can add more (`svc mail retry`). */
 export function registerOutboxCommand<E extends { id: string; createdAt: string; to: string; text: string }>(
   program: Command, spec: OutboxCommand<E>,
-): void {
-  program.command(spec.name).description(spec.description)
-    .command('list')
+): Command {
+  const group = program.command(spec.name).description(spec.description);
+  group.command('list')
     .description(spec.listDescription)
     .option('--to <recipient>', spec.toHelp)
     .option('--limit <n>', `how many (1-${MAX_LIST}, default 20)`)
@@ -58,4 +59,5 @@ export function registerOutboxCommand<E extends { id: string; createdAt: string;
         out('');
       }
     });
+  return group;
 }

@@ -37,8 +37,22 @@ export interface MailOutboxTable {
   text_body: string;
   html_body: string | null;
   created_at: string;
-  /** When a transport handed the message on; null in the outbox-only default. */
+  /** When the SMTP server accepted it; null while queued, failed, or with no SMTP transport. */
   sent_at: string | null;
+  // Delivery (migration 0007_mail_delivery; server/mail/worker.ts).
+  /** Sending attempts started so far. */
+  attempts: ColumnType<number, number | undefined, number>;
+  /** Queued: when it is due, or while a worker holds it, when that worker's lease ends. Null once sent or failed. */
+  next_attempt_at: string | null;
+  /** The worker holding it now; only the holder records the outcome. */
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  last_attempt_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The last failure as the SMTP server or the connection reported it; never the message or a password. */
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Given up: a permanent (5xx) refusal, the last retry, or too old to send. */
+  failed_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON array of MailAttachment (server/mail/mailer.ts), or null. */
+  attachments: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccountTables {

@@ -1,16 +1,27 @@
 // Outgoing e-mail. Everything that sends mail takes a Mailer, so the transport is chosen in one
-// place (AppDeps / RouteDeps `mailer`). The only transport built is the database outbox: the
-// embedded default works offline, and `svc mail list` shows what was "sent". An SMTP transport
-// (SVC_SMTP_URL) needs nodemailer, which is not a dependency yet; see docs/sign-in.md.
+// place (AppDeps / RouteDeps `mailer`). There is one write path: the `mail_outbox` table, written
+// in the caller's transaction, so a change that rolls back sends nothing. With SVC_SMTP_URL set,
+// MailDeliveryWorker (worker.ts) drains the outbox over SMTP; without it the outbox is the whole
+// transport and `svc mail list` shows what would have been sent. See docs/mail.md.
 import { sql } from 'kysely';
-import type { Db, Trx } from '../db/index.ts';
+import { afterCommit, type Db, type Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
+import { wakeMailWorkers } from './wake.ts';
+
+/** A file sent with the message; with `cid`, an inline image the HTML shows as `<img src="cid:...">`. */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  contentBase64: string;
+  cid?: string;
+}
 
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
   html?: string;
+  attachments?: MailAttachment[];
 }
 
 export interface Mailer {
@@ -18,27 +29,46 @@ export interface Mailer {
 }
 
 /** One line, no control characters: a subject or address can never inject a header. */
-function headerSafe(value: string, what: string): string {
+export function headerSafe(value: string, what: string): string {
   if (/[\r\n\0]/.test(value)) throw new Error(`mail ${what} must be one line`);
   return value;
 }
 
-/** Writes every message to the `mail_outbox` table (newest read back with `svc mail list`). */
+/** Attachment names and types become MIME headers: one line each, and a cid without brackets. */
+function attachmentsSafe(attachments: MailAttachment[] | undefined): string | null {
+  if (!attachments || attachments.length === 0) return null;
+  return JSON.stringify(attachments.map((a) => {
+    headerSafe(a.filename, 'attachment filename');
+    if (!/^[\w.+-]+\/[\w.+-]+$/.test(a.contentType)) throw new Error('mail attachment content type must look like image/png');
+    if (a.cid !== undefined && !/^[\w.@-]{1,200}$/.test(a.cid)) throw new Error('mail attachment cid must be letters, digits and . @ - _');
+    return { filename: a.filename, contentType: a.contentType, contentBase64: a.contentBase64, ...(a.cid !== undefined ? { cid: a.cid } : {}) };
+  }));
+}
+
+/** Queues every message in the `mail_outbox` table (read back with `svc mail list`). */
 export class OutboxMailer implements Mailer {
   constructor(private readonly db: Db | Trx) {}
 
   async send(message: MailMessage): Promise<void> {
+    const now = nowIso();
     await this.db.insertInto('mail_outbox').values({
       id: newId(),
       to_address: headerSafe(message.to, 'recipient'),
       subject: headerSafe(message.subject, 'subject'),
       text_body: message.text,
       html_body: message.html ?? null,
-      created_at: nowIso(),
+      attachments: attachmentsSafe(message.attachments),
+      created_at: now,
       sent_at: null,
+      next_attempt_at: now,
     }).execute();
+    // Inside a transaction the worker may look only once it has committed; outside, at once.
+    if (this.db.isTransaction) afterCommit(this.db as Trx, wakeMailWorkers);
+    else wakeMailWorkers();
   }
 }
+
+export type OutboxStatus = 'queued' | 'sent' | 'failed';
 
 export interface OutboxEntry {
   id: string;
@@ -47,8 +77,19 @@ export interface OutboxEntry {
   text: string;
   html: string | null;
   createdAt: string;
+  status: OutboxStatus;
+  attempts: number;
+  /** When a queued message is due (or, while a worker sends it, when its lease ends). */
+  nextAttemptAt: string | null;
   sentAt: string | null;
+  failedAt: string | null;
+  lastError: string | null;
+  /** What is attached, without the content. */
+  attachments: Array<{ filename: string; contentType: string; cid: string | null }>;
 }
+
+const statusOf = (r: { sent_at: string | null; failed_at: string | null }): OutboxStatus =>
+  (r.sent_at ? 'sent' : r.failed_at ? 'failed' : 'queued');
 
 /** Outbox messages, newest first; `to` matches the recipient case-insensitively. */
 export async function listOutbox(db: Db, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
@@ -56,6 +97,35 @@ export async function listOutbox(db: Db, opts: { to?: string; limit?: number } =
   if (opts.to) q = q.where(sql<string>`lower(to_address)`, '=', opts.to.trim().toLowerCase());
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 20).execute();
   return rows.map((r) => ({
-    id: r.id, to: r.to_address, subject: r.subject, text: r.text_body, html: r.html_body, createdAt: r.created_at, sentAt: r.sent_at,
+    id: r.id,
+    to: r.to_address,
+    subject: r.subject,
+    text: r.text_body,
+    html: r.html_body,
+    createdAt: r.created_at,
+    status: statusOf(r),
+    attempts: Number(r.attempts),
+    nextAttemptAt: r.next_attempt_at,
+    sentAt: r.sent_at,
+    failedAt: r.failed_at,
+    lastError: r.last_error,
+    attachments: (r.attachments ? JSON.parse(r.attachments) as MailAttachment[] : [])
+      .map((a) => ({ filename: a.filename, contentType: a.contentType, cid: a.cid ?? null })),
   }));
+}
+
+export type RetryOutcome = 'queued' | 'not_found' | 'not_failed';
+
+/**
+ * Queues a failed message again, due now, with a fresh round of attempts. Only failed ones: a
+ * queued message is already on its way and a sent one would go out twice.
+ */
+export async function retryOutboxMessage(db: Db, id: string): Promise<RetryOutcome> {
+  const res = await db.updateTable('mail_outbox')
+    .set({ failed_at: null, next_attempt_at: nowIso(), attempts: 0, lease_token: null })
+    .where('id', '=', id).where('failed_at', 'is not', null).where('sent_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 1) return 'queued';
+  const row = await db.selectFrom('mail_outbox').select('id').where('id', '=', id).executeTakeFirst();
+  return row ? 'not_failed' : 'not_found';
 }

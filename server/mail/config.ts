@@ -1,0 +1,76 @@
+// Mail settings, read from the environment once at start (see docs/mail.md). Without
+// SVC_SMTP_URL the database outbox is the whole transport: mail is written and never sent.
+import { z } from 'zod';
+import { parseDuration } from '../config.ts';
+
+/** Retries 1 m, 5 m, 30 m, 2 h and 12 h after the previous attempt: 6 attempts over about 15 h. */
+export const DEFAULT_MAIL_RETRY_DELAYS = '1m,5m,30m,2h,12h';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** smtps:// = TLS from the first byte (port 465); smtp:// upgrades with STARTTLS when offered. */
+  secure: boolean;
+  user: string | null;
+  pass: string | null;
+}
+
+export interface MailConfig {
+  /** Null: no SMTP transport, the outbox is where mail stays (`svc mail list`). */
+  smtp: SmtpSettings | null;
+  /** The From header and envelope sender; required with SMTP. */
+  from: string | null;
+  /** Milliseconds to wait after attempt n (index n-1) before the next; attempts = length + 1. */
+  retryDelaysMs: number[];
+  /** How often an idle worker looks for due mail (mail written in this process wakes it at once). */
+  pollMs: number;
+}
+
+const DurationList = z.string().default(DEFAULT_MAIL_RETRY_DELAYS).transform((value, ctx) => {
+  const ms = value.split(',').map((p) => parseDuration(p.trim()));
+  if (ms.length > 20 || ms.some((d) => d === null)) {
+    ctx.addIssue({ code: 'custom', message: `must be 1 to 20 comma-separated durations like ${DEFAULT_MAIL_RETRY_DELAYS} (units ms, s, m, h, d)` });
+    return z.NEVER;
+  }
+  return ms as number[];
+});
+
+/** `a@b.example` or `Name <a@b.example>`, one line: it becomes a header. */
+const FROM = /^(?:[^\r\n<>"]{0,100}<[^\s<>@"]+@[^\s<>@"]+>|[^\s<>@"]+@[^\s<>@"]+)$/;
+
+const MailEnv = z.object({
+  // The value is never echoed in an error: it holds the SMTP password.
+  SVC_SMTP_URL: z.string().regex(/^smtps?:\/\/[^/?#]+(?::\d+)?\/?$/, 'must look like smtp://user:pass@host:587 or smtps://user:pass@host:465').optional(),
+  SVC_MAIL_FROM: z.string().regex(FROM, 'must be an address like no-reply@example.com or "Example <no-reply@example.com>"').optional(),
+  SVC_MAIL_RETRY_DELAYS: DurationList,
+  SVC_MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+});
+
+function smtpSettings(text: string): SmtpSettings | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  const secure = url.protocol === 'smtps:';
+  if (!url.hostname) return null;
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    user: url.username ? decodeURIComponent(url.username) : null,
+    pass: url.password ? decodeURIComponent(url.password) : null,
+  };
+}
+
+/** Returns the settings, or the list of problems as lines for ConfigError. */
+export function parseMailConfig(env: Record<string, string | undefined>): MailConfig | string[] {
+  const parsed = MailEnv.safeParse(env);
+  if (!parsed.success) return parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const e = parsed.data;
+  const smtp = e.SVC_SMTP_URL === undefined ? null : smtpSettings(e.SVC_SMTP_URL);
+  if (e.SVC_SMTP_URL !== undefined && !smtp) return ['  SVC_SMTP_URL: must look like smtp://user:pass@host:587 or smtps://user:pass@host:465'];
+  if (smtp && !e.SVC_MAIL_FROM) return ['  SVC_MAIL_FROM: required with SVC_SMTP_URL (the sender address, e.g. no-reply@example.com)'];
+  return { smtp, from: e.SVC_MAIL_FROM ?? null, retryDelaysMs: e.SVC_MAIL_RETRY_DELAYS, pollMs: e.SVC_MAIL_POLL_MS };
+}

@@ -1,0 +1,208 @@
+// The mail delivery worker: runs inside the server process when SVC_SMTP_URL is set, claims due
+// messages from the outbox, hands each to the SMTP server and records the outcome.
+//
+// Claiming is one UPDATE ... RETURNING that moves `next_attempt_at` to the end of a lease and
+// stamps a lease token (on PostgreSQL its subquery takes rows FOR UPDATE SKIP LOCKED; SQLite has
+// one writer at a time), so two processes never claim the same message. Only the lease holder
+// records the outcome. A process that dies mid-send leaves its lease to run out, and the message
+// is claimed again: at least once, which for mail means a rare duplicate rather than a loss.
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Db, Dialect } from '../db/index.ts';
+import { nowIso } from '../db/ids.ts';
+import type { MailConfig } from './config.ts';
+import type { MailAttachment } from './mailer.ts';
+import { classifySendError, SMTP_MAX_CONNECTIONS, type MailTransport } from './smtp.ts';
+import { onNewMail } from './wake.ts';
+
+/** Messages claimed (and sent side by side) per round: as many as the pool has connections, twice. */
+const CLAIM_BATCH = SMTP_MAX_CONNECTIONS * 2;
+/** Far beyond one send's timeouts (smtp.ts), so a healthy holder always records first. */
+const LEASE_MS = 2 * 60_000;
+const HOUR_MS = 3_600_000;
+
+export interface MailWorkerDeps {
+  db: Db;
+  dialect: Dialect;
+  config: MailConfig;
+  transport: MailTransport;
+  logger: Logger;
+}
+
+interface Claimed {
+  id: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  attachments: string | null;
+  created_at: string;
+  attempts: number | string;
+}
+
+export type DeliveryOutcome = 'sent' | 'retry' | 'failed';
+
+export interface DeliveryResult { id: string; outcome: DeliveryOutcome; error: string | null }
+
+/** A single address and nothing else: what goes into the envelope and the To header. */
+const SINGLE_ADDRESS = /^[^\s<>,;:"()[\]\\@]+@[^\s<>,;:"()[\]\\@]+$/;
+
+export class MailDeliveryWorker {
+  readonly #deps: MailWorkerDeps;
+  /** Mail never sent this long after it was written is failed, not sent: its links have expired. */
+  readonly maxAgeMs: number;
+  #running = false;
+  #loop: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #timerAt = Infinity;
+  #unsubscribe: (() => void) | null = null;
+
+  constructor(deps: MailWorkerDeps) {
+    if (!deps.config.from) throw new Error('mail delivery needs SVC_MAIL_FROM');
+    this.#deps = deps;
+    const schedule = deps.config.retryDelaysMs.reduce((a, b) => a + b, 0);
+    this.maxAgeMs = Math.max(24 * HOUR_MS, schedule + HOUR_MS);
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#unsubscribe = onNewMail(() => this.#poke());
+    this.#deps.logger.info({ smtp: this.#deps.transport.describe() }, 'mail delivery worker started');
+    this.#loop = this.#run();
+  }
+
+  /** Stops claiming, lets the sends in flight finish and record, then closes the SMTP pool. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#unsubscribe?.();
+    this.#poke();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#timerAt = Infinity;
+    await this.#loop;
+    this.#deps.transport.close();
+  }
+
+  /** Claims what is due now, sends it and records the outcomes (one round; tests and tools). */
+  async deliverDue(): Promise<DeliveryResult[]> {
+    return this.#round();
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let claimedFull = false;
+      try {
+        claimedFull = (await this.#round()).length === CLAIM_BATCH;
+      } catch (err) {
+        this.#deps.logger.warn({ err: (err as Error).message }, 'mail worker could not claim or record mail');
+      }
+      if (!this.#running) break;
+      if (claimedFull) continue;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        setTimeout(resolve, this.#deps.config.pollMs).unref();
+      });
+      this.#wake = null;
+    }
+  }
+
+  #poke(): void {
+    this.#wake?.();
+  }
+
+  /** Wakes the loop at `at` (epoch ms): a retry due before the next poll goes out on time. */
+  #wakeAt(at: number): void {
+    if (!this.#running || at >= this.#timerAt) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#timerAt = Infinity;
+      this.#poke();
+    }, Math.max(0, at - Date.now()));
+    this.#timer.unref();
+  }
+
+  async #round(): Promise<DeliveryResult[]> {
+    const { token, rows } = await this.#claim(CLAIM_BATCH);
+    return Promise.all(rows.map((row) => this.#deliver(token, row)));
+  }
+
+  async #claim(limit: number): Promise<{ token: string; rows: Claimed[] }> {
+    const { db, dialect } = this.#deps;
+    const token = crypto.randomUUID();
+    const now = nowIso();
+    const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
+    const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    const result = await sql<Claimed>`
+      update mail_outbox
+         set attempts = attempts + 1, lease_token = ${token}, next_attempt_at = ${leaseUntil}, last_attempt_at = ${now}
+       where id in (
+         select id from mail_outbox
+          where next_attempt_at <= ${now}
+          order by next_attempt_at
+          limit ${limit}
+          ${lock})
+      returning id, to_address, subject, text_body, html_body, attachments, created_at, attempts`.execute(db);
+    return { token, rows: result.rows };
+  }
+
+  async #deliver(token: string, row: Claimed): Promise<DeliveryResult> {
+    const { config, transport, logger } = this.#deps;
+    const attempts = Number(row.attempts);
+    const log = { mailId: row.id, attempt: attempts, smtp: transport.describe() };
+    if (Date.parse(row.created_at) < Date.now() - this.maxAgeMs) {
+      const error = `not sent within ${Math.round(this.maxAgeMs / HOUR_MS)} h of being written; too old to send`;
+      await this.#fail(token, row.id, error);
+      logger.warn(log, 'mail too old to send; marked failed');
+      return { id: row.id, outcome: 'failed', error };
+    }
+    // The outbox refuses these on write; a row that has them anyway was not written by it.
+    if (!SINGLE_ADDRESS.test(row.to_address)) {
+      const error = 'the recipient is not a single e-mail address';
+      await this.#fail(token, row.id, error);
+      logger.error(log, 'mail has an unusable recipient; marked failed');
+      return { id: row.id, outcome: 'failed', error };
+    }
+    try {
+      await transport.send({
+        from: config.from!,
+        to: row.to_address,
+        // One line whatever is stored: a line break in a header would start another header.
+        subject: row.subject.replace(/[\r\n\0]+/g, ' '),
+        text: row.text_body,
+        html: row.html_body,
+        attachments: row.attachments ? JSON.parse(row.attachments) as MailAttachment[] : [],
+      });
+    } catch (err) {
+      const failure = classifySendError(err);
+      const delays = config.retryDelaysMs;
+      if (failure.permanent || attempts > delays.length) {
+        await this.#fail(token, row.id, failure.error);
+        logger.error({ ...log, err: failure.error }, failure.permanent ? 'mail refused by the SMTP server; marked failed' : 'mail failed after its last attempt');
+        return { id: row.id, outcome: 'failed', error: failure.error };
+      }
+      const due = Date.now() + delays[attempts - 1];
+      await this.#deps.db.updateTable('mail_outbox')
+        .set({ next_attempt_at: new Date(due).toISOString(), lease_token: null, last_error: failure.error })
+        .where('id', '=', row.id).where('lease_token', '=', token).execute();
+      this.#wakeAt(due);
+      logger.warn({ ...log, err: failure.error, retryInMs: delays[attempts - 1] }, 'mail not sent; will retry');
+      return { id: row.id, outcome: 'retry', error: failure.error };
+    }
+    await this.#deps.db.updateTable('mail_outbox')
+      .set({ sent_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: null })
+      .where('id', '=', row.id).where('lease_token', '=', token).execute();
+    logger.info(log, 'mail sent');
+    return { id: row.id, outcome: 'sent', error: null };
+  }
+
+  async #fail(token: string, id: string, error: string): Promise<void> {
+    await this.#deps.db.updateTable('mail_outbox')
+      .set({ failed_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: error })
+      .where('id', '=', id).where('lease_token', '=', token).execute();
+  }
+}
