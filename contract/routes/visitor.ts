@@ -214,7 +214,9 @@ export const sendFriendRequest = route({
     'Asks `usertag` to be friends; they get a `friend.requested` notification. If they had already asked the ' +
     'caller, this accepts their request instead (status ACCEPTED, and they get `friend.accepted`). Asking ' +
     'oneself is `400 FRIEND_REQUEST_SELF`, asking again while a request is pending `409 FRIEND_REQUEST_EXISTS`, ' +
-    'asking a friend `409 ALREADY_FRIENDS`; an unknown usertag is a 404.',
+    'asking a friend `409 ALREADY_FRIENDS`; an unknown usertag is a 404. Limits on new requests: at most 100 ' +
+    'unanswered at once (`409 FRIEND_REQUEST_LIMIT`), and after `usertag` rejected the caller, none to them for 7 days ' +
+    '(`409 FRIEND_REQUEST_COOLDOWN` with `Retry-After`). At most 30 calls per hour per caller (`429 RATE_LIMITED`).',
   auth: { kind: 'session' },
   body: SendFriendRequest,
   response: { status: 201, schema: Friendship, description: 'The request (PENDING), or the friendship it completed (ACCEPTED)' },
@@ -262,7 +264,7 @@ export const rejectFriendRequest = route({
   summary: 'Reject a friend request',
   description:
     'Removes the pending request `usertag` sent to the caller. The requester is not told, and may ask again ' +
-    'later. Only pending requests *to* the caller: anything else is a 404.',
+    'after 7 days. Only pending requests *to* the caller: anything else is a 404.',
   auth: { kind: 'session' },
   params: UsertagParam,
   response: { status: 200, schema: FriendRequestRejected, description: 'Rejected' },
@@ -359,13 +361,45 @@ export const listMessages = route({
   tag: 'Community site',
   summary: "A conversation's messages",
   description:
-    'Newest first. Participants only (404 for anyone else). Reading a page marks the conversation read for the ' +
-    'caller up to the newest message on that page, so reading the first page clears its unread count.',
+    'Newest first. Participants only (404 for anyone else). Reading changes nothing: the caller marks what they ' +
+    'have seen with `POST .../read`.',
   auth: { kind: 'session' },
   params: ConversationParam,
   query: Paged,
   response: { status: 200, schema: z.array(Message), description: 'A page of messages', paginated: true },
   errors: [400, 401, 404, 429],
+});
+
+export const MarkConversationRead = z
+  .object({
+    upTo: Uuid.optional().describe('the newest message the caller has seen (a message of this conversation); left out = every message so far'),
+  })
+  .strict()
+  .meta({ id: 'MarkConversationRead' });
+
+export const ConversationReadState = z
+  .object({
+    conversationId: Uuid,
+    unreadCount: z.int().min(0).describe('messages from others in this conversation still unread after the call'),
+  })
+  .meta({ id: 'ConversationReadState' });
+
+export const markConversationRead = route({
+  operationId: 'markConversationRead',
+  method: 'post',
+  path: '/api/messaging/conversations/{conversationId}/read',
+  tag: 'Community site',
+  summary: 'Mark a conversation read',
+  description:
+    'Marks the caller\'s messages read up to `upTo` (that message and every older one), or up to the newest message ' +
+    'without it. Never moves the read mark back: marking an older message is harmless. Participants only (404 for ' +
+    'anyone else); an `upTo` that is not a message of this conversation is `400` with `extras.field` = `upTo`. ' +
+    'A write, so with the cookie only from the site\'s own pages (a GET never changes what is read).',
+  auth: { kind: 'session' },
+  params: ConversationParam,
+  body: MarkConversationRead,
+  response: { status: 200, schema: ConversationReadState, description: 'The conversation\'s unread count after the call' },
+  errors: [400, 401, 403, 404, 415, 429],
 });
 
 export const UnreadMessageCounts = z
@@ -393,5 +427,5 @@ export const VISITOR_ROUTES: RouteDef[] = [
   getMe, updateMe, listMyMemberships,
   listNotifications, getUnreadNotificationCount, markNotificationsRead,
   sendFriendRequest, listIncomingFriendRequests, acceptFriendRequest, rejectFriendRequest,
-  createConversation, listConversations, postMessage, listMessages, getUnreadMessageCounts,
+  createConversation, listConversations, postMessage, listMessages, markConversationRead, getUnreadMessageCounts,
 ] as RouteDef[];

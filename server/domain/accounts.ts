@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { isUniqueViolation, transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { SESSION_MAX_SECONDS, type SessionClaims, type SessionTokens } from './sessions.ts';
+import { SESSION_MAX_SECONDS, type SessionClaims, type SessionSite, type SessionTokens } from './sessions.ts';
 
 /** A reset link works once, within this. */
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
@@ -115,12 +115,16 @@ export async function createAccount(
 /**
  * Issues a token that outlives the user's last "revoke everything": revocation voids tokens with
  * `iat` up to a second, so a token issued in that same second is stamped with the next one.
+ * The token is bound to `opts.site` (a community tag, or null for the platform); left out, to
+ * the site of the request being served (SessionTokens.issue).
  */
-export async function issueSession(db: Db, tokens: SessionTokens, userId: string): Promise<{ token: string; expiresAt: Date }> {
+export async function issueSession(
+  db: Db, tokens: SessionTokens, userId: string, opts: { site?: SessionSite } = {},
+): Promise<{ token: string; expiresAt: Date }> {
   const row = await db.selectFrom('session_revocations').select('tokens_valid_after').where('user_id', '=', userId).executeTakeFirst();
   const now = Date.now();
   const after = row ? Number(row.tokens_valid_after) : -Infinity;
-  return tokens.issue(userId, Math.floor(now / 1000) > after ? now : (after + 1) * 1000);
+  return tokens.issue(userId, Math.floor(now / 1000) > after ? now : (after + 1) * 1000, undefined, opts.site);
 }
 
 /** Voids every token of the user issued up to now (sign out everywhere, password reset). */

@@ -185,28 +185,22 @@ export async function postMessage(trx: Trx, userId: string, conversationId: stri
 }
 
 /**
- * A page of messages, newest first, and marks the conversation read for `userId` up to the
- * newest message on the page. Null when `userId` is not a participant.
+ * A page of messages, newest first; null when `userId` is not a participant. Reading changes
+ * nothing (markRead does): a GET must be safe to follow from anywhere.
  */
-export async function readMessages(
-  trx: Trx, userId: string, conversationId: string, page: { limit: number; offset: number },
+export async function listMessages(
+  db: Db | Trx, userId: string, conversationId: string, page: { limit: number; offset: number },
 ): Promise<Page<MessageView> | null> {
-  const member = await trx.selectFrom('conversation_members as cm')
+  const member = await db.selectFrom('conversation_members as cm')
     .innerJoin('conversations as c', 'c.id', 'cm.conversation_id')
     .select(['c.last_seq'])
     .where('cm.conversation_id', '=', conversationId).where('cm.user_id', '=', userId)
     .executeTakeFirst();
   if (!member) return null;
-  const rows = await trx.selectFrom('messages').select(['id', 'seq', 'sender_id', 'body', 'created_at'])
+  const rows = await db.selectFrom('messages').select(['id', 'seq', 'sender_id', 'body', 'created_at'])
     .where('conversation_id', '=', conversationId)
     .orderBy('seq', 'desc').limit(page.limit).offset(page.offset).execute();
-  if (rows.length > 0) {
-    const newest = Number(rows[0].seq);
-    await trx.updateTable('conversation_members').set({ last_read_seq: newest, last_read_at: nowIso() })
-      .where('conversation_id', '=', conversationId).where('user_id', '=', userId).where('last_read_seq', '<', newest)
-      .execute();
-  }
-  const senders = await publicProfiles(trx, rows.flatMap((r) => (r.sender_id ? [r.sender_id] : [])));
+  const senders = await publicProfiles(db, rows.flatMap((r) => (r.sender_id ? [r.sender_id] : [])));
   return {
     // Messages are never deleted on their own, so the sequence is the count.
     total: Number(member.last_seq),
@@ -218,6 +212,35 @@ export async function readMessages(
       createdAt: r.created_at,
     })),
   };
+}
+
+export type MarkReadResult = { ok: true; unreadCount: number } | { ok: false; reason: 'not_participant' | 'message_not_found' };
+
+/**
+ * Marks the conversation read for `userId` up to the message `upTo` (by its sequence number, so
+ * everything older is read too), or up to the newest message. The mark only moves forward.
+ */
+export async function markRead(trx: Trx, userId: string, conversationId: string, upTo?: string): Promise<MarkReadResult> {
+  const member = await trx.selectFrom('conversation_members as cm')
+    .innerJoin('conversations as c', 'c.id', 'cm.conversation_id')
+    .select(['c.last_seq'])
+    .where('cm.conversation_id', '=', conversationId).where('cm.user_id', '=', userId)
+    .executeTakeFirst();
+  if (!member) return { ok: false, reason: 'not_participant' };
+  let seq = Number(member.last_seq);
+  if (upTo !== undefined) {
+    const message = await trx.selectFrom('messages').select('seq')
+      .where('id', '=', upTo).where('conversation_id', '=', conversationId).executeTakeFirst();
+    if (!message) return { ok: false, reason: 'message_not_found' };
+    seq = Number(message.seq);
+  }
+  if (seq > 0) {
+    await trx.updateTable('conversation_members').set({ last_read_seq: seq, last_read_at: nowIso() })
+      .where('conversation_id', '=', conversationId).where('user_id', '=', userId).where('last_read_seq', '<', seq)
+      .execute();
+  }
+  const unread = await unreadByConversation(trx, userId, [conversationId]);
+  return { ok: true, unreadCount: unread.get(conversationId) ?? 0 };
 }
 
 /** Unread messages from others: in total and per conversation (those with none left out). */

@@ -1,19 +1,34 @@
 // Friends: requests, acceptance, rejection. One row per pair of users (ordered ids, unique), so
 // duplicate or crossing requests, however concurrent, can never make two. Each request and each
 // acceptance notifies the other user in the same transaction.
+//
+// Every request notifies someone, so asking is bounded: at most FRIEND_REQUEST_PENDING_MAX
+// unanswered requests per sender, FRIEND_REQUESTS_PER_HOUR attempts per sender (the HTTP layer's
+// rate-limit bucket), and after a rejection the same sender waits FRIEND_REQUEST_COOLDOWN_MS
+// before asking the same person again. None of these stop accepting a request the other user sent.
 import type { Db, Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import type { FriendshipsTable } from '../db/schema-social.ts';
 import { markReadFromActor, notify, type Page } from './notifications.ts';
 import { findPublicProfileByUsertag, publicProfiles, type PublicProfile } from './users.ts';
 
-export type FriendErrorReason = 'user_not_found' | 'self' | 'exists' | 'already_friends' | 'no_request';
+export type FriendErrorReason = 'user_not_found' | 'self' | 'exists' | 'already_friends' | 'no_request' | 'limit' | 'cooldown';
+
+/** Unanswered requests one user may have out at once. */
+export const FRIEND_REQUEST_PENDING_MAX = 100;
+/** Friend request attempts per sender per hour (rate-limit bucket `friend-requests`). */
+export const FRIEND_REQUESTS_PER_HOUR = 30;
+/** After a rejection, how long before the same sender may ask the same person again. */
+export const FRIEND_REQUEST_COOLDOWN_MS = 7 * 24 * 3_600_000;
 
 /** A rule the request broke; the HTTP layer maps `reason` to a status and code. */
 export class FriendError extends Error {
-  constructor(readonly reason: FriendErrorReason) {
+  /** For `cooldown`: seconds until the sender may ask again. */
+  readonly retryAfter?: number;
+  constructor(readonly reason: FriendErrorReason, retryAfter?: number) {
     super(reason);
     this.name = 'FriendError';
+    if (retryAfter !== undefined) this.retryAfter = retryAfter;
   }
 }
 
@@ -57,14 +72,30 @@ async function acceptRow(trx: Trx, row: Row, accepter: string, requester: string
   return { ...row, status: 'ACCEPTED', accepted_at: now };
 }
 
+/** Throws `cooldown` or `limit` when `fromUserId` may not send `toUserId` a new request now. */
+async function assertMayAsk(trx: Trx, fromUserId: string, toUserId: string): Promise<void> {
+  const rejected = await trx.selectFrom('friend_request_rejections').select('rejected_at')
+    .where('requester_id', '=', fromUserId).where('addressee_id', '=', toUserId).executeTakeFirst();
+  if (rejected) {
+    const until = Date.parse(rejected.rejected_at) + FRIEND_REQUEST_COOLDOWN_MS;
+    if (until > Date.now()) throw new FriendError('cooldown', Math.ceil((until - Date.now()) / 1000));
+  }
+  const pending = await trx.selectFrom('friendships').select((eb) => eb.fn.countAll().as('n'))
+    .where('requester_id', '=', fromUserId).where('status', '=', 'PENDING').executeTakeFirstOrThrow();
+  if (Number(pending.n) >= FRIEND_REQUEST_PENDING_MAX) throw new FriendError('limit');
+}
+
 /**
  * `fromUserId` asks `toUsertag`. If the other user had already asked, this accepts their request.
- * Throws FriendError: user_not_found, self, exists (already pending from me), already_friends.
+ * Throws FriendError: user_not_found, self, exists (already pending from me), already_friends,
+ * and for a new request, cooldown (turned down by them lately) or limit (too many unanswered).
  */
 export async function sendFriendRequest(trx: Trx, fromUserId: string, toUsertag: string): Promise<FriendshipView> {
   const target = await findPublicProfileByUsertag(trx, toUsertag);
   if (!target) throw new FriendError('user_not_found');
   if (target.id === fromUserId) throw new FriendError('self');
+  // Only a new request is held to the limits; an existing row is answered as before below.
+  if (!(await rowOfPair(trx, fromUserId, target.id))) await assertMayAsk(trx, fromUserId, target.id);
   const [low, high] = pair(fromUserId, target.id);
   // Two passes at most: a pending row we saw can be rejected (deleted) before we accept it.
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -142,5 +173,11 @@ export async function rejectFriendRequest(trx: Trx, userId: string, fromUsertag:
     .where('requester_id', '=', other.id).where('status', '=', 'PENDING')
     .executeTakeFirst();
   if (Number(gone.numDeletedRows) !== 1) throw new FriendError('no_request');
+  // Remembered (the request row is gone) so the sender waits out the cooldown before asking again.
+  const now = nowIso();
+  await trx.insertInto('friend_request_rejections')
+    .values({ requester_id: other.id, addressee_id: userId, rejected_at: now })
+    .onConflict((oc) => oc.columns(['requester_id', 'addressee_id']).doUpdateSet({ rejected_at: now }))
+    .execute();
   await markReadFromActor(trx, userId, 'friend.requested', other.id);
 }

@@ -2,11 +2,15 @@
 // `svc_auth_<community tag>` (scoped, preferred), `svc_auth` (canonical fallback),
 // `svc_auth_<bare hostname>` (older browsers), then `Authorization: Bearer` (what the chrome proxy
 // forwards). The first one present decides: a stale scoped cookie is not rescued by another.
-import type { Request, Response } from 'express';
+// Whatever carries it, a token counts only on the site it was issued for (server/domain/sessions.ts):
+// a community's host takes its own community's tokens, the platform host the platform's.
+import type { NextFunction, Request, Response } from 'express';
 import type { RouteDef } from '../../contract/route.ts';
 import type { Db } from '../db/index.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
-import { SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionIdentity, type SessionTokens } from '../domain/sessions.ts';
+import {
+  runForSite, SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionIdentity, type SessionTokens,
+} from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from './messages.ts';
 
@@ -39,12 +43,17 @@ export function presentedToken(req: Request, communityTag: string | null): strin
 
 export interface SignedInVisitor { userId: string; claims: SessionClaims }
 
-/** The signed-in visitor, or null: no token, an invalid one, or one of a deleted user all read as anonymous. */
+/**
+ * The signed-in visitor, or null: no token, an invalid one, one of another site, or one of a
+ * deleted user all read as anonymous. `communityTag` names the cookie to look for; the site the
+ * token must belong to is always the request host's.
+ */
 export async function signedInVisitor(
   db: Db, sessions: SessionTokens, req: Request, communityTag: string | null,
 ): Promise<SignedInVisitor | null> {
   const token = presentedToken(req, communityTag);
-  return token ? userForToken(db, sessions, token) : null;
+  if (!token) return null;
+  return userForToken(db, sessions, token, { site: await communityTagForHost(db, req.hostname) });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -72,6 +81,14 @@ export async function communityTagForHost(db: Db, hostname: string): Promise<str
   if (cache.size > 10_000) cache.clear();
   cache.set(hostname, { tag, at: Date.now() });
   return tag;
+}
+
+/**
+ * Makes the request's site the one tokens issued while serving it are bound to (a sign-in on a
+ * community's host makes that community's token), looked up only if a token is issued.
+ */
+export function sessionSiteScope(db: Db): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, _res, next) => runForSite(() => communityTagForHost(db, req.hostname), next);
 }
 
 /** Which cookie (or Bearer) carried the token: cookies need CSRF checks and get refreshed. */
@@ -129,10 +146,10 @@ export async function authenticateVisitor(req: Request, res: Response, def: Rout
   if (!presented) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
   // Judged before the token: a forged request learns nothing about the session it rides on.
   if (def.method !== 'get' && presented.cookie) assertOwnOrigin(req);
-  const found = await userForToken(deps.db, deps.sessions, presented.token);
+  const found = await userForToken(deps.db, deps.sessions, presented.token, { site: communityTag });
   if (!found) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
-  // Extended on activity: a cookie older than a day is re-issued under the same name.
-  const session = { sid: found.claims.sid, authTime: found.claims.authTime };
+  // Extended on activity: a cookie older than a day is re-issued under the same name, for the same site.
+  const session: SessionIdentity = { sid: found.claims.sid, authTime: found.claims.authTime, site: found.claims.site };
   if (presented.cookie && Date.now() / 1000 - found.claims.iat > SESSION_REFRESH_AFTER_SECONDS) {
     const fresh = await deps.sessions.issue(found.userId, Date.now(), session);
     // Past the session's absolute end there is nothing left to extend.

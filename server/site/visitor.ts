@@ -5,7 +5,7 @@ import type { Router } from 'express';
 import {
   acceptFriendRequest, createConversation, getMe, getUnreadMessageCounts, getUnreadNotificationCount,
   listConversations, listIncomingFriendRequests, listMessages, listMyMemberships, listNotifications,
-  markNotificationsRead, postMessage, rejectFriendRequest, sendFriendRequest, updateMe,
+  markConversationRead, markNotificationsRead, postMessage, rejectFriendRequest, sendFriendRequest, updateMe,
 } from '../../contract/routes/visitor.ts';
 import * as conversations from '../domain/conversations.ts';
 import * as friends from '../domain/friends.ts';
@@ -26,6 +26,9 @@ function pageInfo(total: number, limit: number, offset: number): PageInfo {
 function friendError(err: unknown): never {
   if (!(err instanceof friends.FriendError)) throw err;
   switch (err.reason) {
+    case 'limit': throw new ApiError('FRIEND_REQUEST_LIMIT', messages.friendRequestLimit(friends.FRIEND_REQUEST_PENDING_MAX));
+    case 'cooldown': throw new ApiError('FRIEND_REQUEST_COOLDOWN', messages.friendRequestCooldown,
+      { retryAfter: err.retryAfter }, { 'Retry-After': String(err.retryAfter) });
     case 'self': throw new ApiError('FRIEND_REQUEST_SELF', messages.friendRequestSelf, { field: 'usertag' });
     case 'exists': throw new ApiError('FRIEND_REQUEST_EXISTS', messages.friendRequestExists);
     case 'already_friends': throw new ApiError('ALREADY_FRIENDS', messages.alreadyFriends);
@@ -75,13 +78,18 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
 
   // Friends ------------------------------------------------------------------------------------
 
-  mountRoute(router, sendFriendRequest, async ({ visitor, body, transaction }) => transaction(async (trx) => {
-    try {
-      return { body: await friends.sendFriendRequest(trx, visitor!.userId, body.usertag), headers: PRIVATE };
-    } catch (err) {
-      return friendError(err);
-    }
-  }), deps);
+  mountRoute(router, sendFriendRequest, async ({ visitor, body, res, transaction }) => {
+    // Per sender, every attempt (a refused one too): each request notifies someone. The bucket is
+    // defined in createApp (RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR).
+    await deps.rateLimits.consume('friend-requests', visitor!.userId, res);
+    return transaction(async (trx) => {
+      try {
+        return { body: await friends.sendFriendRequest(trx, visitor!.userId, body.usertag), headers: PRIVATE };
+      } catch (err) {
+        return friendError(err);
+      }
+    });
+  }, deps);
 
   mountRoute(router, listIncomingFriendRequests, async ({ visitor, query }) => {
     const offset = query.offset ?? 0;
@@ -132,12 +140,19 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
     return { body: message, headers: PRIVATE };
   }), deps);
 
-  // A read that writes: it marks what it returns as read, in the request's one transaction.
-  mountRoute(router, listMessages, async ({ visitor, params, query, transaction }) => transaction(async (trx) => {
+  mountRoute(router, listMessages, async ({ visitor, params, query }) => {
     const offset = query.offset ?? 0;
-    const page = await conversations.readMessages(trx, visitor!.userId, params.conversationId, { limit: query.limit, offset });
+    const page = await conversations.listMessages(db, visitor!.userId, params.conversationId, { limit: query.limit, offset });
     if (!page) throw notFound(messages.conversationNotFound);
     return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
+  }, deps);
+
+  // The write that reading used to hide: a session write, so cookie calls pass the CSRF checks.
+  mountRoute(router, markConversationRead, async ({ visitor, params, body, transaction }) => transaction(async (trx) => {
+    const result = await conversations.markRead(trx, visitor!.userId, params.conversationId, body.upTo);
+    if (!result.ok && result.reason === 'not_participant') throw notFound(messages.conversationNotFound);
+    if (!result.ok) throw new ApiError('INVALID_INPUT', messages.messageNotInConversation, { field: 'upTo' });
+    return { body: { conversationId: params.conversationId, unreadCount: result.unreadCount }, headers: PRIVATE };
   }), deps);
 
   mountRoute(router, getUnreadMessageCounts, async ({ visitor }) => ({

@@ -1,9 +1,11 @@
-// Session routes: the sign-in token from cookies or Bearer, its refresh on activity, and the
-// refusal of cross-site cookie writes (CSRF). Requests go over raw HTTP so tests control Host,
-// Origin and Fetch Metadata exactly as a browser would send them.
+// Session routes: the sign-in token from cookies or Bearer, its refresh on activity, its binding
+// to the site that issued it, and the refusal of cross-site cookie writes (CSRF). Requests go over
+// raw HTTP so tests control Host, Origin and Fetch Metadata exactly as a browser would send them.
+// Tokens made with server.sessions.issue outside a request are the platform host's (127.0.0.1).
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionTokens } from '../../server/domain/sessions.ts';
+import { hashPassword } from '../../server/domain/passwords.ts';
 import { makeCommunity, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { rawRequest } from './support/raw-http.ts';
@@ -21,6 +23,7 @@ beforeAll(async () => {
   server = await startTestServer();
   port = new URL(server.url).port;
   await makeCommunity(server.database.db, 'club');
+  await makeCommunity(server.database.db, 'rival', { domains: ['rival.example'] });
   user = await makeUser(server.database.db, 'ada');
   token = (await server.sessions.issue(user.id)).token;
 });
@@ -43,19 +46,24 @@ describe('session: happy path', () => {
 
   it('prefers the cookie scoped to the community of the hosted domain', async () => {
     const other = await makeUser(server.database.db, 'bob');
-    const { token: bobs } = await server.sessions.issue(other.id);
-    const res = await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Cookie: `svc_auth=${token}; svc_auth_club=${bobs}` });
+    const { token: adas } = await server.sessions.issue(user.id, Date.now(), undefined, 'club');
+    const { token: bobs } = await server.sessions.issue(other.id, Date.now(), undefined, 'club');
+    const res = await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Cookie: `svc_auth=${adas}; svc_auth_club=${bobs}` });
     expect(res.body.usertag).toBe('bob');
   });
 
   it('re-issues a cookie older than a day under the same name, and leaves a fresh one alone', async () => {
-    const { token: old } = await server.sessions.issue(user.id, Date.now() - 2 * 24 * 3600_000);
+    const { token: old } = await server.sessions.issue(user.id, Date.now() - 2 * 24 * 3600_000, undefined, 'club');
     const refreshed = await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Cookie: `svc_auth_club=${old}` });
     expect(refreshed.status).toBe(200);
     const cookie = String(refreshed.headers['set-cookie']);
     expect(cookie).toMatch(/^svc_auth_club=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=259\d{4}; HttpOnly; SameSite=Lax$/);
     expect(cookie).not.toContain(old);
     expect(cookie).not.toMatch(/Domain=/i);
+    // The renewed token is still the club's: good there, refused on the platform host.
+    const renewed = /svc_auth_club=([^;]+)/.exec(cookie)![1];
+    expect((await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Authorization: `Bearer ${renewed}` })).status).toBe(200);
+    expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${renewed}` })).status).toBe(401);
     const fresh = await raw('GET', '/api/users/me', { Cookie: `svc_auth=${token}` });
     expect(fresh.headers['set-cookie']).toBeUndefined();
   });
@@ -157,5 +165,42 @@ describe('session: security (CSRF)', () => {
     const signedInAt = Math.floor(Date.now() / 1000) - 89 * 24 * 3600;
     const { expiresAt } = await server.sessions.issue(user.id, Date.now(), { sid: crypto.randomUUID(), authTime: signedInAt });
     expect(expiresAt.getTime()).toBe((signedInAt + 90 * 24 * 3600) * 1000);
+  });
+});
+
+describe('session: security (tokens bound to their site)', () => {
+  const onHost = (host: string, headers: Record<string, string>) => raw('GET', '/api/users/me', { Host: `${host}:${port}`, ...headers });
+  /** Every way a token can be presented on `host`. */
+  const carriers = (host: string, t: string): Array<Record<string, string>> => [
+    { Cookie: `svc_auth=${t}` },
+    { Cookie: `svc_auth_${host.replace(/^www\./, '')}=${t}` },
+    ...(host === 'club.localhost' ? [{ Cookie: `svc_auth_club=${t}` }] : host === 'rival.example' ? [{ Cookie: `svc_auth_rival=${t}` }] : []),
+    { Authorization: `Bearer ${t}` },
+  ];
+
+  it('binds a token signed in on a community host to that community: refused on another community and on the platform', async () => {
+    const email = 'signs-in@example.com';
+    const member = await makeUser(server.database.db, 'signs-in');
+    await server.database.db.updateTable('users').set({ email, password_hash: await hashPassword('correct horse') }).where('id', '=', member.id).execute();
+    const host = `club.localhost:${port}`;
+    const signIn = await raw('POST', '/api/auth/sign-in', { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' },
+      JSON.stringify({ email, password: 'correct horse' }));
+    expect(signIn.status).toBe(200);
+    const clubToken = /svc_auth_club=([^;]+)/.exec(String(signIn.headers['set-cookie']))![1];
+
+    for (const headers of carriers('club.localhost', clubToken)) expect((await onHost('club.localhost', headers)).status).toBe(200);
+    for (const headers of carriers('rival.example', clubToken)) {
+      const res = await onHost('rival.example', headers);
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+      expect(res.body.code).toBe('SIGN_IN_REQUIRED');
+    }
+    for (const headers of carriers('127.0.0.1', clubToken)) expect((await onHost('127.0.0.1', headers)).status).toBe(401);
+  });
+
+  it('refuses a platform token on a community host, cookie or Bearer', async () => {
+    expect((await onHost('127.0.0.1', { Authorization: `Bearer ${token}` })).status).toBe(200);
+    for (const host of ['club.localhost', 'rival.example']) {
+      for (const headers of carriers(host, token)) expect((await onHost(host, headers)).status, `${host} ${JSON.stringify(headers)}`).toBe(401);
+    }
   });
 });

@@ -105,7 +105,7 @@ describe('sign-in: happy path', () => {
 
   it('refreshes: 200 {expiresAt} about 30 days out, and a fresh cookie that works', async () => {
     const { body: user } = await c.post('/api/auth/sign-in', { email: 'ada@example.com', password: 'correct horse' }, { headers: fromIp() });
-    const { token } = await server.sessions.issue(user.id, Date.now() - 3600_000);
+    const { token } = await server.sessions.issue(user.id, Date.now() - 3600_000, undefined, 'club');
     const res = await c.post('/api/auth/refresh', undefined, { host: 'club.localhost', headers: { Cookie: `svc_auth_club=${token}` } });
     expect(res.status).toBe(200);
     const expiresAt = Date.parse(res.body.expiresAt);

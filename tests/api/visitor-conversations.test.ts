@@ -18,6 +18,7 @@ const start = (who: U, usertags: string[]) => as(who, '/api/messaging/conversati
 const say = (who: U, id: string, body: string) => as(who, `/api/messaging/conversations/${id}/messages`, { method: 'POST', json: { body } });
 const read = (who: U, id: string, q = '') => as(who, `/api/messaging/conversations/${id}/messages${q}`);
 const counts = async (who: U) => (await as(who, '/api/messaging/conversations/unread/counts')).body;
+const markRead = (who: U, id: string, json: unknown = {}) => as(who, `/api/messaging/conversations/${id}/read`, { method: 'POST', json });
 
 async function user(tag: string): Promise<U> {
   const u = await makeUser(s.database.db, tag);
@@ -89,7 +90,7 @@ describe('conversations: happy path', () => {
     expect(adas.unreadCount).toBe(0);
   });
 
-  it('counts unread messages up with each message from the other user and down after I read', async () => {
+  it('counts unread messages up with each message from the other user and down after I mark them read', async () => {
     const { body: c } = await start(bob, ['cy']);
     const before = await counts(cy);
     await say(bob, c.id, 'one');
@@ -99,7 +100,9 @@ describe('conversations: happy path', () => {
     expect(now.total).toBe(before.total + 2);
     // My own messages never count as unread for me.
     expect((await counts(bob)).conversations[c.id]).toBeUndefined();
-    await read(cy, c.id);
+    const marked = await markRead(cy, c.id);
+    expect(marked.status).toBe(200);
+    expect(marked.body).toEqual({ conversationId: c.id, unreadCount: 0 });
     now = await counts(cy);
     expect(now.conversations[c.id]).toBeUndefined();
     expect(now.total).toBe(before.total);
@@ -110,14 +113,30 @@ describe('conversations: happy path', () => {
     expect((await counts(bob)).conversations[c.id]).toBe(1);
   });
 
-  it('marks read only up to the newest message of the page read', async () => {
+  it('marks read up to the message named, never back, and up to the newest without one', async () => {
     const { body: c } = await start(ada, ['dee']);
-    for (const m of ['a', 'b', 'c']) await say(ada, c.id, m);
-    // An older page (offset 1) leaves the newest message unread.
-    await read(dee, c.id, '?offset=1');
+    const sent = [];
+    for (const m of ['a', 'b', 'c']) sent.push((await say(ada, c.id, m)).body);
+    const upToB = await markRead(dee, c.id, { upTo: sent[1].id });
+    expect(upToB.body).toEqual({ conversationId: c.id, unreadCount: 1 });
     expect((await counts(dee)).conversations[c.id]).toBe(1);
-    await read(dee, c.id, '?limit=1');
+    // An older message leaves the mark where it is.
+    expect((await markRead(dee, c.id, { upTo: sent[0].id })).body.unreadCount).toBe(1);
+    expect((await markRead(dee, c.id)).body.unreadCount).toBe(0);
     expect((await counts(dee)).conversations[c.id]).toBeUndefined();
+  });
+
+  it('reads messages without marking anything read: a GET changes nothing', async () => {
+    const { body: c } = await start(bob, ['dee', 'cy']);
+    await say(bob, c.id, 'unseen');
+    for (let i = 0; i < 2; i++) {
+      const page = await read(dee, c.id);
+      expect(page.status).toBe(200);
+      expect(page.body.map((m: any) => m.body)).toEqual(['unseen']);
+    }
+    expect((await counts(dee)).conversations[c.id]).toBe(1);
+    const listed = (await as(dee, '/api/messaging/conversations')).body.find((x: any) => x.id === c.id);
+    expect(listed.unreadCount).toBe(1);
   });
 });
 
@@ -130,6 +149,7 @@ describe('conversations: errors', () => {
       ['POST', `/api/messaging/conversations/${id}/messages`, { body: 'hi' }],
       ['GET', `/api/messaging/conversations/${id}/messages`, undefined],
       ['GET', '/api/messaging/conversations/unread/counts', undefined],
+      ['POST', `/api/messaging/conversations/${id}/read`, {}],
     ] as const) {
       const res = await as(null, path, { method, ...(json ? { json } : {}) });
       expect(res.status, `${method} ${path}`).toBe(401);
@@ -164,6 +184,20 @@ describe('conversations: errors', () => {
     const unknown = await read(ada, crypto.randomUUID());
     expect([unknown.status, unknown.body.code]).toEqual([404, 'NOT_FOUND']);
     expect((await say(ada, crypto.randomUUID(), 'hello?')).status).toBe(404);
+    expect((await markRead(ada, 'not-a-uuid')).status).toBe(400);
+    expect((await markRead(ada, crypto.randomUUID())).status).toBe(404);
+  });
+
+  it('refuses to mark read up to a message of another conversation, or an unknown field', async () => {
+    const { body: mine } = await start(cy, ['ada']);
+    const { body: theirs } = await start(cy, ['bob']);
+    const elsewhere = (await say(cy, theirs.id, 'other conversation')).body;
+    await say(cy, mine.id, 'unread');
+    const wrong = await markRead(ada, mine.id, { upTo: elsewhere.id });
+    expect([wrong.status, wrong.body.code, wrong.body.extras.field]).toEqual([400, 'INVALID_INPUT', 'upTo']);
+    expect((await markRead(ada, mine.id, { upTo: 'nope' })).status).toBe(400);
+    expect((await markRead(ada, mine.id, { all: true })).status).toBe(400);
+    expect((await counts(ada)).conversations[mine.id]).toBe(1);
   });
 });
 
@@ -173,8 +207,9 @@ describe('conversations: security', () => {
     await say(ada, c.id, 'private');
     const reading = await read(cy, c.id);
     const posting = await say(cy, c.id, 'let me in');
+    const marking = await markRead(cy, c.id);
     const nowhere = await read(cy, crypto.randomUUID());
-    for (const res of [reading, posting]) {
+    for (const res of [reading, posting, marking]) {
       expect(res.status).toBe(404);
       expect(res.body.error).toBe(nowhere.body.error);
       expect(res.text).not.toContain('private');
@@ -207,12 +242,31 @@ describe('conversations: security', () => {
 
   it('numbers concurrent messages one by one: none lost, unread count exact', async () => {
     const { body: c } = await start(bob, ['dee']);
-    await read(dee, c.id);
+    await markRead(dee, c.id);
     const sent = await Promise.all(Array.from({ length: 10 }, (_, i) => say(bob, c.id, `m${i}`)));
     expect(sent.every((r) => r.status === 201)).toBe(true);
     expect((await counts(dee)).conversations[c.id]).toBe(10);
     const seqs = await s.database.db.selectFrom('messages').select('seq').where('conversation_id', '=', c.id).orderBy('seq').execute();
     expect(seqs.map((m) => Number(m.seq))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('refuses a cookie-authenticated mark-read from another site, and a top-level GET marks nothing', async () => {
+    const { body: c } = await start(bob, ['ada']);
+    await say(bob, c.id, 'not seen yet');
+    const cookie = { Cookie: `svc_auth=${ada.token}` };
+    // What a link or a form on another site can make the browser send.
+    const navigation = await as(null, `/api/messaging/conversations/${c.id}/messages`, { headers: { ...cookie, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' } });
+    expect(navigation.status).toBe(200);
+    const forged = [
+      await as(null, `/api/messaging/conversations/${c.id}/read`, { method: 'POST', json: {}, headers: { ...cookie, Origin: 'https://evil.example' } }),
+      await as(null, `/api/messaging/conversations/${c.id}/read`, { method: 'POST', body: 'upTo=x', headers: { ...cookie, Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' } }),
+    ];
+    expect(forged.map((r) => r.status)).toEqual([403, 415]);
+    expect((await counts(ada)).conversations[c.id]).toBe(1);
+    // From the site's own page it works.
+    const own = await as(null, `/api/messaging/conversations/${c.id}/read`, { method: 'POST', json: {}, headers: { ...cookie, Origin: s.url, 'Sec-Fetch-Site': 'same-origin' } });
+    expect(own.status).toBe(200);
+    expect((await counts(ada)).conversations[c.id]).toBeUndefined();
   });
 
   it('refuses a cookie-authenticated message from another site', async () => {

@@ -1,6 +1,9 @@
 // Friends: sending a request, incoming requests, accept and reject. One row per pair of users
-// however the requests race, and each request or acceptance notifies the other user.
+// however the requests race, and each request or acceptance notifies the other user. Asking is
+// bounded: unanswered requests per sender, attempts per hour, and a cooldown after a rejection.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newId, nowIso } from '../../server/db/ids.ts';
+import { FRIEND_REQUEST_COOLDOWN_MS, FRIEND_REQUEST_PENDING_MAX } from '../../server/domain/friends.ts';
 import { makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 
@@ -26,13 +29,15 @@ async function user(tag: string): Promise<U> {
 }
 
 beforeAll(async () => {
-  s = await startTestServer();
+  // The hourly budget is tested on a server of its own (below); here it stays out of the way.
+  s = await startTestServer({ rateLimits: { friendRequestsPerHour: 10_000 } });
   [ada, bob, cy] = [await user('ada'), await user('bob'), await user('cy')];
 });
 afterAll(async () => { await s.close(); });
 beforeEach(async () => {
   await s.database.db.deleteFrom('friendships').execute();
   await s.database.db.deleteFrom('notifications').execute();
+  await s.database.db.deleteFrom('friend_request_rejections').execute();
 });
 
 const publicOf = (u: U) => ({ id: u.id, usertag: u.usertag, name: `User ${u.usertag}`, profileImage: null });
@@ -78,7 +83,7 @@ describe('friends: happy path', () => {
     expect(await notifications(ada)).toHaveLength(1);
   });
 
-  it('rejects an incoming request: it is gone, the requester is not told and may ask again', async () => {
+  it('rejects an incoming request: it is gone, the requester is not told and may ask again after the cooldown', async () => {
     await request(ada, 'bob');
     const res = await reject(bob, 'ada');
     expect(res.status).toBe(200);
@@ -86,6 +91,9 @@ describe('friends: happy path', () => {
     expect((await incoming(bob)).body).toEqual([]);
     expect(await notifications(ada)).toEqual([]);
     expect(await rows()).toHaveLength(0);
+    // Seven days later (moved back in time here), the same request goes through.
+    await s.database.db.updateTable('friend_request_rejections')
+      .set({ rejected_at: new Date(Date.now() - FRIEND_REQUEST_COOLDOWN_MS - 60_000).toISOString() }).execute();
     expect((await request(ada, 'bob')).status).toBe(201);
   });
 
@@ -141,6 +149,79 @@ describe('friends: errors', () => {
     for (const res of [await accept(ada, 'bob'), await reject(ada, 'bob'), await accept(ada, 'nobody'), await reject(ada, 'ada')]) {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
+    }
+  });
+});
+
+describe('friends: limits', () => {
+  it('refuses asking the same person again within 7 days of their rejection, with Retry-After', async () => {
+    await request(ada, 'cy');
+    await reject(cy, 'ada');
+    const again = await request(ada, 'cy');
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('FRIEND_REQUEST_COOLDOWN');
+    const retryAfter = Number(again.headers.get('retry-after'));
+    expect(Math.abs(retryAfter - FRIEND_REQUEST_COOLDOWN_MS / 1000)).toBeLessThan(60);
+    expect(again.body.extras.retryAfter).toBe(retryAfter);
+    expect(await rows()).toHaveLength(0);
+    expect(await notifications(cy)).toHaveLength(1);
+    // The one who said no may still ask; and the sender may ask anyone else.
+    expect((await request(cy, 'ada')).body).toMatchObject({ status: 'PENDING' });
+    expect((await request(ada, 'bob')).status).toBe(201);
+  });
+
+  it('lets a rejected sender accept the other\'s later request by asking back', async () => {
+    await request(ada, 'cy');
+    await reject(cy, 'ada');
+    await request(cy, 'ada');
+    const back = await request(ada, 'cy');
+    expect(back.status).toBe(201);
+    expect(back.body).toMatchObject({ status: 'ACCEPTED', requestedBy: 'them' });
+  });
+
+  it(`refuses a new request past ${FRIEND_REQUEST_PENDING_MAX} unanswered ones, and lets one through once some are answered`, async () => {
+    const sender = await user('collector');
+    const now = nowIso();
+    const targets = [];
+    for (let i = 0; i < FRIEND_REQUEST_PENDING_MAX; i++) targets.push(await makeUser(s.database.db, `target${i}`));
+    await s.database.db.insertInto('friendships').values(targets.map((t) => ({
+      id: newId(), user_low: sender.id < t.id ? sender.id : t.id, user_high: sender.id < t.id ? t.id : sender.id,
+      requester_id: sender.id, addressee_id: t.id, status: 'PENDING' as const, created_at: now, accepted_at: null,
+    }))).execute();
+    const over = await request(sender, 'bob');
+    expect(over.status).toBe(409);
+    expect(over.body.code).toBe('FRIEND_REQUEST_LIMIT');
+    expect(await notifications(bob)).toEqual([]);
+    // Accepting a request someone sent is not a new request: still allowed at the limit.
+    await request(cy, 'collector');
+    expect((await request(sender, 'cy')).body).toMatchObject({ status: 'ACCEPTED' });
+    // One answered (withdrawn here), and there is room for one more.
+    await s.database.db.deleteFrom('friendships').where('addressee_id', '=', targets[0].id).execute();
+    expect((await request(sender, 'bob')).status).toBe(201);
+    expect((await request(sender, 'ada')).body.code).toBe('FRIEND_REQUEST_LIMIT');
+  });
+
+  it('allows a sender so many requests an hour, refused ones included, then answers 429 (others unaffected)', async () => {
+    const limited = await startTestServer({ rateLimits: { friendRequestsPerHour: 3 } });
+    try {
+      const make = async (tag: string) => {
+        const u = await makeUser(limited.database.db, tag);
+        return { ...u, token: (await limited.sessions.issue(u.id)).token };
+      };
+      const [eve, fay] = [await make('eve'), await make('fay')];
+      const send = (who: { token: string }, usertag: string) => limited.request('/api/users/me/friend-requests', {
+        method: 'POST', json: { usertag }, headers: { Authorization: `Bearer ${who.token}` },
+      });
+      expect((await send(eve, 'nobody1')).status).toBe(404);
+      expect((await send(eve, 'nobody2')).status).toBe(404);
+      expect((await send(eve, 'fay')).status).toBe(201);
+      const spent = await send(eve, 'fay');
+      expect(spent.status).toBe(429);
+      expect(spent.body.code).toBe('RATE_LIMITED');
+      expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await send(fay, 'eve')).body).toMatchObject({ status: 'ACCEPTED' });
+    } finally {
+      await limited.close();
     }
   });
 });

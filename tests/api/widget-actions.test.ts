@@ -98,7 +98,7 @@ beforeAll(async () => {
     .set({ embed_origins: JSON.stringify([SHOP, 'https://bolt.example']) }).execute();
   acmeSecret = await makeKey(database.db, acme.id, ['ADMIN']);
   ada = await makeUser(database.db, 'ada');
-  adaToken = (await sessions.issue(ada.id)).token;
+  adaToken = (await sessions.issue(ada.id, Date.now(), undefined, 'acme')).token;
   port = await startApp(1e4);
   tightPort = await startApp(3);
 });
@@ -197,7 +197,7 @@ describe('widget actions: happy path', () => {
   });
 
   it('reads an invalid, expired or foreign token as anonymous rather than refusing', async () => {
-    const { token: expired } = await sessions.issue(ada.id, Date.now() - 31 * 24 * 3600_000);
+    const { token: expired } = await sessions.issue(ada.id, Date.now() - 31 * 24 * 3600_000, undefined, 'acme');
     const { token: foreign } = await new SessionTokens(crypto.randomBytes(32)).issue(ada.id);
     for (const token of ['garbage', expired, foreign]) {
       const res = await act(hosted({ Cookie: `svc_auth_acme=${token}` }), { slug: 'apex-bad-token' });
@@ -378,7 +378,7 @@ describe('widget actions: security', () => {
 
   it('keeps idempotency records per signed-in visitor on the hosted site: the same key from another visitor runs anew', async () => {
     const bob = await makeUser(database.db, 'bob');
-    const { token: bobs } = await sessions.issue(bob.id);
+    const { token: bobs } = await sessions.issue(bob.id, Date.now(), undefined, 'acme');
     const key = crypto.randomUUID();
     const mine = await act(hosted({ Cookie: `svc_auth_acme=${adaToken}`, 'Idempotency-Key': key }), { slug: 'idem-user' });
     const replay = await act(hosted({ Cookie: `svc_auth_acme=${adaToken}`, 'Idempotency-Key': key }), { slug: 'idem-user' });

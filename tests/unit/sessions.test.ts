@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { SignJWT, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../server/db/index.ts';
-import { SessionTokens, SESSION_LIFETIME_SECONDS, userForToken } from '../../server/domain/sessions.ts';
+import { runForSite, SessionTokens, SESSION_LIFETIME_SECONDS, userForToken } from '../../server/domain/sessions.ts';
 
 const key = crypto.randomBytes(32);
 const tokens = new SessionTokens(key);
@@ -17,12 +17,13 @@ describe('session tokens: what a valid token is', () => {
     expect(signature).toBeTruthy();
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'HS256' });
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
-    expect(claims).toMatchObject({ userId, iss: 'svc', aud: 'svc:site' });
+    // Issued outside any site request: the platform's.
+    expect(claims).toMatchObject({ userId, iss: 'svc', aud: 'svc:platform' });
     expect(claims.exp - claims.iat).toBe(SESSION_LIFETIME_SECONDS);
     expect(expiresAt.getTime()).toBe(claims.exp * 1000);
     expect(claims.sid).toMatch(/^[0-9a-f-]{36}$/);
     expect(claims.auth_time).toBe(claims.iat);
-    expect(await tokens.verify(token)).toEqual({ userId, sid: claims.sid, authTime: claims.iat, iat: claims.iat, exp: claims.exp });
+    expect(await tokens.verify(token)).toEqual({ userId, sid: claims.sid, authTime: claims.iat, iat: claims.iat, exp: claims.exp, site: null });
   });
 });
 
@@ -85,6 +86,43 @@ describe('session tokens: attacks are refused', () => {
       expect(await userForToken(handle.db, tokens, token)).toBeNull();
     } finally {
       await handle.close();
+    }
+  });
+});
+
+describe('session tokens: bound to the site that issued them', () => {
+  const signed = (aud: string | string[]) => new SignJWT({ userId, sid: crypto.randomUUID(), auth_time: Math.floor(Date.now() / 1000) })
+    .setProtectedHeader({ alg: 'HS256' }).setIssuer('svc').setAudience(aud).setIssuedAt().setExpirationTime('1h').sign(key);
+
+  it('carries svc:site:<tag> for a community and svc:platform for the platform, and verifies only for that site', async () => {
+    const club = (await tokens.issue(userId, Date.now(), undefined, 'club')).token;
+    const platform = (await tokens.issue(userId, Date.now(), undefined, null)).token;
+    const aud = (t: string) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()).aud;
+    expect([aud(club), aud(platform)]).toEqual(['svc:site:club', 'svc:platform']);
+    expect(await tokens.verify(club, Date.now(), { site: 'club' })).toMatchObject({ userId, site: 'club' });
+    expect(await tokens.verify(club, Date.now(), { site: 'rival' })).toBeNull();
+    expect(await tokens.verify(club, Date.now(), { site: null })).toBeNull();
+    expect(await tokens.verify(platform, Date.now(), { site: null })).toMatchObject({ userId, site: null });
+    expect(await tokens.verify(platform, Date.now(), { site: 'club' })).toBeNull();
+    // A community tagged "platform" is not the platform.
+    const tagged = (await tokens.issue(userId, Date.now(), undefined, 'platform')).token;
+    expect(await tokens.verify(tagged, Date.now(), { site: null })).toBeNull();
+    expect(await tokens.verify(platform, Date.now(), { site: 'platform' })).toBeNull();
+  });
+
+  it('binds a token issued without a site to the site of the request being served, and a refresh to its session\'s site', async () => {
+    const issued = await runForSite(async () => 'club', () => tokens.issue(userId));
+    const claims = await tokens.verify(issued.token, Date.now(), { site: 'club' });
+    expect(claims?.site).toBe('club');
+    const refreshed = await tokens.issue(userId, Date.now(), { sid: claims!.sid, authTime: claims!.authTime, site: claims!.site });
+    expect(await tokens.verify(refreshed.token, Date.now(), { site: 'club' })).toMatchObject({ sid: claims!.sid });
+  });
+
+  it('refuses the old unbound audience, several audiences, and an audience that is not ours', async () => {
+    for (const aud of ['svc:site', ['svc:site:club', 'svc:site:rival'], 'svc:site:Club', 'svc:site:', 'svc:site:club/x', 'other']) {
+      const t = await signed(aud);
+      expect(await tokens.verify(t), JSON.stringify(aud)).toBeNull();
+      expect(await tokens.verify(t, Date.now(), { site: 'club' }), JSON.stringify(aud)).toBeNull();
     }
   });
 });

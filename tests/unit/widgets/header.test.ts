@@ -110,9 +110,52 @@ describe('headerLook (storefrontConfig.header -> classes and custom properties)'
     const look = headerLook({ style: 'x" onclick="alert(1)', density: 'a b', bgColor: 'red;} * {display:none', navFont: { evil: 1 } });
     expect(look.classes).toContain('style-solid');
     expect(look.classes).toContain('density-comfortable');
-    // Values stay values: they are set through CSSOM setProperty, never as CSS text.
-    expect(look.vars['--svc-theme-header-bg-color']).toBe('red;} * {display:none');
+    expect(look.vars).not.toHaveProperty('--svc-theme-header-bg-color');
     expect(look.vars).not.toHaveProperty('--svc-theme-header-nav-font');
+  });
+
+  it('takes colours, lengths, keywords and plain font names in the keys that use them', () => {
+    const look = headerLook({
+      bgColor: 'rgba(31, 61, 47, 0.9)', textColor: 'white', navActiveColor: 'hsl(36deg 85% 65% / 50%)', navFont: 'Inter, system-ui, sans-serif',
+      navFontSize: '0.95rem', navFontWeight: 'bold', navSpacing: '-2px', navLetterSpacing: 'normal', navTextTransform: 'capitalize',
+      navLinkPadding: '6px 12px', borderBottom: '#ccc',
+    });
+    expect(look.vars).toEqual({
+      '--svc-theme-header-bg-color': 'rgba(31, 61, 47, 0.9)',
+      '--svc-theme-header-text-color': 'white',
+      '--svc-theme-header-nav-active-color': 'hsl(36deg 85% 65% / 50%)',
+      '--svc-theme-header-nav-font': 'Inter, system-ui, sans-serif',
+      '--svc-theme-header-nav-font-size': '0.95rem',
+      '--svc-theme-header-nav-font-weight': 'bold',
+      '--svc-theme-header-nav-spacing': '-2px',
+      '--svc-theme-header-nav-letter-spacing': 'normal',
+      '--svc-theme-header-nav-text-transform': 'capitalize',
+      '--svc-theme-header-nav-link-padding': '6px 12px',
+      '--svc-theme-header-border-color': '#ccc',
+    });
+  });
+
+  it('drops url(), expression(), var(), @import, quotes, escapes, braces and semicolons from every value key', () => {
+    const hostile = [
+      'url(https://evil.example/track.png)', 'URL( "//evil.example/x" )', 'expression(alert(1))', 'var(--host-secret)',
+      'red; background: url(x)', '@import "https://evil.example/x.css"', '"Inter"', "'Inter'", '\\75 rl(x)', 'red}body{display:none',
+      '{}', 'calc(var(--x) * 2)', 'image-set("x.png" 1x)', 'rgb(var(--x))', 'blue !important', '/* x */',
+    ];
+    const keys = ['bgColor', 'textColor', 'navActiveColor', 'navFont', 'navFontSize', 'navFontWeight', 'navSpacing', 'navLetterSpacing',
+      'navTextTransform', 'navLinkPadding'];
+    for (const value of hostile) {
+      const look = headerLook(Object.fromEntries([...keys.map((k) => [k, value]), ['borderBottom', value]]));
+      expect(look.vars, value).toEqual({});
+      // The line is still drawn when asked for, in its default colour.
+      expect(look.classes, value).toContain('border-bottom');
+    }
+  });
+
+  it('keeps each kind of value to its keys: no colour as a length, no length as a colour', () => {
+    const look = headerLook({
+      bgColor: '12px', navFontSize: '#fff', navTextTransform: 'red', navFontWeight: '15px', navFont: 'a;b', navLinkPadding: '1px 2px 3px 4px 5px',
+    });
+    expect(look.vars).toEqual({});
   });
 
   it('reads borderBottom as on/off, or as the colour of the line', () => {
