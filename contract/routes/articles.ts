@@ -1,0 +1,137 @@
+// Articles: the public reads (published only) and the ADMIN writes with the publishing state
+// machine of the spec (DRAFT <-> PUBLISHED).
+import { z } from 'zod';
+import { CommunityTag, HttpUrl, Limit, OptionalOffset, Uuid } from '../common.ts';
+import { ArticleStatus } from '../enums.ts';
+import { Article } from '../resources.ts';
+import { route } from '../route.ts';
+
+const base = '/v1/communities/{communityTag}';
+const InCommunity = z.object({ communityTag: CommunityTag });
+const ArticleParams = InCommunity.extend({ articleId: Uuid });
+
+/** Limits of the spec (excerpt 500, category 100) and ours (title 200, content 200 000). */
+export const ARTICLE_LIMITS = { title: 200, excerpt: 500, category: 100, content: 200_000 } as const;
+
+const Title = z.string().trim().min(1, 'must not be empty').max(ARTICLE_LIMITS.title);
+const Content = z.string().max(ARTICLE_LIMITS.content).describe('HTML; sanitized on write (see docs/api.md "Articles")');
+const Excerpt = z.string().max(ARTICLE_LIMITS.excerpt).describe('plain text');
+const Category = z.string().trim().max(ARTICLE_LIMITS.category).describe('free-form label; blank is stored as null');
+
+export const CreateArticle = z
+  .object({
+    title: Title,
+    content: Content.optional().describe('HTML, sanitized on write; default ""'),
+    excerpt: Excerpt.nullish(),
+    category: Category.nullish(),
+    bannerUrl: HttpUrl.nullish(),
+  })
+  .strict()
+  .meta({ id: 'CreateArticle' });
+
+export const UpdateArticle = z
+  .object({
+    title: Title,
+    content: Content,
+    excerpt: Excerpt.nullable(),
+    category: Category.nullable(),
+    bannerUrl: HttpUrl.nullable(),
+    status: ArticleStatus,
+  })
+  .partial()
+  .strict()
+  .meta({ id: 'UpdateArticle' });
+
+export const listArticles = route({
+  operationId: 'listArticles',
+  method: 'get',
+  path: `${base}/articles`,
+  tag: 'Articles',
+  summary: 'List published articles',
+  description:
+    'Published articles, newest first by `publishedAt`. Page with `limit` and `offset`; `X-Total-Count` is the number ' +
+    'of published articles and `Link: <...>; rel="next"` points at the next page while there is one.',
+  auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
+  params: InCommunity,
+  query: z.object({ limit: Limit, offset: OptionalOffset.describe('default 0') }).strict(),
+  response: { status: 200, schema: z.array(Article), description: 'A page of published articles', paginated: true },
+  errors: [400, 401, 403, 404, 429],
+});
+
+export const getArticleBySlug = route({
+  operationId: 'getArticleBySlug',
+  method: 'get',
+  path: `${base}/articles/slug/{slug}`,
+  tag: 'Articles',
+  summary: 'Get one published article by slug',
+  description: 'Drafts answer 404 like unknown slugs.',
+  auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
+  params: InCommunity.extend({ slug: z.string().min(1).max(120) }),
+  response: { status: 200, schema: Article, description: 'The article' },
+  errors: [401, 403, 404, 429],
+});
+
+export const createArticle = route({
+  operationId: 'createArticle',
+  method: 'post',
+  path: `${base}/articles`,
+  tag: 'Articles',
+  summary: 'Create a draft article',
+  description:
+    'Always a DRAFT. The slug is made from the title (lowercase ASCII and hyphens; `-2`, `-3`, ... on a clash) and never ' +
+    'changes afterwards. `content` is sanitized HTML. Accepts `Idempotency-Key`.',
+  auth: { kind: 'apiKey', scope: 'ADMIN' },
+  params: InCommunity,
+  body: CreateArticle,
+  response: { status: 201, schema: Article, description: 'The new draft' },
+  errors: [400, 401, 403, 404, 409, 413, 415, 422, 429],
+});
+
+export const updateArticle = route({
+  operationId: 'updateArticle',
+  method: 'patch',
+  path: `${base}/articles/{articleId}`,
+  tag: 'Articles',
+  summary: 'Change an article',
+  description:
+    'Fields left out stay as they are; `excerpt`, `category` and `bannerUrl` take null. `status: PUBLISHED` publishes ' +
+    'without the banner check and fires `article.published` (once per publish); `status: DRAFT` unpublishes. The slug ' +
+    'does not follow title edits. Accepts `Idempotency-Key`.',
+  auth: { kind: 'apiKey', scope: 'ADMIN' },
+  params: ArticleParams,
+  body: UpdateArticle,
+  response: { status: 200, schema: Article, description: 'The article' },
+  errors: [400, 401, 403, 404, 409, 413, 415, 422, 429],
+});
+
+export const publishArticle = route({
+  operationId: 'publishArticle',
+  method: 'post',
+  path: `${base}/articles/{articleId}/publish`,
+  tag: 'Articles',
+  summary: 'Publish an article',
+  description:
+    'A draft with a `bannerUrl` becomes PUBLISHED and `article.published` fires; without a banner the answer is 409. ' +
+    'An article that is already published is answered 200, unchanged, with no second event. Accepts `Idempotency-Key`.',
+  auth: { kind: 'apiKey', scope: 'ADMIN' },
+  params: ArticleParams,
+  response: { status: 200, schema: Article, description: 'The published article' },
+  errors: [400, 401, 403, 404, 409, 422, 429],
+});
+
+export const unpublishArticle = route({
+  operationId: 'unpublishArticle',
+  method: 'post',
+  path: `${base}/articles/{articleId}/unpublish`,
+  tag: 'Articles',
+  summary: 'Unpublish an article',
+  description:
+    'The article becomes a DRAFT again and leaves the public list; `publishedAt` is kept and no event fires. A draft is ' +
+    'answered 200 unchanged. Accepts `Idempotency-Key`.',
+  auth: { kind: 'apiKey', scope: 'ADMIN' },
+  params: ArticleParams,
+  response: { status: 200, schema: Article, description: 'The article, now a draft' },
+  errors: [400, 401, 403, 404, 422, 429],
+});
+
+export const ARTICLE_ROUTES = [listArticles, getArticleBySlug, createArticle, updateArticle, publishArticle, unpublishArticle];
