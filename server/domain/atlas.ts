@@ -1,0 +1,75 @@
+// The atlas as the public API shows it: hotspots (filtered by category and bounding box) and
+// their categories. Only a community with the `atlas` feature has one, and API keys read as the
+// anonymous public, so only an atlas whose ATLAS page is public is served (as public-pages.ts
+// decides for the other pages).
+import type { AtlasCategory, AtlasHotspot } from '../../contract/resources.ts';
+import type { Bbox } from '../../contract/routes/atlas.ts';
+import type { Db } from '../db/index.ts';
+import type { Selectable } from 'kysely';
+import type { AtlasHotspotsTable } from '../db/schema.ts';
+import { parseJson } from '../db/ids.ts';
+import { evaluatePageAccess } from './page-access.ts';
+
+export interface AtlasAccess {
+  communityId: string;
+  /** The community has the `atlas` feature switched on. */
+  enabled: boolean;
+  /** The ATLAS page is public (its own visibility, else the community's). */
+  isPublic: boolean;
+}
+
+/** Null when the community no longer exists (a cached key can outlive it by a few seconds). */
+export async function atlasAccess(db: Db, communityId: string): Promise<AtlasAccess | null> {
+  const row = await db.selectFrom('communities').select(['features', 'visibility', 'page_settings'])
+    .where('id', '=', communityId).executeTakeFirst();
+  if (!row) return null;
+  const features = parseJson<unknown>(row.features, []);
+  const enabled = Array.isArray(features) && features.includes('atlas');
+  const verdict = evaluatePageAccess(
+    { visibility: row.visibility, pageSettings: parseJson<unknown>(row.page_settings, null) }, { userId: null }, 'ATLAS',
+  );
+  return { communityId, enabled, isPublic: verdict.resolvedVisibility === 'PUBLIC' };
+}
+
+function toHotspot(row: Selectable<AtlasHotspotsTable>): AtlasHotspot {
+  return {
+    id: row.id, name: row.name, description: row.description,
+    latitude: Number(row.latitude), longitude: Number(row.longitude),
+    categoryId: row.category_id, imageUrl: row.image_url,
+  };
+}
+
+export interface HotspotQuery {
+  limit: number;
+  offset: number;
+  category?: string;
+  bbox?: Bbox;
+}
+
+export async function listHotspots(db: Db, access: AtlasAccess, q: HotspotQuery): Promise<{ items: AtlasHotspot[]; total: number }> {
+  let base = db.selectFrom('atlas_hotspots').where('community_id', '=', access.communityId);
+  if (q.category !== undefined) base = base.where('category_id', '=', q.category);
+  const box = q.bbox;
+  if (box) {
+    base = base.where('latitude', '>=', box.minLat).where('latitude', '<=', box.maxLat);
+    // A box with minLon > maxLon crosses the antimeridian: it is the two strips either side.
+    base = box.minLon <= box.maxLon
+      ? base.where('longitude', '>=', box.minLon).where('longitude', '<=', box.maxLon)
+      : base.where((eb) => eb.or([eb('longitude', '>=', box.minLon), eb('longitude', '<=', box.maxLon)]));
+  }
+  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const rows = await base.selectAll().orderBy('name').orderBy('id').limit(q.limit).offset(q.offset).execute();
+  return { items: rows.map(toHotspot), total: Number(total.n) };
+}
+
+export async function getHotspot(db: Db, access: AtlasAccess, hotspotId: string): Promise<AtlasHotspot | null> {
+  const row = await db.selectFrom('atlas_hotspots').selectAll()
+    .where('community_id', '=', access.communityId).where('id', '=', hotspotId).executeTakeFirst();
+  return row ? toHotspot(row) : null;
+}
+
+export async function listCategories(db: Db, access: AtlasAccess): Promise<AtlasCategory[]> {
+  const rows = await db.selectFrom('atlas_categories').select(['id', 'name', 'icon', 'color'])
+    .where('community_id', '=', access.communityId).orderBy('sort_order').orderBy('name').execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, icon: r.icon, color: r.color }));
+}
