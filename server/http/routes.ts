@@ -19,6 +19,8 @@ import { parseOrThrow } from './validate.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { SmsSender } from '../sms/sender.ts';
+import type { Payments } from '../payments/payments.ts';
+import type { TicketCodes } from '../domain/ticket-codes.ts';
 import { assertOwnOrigin, authenticateVisitor, type Visitor } from './session.ts';
 import { authenticateWidget, widgetActionCors, type WidgetCaller } from './widget-actions.ts';
 
@@ -39,6 +41,10 @@ export interface RouteDeps {
   mailer?: Mailer;
   /** Sends SMS sign-in codes; default: the database outbox (server/sms). */
   smsSender?: SmsSender;
+  /** Opens checkouts with the configured gateway (server/payments). */
+  payments?: Payments;
+  /** Signs and checks ticket codes (the QR on every ticket). */
+  ticketCodes?: TicketCodes;
 }
 
 export interface HandlerContext<P, Q, B, W extends WidgetCaller | null = WidgetCaller | null> {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import http, { type Server } from 'node:http';
 import pg from 'pg';
 import { createApp } from '../../../server/app.ts';
+import { setUpPayments, type Payments, type PaymentsOverrides } from '../../../server/payments/index.ts';
 import { loadConfig, type Config } from '../../../server/config.ts';
 import { migrate, openDatabase, type DatabaseHandle, type DatabaseTarget } from '../../../server/db/index.ts';
 import { createLogger } from '../../../server/http/logger.ts';
@@ -23,6 +24,8 @@ export interface TestServer {
   config: Config;
   /** Issues the visitor tokens this server accepts (sign a user in without the sign-in flow). */
   sessions: SessionTokens;
+  /** The server's payments (open, fulfil, release checkouts as its routes do). */
+  payments: Payments;
   close(): Promise<void>;
   /** fetch against the server with JSON helpers. */
   request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<TestResponse>;
@@ -43,6 +46,8 @@ export interface StartOptions {
   sqliteFile?: string;
   /** Sees the SQL of every query the app runs. */
   onQuery?: (sql: string) => void;
+  /** A Stripe client pointed at a test server, or fulfilment handlers of the test's own. */
+  payments?: PaymentsOverrides;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -105,7 +110,9 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   config.publicUrl = url;
   const readCache = new ReadCache(config.readCacheMs);
   const sessions = new SessionTokens(crypto.randomBytes(32));
-  server.on('request', createApp({ config, database, logger: opts.logger ?? createLogger('silent'), rateLimits, readCache, sessions, validateResponses: true }));
+  const logger = opts.logger ?? createLogger('silent');
+  const payments = setUpPayments(config, database.db, logger, opts.payments);
+  server.on('request', createApp({ config, database, logger, rateLimits, readCache, sessions, payments, validateResponses: true }));
 
   return {
     url,
@@ -114,6 +121,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     databaseTarget,
     config,
     sessions,
+    payments: payments.payments,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -1,0 +1,79 @@
+// The payment gateway seam. Domain code (tickets, donations, memberships) describes what is being
+// bought; a gateway turns that into a hosted checkout page at a processor. Completion never comes
+// from the buyer's browser: Stripe's signed webhooks, or the local checkout's own Pay button,
+// call Payments.fulfil(), the one path from "paid" to the domain (server/payments/payments.ts).
+import type { GatewayName } from '../db/schema-payments.ts';
+
+export type { GatewayName };
+
+export interface CheckoutLineItem {
+  name: string;
+  description?: string;
+  /** Minor units, >= 0. */
+  unitAmount: number;
+  quantity: number;
+}
+
+/** What a fulfilment handler stores about a purchase: `kind` picks the handler. */
+export interface CheckoutPurpose {
+  kind: string;
+  [key: string]: unknown;
+}
+
+export interface CheckoutRequest {
+  communityId: string;
+  purpose: CheckoutPurpose;
+  lineItems: CheckoutLineItem[];
+  /** ISO 4217, any case (stored upper case, sent to Stripe lower case). */
+  currency: string;
+  customerEmail?: string | null;
+  /** Absolute http(s) URLs; `{CHECKOUT_SESSION_ID}` in successUrl becomes the session id. */
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** A checkout row as gateways and handlers see it. */
+export interface CheckoutRecord {
+  id: string;
+  communityId: string;
+  gateway: GatewayName;
+  processorSessionId: string | null;
+  purpose: CheckoutPurpose;
+  lineItems: CheckoutLineItem[];
+  currency: string;
+  amountTotal: number;
+  customerEmail: string | null;
+  successUrl: string;
+  cancelUrl: string;
+  status: 'OPEN' | 'COMPLETED' | 'EXPIRED' | 'CANCELLED' | 'FAILED';
+  expiresAt: string;
+  createdAt: string;
+  transactionId: string | null;
+}
+
+export interface OpenedCheckout {
+  /** The processor's session id (what Stripe puts in `{CHECKOUT_SESSION_ID}`). */
+  sessionId: string;
+  checkoutUrl: string;
+  expiresAt: string;
+}
+
+export interface PaymentGateway {
+  readonly name: GatewayName;
+  /** Creates the processor's hosted checkout for a row already written (status OPEN). Must be
+   *  idempotent on `checkout.id`: a retried call returns the same session. */
+  createSession(checkout: CheckoutRecord): Promise<{ processorSessionId: string; checkoutUrl: string }>;
+}
+
+/** The gateway could not open a checkout (the processor refused or was unreachable). */
+export class PaymentProcessorError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'PaymentProcessorError';
+  }
+}
+
+/** `{CHECKOUT_SESSION_ID}` -> the session id, as Stripe does on its own redirect. */
+export function withSessionId(url: string, sessionId: string): string {
+  return url.split('{CHECKOUT_SESSION_ID}').join(encodeURIComponent(sessionId));
+}

@@ -1,0 +1,129 @@
+// The Stripe gateway: Checkout Sessions out, signed webhooks in.
+//
+// Nothing is granted from the buyer's redirect to successUrl: only a verified
+// `checkout.session.completed` (paid) or `checkout.session.async_payment_succeeded` reaches
+// fulfil(). Stripe retries a webhook until it gets a 2xx, so a failure while fulfilling answers
+// 500 and the next delivery tries again; fulfil() is idempotent, so a retry grants nothing twice.
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
+import Stripe from 'stripe';
+import { PaymentProcessorError, type CheckoutRecord, type PaymentGateway } from './gateway.ts';
+import type { Payments } from './payments.ts';
+
+export class StripeGateway implements PaymentGateway {
+  readonly name = 'stripe' as const;
+  constructor(private readonly stripe: Stripe) {}
+
+  async createSession(checkout: CheckoutRecord): Promise<{ processorSessionId: string; checkoutUrl: string }> {
+    // Our ids travel as metadata both on the session and on its payment intent, so a refund
+    // (which Stripe reports on the charge) can be traced back without a lookup at Stripe.
+    const metadata = { svc_checkout_id: checkout.id, svc_community_id: checkout.communityId, svc_kind: checkout.purpose.kind };
+    try {
+      const session = await this.stripe.checkout.sessions.create(
+        {
+          mode: 'payment',
+          line_items: checkout.lineItems.map((item) => ({
+            quantity: item.quantity,
+            price_data: {
+              currency: checkout.currency.toLowerCase(),
+              unit_amount: item.unitAmount,
+              product_data: { name: item.name, ...(item.description ? { description: item.description } : {}) },
+            },
+          })),
+          // Stripe substitutes {CHECKOUT_SESSION_ID} itself; it is passed through untouched.
+          success_url: checkout.successUrl,
+          cancel_url: checkout.cancelUrl,
+          ...(checkout.customerEmail ? { customer_email: checkout.customerEmail } : {}),
+          client_reference_id: checkout.id,
+          expires_at: Math.floor(Date.parse(checkout.expiresAt) / 1000),
+          metadata,
+          payment_intent_data: { metadata },
+        },
+        // A retried request (ours or the SDK's own network retry) returns the same session.
+        { idempotencyKey: `svc_checkout_${checkout.id}` },
+      );
+      if (!session.url) throw new Error('Stripe returned a session without a url');
+      return { processorSessionId: session.id, checkoutUrl: session.url };
+    } catch (err) {
+      throw new PaymentProcessorError('Stripe could not open a checkout session', err);
+    }
+  }
+}
+
+export function stripeClient(secretKey: string, overrides: Stripe.StripeConfig = {}): Stripe {
+  return new Stripe(secretKey, { maxNetworkRetries: 2, timeout: 20_000, appInfo: { name: 'svc' }, ...overrides });
+}
+
+/** Advice for the person whose webhook endpoint keeps failing verification. */
+const SIGNATURE_HELP =
+  'Stripe signature verification failed. Check that STRIPE_WEBHOOK_SECRET is the signing secret of this endpoint ' +
+  '(Dashboard > Developers > Webhooks > the endpoint > Signing secret; `stripe listen` prints its own whsec_ for local forwarding), ' +
+  'that the request reaches us unmodified (no proxy re-encoding the JSON body), and that the server clock is right.';
+
+function paymentIntentId(value: string | { id: string } | null | undefined): string | null {
+  if (!value) return null;
+  return typeof value === 'string' ? value : value.id;
+}
+
+/** POST /stripe/webhook. Mounted before any body parser: the signature covers the raw bytes. */
+export function stripeWebhookRouter(stripe: Stripe, webhookSecret: string, payments: Payments, logger?: Logger): Router {
+  const router = express.Router();
+  router.post('/stripe/webhook', express.raw({ type: () => true, limit: '1mb' }), async (req: Request, res: Response) => {
+    const signature = req.get('stripe-signature');
+    let event: Stripe.Event;
+    try {
+      if (!signature) throw new Error('missing Stripe-Signature header');
+      event = stripe.webhooks.constructEvent(req.body as Buffer, signature, webhookSecret);
+    } catch (err) {
+      logger?.warn({ reason: (err as Error).message }, 'refused a Stripe webhook');
+      res.status(400).json({ error: SIGNATURE_HELP, code: 'INVALID_SIGNATURE', extras: { reason: (err as Error).message } });
+      return;
+    }
+    try {
+      await handleEvent(event, payments, logger);
+      res.json({ received: true });
+    } catch (err) {
+      logger?.error({ err, eventId: event.id, type: event.type }, 'handling a Stripe webhook failed; Stripe will retry');
+      res.status(500).json({ error: 'Could not process the event; it will be retried.', code: 'INTERNAL' });
+    }
+  });
+  return router;
+}
+
+export async function handleEvent(event: Stripe.Event, payments: Payments, logger?: Logger): Promise<void> {
+  switch (event.type) {
+    case 'checkout.session.completed': {
+      const session = event.data.object;
+      // Delayed methods (bank debits) complete unpaid; async_payment_succeeded follows.
+      if (session.payment_status === 'unpaid') return;
+      await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, { email: session.customer_details?.email });
+      return;
+    }
+    case 'checkout.session.async_payment_succeeded': {
+      const session = event.data.object;
+      await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, { email: session.customer_details?.email });
+      return;
+    }
+    case 'checkout.session.async_payment_failed':
+      await payments.release(event.data.object.id, 'FAILED');
+      return;
+    case 'checkout.session.expired':
+      await payments.release(event.data.object.id, 'EXPIRED');
+      return;
+    case 'charge.refunded': {
+      const charge = event.data.object;
+      const intent = paymentIntentId(charge.payment_intent);
+      if (!intent) return;
+      if (charge.amount_refunded < charge.amount) {
+        // v1 refunds whole sales only; a partial refund made in the Stripe dashboard is left for a person.
+        logger?.warn({ paymentIntent: intent, refunded: charge.amount_refunded, amount: charge.amount }, 'partial refund ignored (not supported in v1)');
+        return;
+      }
+      await payments.refund(intent, charge.amount_refunded);
+      return;
+    }
+    default:
+      // Subscribed to more than we handle (or a new event type): acknowledged, ignored.
+      return;
+  }
+}
