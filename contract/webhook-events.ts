@@ -31,6 +31,15 @@ export const WEBHOOK_EVENTS = {
     donorEmail: z.string().nullable(), receivedAt: At,
   }),
   'donation.refunded': z.strictObject({ donationId: Id, transactionId: Id, ...Money, refundedAt: At }),
+  // Tickets. An RSVP is a free ticket; an order is one paid checkout of `quantity` tickets of a tier.
+  'rsvp.confirmed': z.strictObject({
+    rsvpId: Id, eventId: Id, eventSlug: z.string(), tierId: Id, email: z.string(), name: z.string(), confirmedAt: At,
+  }),
+  'order.completed': z.strictObject({
+    orderId: Id, eventId: Id, eventSlug: z.string(), tierId: Id, quantity: z.int().min(1), ticketIds: z.array(Id),
+    ...Money, donationAmount: z.int().min(0), customerEmail: z.string().nullable(), transactionId: Id, completedAt: At,
+  }),
+  'order.refunded': z.strictObject({ orderId: Id, transactionId: Id, ...Money, ticketIds: z.array(Id), refundedAt: At }),
 } as const;
 
 export type WebhookEventName = keyof typeof WEBHOOK_EVENTS;

@@ -196,7 +196,7 @@ describe('OpenAPI document', () => {
 });
 
 describe('OpenAPI document of routes to come', () => {
-  // Writes are not in the route table yet; these declarations exercise what they will need.
+  // Test-only declarations, not in the route table: they exercise shapes the document must handle.
   const donate = route({
     operationId: 'testDonate',
     method: 'post',
@@ -236,7 +236,7 @@ describe('OpenAPI document of routes to come', () => {
   const rsvp = route({
     operationId: 'testWidgetRsvp',
     method: 'post',
-    path: '/api/actions/{communityTag}/events/{slug}/rsvp',
+    path: '/api/actions/{communityTag}/things/{slug}/reserve',
     tag: 'Community site',
     summary: 'RSVP from a widget',
     description: 'Reserves a free seat.',

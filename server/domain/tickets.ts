@@ -1,0 +1,325 @@
+// Tickets for event tiers: free RSVPs, paid checkouts, and what a completed checkout issues.
+//
+// Capacity (migration 0012): `sold + held <= capacity`, held by conditional UPDATEs on the tier
+// row, never by reading first. A free RSVP takes one seat into `sold`; a checkout moves
+// `quantity` seats into `held`, and the payment moves them to `sold` (or its release frees them).
+import type { FormField } from '../../contract/resources.ts';
+import { sql } from 'kysely';
+import type { Db, Trx } from '../db/index.ts';
+import { newId, nowIso, parseJson } from '../db/ids.ts';
+import { OutboxMailer } from '../mail/mailer.ts';
+import { ticketEmail } from '../mail/ticket-email.ts';
+import type { CheckoutRecord, OpenedCheckout } from '../payments/gateway.ts';
+import type { FulfilmentHandler, Payments } from '../payments/payments.ts';
+import { emit } from '../webhooks/emit.ts';
+import { checkFormAnswers, type FormAnswers } from './forms.ts';
+import { notify } from './notifications.ts';
+import { qrPngBase64, type TicketCodes } from './ticket-codes.ts';
+
+export type TicketErrorReason =
+  | 'event_not_found' | 'tier_not_found' | 'tier_inactive' | 'tier_is_paid' | 'tier_is_free' | 'event_past'
+  | 'sold_out' | 'form_missing' | 'form_invalid';
+
+export class TicketError extends Error {
+  constructor(readonly reason: TicketErrorReason, readonly detail: { fieldIds?: string[]; fieldId?: string; why?: string; remaining?: number } = {}) {
+    super(reason);
+    this.name = 'TicketError';
+  }
+}
+
+export interface Community { id: string; tag: string; name: string; brandColor: string | null }
+
+interface TierContext {
+  event: { id: string; slug: string; name: string; start_date: string; end_date: string | null };
+  tier: { id: string; name: string; price_cents: number; currency: string; capacity: number | null; sold: number; held: number; is_active: number };
+  form: FormField[];
+}
+
+/** The event by slug and one of its tiers, checked for sale: exists, active, event not over. */
+async function tierForSale(trx: Trx, communityId: string, slug: string, tierId: string): Promise<TierContext> {
+  const event = await trx.selectFrom('events').select(['id', 'slug', 'name', 'start_date', 'end_date'])
+    .where('community_id', '=', communityId).where('slug', '=', slug).executeTakeFirst();
+  if (!event) throw new TicketError('event_not_found');
+  const tier = await trx.selectFrom('tiers')
+    .select(['id', 'name', 'price_cents', 'currency', 'capacity', 'sold', 'held', 'is_active'])
+    .where('id', '=', tierId).where('event_id', '=', event.id).executeTakeFirst();
+  if (!tier) throw new TicketError('tier_not_found');
+  if (Number(tier.is_active) !== 1) throw new TicketError('tier_inactive');
+  // An event is past once it has ended (or started, when it has no end).
+  if (Date.parse(event.end_date ?? event.start_date) < Date.now()) throw new TicketError('event_past');
+  const formRow = await trx.selectFrom('tier_forms').select('schema').where('tier_id', '=', tier.id).executeTakeFirst();
+  return { event, tier: { ...tier, price_cents: Number(tier.price_cents), sold: Number(tier.sold), held: Number(tier.held) }, form: parseJson<FormField[]>(formRow?.schema, []) };
+}
+
+function checkedAnswers(form: FormField[], answers: unknown): FormAnswers | null {
+  if (form.length === 0 && (answers === undefined || answers === null)) return null;
+  const check = checkFormAnswers(form, answers);
+  if (check.ok) return check.answers;
+  if (check.kind === 'missing') throw new TicketError('form_missing', { fieldIds: check.fieldIds });
+  throw new TicketError('form_invalid', { fieldId: check.fieldId, why: check.reason });
+}
+
+/** Takes `quantity` seats into `column` if they exist; false when the tier is full. */
+async function takeSeats(trx: Trx, tierId: string, quantity: number, column: 'sold' | 'held'): Promise<boolean> {
+  const result = await trx.updateTable('tiers')
+    .set(column === 'sold' ? { sold: sql`sold + ${quantity}` } : { held: sql`held + ${quantity}` })
+    .where('id', '=', tierId)
+    .where((eb) => eb.or([eb('capacity', 'is', null), eb(sql`sold + held + ${quantity}`, '<=', eb.ref('capacity'))]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+async function remainingSeats(trx: Trx, tierId: string): Promise<number | undefined> {
+  const t = await trx.selectFrom('tiers').select(['capacity', 'sold', 'held']).where('id', '=', tierId).executeTakeFirst();
+  return t && t.capacity !== null ? Math.max(0, Number(t.capacity) - Number(t.sold) - Number(t.held)) : undefined;
+}
+
+export interface RsvpInput {
+  slug: string;
+  tierId: string;
+  email: string;
+  name: string;
+  formAnswers?: unknown;
+}
+
+export interface RsvpResult {
+  ok: true;
+  rsvpId: string;
+  tierId: string;
+  qrCode: string;
+  /** False when this e-mail address had already RSVP'd to the tier: the same RSVP is returned. */
+  created: boolean;
+}
+
+/**
+ * A free RSVP. One per e-mail address per tier: a repeat returns the first (and sends nothing).
+ * The seat, the ticket, its e-mail, the visitor's notification and `rsvp.confirmed` commit together.
+ */
+export async function rsvp(trx: Trx, community: Community, codes: TicketCodes, input: RsvpInput): Promise<RsvpResult> {
+  const ctx = await tierForSale(trx, community.id, input.slug, input.tierId);
+  if (ctx.tier.price_cents > 0) throw new TicketError('tier_is_paid');
+  const answers = checkedAnswers(ctx.form, input.formAnswers);
+  const email = input.email.trim().toLowerCase();
+  const now = nowIso();
+  const id = newId();
+  // Insert first, counting only a new ticket: a repeat (or its concurrent twin, which waits on
+  // the unique index) inserts nothing and takes no seat.
+  const inserted = await trx.insertInto('tickets').values({
+    id, community_id: community.id, event_id: ctx.event.id, tier_id: ctx.tier.id, kind: 'RSVP', checkout_session_id: null,
+    email, name: input.name.trim(), form_answers: answers ? JSON.stringify(answers) : null, created_at: now, refunded_at: null,
+  }).onConflict((oc) => oc.columns(['tier_id', 'email']).where(sql.ref('kind'), '=', sql.lit('RSVP')).doNothing()).executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const existing = await trx.selectFrom('tickets').select('id')
+      .where('tier_id', '=', ctx.tier.id).where('email', '=', email).where('kind', '=', 'RSVP').executeTakeFirstOrThrow();
+    return { ok: true, rsvpId: existing.id, tierId: ctx.tier.id, qrCode: await qrPngBase64(codes.codeFor(existing.id)), created: false };
+  }
+  // The thrown error rolls the ticket back with the transaction.
+  if (!(await takeSeats(trx, ctx.tier.id, 1, 'sold'))) throw new TicketError('sold_out', { remaining: 0 });
+
+  const code = codes.codeFor(id);
+  const qrCode = await qrPngBase64(code);
+  await new OutboxMailer(trx).send(ticketEmail({
+    community, to: email, name: input.name.trim(), event: ctx.event, tierName: ctx.tier.name, tickets: [{ id, code, qrPng: qrCode }],
+  }));
+  const user = await trx.selectFrom('users').select('id').where(sql<string>`lower(email)`, '=', email).executeTakeFirst();
+  if (user) {
+    await notify(trx, { userId: user.id, communityId: community.id, kind: 'rsvp.confirmed', data: { eventSlug: ctx.event.slug, eventName: ctx.event.name, tierName: ctx.tier.name, rsvpId: id } });
+  }
+  await emit(trx, community, 'rsvp.confirmed', {
+    rsvpId: id, eventId: ctx.event.id, eventSlug: ctx.event.slug, tierId: ctx.tier.id, email, name: input.name.trim(), confirmedAt: now,
+  });
+  return { ok: true, rsvpId: id, tierId: ctx.tier.id, qrCode, created: true };
+}
+
+export interface TicketCheckoutInput {
+  slug: string;
+  tierId: string;
+  quantity: number;
+  successUrl: string;
+  cancelUrl: string;
+  /** Optional here: Stripe asks the buyer for it, the local checkout page too. */
+  email?: string;
+  name?: string;
+  formAnswers?: unknown;
+  /** A sidecar donation in the tier's currency, minor units: its own line item, no minimum. */
+  donation?: { amount: number };
+}
+
+/** The fulfilment purpose of a ticket checkout (checkout_sessions.purpose). */
+export interface TicketsPurpose {
+  kind: 'tickets';
+  communityTag: string;
+  eventId: string;
+  eventSlug: string;
+  eventName: string;
+  tierId: string;
+  tierName: string;
+  quantity: number;
+  unitAmount: number;
+  name: string | null;
+  formAnswers: FormAnswers | null;
+  donationAmount: number;
+  /** A free RSVP paid through a checkout because it carries a donation: issues an RSVP ticket. */
+  rsvp: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * Holds `quantity` seats and opens a checkout for them. `rsvpWithDonation` is the RSVP flow with
+ * a donation: a free tier, one seat, paid for by the donation line alone.
+ */
+export async function openTicketCheckout(
+  trx: Trx, community: Community, payments: Payments, input: TicketCheckoutInput, opts: { rsvpWithDonation?: boolean } = {},
+): Promise<OpenedCheckout> {
+  const ctx = await tierForSale(trx, community.id, input.slug, input.tierId);
+  if (opts.rsvpWithDonation ? ctx.tier.price_cents > 0 : ctx.tier.price_cents === 0) {
+    throw new TicketError(opts.rsvpWithDonation ? 'tier_is_paid' : 'tier_is_free');
+  }
+  const answers = checkedAnswers(ctx.form, input.formAnswers);
+  if (!(await takeSeats(trx, ctx.tier.id, input.quantity, 'held'))) {
+    throw new TicketError('sold_out', { remaining: await remainingSeats(trx, ctx.tier.id) });
+  }
+  const donationAmount = input.donation?.amount ?? 0;
+  const purpose: TicketsPurpose = {
+    kind: 'tickets', communityTag: community.tag, eventId: ctx.event.id, eventSlug: ctx.event.slug, eventName: ctx.event.name,
+    tierId: ctx.tier.id, tierName: ctx.tier.name, quantity: input.quantity, unitAmount: ctx.tier.price_cents,
+    name: input.name?.trim() || null, formAnswers: answers, donationAmount, rsvp: Boolean(opts.rsvpWithDonation),
+  };
+  const { checkout, opened } = await payments.open(trx, {
+    communityId: community.id,
+    purpose,
+    lineItems: [
+      { name: `${ctx.event.name}: ${ctx.tier.name}${ctx.tier.price_cents === 0 ? ' (free)' : ''}`, unitAmount: ctx.tier.price_cents, quantity: input.quantity },
+      ...(donationAmount > 0 ? [{ name: `Donation to ${community.name}`, unitAmount: donationAmount, quantity: 1 }] : []),
+    ],
+    currency: ctx.tier.currency,
+    customerEmail: input.email?.trim().toLowerCase() || null,
+    successUrl: input.successUrl,
+    cancelUrl: input.cancelUrl,
+  });
+  await trx.insertInto('ticket_holds').values({ checkout_session_id: checkout.id, tier_id: ctx.tier.id, quantity: input.quantity, created_at: nowIso() }).execute();
+  return opened;
+}
+
+/** Gives a checkout's held seats back; false when it held none (already moved). */
+async function dropHold(trx: Trx, checkoutId: string, into: 'sold' | 'free'): Promise<boolean> {
+  const hold = await trx.deleteFrom('ticket_holds').where('checkout_session_id', '=', checkoutId)
+    .returning(['tier_id', 'quantity']).executeTakeFirst();
+  if (!hold) return false;
+  await trx.updateTable('tiers')
+    .set(into === 'sold' ? { held: sql`held - ${hold.quantity}`, sold: sql`sold + ${hold.quantity}` } : { held: sql`held - ${hold.quantity}` })
+    .where('id', '=', hold.tier_id).execute();
+  return true;
+}
+
+export interface TicketsHandlerDeps {
+  codes: TicketCodes;
+  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+/** What a paid ticket checkout does when it is paid, abandoned or refunded. */
+export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
+  return {
+    async completed(trx, checkout, payment) {
+      const p = checkout.purpose as TicketsPurpose;
+      const community = await trx.selectFrom('communities').select(['id', 'tag', 'name', 'theme_config'])
+        .where('id', '=', checkout.communityId).executeTakeFirst();
+      if (!community) return;
+      const seated = (await dropHold(trx, checkout.id, 'sold')) || (payment.reopened && (await takeSeats(trx, p.tierId, p.quantity, 'sold')));
+      if (!seated) {
+        // Paid after its hold was released, and the seats have gone since: issuing would break
+        // capacity. The payment is recorded (so it is not retried forever); a person refunds it.
+        deps.logger?.error({ checkoutId: checkout.id, transactionId: payment.transactionId }, 'paid after expiry and the tier is full: refund this payment');
+        return;
+      }
+      const email = (checkout.customerEmail ?? '').toLowerCase();
+      const now = nowIso();
+      const ids = Array.from({ length: p.quantity }, () => newId());
+      const rows = ids.map((id) => ({
+        id, community_id: community.id, event_id: p.eventId, tier_id: p.tierId, kind: (p.rsvp ? 'RSVP' : 'PAID') as 'RSVP' | 'PAID',
+        checkout_session_id: checkout.id, email, name: p.name ?? email,
+        form_answers: p.formAnswers ? JSON.stringify(p.formAnswers) : null, created_at: now, refunded_at: null,
+      }));
+      if (p.rsvp) {
+        // Already RSVP'd with this address: the donation stands, the seat goes back.
+        const inserted = await trx.insertInto('tickets').values(rows)
+          .onConflict((oc) => oc.columns(['tier_id', 'email']).where(sql.ref('kind'), '=', sql.lit('RSVP')).doNothing()).executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
+          await trx.updateTable('tiers').set({ sold: sql`sold - ${p.quantity}` }).where('id', '=', p.tierId).execute();
+          ids.length = 0;
+        }
+      } else {
+        await trx.insertInto('tickets').values(rows).execute();
+      }
+      const event = await trx.selectFrom('events').select(['id', 'slug', 'name', 'start_date', 'end_date']).where('id', '=', p.eventId).executeTakeFirstOrThrow();
+      if (email && ids.length > 0) {
+        const tickets = await Promise.all(ids.map(async (id) => {
+          const code = deps.codes.codeFor(id);
+          return { id, code, qrPng: await qrPngBase64(code) };
+        }));
+        const brand = parseJson<{ brandColor?: string } | null>(community.theme_config, null)?.brandColor ?? null;
+        await new OutboxMailer(trx).send(ticketEmail({
+          community: { name: community.name, brandColor: brand }, to: email, name: p.name ?? email,
+          event, tierName: p.tierName, tickets,
+        }));
+      }
+      await emit(trx, community, 'order.completed', {
+        orderId: checkout.id, eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, quantity: p.quantity, ticketIds: ids,
+        amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
+        customerEmail: email || null, transactionId: payment.transactionId, completedAt: now,
+      });
+      if (p.rsvp && ids.length > 0) {
+        await emit(trx, community, 'rsvp.confirmed', {
+          rsvpId: ids[0], eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, email, name: p.name ?? email, confirmedAt: now,
+        });
+      }
+    },
+
+    async released(trx, checkout) {
+      await dropHold(trx, checkout.id, 'free');
+    },
+
+    async refunded(trx, checkout, refund) {
+      const p = checkout.purpose as TicketsPurpose;
+      const now = nowIso();
+      const refunded = await trx.updateTable('tickets').set({ refunded_at: now })
+        .where('checkout_session_id', '=', checkout.id).where('refunded_at', 'is', null)
+        .returning('id').execute();
+      // A refunded seat is sellable again.
+      if (refunded.length > 0) await trx.updateTable('tiers').set({ sold: sql`sold - ${refunded.length}` }).where('id', '=', p.tierId).execute();
+      const community = await trx.selectFrom('communities').select(['id', 'tag']).where('id', '=', checkout.communityId).executeTakeFirst();
+      if (community) {
+        await emit(trx, community, 'order.refunded', {
+          orderId: checkout.id, transactionId: refund.transactionId, amount: refund.amountRefunded, currency: checkout.currency,
+          ticketIds: refunded.map((t) => t.id), refundedAt: now,
+        });
+      }
+    },
+  };
+}
+
+export interface VerifiedTicket {
+  valid: boolean;
+  ticket?: { id: string; kind: 'RSVP' | 'PAID'; eventSlug: string; tierId: string; tierName: string; name: string; email: string; refunded: boolean; issuedAt: string };
+}
+
+/** What the door sees for a scanned code: genuine, of this community, and not refunded. */
+export async function verifyTicketCode(db: Db, communityId: string, codes: TicketCodes, code: string): Promise<VerifiedTicket> {
+  const id = codes.ticketIdOf(code);
+  if (!id) return { valid: false };
+  const row = await db.selectFrom('tickets')
+    .innerJoin('events', 'events.id', 'tickets.event_id')
+    .innerJoin('tiers', 'tiers.id', 'tickets.tier_id')
+    .select(['tickets.id', 'tickets.kind', 'tickets.tier_id', 'tickets.name', 'tickets.email', 'tickets.refunded_at', 'tickets.created_at', 'events.slug', 'tiers.name as tier_name'])
+    .where('tickets.id', '=', id).where('tickets.community_id', '=', communityId).executeTakeFirst();
+  if (!row) return { valid: false };
+  return {
+    valid: row.refunded_at === null,
+    ticket: {
+      id: row.id, kind: row.kind, eventSlug: row.slug, tierId: row.tier_id, tierName: row.tier_name, name: row.name, email: row.email,
+      refunded: row.refunded_at !== null, issuedAt: row.created_at,
+    },
+  };
+}
+
+export type { CheckoutRecord };

@@ -1,0 +1,367 @@
+// Tickets: free RSVP and paid checkout of event tiers (POST /events/{slug}/rsvp and /checkout),
+// through the local gateway's real checkout page, with the capacity invariant under concurrency,
+// the QR code decoded and verified, the ticket e-mail and the webhook events.
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
+import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
+
+let server: TestServer;
+let running: TestServer | null = null;
+let community: { id: string; tag: string; pk: string };
+let sales: string;
+const db = () => server.database.db;
+
+async function start(env: Record<string, string> = {}) {
+  server = await startTestServer({ env });
+  running = server;
+  community = await makeCommunity(db(), 'tix', { name: 'Tix Club' });
+  sales = await makeKey(db(), community.id, ['WRITE_SALES']);
+}
+
+afterEach(async () => {
+  await running?.close();
+  running = null;
+});
+
+const base = () => `/v1/communities/${community.tag}`;
+const rsvp = (slug: string, json: object, key = sales) => server.request(`${base()}/events/${slug}/rsvp`, { method: 'POST', key, json });
+const checkout = (slug: string, json: object, key = sales) => server.request(`${base()}/events/${slug}/checkout`, { method: 'POST', key, json });
+const verify = (code: string, key = sales) => server.request(`${base()}/tickets/verify`, { method: 'POST', key, json: { code } });
+
+const tier = (id: string) => db().selectFrom('tiers').select(['sold', 'held', 'capacity']).where('id', '=', id).executeTakeFirstOrThrow()
+  .then((t) => ({ sold: Number(t.sold), held: Number(t.held) }));
+const eventsNamed = async (name: string) =>
+  (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
+const mailTo = (to: string) => db().selectFrom('mail_outbox').selectAll().where('to_address', '=', to).execute();
+const ticketCount = async () => Number((await db().selectFrom('tickets').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+function decodeQr(base64: string): string {
+  const png = PNG.sync.read(Buffer.from(base64, 'base64'));
+  const result = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+  if (!result) throw new Error('not a readable QR code');
+  return result.data;
+}
+
+const FORM = [
+  { id: 'diet', type: 'select', label: 'Diet', required: true, options: ['vegan', 'any'] },
+  { id: 'age', type: 'number', label: 'Age', required: false },
+];
+
+/** Presses Pay on the local checkout page, as the buyer's browser would. */
+async function pay(checkoutUrl: string, email?: string) {
+  return fetch(`${checkoutUrl}/pay`, {
+    method: 'POST', redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+    body: email ? new URLSearchParams({ email }).toString() : '',
+  });
+}
+
+describe('happy', () => {
+  beforeEach(() => start());
+
+  it('an RSVP answers with a QR code that decodes to a ticket code the server verifies', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'meetup', tiers: [{ name: 'Free', priceCents: 0, capacity: 10 }] });
+    const res = await rsvp('meetup', { tierId: ev.tierIds[0], email: 'Ana@Example.com', name: 'Ana' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, tierId: ev.tierIds[0] });
+    const code = decodeQr(res.body.qrCode);
+    expect(code).toMatch(/^svt1\./);
+    const checked = await verify(code);
+    expect(checked.body).toMatchObject({ valid: true, ticket: { id: res.body.rsvpId, kind: 'RSVP', eventSlug: 'meetup', name: 'Ana', email: 'ana@example.com', refunded: false } });
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 1, held: 0 });
+  });
+
+  it('e-mails the same QR code as an inline attachment, and emits rsvp.confirmed once', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'mailed', name: 'Mailed Meetup', tiers: [{ priceCents: 0 }] });
+    const res = await rsvp('mailed', { tierId: ev.tierIds[0], email: 'bo@example.com', name: 'Bo' });
+    const [mail] = await mailTo('bo@example.com');
+    expect(mail.subject).toBe('Your ticket for Mailed Meetup');
+    const attachments = JSON.parse(mail.attachments!);
+    expect(attachments).toHaveLength(1);
+    expect(attachments[0]).toMatchObject({ contentType: 'image/png', cid: `ticket-${res.body.rsvpId}` });
+    expect(decodeQr(attachments[0].contentBase64)).toBe(decodeQr(res.body.qrCode));
+    expect(mail.html_body).toContain(`cid:ticket-${res.body.rsvpId}`);
+    expect(await eventsNamed('rsvp.confirmed')).toEqual([expect.objectContaining({ rsvpId: res.body.rsvpId, eventSlug: 'mailed', email: 'bo@example.com' })]);
+  });
+
+  it('a second RSVP from the same address returns the first one and sends nothing more', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'again', tiers: [{ priceCents: 0, capacity: 5 }] });
+    const first = await rsvp('again', { tierId: ev.tierIds[0], email: 'cy@example.com', name: 'Cy' });
+    const second = await rsvp('again', { tierId: ev.tierIds[0], email: 'CY@example.com', name: 'Cy again' });
+    expect(second.status).toBe(200);
+    expect(second.body.rsvpId).toBe(first.body.rsvpId);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 1, held: 0 });
+    expect(await mailTo('cy@example.com')).toHaveLength(1);
+    expect(await eventsNamed('rsvp.confirmed')).toHaveLength(1);
+  });
+
+  it('notifies the signed-up user whose address RSVPd', async () => {
+    const user = await makeUser(db(), 'dora');
+    const ev = await makeEvent(db(), community.id, { slug: 'notify', tiers: [{ priceCents: 0 }] });
+    await rsvp('notify', { tierId: ev.tierIds[0], email: 'dora@example.com', name: 'Dora' });
+    const rows = await db().selectFrom('notifications').select(['kind', 'user_id']).execute();
+    expect(rows).toEqual([{ kind: 'rsvp.confirmed', user_id: user.id }]);
+  });
+
+  it('keeps valid form answers', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'formed', tiers: [{ priceCents: 0, form: FORM }] });
+    const res = await rsvp('formed', { tierId: ev.tierIds[0], email: 'e@example.com', name: 'E', formAnswers: { diet: 'vegan', age: 30 } });
+    expect(res.status).toBe(200);
+    const row = await db().selectFrom('tickets').select('form_answers').where('id', '=', res.body.rsvpId).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.form_answers!)).toEqual({ diet: 'vegan', age: 30 });
+  });
+
+  it(`never exceeds capacity: 500 concurrent RSVPs on 50 seats give exactly 50 tickets (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'race', tiers: [{ priceCents: 0, capacity: 50 }] });
+    const results = await Promise.all(Array.from({ length: 500 }, (_, i) =>
+      rsvp('race', { tierId: ev.tierIds[0], email: `racer${i}@example.com`, name: `Racer ${i}` })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(450);
+    expect(results.find((r) => r.status === 422)!.body.code).toBe('UNPROCESSABLE');
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 50, held: 0 });
+    expect(await ticketCount()).toBe(50);
+    expect(await eventsNamed('rsvp.confirmed')).toHaveLength(50);
+  }, 120_000);
+
+  it('a paid checkout holds seats, and Pay on the checkout page issues one ticket per seat, e-mails them and emits order.completed', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'gala', name: 'Gala', tiers: [{ name: 'Seat', priceCents: 2500, capacity: 10 }] });
+    const res = await checkout('gala', { tierId: ev.tierIds[0], quantity: 3, successUrl: 'https://tix.example/ok?s={CHECKOUT_SESSION_ID}', cancelUrl: 'https://tix.example/no' });
+    expect(res.status).toBe(200);
+    expect(res.body.checkoutUrl).toBe(`${server.url}/checkout/${res.body.sessionId}`);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 3 });
+    const page = await (await fetch(res.body.checkoutUrl)).text();
+    expect(page).toContain('Gala: Seat &times; 3');
+    expect(page).toContain('$75.00');
+    expect(await ticketCount()).toBe(0);
+
+    const paid = await pay(res.body.checkoutUrl, 'Buyer@Example.com');
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toBe(`https://tix.example/ok?s=${res.body.sessionId}`);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 3, held: 0 });
+    const tickets = await db().selectFrom('tickets').select(['id', 'kind', 'email']).execute();
+    expect(tickets).toHaveLength(3);
+    expect(tickets.every((t) => t.kind === 'PAID' && t.email === 'buyer@example.com')).toBe(true);
+    const [mail] = await mailTo('buyer@example.com');
+    expect(mail.subject).toBe('Your 3 tickets for Gala');
+    expect(JSON.parse(mail.attachments!)).toHaveLength(3);
+    const [order] = await eventsNamed('order.completed');
+    expect(order).toMatchObject({ eventSlug: 'gala', quantity: 3, amount: 7500, currency: 'USD', donationAmount: 0, customerEmail: 'buyer@example.com' });
+    expect(order.ticketIds.sort()).toEqual(tickets.map((t) => t.id).sort());
+    for (const a of JSON.parse(mail.attachments!)) expect((await verify(decodeQr(a.contentBase64))).body.valid).toBe(true);
+  });
+
+  it('a sidecar donation is its own line item, with no minimum', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'side', tiers: [{ priceCents: 1000 }] });
+    const res = await checkout('side', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'f@example.com', donation: { amount: 5 } });
+    expect(res.status).toBe(200);
+    const row = await db().selectFrom('checkout_sessions').selectAll().executeTakeFirstOrThrow();
+    expect(JSON.parse(row.line_items)).toEqual([
+      { name: expect.stringMatching(/^Event \d+: Tier 0$/), unitAmount: 1000, quantity: 1 },
+      { name: 'Donation to Tix Club', unitAmount: 5, quantity: 1 },
+    ]);
+    expect(row.amount_total).toBe(1005);
+    await pay(res.body.checkoutUrl);
+    expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 1005, donationAmount: 5 });
+  });
+
+  it('Cancel on the checkout page gives the held seats back', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'cancel', tiers: [{ priceCents: 1000, capacity: 4 }] });
+    const res = await checkout('cancel', { tierId: ev.tierIds[0], quantity: 4, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 4 });
+    const cancelled = await fetch(`${res.body.checkoutUrl}/cancel`, { method: 'POST', redirect: 'manual', headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    expect(cancelled.headers.get('location')).toBe('https://tix.example/no');
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
+    expect(await ticketCount()).toBe(0);
+  });
+
+  it('the same completion delivered concurrently issues the tickets and the e-mail once', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'dup', tiers: [{ priceCents: 1000, capacity: 10 }] });
+    const res = await checkout('dup', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'g@example.com' });
+    await Promise.all(Array.from({ length: 10 }, () => server.payments.fulfil(res.body.sessionId, 'pi_same')));
+    expect(await ticketCount()).toBe(2);
+    expect(await mailTo('g@example.com')).toHaveLength(1);
+    expect(await eventsNamed('order.completed')).toHaveLength(1);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 2, held: 0 });
+  });
+
+  it('an RSVP with a donation becomes a checkout, and paying it makes the RSVP', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'give', tiers: [{ priceCents: 0, capacity: 3 }] });
+    const res = await rsvp('give', { tierId: ev.tierIds[0], email: 'h@example.com', name: 'H', donation: { amount: 500 }, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ checkoutUrl: expect.stringContaining('/checkout/cs_local_'), sessionId: expect.any(String) });
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 1 });
+    await pay(res.body.checkoutUrl);
+    const [ticket] = await db().selectFrom('tickets').select(['kind', 'email']).execute();
+    expect(ticket).toEqual({ kind: 'RSVP', email: 'h@example.com' });
+    expect(await eventsNamed('rsvp.confirmed')).toHaveLength(1);
+    expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 500, donationAmount: 500 });
+  });
+
+  it('the widget action books a public event with the publishable key from an allowed origin', async () => {
+    await db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
+    const ev = await makeEvent(db(), community.id, { slug: 'widget', tiers: [{ priceCents: 0 }] });
+    const res = await server.request(`/api/actions/${community.tag}/events/widget/rsvp`, {
+      method: 'POST', json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
+      headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(decodeQr(res.body.qrCode)).toMatch(/^svt1\./);
+  });
+});
+
+describe('expiry', () => {
+  beforeEach(() => start({ SVC_CHECKOUT_TTL: '300ms' }));
+
+  it('an unpaid checkout expires and its seats come back', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'exp', tiers: [{ priceCents: 1000, capacity: 2 }] });
+    await checkout('exp', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
+    expect((await checkout('exp', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' })).status).toBe(422);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await server.payments.expireDue()).toBe(1);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
+    expect((await checkout('exp', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' })).status).toBe(200);
+  });
+});
+
+describe('errors', () => {
+  beforeEach(() => start());
+
+  /** Sends and asserts the refusal changed nothing. */
+  async function refused(send: Promise<{ status: number; body: any }>, status: number, code: string, field?: string) {
+    const before = await ticketCount();
+    const res = await send;
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body.code).toBe(code);
+    if (field) expect(res.body.extras?.field).toBe(field);
+    expect(await ticketCount()).toBe(before);
+    return res;
+  }
+
+  it('a paid tier cannot be RSVPd: the 400 says to use checkout', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'paid', tiers: [{ priceCents: 500 }] });
+    const res = await refused(rsvp('paid', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' }), 400, 'INVALID_INPUT', 'tierId');
+    expect(res.body.error).toContain('/events/paid/checkout');
+  });
+
+  it('a free tier cannot be checked out', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'free', tiers: [{ priceCents: 0 }] });
+    await refused(checkout('free', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' }), 400, 'INVALID_INPUT', 'tierId');
+  });
+
+  it('refuses inactive tiers, tiers of other events, unknown events and past events', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'e1', tiers: [{ priceCents: 0, isActive: false }, { priceCents: 0 }] });
+    const other = await makeEvent(db(), community.id, { slug: 'e2', tiers: [{ priceCents: 0 }] });
+    const past = await makeEvent(db(), community.id, { slug: 'old', startDate: '2020-01-01T10:00:00Z', tiers: [{ priceCents: 0 }] });
+    const who = { email: 'a@example.com', name: 'A' };
+    await refused(rsvp('e1', { tierId: ev.tierIds[0], ...who }), 400, 'INVALID_INPUT', 'tierId');
+    await refused(rsvp('e1', { tierId: other.tierIds[0], ...who }), 400, 'INVALID_INPUT', 'tierId');
+    await refused(rsvp('nope', { tierId: ev.tierIds[1], ...who }), 404, 'NOT_FOUND');
+    await refused(rsvp('old', { tierId: past.tierIds[0], ...who }), 422, 'UNPROCESSABLE');
+  });
+
+  it('validates e-mail, name and form answers (missing required answers are 422, malformed ones 400)', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'v', tiers: [{ priceCents: 0, form: FORM }] });
+    const t = ev.tierIds[0];
+    await refused(rsvp('v', { tierId: t, email: 'not-an-email', name: 'A', formAnswers: { diet: 'any' } }), 400, 'INVALID_EMAIL', 'email');
+    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: '  ', formAnswers: { diet: 'any' } }), 400, 'INVALID_INPUT', 'name');
+    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A' }), 422, 'UNPROCESSABLE', 'formAnswers.diet');
+    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'meat' } }), 400, 'INVALID_INPUT', 'formAnswers.diet');
+    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'any', age: 'old' } }), 400, 'INVALID_INPUT', 'formAnswers.age');
+    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'any', shoe: 42 } }), 400, 'INVALID_INPUT', 'formAnswers.shoe');
+    await refused(rsvp('v', { tierId: 'not-a-uuid', email: 'a@example.com', name: 'A' }), 400, 'INVALID_INPUT', 'tierId');
+  });
+
+  it('validates quantity, URLs and the donation', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'q', tiers: [{ priceCents: 100, capacity: 5 }, { priceCents: 0 }] });
+    const ok = { tierId: ev.tierIds[0], successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' };
+    await refused(checkout('q', { ...ok, quantity: 0 }), 400, 'INVALID_INPUT', 'quantity');
+    await refused(checkout('q', { ...ok, quantity: 11 }), 400, 'INVALID_INPUT', 'quantity');
+    await refused(checkout('q', { ...ok, quantity: 1.5 }), 400, 'INVALID_INPUT', 'quantity');
+    await refused(checkout('q', { ...ok, quantity: 1, successUrl: '/relative' }), 400, 'INVALID_INPUT', 'successUrl');
+    await refused(checkout('q', { ...ok, quantity: 1, cancelUrl: 'javascript:alert(1)' }), 400, 'INVALID_INPUT', 'cancelUrl');
+    await refused(checkout('q', { ...ok, quantity: 1, donation: { amount: 0 } }), 400, 'INVALID_AMOUNT', 'donation.amount');
+    const r = { tierId: ev.tierIds[1], email: 'a@example.com', name: 'A' };
+    await refused(rsvp('q', { ...r, donation: { amount: 49 }, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' }), 400, 'INVALID_DONATION_AMOUNT', 'donation.amount');
+    await refused(rsvp('q', { ...r, donation: { amount: 100 } }), 400, 'INVALID_INPUT', 'successUrl');
+  });
+
+  it('more seats than remain is a 422 that says how many are left, counting seats held by open checkouts', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'few', tiers: [{ priceCents: 100, capacity: 5 }] });
+    const ok = { tierId: ev.tierIds[0], successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' };
+    expect((await checkout('few', { ...ok, quantity: 3 })).status).toBe(200);
+    const res = await checkout('few', { ...ok, quantity: 3 });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('Only 2 seats are left in this tier');
+    expect(res.body.extras).toMatchObject({ field: 'quantity', remaining: 2 });
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 3 });
+  });
+
+  it('a forged or mistyped ticket code is not valid', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'f', tiers: [{ priceCents: 0 }] });
+    const code = decodeQr((await rsvp('f', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' })).body.qrCode);
+    const flipped = code.slice(0, -1) + (code.endsWith('A') ? 'B' : 'A');
+    expect((await verify(flipped)).body).toEqual({ valid: false });
+    expect((await verify('svt1.0123456789abcdef0123456789abcdef.AAAAAAAAAAAAAAAAAAAAAA')).body).toEqual({ valid: false });
+    expect((await verify('hello')).body).toEqual({ valid: false });
+  });
+});
+
+describe('security', () => {
+  beforeEach(() => start());
+
+  it('needs WRITE_SALES: a READ_PUBLIC key, and the publishable key, are refused', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 's', tiers: [{ priceCents: 0 }] });
+    const reader = await makeKey(db(), community.id, ['READ_PUBLIC']);
+    const body = { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' };
+    const res = await rsvp('s', body, reader);
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('INSUFFICIENT_SCOPE');
+    expect(res.body.extras.grantedScopes).toEqual(['READ_PUBLIC']);
+    expect((await rsvp('s', body, community.pk)).status).toBe(403);
+    expect(await ticketCount()).toBe(0);
+  });
+
+  it("another community's key cannot book this community's events", async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'mine', tiers: [{ priceCents: 0 }] });
+    const other = await makeCommunity(db(), 'other');
+    const otherKey = await makeKey(db(), other.id, ['WRITE_SALES']);
+    const res = await rsvp('mine', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' }, otherKey);
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('COMMUNITY_MISMATCH');
+    expect(await ticketCount()).toBe(0);
+  });
+
+  it("a genuine ticket code of another community is not valid here", async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'here', tiers: [{ priceCents: 0 }] });
+    const code = decodeQr((await rsvp('here', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' })).body.qrCode);
+    const other = await makeCommunity(db(), 'elsewhere');
+    const otherKey = await makeKey(db(), other.id, ['WRITE_SALES']);
+    const res = await server.request(`/v1/communities/elsewhere/tickets/verify`, { method: 'POST', key: otherKey, json: { code } });
+    expect(res.body).toEqual({ valid: false });
+  });
+
+  it('a members-only event cannot be booked through the public widget action', async () => {
+    await db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
+    const ev = await makeEvent(db(), community.id, { slug: 'private', visibility: 'MEMBERS_ONLY', tiers: [{ priceCents: 0 }] });
+    const res = await server.request(`/api/actions/${community.tag}/events/private/rsvp`, {
+      method: 'POST', json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
+      headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(res.status).toBe(404);
+    expect(await ticketCount()).toBe(0);
+  });
+
+  it('the widget action refuses an origin the community does not list', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'wo', tiers: [{ priceCents: 0 }] });
+    const res = await server.request(`/api/actions/${community.tag}/events/wo/rsvp`, {
+      method: 'POST', json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
+      headers: { 'X-API-Key': community.pk, Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(res.status).toBe(403);
+    expect(await ticketCount()).toBe(0);
+  });
+});
