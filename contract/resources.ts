@@ -101,6 +101,7 @@ export const Article = z
     status: ArticleStatus,
   })
   .meta({ id: 'Article' });
+export type Article = z.infer<typeof Article>;
 
 export const Product = z
   .object({
@@ -112,10 +113,12 @@ export const Product = z
     currency: z.string(),
     imageUrl: z.string().nullable(),
     isActive: z.boolean(),
-    sellerId: z.string().nullable(),
+    sellerId: z.string().nullable().optional()
+      .describe('present only in user-seller mode: the listing member, or null when the community lists the product itself'),
     donationConfig: DonationConfig.nullable(),
   })
   .meta({ id: 'Product' });
+export type Product = z.infer<typeof Product>;
 
 export const Member = z
   .object({
@@ -127,6 +130,7 @@ export const Member = z
     joinedAt: IsoDateTime,
   })
   .meta({ id: 'Member' });
+export type Member = z.infer<typeof Member>;
 
 export const AtlasHotspot = z
   .object({
@@ -139,10 +143,12 @@ export const AtlasHotspot = z
     imageUrl: z.string().nullable(),
   })
   .meta({ id: 'AtlasHotspot' });
+export type AtlasHotspot = z.infer<typeof AtlasHotspot>;
 
 export const AtlasCategory = z
   .object({ id: z.string(), name: z.string(), icon: z.string().nullable(), color: z.string().nullable() })
   .meta({ id: 'AtlasCategory' });
+export type AtlasCategory = z.infer<typeof AtlasCategory>;
 
 export const Segment = z
   .object({
@@ -169,6 +175,9 @@ export const Segment = z
     isActive: z.boolean(),
   })
   .meta({ id: 'Segment' });
+export type Segment = z.infer<typeof Segment>;
+
+export const SegmentForm = z.object({ segmentId: Uuid, schema: z.array(FormField) }).meta({ id: 'SegmentForm' });
 
 export const Membership = z
   .object({

@@ -18,12 +18,16 @@ import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
+import { sessionSiteScope } from './http/session.ts';
 import { widgetsStatic } from './site/widgets-static.ts';
 import { v1Router } from './v1/index.ts';
 import { SessionTokens } from './domain/sessions.ts';
+import { FRIEND_REQUESTS_PER_HOUR } from './domain/friends.ts';
 import { deriveKey, loadMasterKey } from './secrets.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { SmsSender } from './sms/sender.ts';
+import { setUpPayments, type PaymentsSetup } from './payments/index.ts';
+import { ticketCodesFor } from './domain/ticket-codes.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,6 +50,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** SMS sign-in codes; default: the database outbox (`svc sms list`). */
   smsSender?: SmsSender;
+  /** Payment gateway and its routes; default: built from config.payments (server/payments). */
+  payments?: PaymentsSetup;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -60,6 +66,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(requestLogger(logger));
 
+  const payments = deps.payments ?? setUpPayments(config, database.db, logger);
+  // Friend requests per sender (server/site/visitor.ts); each one notifies somebody.
+  deps.rateLimits.define('friend-requests', { points: config.rateLimits.friendRequestsPerHour ?? FRIEND_REQUESTS_PER_HOUR, durationSec: 60 * 60 });
   const routeDeps = {
     db: database.db,
     keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),
@@ -71,6 +80,11 @@ export function createApp(deps: AppDeps): Express {
     sessions: deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
     mailer: deps.mailer,
     smsSender: deps.smsSender,
+    // Google / Slack / Discord sign-in (server/site/oauth.ts): the enabled providers, and where flow failures are logged.
+    oauth: config.oauth,
+    logger,
+    payments: payments.payments,
+    ticketCodes: ticketCodesFor(config),
   };
   // The public API first: it is the hot path, and nothing before it needs to see its requests.
   app.use(v1Router(routeDeps));
@@ -97,7 +111,11 @@ export function createApp(deps: AppDeps): Express {
 
   app.use('/widgets', ...widgetsStatic(deps.distDir ?? path.join(ROOT_DIR, 'dist')));
 
+  // A sign-in token issued while serving a site is bound to that site (server/domain/sessions.ts).
+  app.use(sessionSiteScope(database.db));
   app.use(siteApiRouter(routeDeps));
+  // /checkout/<id> (local gateway) and /stripe/webhook (raw body: before anything parses it).
+  app.use(payments.router);
   app.use(demoRouter({ db: database.db, publicUrl: config.publicUrl, rootDir: ROOT_DIR }));
 
   app.use(routeNotFound);

@@ -2,6 +2,9 @@
 // with a message that names the variable.
 import path from 'node:path';
 import { z } from 'zod';
+import { parsePaymentsConfig, type PaymentsConfig } from './payments/config.ts';
+import { parseOAuthConfig, type OAuthConfig } from './oauth/config.ts';
+import { parseMailConfig, type MailConfig } from './mail/config.ts';
 
 const Port = z.coerce.number().int().min(0).max(65535);
 
@@ -48,6 +51,8 @@ const Env = z.object({
   RATE_LIMIT_AUTH_FAILURES_PER_MIN: PositiveInt.default(60),
   /** Widget actions (`/api/actions/...`) per minute per client IP and community; default WIDGET_ACTIONS_PER_MIN_DEFAULT. */
   RATE_LIMIT_WIDGET_ACTIONS_PER_MIN: PositiveInt.optional(),
+  /** Friend request attempts per hour per sender; default FRIEND_REQUESTS_PER_HOUR (server/domain/friends.ts). */
+  RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR: PositiveInt.optional(),
   /** Sign-in and account budgets; defaults in SIGN_IN_LIMIT_DEFAULTS. */
   RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT: PositiveInt.optional(),
   RATE_LIMIT_SIGN_IN_FAILURES_PER_IP: PositiveInt.optional(),
@@ -110,6 +115,8 @@ export interface Config {
     publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number; signIn?: SignInLimits;
     /** Widget actions per minute per client IP and community; unset = WIDGET_ACTIONS_PER_MIN_DEFAULT. */
     widgetActionsPerMin?: number;
+    /** Friend request attempts per hour per sender; unset = FRIEND_REQUESTS_PER_HOUR. */
+    friendRequestsPerHour?: number;
   };
   bodyLimit: string;
   seedDemo: boolean;
@@ -121,6 +128,12 @@ export interface Config {
   encryptionKey: Buffer | null;
   /** The session-token key from SVC_SESSION_SECRET, or null to derive it from the master key. */
   sessionSecret: Buffer | null;
+  /** Payment gateway and checkout settings (server/payments/config.ts). */
+  payments: PaymentsConfig;
+  /** Google / Slack / Discord sign-in (server/oauth/config.ts): the enabled providers. */
+  oauth: OAuthConfig;
+  /** SMTP delivery of the mail outbox (server/mail/config.ts); smtp null = outbox only. */
+  mail: MailConfig;
 }
 
 /** Sign-in and account budgets (server/http/rate-limit.ts); a field left out takes its default. */
@@ -173,6 +186,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const payments = parsePaymentsConfig(cleaned);
+  if (Array.isArray(payments)) throw new ConfigError(`Invalid configuration:\n${payments.join('\n')}`);
+  const oauth = parseOAuthConfig(cleaned);
+  if (Array.isArray(oauth)) throw new ConfigError(`Invalid configuration:\n${oauth.join('\n')}`);
+  const mail = parseMailConfig(cleaned);
+  if (Array.isArray(mail)) throw new ConfigError(`Invalid configuration:\n${mail.join('\n')}`);
   const dataDir = path.resolve(e.SVC_DATA_DIR);
   return {
     port: e.PORT,
@@ -190,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       anonymousPerSec: e.RATE_LIMIT_ANONYMOUS_PER_SEC,
       authFailuresPerMin: e.RATE_LIMIT_AUTH_FAILURES_PER_MIN,
       ...(e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN ? { widgetActionsPerMin: e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN } : {}),
+      ...(e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR ? { friendRequestsPerHour: e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR } : {}),
       // Only what is set: the rest take SIGN_IN_LIMIT_DEFAULTS where the buckets are made.
       signIn: definedOnly({
         failuresPerAccount: e.RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT,
@@ -216,5 +236,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     encryptionKey: e.SVC_ENCRYPTION_KEY ? decodeKey(e.SVC_ENCRYPTION_KEY) : null,
     sessionSecret: e.SVC_SESSION_SECRET ? decodeKey(e.SVC_SESSION_SECRET) : null,
+    payments,
+    oauth,
+    mail,
   };
 }

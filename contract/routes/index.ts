@@ -1,8 +1,15 @@
 // The route table: every operation of the public API and the site API, in document order.
 import type { RouteDef } from '../route.ts';
+import * as articles from './articles.ts';
+import * as atlas from './atlas.ts';
 import * as auth from './auth.ts';
 import * as communities from './communities.ts';
 import * as events from './events.ts';
+import * as members from './members.ts';
+import * as products from './products.ts';
+import * as rules from './rules.ts';
+import * as segments from './segments.ts';
+import * as tickets from './tickets.ts';
 import * as visitor from './visitor.ts';
 
 // Listed by hand: namespace objects enumerate exports alphabetically, and the reference should
@@ -13,10 +20,18 @@ export const ROUTES: RouteDef[] = [
   events.getEvent,
   events.listEventTiers,
   events.getTierForm,
+  ...tickets.TICKET_ROUTES,
+  ...articles.ARTICLE_ROUTES,
+  ...products.PRODUCT_ROUTES,
+  ...members.MEMBER_ROUTES,
+  ...atlas.ATLAS_ROUTES,
+  ...segments.SEGMENT_ROUTES,
+  ...rules.RULES_ROUTES,
   communities.getCommunity,
   communities.getCommunityByDomain,
   communities.getPageAccess,
   ...visitor.VISITOR_ROUTES,
+  ...tickets.TICKET_WIDGET_ROUTES,
   ...auth.AUTH_ROUTES,
 ] as RouteDef[];
-export { auth, communities, events, visitor };
+export { articles, atlas, auth, communities, events, members, products, rules, segments, tickets, visitor };

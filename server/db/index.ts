@@ -10,6 +10,12 @@ import * as m0002 from './migrations/0002_webhooks.ts';
 import * as m0003 from './migrations/0003_accounts.ts';
 import * as m0004 from './migrations/0004_social.ts';
 import * as m0005 from './migrations/0005_sms.ts';
+import * as m0006 from './migrations/0006_oauth_identities.ts';
+import * as m0007 from './migrations/0007_mail_delivery.ts';
+import * as m0011 from './migrations/0011_friend_request_cooldowns.ts';
+import * as m0009 from './migrations/0009_rules.ts';
+import * as m0010 from './migrations/0010_payments.ts';
+import * as m0012 from './migrations/0012_tickets.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -57,6 +63,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_accounts': m0003,
   '0004_social': m0004,
   '0005_sms': m0005,
+  '0006_oauth_identities': m0006,
+  '0007_mail_delivery': m0007,
+  '0011_friend_request_cooldowns': m0011,
+  '0009_rules': m0009,
+  '0010_payments': m0010,
+  '0012_tickets': m0012,
 };
 
 export async function migrate(db: Db): Promise<void> {

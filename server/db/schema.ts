@@ -4,7 +4,12 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AccountTables } from './schema-accounts.ts';
 import type { SmsTables } from './schema-sms.ts';
+import type { OAuthTables } from './schema-oauth.ts';
+import type { RulesTables } from './schema-rules.ts';
+import type { PaymentTables } from './schema-payments.ts';
+import type { TicketTables } from './schema-tickets.ts';
 import type { SocialTables } from './schema-social.ts';
+import type { FriendTables } from './schema-friends.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -102,6 +107,8 @@ export interface TiersTable {
   currency: string;
   capacity: number | null;
   sold: Generated<number>;
+  /** Seats held by open checkouts (migration 0012); sold + held <= capacity. */
+  held: Generated<number>;
   is_active: Bool;
   sort_order: number;
   created_at: string;
@@ -277,7 +284,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface Database extends AccountTables, SocialTables, SmsTables {
+export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -9,6 +9,7 @@ import { mountCommunities } from './communities.ts';
 import { mountVisitor } from './visitor.ts';
 import { mountAuth } from './auth.ts';
 import { mountSignInPages } from './sign-in-page.ts';
+import { mountTicketWidgetActions } from '../v1/tickets.ts';
 
 export function siteApiRouter(deps: RouteDeps): Router {
   const router = express.Router();
@@ -17,6 +18,7 @@ export function siteApiRouter(deps: RouteDeps): Router {
   mountVisitor(router, deps);
   mountAuth(router, deps);
   mountSignInPages(router, deps);
+  mountTicketWidgetActions(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;
 }

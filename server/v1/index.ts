@@ -4,13 +4,27 @@ import { ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
 import { methodNotAllowed, type RouteDeps } from '../http/routes.ts';
 import { mountEvents } from './events.ts';
+import { mountArticles } from './articles.ts';
+import { mountMembers } from './members.ts';
+import { mountProducts } from './products.ts';
 import { mountKeys } from './keys.ts';
+import { mountAtlas } from './atlas.ts';
+import { mountRules } from './rules.ts';
+import { mountSegments } from './segments.ts';
+import { mountTickets } from './tickets.ts';
 
 export function v1Router(deps: RouteDeps): Router {
   const router = express.Router();
   router.use('/v1', publicCors);
   mountKeys(router, deps);
   mountEvents(router, deps);
+  mountTickets(router, deps);
+  mountArticles(router, deps);
+  mountProducts(router, deps);
+  mountMembers(router, deps);
+  mountAtlas(router, deps);
+  mountSegments(router, deps);
+  mountRules(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/v1/')));
   return router;
 }
