@@ -19,6 +19,7 @@ import type { SecretBox } from '../webhooks/secret-box.ts';
 import { checkReceiverUrl, type LookupFn, type ReceiverPolicy, type ResolvedAddress } from '../webhooks/ssrf.ts';
 import { createSecretKey, provisionPublishableKey } from './api-keys.ts';
 import { hashPassword } from './passwords.ts';
+import { sanitizeArticleHtml } from './article-html.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Result and errors
@@ -461,7 +462,9 @@ async function importArticles(trx: Trx, communityId: string, c: FixtureCommunity
   const missing = onlyMissing(c.articles, have, (a) => a.slug, counts.articles);
   if (missing.length === 0) return;
   await trx.insertInto('articles').values(missing.map((a) => ({
-    id: newId(), community_id: communityId, slug: a.slug, title: a.title, excerpt: a.excerpt ?? '', content: a.content ?? '',
+    id: newId(), community_id: communityId, slug: a.slug, title: a.title, excerpt: a.excerpt ?? '',
+    // A fixture is as untrusted as an API call: its HTML goes through the same sanitizer.
+    content: sanitizeArticleHtml(a.content ?? ''),
     category: a.category ?? null, banner_url: a.bannerUrl ?? null, status: a.status,
     // A published article has a publication time; a draft keeps one only if the file gives it.
     published_at: a.publishedAt ?? (a.status === 'PUBLISHED' ? stamp : null),

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle, Db } from '../../server/db/index.ts';
 import { hashKey } from '../../server/domain/api-keys.ts';
 import { FixtureError, importFixture, type ImportResult } from '../../server/domain/import.ts';
+import { sanitizeArticleHtml } from '../../server/domain/article-html.ts';
 import { verifyPassword } from '../../server/domain/passwords.ts';
 import { seedDemo, seedDemoIfEmpty } from '../../server/domain/seed.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
@@ -316,6 +317,21 @@ describe('importFixture in process', () => {
     expect(overnight.body.every((t: { hasForm: boolean }) => t.hasForm)).toBe(true);
     const community = await server.request('/api/communities/by-domain/demo.localhost');
     expect(community.body).toMatchObject({ communityTag: 'demo', name: 'Demo Hikers', visibility: 'PUBLIC', accessibility: 'OPEN' });
+  });
+
+  it('sanitizes imported article HTML exactly as the API does', async () => {
+    const input = fixture('xss');
+    input.communities[0].articles = [{
+      slug: 'hostile', title: 'Hostile', status: 'DRAFT',
+      content: '<p onclick="steal()">Hi<script>alert(1)</script><a href="javascript:alert(2)">x</a><img src="https://img.example/a.png" onerror="alert(3)"></p>',
+    }];
+    const result = await importFixture(db, input);
+    const tag = result.communities[0].tag;
+    const row = await db.selectFrom('articles').innerJoin('communities', 'communities.id', 'articles.community_id')
+      .select('articles.content').where('communities.tag', '=', tag).where('articles.slug', '=', 'hostile').executeTakeFirstOrThrow();
+    expect(row.content).toBe(sanitizeArticleHtml(input.communities[0].articles[0].content));
+    for (const bad of ['onclick', '<script', 'javascript:', 'onerror']) expect(row.content).not.toContain(bad);
+    expect(row.content).toContain('https://img.example/a.png');
   });
 
   it('keeps existing rows when the relative dates resolve differently on a later import', async () => {
