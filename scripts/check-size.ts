@@ -28,6 +28,8 @@ export const BUDGETS = {
     // The header's own chunk (with @floating-ui/dom for its dropdowns) at most 12 KB, the footer's 3 KB.
     header: RUNTIME + 12 * KB,
     footer: RUNTIME + 3 * KB,
+    members: RUNTIME + 6 * KB,
+    rsvp: RUNTIME + 9 * KB,
   } as Record<string, number>,
 };
 

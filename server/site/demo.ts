@@ -4,7 +4,8 @@
 //
 // /demo/hosted on a community's own host (`http://demo.localhost:<port>/demo/hosted` in
 // development): a stand-in for the hosted apex until the hosted pages exist. It includes the
-// loader same-origin and without a key, so the widgets call `/api/...` with the visitor's cookie.
+// loader same-origin, so the widgets call `/api/...` with the visitor's cookie; its publishable
+// key is only for the `/v1` reads, which take one on every origin.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Router } from 'express';
@@ -48,7 +49,10 @@ export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string })
     // Only on a community's own host: on the platform host there is no community to show.
     const community = await findCommunityByDomain(opts.db, req.hostname);
     if (!community) return next();
+    // /v1 reads (the event and tiers <svc-rsvp> shows) take the publishable key even here.
+    const key = await provisionPublishableKey(opts.db, community.id);
     const html = (await fs.readFile(hostedTemplate, 'utf8'))
+      .replaceAll('%SVC_PUBLISHABLE_KEY%', escapeAttr(key))
       .replaceAll('%SVC_COMMUNITY%', escapeAttr(community.tag))
       .replaceAll('%SVC_COMMUNITY_NAME%', escapeHtml(community.name));
     res.setHeader('Cache-Control', 'no-store');

@@ -1,0 +1,43 @@
+import type { Tier } from '../../contract/resources.ts';
+import { availability, availabilityLabel, priceLabel } from './tiers.ts';
+
+export interface TierPickerProps {
+  legend: string;
+  tiers: readonly Tier[];
+  selected: string | null;
+  /** The radio group's name: unique per widget instance. */
+  name: string;
+  locale: string | undefined;
+  onSelect(tier: Tier): void;
+}
+
+/**
+ * The tiers as a native radio group: arrow keys move between the tiers that can be chosen, Tab
+ * leaves the group, and a sold-out or closed tier is a disabled radio, shown but not choosable.
+ */
+export function TierPicker({ legend, tiers, selected, name, locale, onSelect }: TierPickerProps) {
+  return (
+    <fieldset class="tiers" part="tiers">
+      <legend class="legend" part="legend">{legend}</legend>
+      {tiers.map((tier) => {
+        const state = availability(tier).kind;
+        const note = availabilityLabel(tier);
+        return (
+          <label class={`tier ${state}`} part={`tier tier-${state.replace('_', '-')}`} key={tier.id} data-tier={tier.id}>
+            <input
+              type="radio"
+              name={name}
+              value={tier.id}
+              checked={selected === tier.id}
+              disabled={state !== 'open'}
+              onChange={() => onSelect(tier)}
+            />
+            <span class="tier-name" part="tier-name">{tier.name}</span>
+            <span class="tier-price" part="tier-price">{priceLabel(tier, locale)}</span>
+            {note && <span class="tier-left" part={state === 'open' ? 'tier-left' : 'tier-unavailable'}>{note}</span>}
+          </label>
+        );
+      })}
+    </fieldset>
+  );
+}
