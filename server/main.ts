@@ -10,7 +10,7 @@ import { connectRedis, createRateLimits } from './http/rate-limit.ts';
 import { secretsReadable } from './webhooks/endpoints.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
-import { smtpTransport } from './mail/smtp.ts';
+import { chooseMailTransport } from './mail/choose-transport.ts';
 import { MailDeliveryWorker } from './mail/worker.ts';
 import { setUpPayments } from './payments/index.ts';
 import { checkoutsExpireWorker } from './payments/payments.ts';
@@ -62,9 +62,11 @@ async function main(): Promise<void> {
     ? new DeliveryWorker({ db: database.db, dialect: database.dialect, config: config.webhooks, secrets, logger })
     : null;
   worker?.start();
-  // Only with SMTP configured; otherwise mail stays in the outbox (`svc mail list`).
-  const mailWorker = config.mail.smtp
-    ? new MailDeliveryWorker({ db: database.db, dialect: database.dialect, config: config.mail, transport: smtpTransport(config.mail.smtp), logger })
+  // Over SMTP with SMTP_URL, else into .eml files under SVC_DATA_DIR/mail; off with SVC_MAIL_WORKER=false.
+  const mailWorker = config.mail.worker
+    ? new MailDeliveryWorker({
+      db: database.db, dialect: database.dialect, config: config.mail, transport: chooseMailTransport(config.mail, config.dataDir), logger,
+    })
     : null;
   mailWorker?.start();
 
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
     checkoutExpiry.stop();
     // Stop claiming now; attempts in flight finish and are recorded, the rest stay due for the next start.
     const workerStopped = worker?.stop();
-    // Sends in flight finish (bounded by the SMTP timeouts) and are recorded; the rest stay queued.
+    // Sends in flight finish (bounded by the SMTP timeouts; a file write is quick) and are recorded; the rest stay queued.
     const mailWorkerStopped = mailWorker?.stop();
     // In-flight requests finish; keep-alive sockets are closed once idle.
     server.close(async () => {

@@ -1,6 +1,7 @@
-// `svc mail list` and `svc sms list` share one shape: an outbox of messages the embedded default
-// writes to the database instead of sending, listed newest first with their text so a developer
-// can open a reset link or type a sign-in code. Both outboxes hold live secrets until they expire.
+// `svc mail list` and `svc sms list` share one shape: an outbox of messages written to the
+// database first (and, for mail, delivered from there by the worker), listed newest first with
+// their text so a developer can open a reset link or type a sign-in code. Both outboxes hold live
+// secrets until they expire.
 import type { Command } from 'commander';
 import type { Db } from '../db/index.ts';
 import { CliError, out, printJson, withDatabase, type JsonOption } from './runtime.ts';

@@ -37,7 +37,7 @@ export interface MailOutboxTable {
   text_body: string;
   html_body: string | null;
   created_at: string;
-  /** When the SMTP server accepted it; null while queued, failed, or with no SMTP transport. */
+  /** When the SMTP server accepted it, or (without SMTP) its `.eml` file was written; null while queued or failed. */
   sent_at: string | null;
   // Delivery (migration 0007_mail_delivery; server/mail/worker.ts).
   /** Sending attempts started so far. */
@@ -53,6 +53,11 @@ export interface MailOutboxTable {
   failed_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON array of MailAttachment (server/mail/mailer.ts), or null. */
   attachments: ColumnType<string | null, string | null | undefined, string | null>;
+  // Migration 0013_mail_files.
+  /** The `.eml` file it was written to without SMTP (absolute, on the sending server); null otherwise. */
+  eml_path: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The From it went out with (set when sent); null before. */
+  from_address: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccountTables {

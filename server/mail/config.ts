@@ -1,5 +1,5 @@
-// Mail settings, read from the environment once at start (see docs/mail.md). Without
-// SVC_SMTP_URL the database outbox is the whole transport: mail is written and never sent.
+// Mail settings, read from the environment once at start (see docs/mail.md). SMTP_URL chooses
+// the transport: SMTP when set, `.eml` files under SVC_DATA_DIR/mail when not.
 import { z } from 'zod';
 import { parseDuration } from '../config.ts';
 
@@ -15,11 +15,16 @@ export interface SmtpSettings {
   pass: string | null;
 }
 
+/** The From without SMTP: nothing leaves the machine, so no real domain is needed. */
+export const DEFAULT_MAIL_FROM = 'svc <no-reply@localhost>';
+
 export interface MailConfig {
-  /** Null: no SMTP transport, the outbox is where mail stays (`svc mail list`). */
+  /** Null: no SMTP; the worker writes each message as an `.eml` file instead. */
   smtp: SmtpSettings | null;
-  /** The From header and envelope sender; required with SMTP. */
-  from: string | null;
+  /** The From header and envelope sender; required with SMTP, DEFAULT_MAIL_FROM without. */
+  from: string;
+  /** Run the delivery worker in this process (SVC_MAIL_WORKER); off for an API-only instance. */
+  worker: boolean;
   /** Milliseconds to wait after attempt n (index n-1) before the next; attempts = length + 1. */
   retryDelaysMs: number[];
   /** How often an idle worker looks for due mail (mail written in this process wakes it at once). */
@@ -40,10 +45,11 @@ const FROM = /^(?:[^\r\n<>"]{0,100}<[^\s<>@"]+@[^\s<>@"]+>|[^\s<>@"]+@[^\s<>@"]+
 
 const MailEnv = z.object({
   // The value is never echoed in an error: it holds the SMTP password.
-  SVC_SMTP_URL: z.string().regex(/^smtps?:\/\/[^/?#]+(?::\d+)?\/?$/, 'must look like smtp://user:pass@host:587 or smtps://user:pass@host:465').optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^/?#]+(?::\d+)?\/?$/, 'must look like smtp://user:pass@host:587 or smtps://user:pass@host:465').optional(),
   SVC_MAIL_FROM: z.string().regex(FROM, 'must be an address like no-reply@example.com or "Example <no-reply@example.com>"').optional(),
   SVC_MAIL_RETRY_DELAYS: DurationList,
   SVC_MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  SVC_MAIL_WORKER: z.enum(['true', 'false']).default('true'),
 });
 
 function smtpSettings(text: string): SmtpSettings | null {
@@ -69,8 +75,15 @@ export function parseMailConfig(env: Record<string, string | undefined>): MailCo
   const parsed = MailEnv.safeParse(env);
   if (!parsed.success) return parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
   const e = parsed.data;
-  const smtp = e.SVC_SMTP_URL === undefined ? null : smtpSettings(e.SVC_SMTP_URL);
-  if (e.SVC_SMTP_URL !== undefined && !smtp) return ['  SVC_SMTP_URL: must look like smtp://user:pass@host:587 or smtps://user:pass@host:465'];
-  if (smtp && !e.SVC_MAIL_FROM) return ['  SVC_MAIL_FROM: required with SVC_SMTP_URL (the sender address, e.g. no-reply@example.com)'];
-  return { smtp, from: e.SVC_MAIL_FROM ?? null, retryDelaysMs: e.SVC_MAIL_RETRY_DELAYS, pollMs: e.SVC_MAIL_POLL_MS };
+  const smtp = e.SMTP_URL === undefined ? null : smtpSettings(e.SMTP_URL);
+  if (e.SMTP_URL !== undefined && !smtp) return ['  SMTP_URL: must look like smtp://user:pass@host:587 or smtps://user:pass@host:465'];
+  // A made-up sender on a real relay lands in spam or is refused: with SMTP it must be chosen.
+  if (smtp && !e.SVC_MAIL_FROM) return ['  SVC_MAIL_FROM: required with SMTP_URL (the sender address, e.g. no-reply@example.com)'];
+  return {
+    smtp,
+    from: e.SVC_MAIL_FROM ?? DEFAULT_MAIL_FROM,
+    worker: e.SVC_MAIL_WORKER === 'true',
+    retryDelaysMs: e.SVC_MAIL_RETRY_DELAYS,
+    pollMs: e.SVC_MAIL_POLL_MS,
+  };
 }

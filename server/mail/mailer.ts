@@ -1,10 +1,11 @@
 // Outgoing e-mail. Everything that sends mail takes a Mailer, so the transport is chosen in one
 // place (AppDeps / RouteDeps `mailer`). There is one write path: the `mail_outbox` table, written
-// in the caller's transaction, so a change that rolls back sends nothing. With SVC_SMTP_URL set,
-// MailDeliveryWorker (worker.ts) drains the outbox over SMTP; without it the outbox is the whole
-// transport and `svc mail list` shows what would have been sent. See docs/mail.md.
-import { sql } from 'kysely';
+// in the caller's transaction, so a change that rolls back sends nothing. MailDeliveryWorker
+// (worker.ts) drains the outbox outside any request: over SMTP with SMTP_URL, else into `.eml`
+// files under SVC_DATA_DIR/mail. `svc mail list|show` read it back. See docs/mail.md.
+import { sql, type Selectable } from 'kysely';
 import { afterCommit, type Db, type Trx } from '../db/index.ts';
+import type { MailOutboxTable } from '../db/schema-accounts.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import { wakeMailWorkers } from './wake.ts';
 
@@ -72,6 +73,8 @@ export type OutboxStatus = 'queued' | 'sent' | 'failed';
 
 export interface OutboxEntry {
   id: string;
+  /** The From it went out with; null until sent (it comes from the sending process's SVC_MAIL_FROM). */
+  from: string | null;
   to: string;
   subject: string;
   text: string;
@@ -84,20 +87,21 @@ export interface OutboxEntry {
   sentAt: string | null;
   failedAt: string | null;
   lastError: string | null;
-  /** What is attached, without the content. */
-  attachments: Array<{ filename: string; contentType: string; cid: string | null }>;
+  /** What is attached, without the content; `size` in bytes. */
+  attachments: Array<{ filename: string; contentType: string; size: number; cid: string | null }>;
+  /** The `.eml` file it was written to (without SMTP), as a path on the server that wrote it. */
+  emlPath: string | null;
 }
 
 const statusOf = (r: { sent_at: string | null; failed_at: string | null }): OutboxStatus =>
   (r.sent_at ? 'sent' : r.failed_at ? 'failed' : 'queued');
 
-/** Outbox messages, newest first; `to` matches the recipient case-insensitively. */
-export async function listOutbox(db: Db, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
-  let q = db.selectFrom('mail_outbox').selectAll();
-  if (opts.to) q = q.where(sql<string>`lower(to_address)`, '=', opts.to.trim().toLowerCase());
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 20).execute();
-  return rows.map((r) => ({
+type OutboxRow = Selectable<MailOutboxTable>;
+
+function toEntry(r: OutboxRow): OutboxEntry {
+  return {
     id: r.id,
+    from: r.from_address,
     to: r.to_address,
     subject: r.subject,
     text: r.text_body,
@@ -109,9 +113,33 @@ export async function listOutbox(db: Db, opts: { to?: string; limit?: number } =
     sentAt: r.sent_at,
     failedAt: r.failed_at,
     lastError: r.last_error,
-    attachments: (r.attachments ? JSON.parse(r.attachments) as MailAttachment[] : [])
-      .map((a) => ({ filename: a.filename, contentType: a.contentType, cid: a.cid ?? null })),
-  }));
+    attachments: (r.attachments ? JSON.parse(r.attachments) as MailAttachment[] : []).map((a) => ({
+      filename: a.filename, contentType: a.contentType, size: Buffer.byteLength(a.contentBase64, 'base64'), cid: a.cid ?? null,
+    })),
+    emlPath: r.eml_path,
+  };
+}
+
+/** Outbox messages, newest first; `to` matches the recipient case-insensitively. */
+export async function listOutbox(db: Db, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
+  let q = db.selectFrom('mail_outbox').selectAll();
+  if (opts.to) q = q.where(sql<string>`lower(to_address)`, '=', opts.to.trim().toLowerCase());
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 20).execute();
+  return rows.map(toEntry);
+}
+
+/**
+ * The message with this id, or else those whose id starts with it (up to `limit`, oldest first):
+ * one is a match, several an ambiguous prefix. substr() rather than LIKE, so `_` and `%` in what
+ * was typed mean themselves and the comparison is case-sensitive on both databases.
+ */
+export async function findOutboxByIdPrefix(db: Db, prefix: string, limit = 5): Promise<OutboxEntry[]> {
+  const exact = await db.selectFrom('mail_outbox').selectAll().where('id', '=', prefix).executeTakeFirst();
+  if (exact) return [toEntry(exact)];
+  const rows = await db.selectFrom('mail_outbox').selectAll()
+    .where(sql<string>`substr(id, 1, ${prefix.length})`, '=', prefix)
+    .orderBy('created_at').orderBy('id').limit(limit).execute();
+  return rows.map(toEntry);
 }
 
 export type RetryOutcome = 'queued' | 'not_found' | 'not_failed';

@@ -1,5 +1,6 @@
-// The mail delivery worker: runs inside the server process when SVC_SMTP_URL is set, claims due
-// messages from the outbox, hands each to the SMTP server and records the outcome.
+// The mail delivery worker: runs inside every server process (unless SVC_MAIL_WORKER=false),
+// claims due messages from the outbox, hands each to the transport (the SMTP server with
+// SMTP_URL, else an `.eml` file) and records the outcome. Sending never happens in a request.
 //
 // Claiming is one UPDATE ... RETURNING that moves `next_attempt_at` to the end of a lease and
 // stamps a lease token (on PostgreSQL its subquery takes rows FOR UPDATE SKIP LOCKED; SQLite has
@@ -13,12 +14,16 @@ import type { Db, Dialect } from '../db/index.ts';
 import { nowIso } from '../db/ids.ts';
 import type { MailConfig } from './config.ts';
 import type { MailAttachment } from './mailer.ts';
-import { classifySendError, SMTP_MAX_CONNECTIONS, type MailTransport } from './smtp.ts';
+import { SMTP_MAX_CONNECTIONS } from './smtp.ts';
+import { classifySendError, type MailTransport } from './transport.ts';
 import { onNewMail } from './wake.ts';
 
-/** Messages claimed (and sent side by side) per round: as many as the pool has connections, twice. */
-const CLAIM_BATCH = SMTP_MAX_CONNECTIONS * 2;
-/** Far beyond one send's timeouts (smtp.ts), so a healthy holder always records first. */
+/**
+ * Messages claimed (and sent side by side) per round: as many as the pool has connections, so no
+ * claimed message waits in the pool's queue behind another send while its lease runs down.
+ */
+const CLAIM_BATCH = SMTP_MAX_CONNECTIONS;
+/** Beyond one send's worst case (connect + greeting + socket timeouts in smtp.ts, 50 s) or a file write. */
 const LEASE_MS = 2 * 60_000;
 const HOUR_MS = 3_600_000;
 
@@ -60,7 +65,6 @@ export class MailDeliveryWorker {
   #unsubscribe: (() => void) | null = null;
 
   constructor(deps: MailWorkerDeps) {
-    if (!deps.config.from) throw new Error('mail delivery needs SVC_MAIL_FROM');
     this.#deps = deps;
     const schedule = deps.config.retryDelaysMs.reduce((a, b) => a + b, 0);
     this.maxAgeMs = Math.max(24 * HOUR_MS, schedule + HOUR_MS);
@@ -70,11 +74,11 @@ export class MailDeliveryWorker {
     if (this.#running) return;
     this.#running = true;
     this.#unsubscribe = onNewMail(() => this.#poke());
-    this.#deps.logger.info({ smtp: this.#deps.transport.describe() }, 'mail delivery worker started');
+    this.#deps.logger.info({ transport: this.#deps.transport.describe() }, 'mail delivery worker started');
     this.#loop = this.#run();
   }
 
-  /** Stops claiming, lets the sends in flight finish and record, then closes the SMTP pool. */
+  /** Stops claiming, lets the sends in flight finish and record, then closes the transport (the SMTP pool). */
   async stop(): Promise<void> {
     this.#running = false;
     this.#unsubscribe?.();
@@ -153,7 +157,7 @@ export class MailDeliveryWorker {
   async #deliver(token: string, row: Claimed): Promise<DeliveryResult> {
     const { config, transport, logger } = this.#deps;
     const attempts = Number(row.attempts);
-    const log = { mailId: row.id, attempt: attempts, smtp: transport.describe() };
+    const log = { mailId: row.id, attempt: attempts, transport: transport.describe() };
     if (Date.parse(row.created_at) < Date.now() - this.maxAgeMs) {
       const error = `not sent within ${Math.round(this.maxAgeMs / HOUR_MS)} h of being written; too old to send`;
       await this.#fail(token, row.id, error);
@@ -167,16 +171,19 @@ export class MailDeliveryWorker {
       logger.error(log, 'mail has an unusable recipient; marked failed');
       return { id: row.id, outcome: 'failed', error };
     }
+    let file: string | null;
     try {
-      await transport.send({
-        from: config.from!,
+      ({ file } = await transport.send({
+        id: row.id,
+        createdAt: row.created_at,
+        from: config.from,
         to: row.to_address,
         // One line whatever is stored: a line break in a header would start another header.
         subject: row.subject.replace(/[\r\n\0]+/g, ' '),
         text: row.text_body,
         html: row.html_body,
         attachments: row.attachments ? JSON.parse(row.attachments) as MailAttachment[] : [],
-      });
+      }));
     } catch (err) {
       const failure = classifySendError(err);
       const delays = config.retryDelaysMs;
@@ -194,9 +201,10 @@ export class MailDeliveryWorker {
       return { id: row.id, outcome: 'retry', error: failure.error };
     }
     await this.#deps.db.updateTable('mail_outbox')
-      .set({ sent_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: null })
+      .set({ sent_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: null, eml_path: file, from_address: config.from })
       .where('id', '=', row.id).where('lease_token', '=', token).execute();
-    logger.info(log, 'mail sent');
+    if (file) logger.info({ ...log, file }, 'mail written to a file');
+    else logger.info(log, 'mail sent');
     return { id: row.id, outcome: 'sent', error: null };
   }
 

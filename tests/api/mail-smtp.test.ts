@@ -131,7 +131,7 @@ beforeAll(async () => {
     // A file, on SQLite, so a second connection (another "process") sees the same data.
     sqliteFile: path.join(tmp, 'svc.db'),
     env: {
-      SVC_SMTP_URL: `smtp://${encodeURIComponent(SMTP_USER)}:${encodeURIComponent(SMTP_PASS)}@127.0.0.1:${smtpPort}`,
+      SMTP_URL: `smtp://${encodeURIComponent(SMTP_USER)}:${encodeURIComponent(SMTP_PASS)}@127.0.0.1:${smtpPort}`,
       SVC_MAIL_FROM: FROM,
       SVC_MAIL_RETRY_DELAYS: '150ms,150ms',
       SVC_MAIL_POLL_MS: '100',
@@ -185,8 +185,11 @@ describe('happy', () => {
     const sent = (await rowTo(email))!;
     expect(sent.sent_at).not.toBeNull();
     expect([sent.attempts, sent.next_attempt_at, sent.failed_at, sent.last_error]).toEqual([1, null, null, null]);
+    // Dated when it was written, whenever a retry gets it out; over SMTP no file is written.
+    expect(new Date(mail.headers.get('date')![0]).getTime()).toBe(Math.floor(Date.parse(sent.created_at) / 1000) * 1000);
+    expect([sent.from_address, sent.eml_path]).toEqual([FROM, null]);
     const [listed] = await listOutbox(server.database.db, { to: email });
-    expect(listed).toMatchObject({ status: 'sent', attempts: 1, lastError: null });
+    expect(listed).toMatchObject({ status: 'sent', attempts: 1, lastError: null, from: FROM, emlPath: null });
   });
 
   it('sends attachments with the message: an inline image keeps its Content-ID', async () => {
@@ -200,7 +203,7 @@ describe('happy', () => {
     expect(mail.raw).toMatch(/Content-Type: image\/png; name=ticket-1\.png/);
     expect(mail.raw).toContain(png);
     const [listed] = await listOutbox(server.database.db, { to: 'tickets@example.com' });
-    expect(listed.attachments).toEqual([{ filename: 'ticket-1.png', contentType: 'image/png', cid: 'ticket-1' }]);
+    expect(listed.attachments).toEqual([{ filename: 'ticket-1.png', contentType: 'image/png', size: 16, cid: 'ticket-1' }]);
     await expect(new OutboxMailer(server.database.db).send({
       to: 'x@example.com', subject: 'x', text: 'x', attachments: [{ filename: 'a\r\nBcc: evil@attacker.test', contentType: 'image/png', contentBase64: png }],
     })).rejects.toThrow('one line');
@@ -318,16 +321,18 @@ describe('errors', () => {
     expect(await rowTo('rolled@example.com')).toBeUndefined();
   });
 
-  it('refuses to start with SMTP but no SVC_MAIL_FROM, or a malformed URL, without echoing the password', () => {
-    expect(() => loadConfig({ SVC_SMTP_URL: `smtp://u:${SMTP_PASS}@mail.example:587` })).toThrow(/SVC_MAIL_FROM: required with SVC_SMTP_URL/);
+  it('refuses to start with SMTP but no SVC_MAIL_FROM, or a malformed URL, without echoing the password; defaults without SMTP', () => {
+    expect(() => loadConfig({ SMTP_URL: `smtp://u:${SMTP_PASS}@mail.example:587` })).toThrow(/SVC_MAIL_FROM: required with SMTP_URL/);
     for (const url of ['http://u:hunter2@mail.example', 'smtp://u:hunter2@mail.example/path']) {
       let message = '';
-      try { loadConfig({ SVC_SMTP_URL: url, SVC_MAIL_FROM: FROM }); } catch (err) { expect(err).toBeInstanceOf(ConfigError); message = (err as Error).message; }
-      expect(message).toContain('SVC_SMTP_URL');
+      try { loadConfig({ SMTP_URL: url, SVC_MAIL_FROM: FROM }); } catch (err) { expect(err).toBeInstanceOf(ConfigError); message = (err as Error).message; }
+      expect(message).toContain('SMTP_URL');
       expect(message).not.toContain('hunter2');
     }
-    expect(loadConfig({}).mail.smtp).toBeNull();
-    expect(loadConfig({ SVC_SMTP_URL: 'smtps://a%40b:c%3Ad@mail.example', SVC_MAIL_FROM: FROM }).mail.smtp)
+    expect(loadConfig({}).mail).toMatchObject({ smtp: null, from: 'svc <no-reply@localhost>', worker: true });
+    expect(loadConfig({ SVC_MAIL_WORKER: 'false' }).mail.worker).toBe(false);
+    expect(() => loadConfig({ SVC_MAIL_WORKER: 'no' })).toThrow(/SVC_MAIL_WORKER/);
+    expect(loadConfig({ SMTP_URL: 'smtps://a%40b:c%3Ad@mail.example', SVC_MAIL_FROM: FROM }).mail.smtp)
       .toEqual({ host: 'mail.example', port: 465, secure: true, user: 'a@b', pass: 'c:d' });
   });
 });

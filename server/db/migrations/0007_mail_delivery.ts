@@ -1,5 +1,5 @@
 // Mail delivery: the outbox of 0003 becomes a queue that a worker drains over SMTP when
-// SVC_SMTP_URL is set. A row is queued while `next_attempt_at` is set, sent once `sent_at` is,
+// SMTP_URL is set. A row is queued while `next_attempt_at` is set, sent once `sent_at` is,
 // failed once `failed_at` is. While a worker holds a row, `next_attempt_at` is the end of its
 // lease and `lease_token` names the holder (the same scheme as webhook deliveries), so two
 // processes never send one message at once and a crashed one's rows come back when the lease ends.
