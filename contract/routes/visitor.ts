@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CommunityTag, IsoDateTime, Limit, OptionalOffset, Uuid } from '../common.ts';
 import { Membership } from '../resources.ts';
 import { route, type RouteDef } from '../route.ts';
+import { SmsSignInStart, SmsSignInVerify } from './auth.ts';
 
 /** The signed-in user as they see themselves: the only place their e-mail and phone are returned. */
 export const Me = z
@@ -55,6 +56,74 @@ export const updateMe = route({
   errors: [400, 401, 403, 429],
 });
 
+
+// ---------------------------------------------------------------------------------------------
+// The visitor's phone number: added only by typing back a code texted to it (docs/sign-in.md)
+// ---------------------------------------------------------------------------------------------
+
+// The phone and code fields are sign-in's own (./auth.ts), read through getters: auth.ts imports
+// Me from this module, so reading them at load time would meet them not yet defined.
+export const PhoneVerificationStart = z
+  .object({ get phone() { return SmsSignInStart.shape.phone; } })
+  .strict()
+  .meta({ id: 'PhoneVerificationStart' });
+
+export const PhoneVerificationStarted = z
+  .object({ status: z.literal('accepted') })
+  .meta({ id: 'PhoneVerificationStarted' });
+
+export const PhoneVerificationConfirm = z
+  .object({
+    get phone() { return SmsSignInVerify.shape.phone; },
+    get code() { return SmsSignInVerify.shape.code; },
+  })
+  .strict()
+  .meta({ id: 'PhoneVerificationConfirm' });
+
+export const startPhoneVerification = route({
+  operationId: 'startPhoneVerification',
+  method: 'post',
+  path: '/api/users/me/phone',
+  tag: 'Community site',
+  summary: 'Text a code to a phone number the visitor wants to add',
+  description:
+    'Sends a 6-digit code by SMS to `phone` (E.164), valid for 10 minutes and 5 guesses, replacing any code the visitor ' +
+    'asked for before. The number is not added yet: `POST /api/users/me/phone/verify` with the code does that. Always 202, ' +
+    'whether or not another account has the number. Shares the SMS sign-in limits per number and per IP (429).',
+  auth: { kind: 'session' },
+  body: PhoneVerificationStart,
+  response: { status: 202, schema: PhoneVerificationStarted, description: 'The code was sent' },
+  errors: [400, 401, 403, 415, 429],
+});
+
+export const verifyPhone = route({
+  operationId: 'verifyPhone',
+  method: 'post',
+  path: '/api/users/me/phone/verify',
+  tag: 'Community site',
+  summary: 'Add the phone number with the code texted to it',
+  description:
+    'With the right code (from `POST /api/users/me/phone`, for this number and this visitor) the number becomes the ' +
+    'account\'s phone, replacing any other, and from then on signs in with SMS codes. A wrong, expired, used or ' +
+    'replaced code, or a sign-in code, is `400 PHONE_CODE_INVALID` (`extras.field` = `code`). A number another ' +
+    'account has is `409 PHONE_IN_USE` (who has it is not said): remove it from that account first.',
+  auth: { kind: 'session' },
+  body: PhoneVerificationConfirm,
+  response: { status: 200, schema: Me, description: 'The user, with the phone' },
+  errors: [400, 401, 403, 409, 415, 429],
+});
+
+export const removePhone = route({
+  operationId: 'removePhone',
+  method: 'delete',
+  path: '/api/users/me/phone',
+  tag: 'Community site',
+  summary: 'Remove the visitor\'s phone number',
+  description: 'The number no longer signs in, and another account may add it. Harmless when there is none.',
+  auth: { kind: 'session' },
+  response: { status: 200, schema: Me, description: 'The user, without a phone' },
+  errors: [401, 403, 415, 429],
+});
 
 // ---------------------------------------------------------------------------------------------
 // Shapes other users see. A user shown to anyone but themselves carries these four fields only:
@@ -424,7 +493,7 @@ export const getUnreadMessageCounts = route({
 
 /** Every visitor route, in the order the OpenAPI document lists them. */
 export const VISITOR_ROUTES: RouteDef[] = [
-  getMe, updateMe, listMyMemberships,
+  getMe, updateMe, startPhoneVerification, verifyPhone, removePhone, listMyMemberships,
   listNotifications, getUnreadNotificationCount, markNotificationsRead,
   sendFriendRequest, listIncomingFriendRequests, acceptFriendRequest, rejectFriendRequest,
   createConversation, listConversations, postMessage, listMessages, markConversationRead, getUnreadMessageCounts,

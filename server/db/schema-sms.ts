@@ -18,7 +18,14 @@ export interface SmsCodesTable {
   used_at: string | null;
   /** Set when a newer code for the same phone replaced this one. */
   superseded_at: string | null;
+  /**
+   * Migration 0014: what the code is for, SIGN_IN (the default, every older row) or VERIFY_PHONE
+   * (proves `user_id` holds `phone`, which they are adding). A code works only for its purpose.
+   */
+  purpose: Generated<SmsCodePurpose>;
 }
+
+export type SmsCodePurpose = 'SIGN_IN' | 'VERIFY_PHONE';
 
 export interface SmsOutboxTable {
   id: string;

@@ -1,5 +1,6 @@
 // The hosted sign-in pages, on a community's own domain (and on the platform host):
-//   GET /sign-in?next=/path         e-mail + password (or a new account), then back to `next`
+//   GET /sign-in?next=/path         e-mail + password (or a new account), or phone + a texted
+//                                   code ("Text me a code"), then back to `next`
 //                                   (a path here, or a URL on one of the community's own sites);
 //                                   "Continue with Google/Slack/Discord" for enabled providers, and
 //                                   the sentence for `?error=` when such a flow failed
@@ -69,14 +70,15 @@ function originOf(value: unknown): string | null {
   }
 }
 
-interface PageSite {
+/** The site a hosted page is on: the community of the request's host, else the platform ("svc"). */
+export interface PageSite {
   name: string;
   brand: string | null;
   /** Other origins `next` may point at: the community's embed origins and landing site. */
   origins: Set<string>;
 }
 
-async function siteFor(db: Db, req: Request): Promise<PageSite> {
+export async function siteFor(db: Db, req: Request): Promise<PageSite> {
   const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
   // The page's own origin, as the browser that asked for it sees it.
   const own = originOf(`${req.protocol}://${req.get('host')}`);
@@ -90,10 +92,12 @@ async function siteFor(db: Db, req: Request): Promise<PageSite> {
   return { name: community.name, brand: (color as string | undefined) ?? null, origins };
 }
 
-const STYLE = `
-:root { --brand: #1f6feb; color-scheme: light dark; font-family: system-ui, sans-serif; }
-body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: Canvas; color: CanvasText; }
-main { width: min(24em, calc(100vw - 2em)); padding: 2em 1.5em; }
+/** The look every hosted page shares (sign-in, reset, notifications). */
+export const HOSTED_PAGE_STYLE = `
+:root { --brand: #1f6feb; --muted: color-mix(in srgb, CanvasText 68%, Canvas); color-scheme: light dark; font-family: system-ui, sans-serif; }
+body { margin: 0; min-height: 100vh; display: grid; justify-items: center; align-items: start; background: Canvas; color: CanvasText; }
+/* Top-aligned, not centred: a message appearing below the form must not move the form. */
+main { width: min(24em, calc(100vw - 2em)); padding: max(2em, 12vh) 1.5em 2em; }
 h1 { font-size: 1.4em; margin: 0 0 1em; }
 label { display: block; margin: 0.8em 0 0.3em; font-weight: 600; }
 input { box-sizing: border-box; width: 100%; padding: 0.55em 0.6em; font: inherit; border: 1px solid GrayText; border-radius: 6px; }
@@ -109,7 +113,9 @@ a { color: var(--brand); }
 .providers { display: grid; gap: 0.6em; margin-bottom: 1.2em; }
 .provider { display: block; padding: 0.6em; text-align: center; font-weight: 600; text-decoration: none; color: CanvasText; border: 1px solid GrayText; border-radius: 6px; }
 .provider:focus { outline: 2px solid var(--brand); outline-offset: 1px; }
-.or { text-align: center; font-size: 0.9em; color: GrayText; margin: 0 0 0.2em; }
+.or { text-align: center; font-size: 0.9em; color: var(--muted); margin: 0 0 0.2em; }
+input:disabled { background: color-mix(in srgb, GrayText 12%, Canvas); cursor: not-allowed; }
+.invisible { visibility: hidden; }
 [hidden] { display: none !important; }
 `;
 
@@ -175,6 +181,64 @@ form.addEventListener('submit', (event) => {
 });
 `;
 
+/**
+ * "Text me a code": phone, then the code, in a form as tall as the password form (the code field
+ * is there from the start, disabled until a code is sent), so switching methods or sending a code
+ * moves nothing on the page.
+ */
+const SMS_SCRIPT = `
+const passwordPart = document.getElementById('password-part');
+const smsPart = document.getElementById('sms-part');
+const smsForm = document.getElementById('sms');
+const phone = document.getElementById('phone');
+const code = document.getElementById('code');
+const smsSubmit = document.getElementById('sms-submit');
+const resend = document.getElementById('resend');
+const method = document.getElementById('method');
+// The number the live code was texted to; null until one is sent (and again once the number is edited).
+let sentTo = null;
+function awaitingCode(on) {
+  code.disabled = !on; code.required = on;
+  if (!on) code.value = '';
+  code.removeAttribute('aria-invalid');
+  smsSubmit.textContent = on ? 'Sign in' : 'Text me a code';
+  resend.classList.toggle('invisible', !on);
+  resend.disabled = !on;
+}
+function useSms(on) {
+  if (on && mode === 'sign-up') setMode('sign-in');
+  passwordPart.hidden = on; smsPart.hidden = !on;
+  method.textContent = on ? 'Use e-mail and password instead' : 'Text me a code instead';
+  say('');
+  (on ? phone : form.email).focus();
+}
+method.addEventListener('click', () => useSms(passwordPart.hidden === false));
+phone.addEventListener('input', () => { if (sentTo !== null) { sentTo = null; awaitingCode(false); } });
+async function sendCode() {
+  const number = phone.value.trim();
+  const r = await post('/api/auth/sms/start', { phone: number });
+  if (!r.ok) { say(problem(r), true); return; }
+  sentTo = number;
+  awaitingCode(true);
+  code.focus();
+  // The same answer whether or not an account has the number: the page cannot know, nor say.
+  say('If an account has this number, we have texted it a 6-digit code. It works for 10 minutes.');
+}
+smsForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  submitting(smsForm, async () => {
+    if (sentTo === null) { await sendCode(); return; }
+    const r = await post('/api/auth/sms/verify', { phone: sentTo, code: code.value.trim() });
+    if (r.ok) { say('Signed in. Taking you back…'); location.assign(next()); return; }
+    code.setAttribute('aria-invalid', 'true');
+    say(problem(r), true);
+    code.focus();
+    code.select();
+  });
+});
+resend.addEventListener('click', () => submitting(smsForm, sendCode));
+`;
+
 const RESET_SCRIPT = `
 const params = new URLSearchParams(location.search);
 const token = params.get('token');
@@ -201,22 +265,35 @@ if (confirmForm) confirmForm.addEventListener('submit', (event) => {
 });
 `;
 
-function page(res: Response, site: PageSite, opts: { title: string; next: string; body: string; script: string }): void {
+/**
+ * A fresh nonce, and the headers every hosted page is sent with: the nonce CSP, never cached, never
+ * framed, no Referer. Returns the nonce for the page's one inline style and script.
+ */
+export function hostedPageHeaders(res: Response): string {
   const nonce = crypto.randomBytes(16).toString('base64');
-  const brand = site.brand ? `:root { --brand: ${site.brand}; }` : '';
   res.setHeader('Content-Security-Policy', signInPageCsp(nonce));
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  return nonce;
+}
+
+/** The site's brand colour over the default, for the page's style. */
+export const brandStyle = (site: PageSite): string => (site.brand ? `:root { --brand: ${site.brand}; }` : '');
+
+function page(res: Response, site: PageSite, opts: { title: string; next: string; body: string; script: string }): void {
+  const nonce = hostedPageHeaders(res);
+  const brand = brandStyle(site);
   res.type('html').send(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(opts.title)} · ${escapeHtml(site.name)}</title>
-<style nonce="${nonce}">${STYLE}${brand}</style>
+<style nonce="${nonce}">${HOSTED_PAGE_STYLE}${brand}</style>
 </head>
 <body data-next="${escapeHtml(opts.next)}">
 <main>
@@ -239,7 +316,7 @@ function providerButtons(oauth: OAuthConfig | undefined, next: string): string {
   if (links.length === 0) return '';
   const returnTo = encodeURIComponent(safeNext(next));
   const buttons = links.map((p) => `<a class="provider" href="${escapeHtml(`${p.startUrl}?returnTo=${returnTo}`)}">Continue with ${escapeHtml(p.name)}</a>`);
-  return `<div class="providers">\n${buttons.join('\n')}\n</div>\n<p class="or">or with your e-mail</p>\n`;
+  return `<div class="providers">\n${buttons.join('\n')}\n</div>\n<p class="or">or with your e-mail or phone</p>\n`;
 }
 
 export function mountSignInPages(router: Router, deps: { db: Db; oauth?: OAuthConfig }): void {
@@ -251,15 +328,26 @@ export function mountSignInPages(router: Router, deps: { db: Db; oauth?: OAuthCo
     page(res, site, {
       title: 'Sign in',
       next,
-      script: SIGN_IN_SCRIPT,
+      script: SIGN_IN_SCRIPT + SMS_SCRIPT,
       body: `<h1 id="title" data-sign-in="${escapeHtml(signInTitle)}" data-sign-up="${escapeHtml(`Join ${site.name}`)}">${escapeHtml(signInTitle)}</h1>
-${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${providerButtons(deps.oauth, next)}<form id="form" method="post" action="/sign-in" novalidate>
+${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${providerButtons(deps.oauth, next)}<div id="password-part">
+<form id="form" method="post" action="/sign-in" novalidate>
 <div id="name-row" hidden><label for="name">Name</label><input id="name" name="name" autocomplete="name" maxlength="100"></div>
-<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" aria-describedby="status">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200" aria-describedby="status">
 <button id="submit" type="submit">Sign in</button>
 </form>
-<div class="row"><button id="toggle" class="link" type="button">Create an account</button><a href="/reset-password?next=${encodeURIComponent(next)}">Forgot your password?</a></div>`,
+<div class="row"><button id="toggle" class="link" type="button">Create an account</button><a href="/reset-password?next=${encodeURIComponent(next)}">Forgot your password?</a></div>
+</div>
+<div id="sms-part" hidden>
+<form id="sms" method="post" action="/sign-in" novalidate>
+<label for="phone">Phone number, with country code</label><input id="phone" name="phone" type="tel" autocomplete="tel" inputmode="tel" placeholder="+1 415 555 0123" required maxlength="40" aria-describedby="status">
+<label for="code">Code from the text message</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" disabled aria-describedby="status">
+<button id="sms-submit" type="submit">Text me a code</button>
+</form>
+<div class="row"><button id="resend" class="link invisible" type="button" disabled>Text me a new code</button></div>
+</div>
+<div class="row"><button id="method" class="link" type="button">Text me a code instead</button></div>`,
     });
   });
 

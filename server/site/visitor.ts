@@ -1,22 +1,41 @@
 // {site_base}/api/users/me* and /api/messaging: the signed-in visitor's own data. Every route
 // here is a `session` route: 401 without a valid sign-in token, and cookie writes only from the
 // site's own origin. Other users appear with public fields only.
-import type { Router } from 'express';
+import crypto from 'node:crypto';
+import type { Request, Router } from 'express';
 import {
   acceptFriendRequest, createConversation, getMe, getUnreadMessageCounts, getUnreadNotificationCount,
   listConversations, listIncomingFriendRequests, listMessages, listMyMemberships, listNotifications,
-  markConversationRead, markNotificationsRead, postMessage, rejectFriendRequest, sendFriendRequest, updateMe,
+  markConversationRead, markNotificationsRead, postMessage, rejectFriendRequest, removePhone, sendFriendRequest,
+  startPhoneVerification, updateMe, verifyPhone,
 } from '../../contract/routes/visitor.ts';
+import { findCommunityByDomain } from '../domain/communities.ts';
 import * as conversations from '../domain/conversations.ts';
 import * as friends from '../domain/friends.ts';
 import * as notifications from '../domain/notifications.ts';
+import * as phones from '../domain/phone.ts';
 import { getOwnProfile, listOwnMemberships, updateOwnProfile } from '../domain/users.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
 import type { PageInfo } from '../http/pagination.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import { OutboxSmsSender } from '../sms/sender.ts';
 
 const PRIVATE = { 'Cache-Control': 'private, no-store' };
+
+const ipOf = (req: Request) => req.ip ?? 'unknown';
+/**
+ * Rate-limit key of a phone: exactly SMS sign-in's (server/site/auth.ts), so a number gets one
+ * hourly budget of texts whichever flow asks for them.
+ */
+const phoneKey = (phone: string) => crypto.createHash('sha256').update(`phone:${phone}`).digest('base64url');
+
+/** The name a text is sent under: the community's on its hosted domain, else svc (as sign-in codes). */
+async function smsSiteName(deps: RouteDeps, req: Request): Promise<string> {
+  const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+  const community = host ? await findCommunityByDomain(deps.db, host) : undefined;
+  return community ? community.name.replace(/\s+/g, ' ').trim() : 'svc';
+}
 
 function pageInfo(total: number, limit: number, offset: number): PageInfo {
   return { total, limit, offset, nextCursor: null, hasMore: offset + limit < total };
@@ -49,6 +68,53 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
 
   mountRoute(router, updateMe, async ({ visitor, body, transaction }) => transaction(async (trx) => {
     const me = await updateOwnProfile(trx, visitor!.userId, body);
+    if (!me) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
+    return { body: me, headers: PRIVATE };
+  }), deps);
+
+  // Phone ---------------------------------------------------------------------------------------
+
+  const smsSender = deps.smsSender ?? new OutboxSmsSender(db);
+  // The key SMS sign-in hashes its codes under: one table, one hashing (server/domain/sms-sign-in.ts).
+  const smsCodeKey = deps.sessions.deriveKey('sms codes v1');
+
+  mountRoute(router, startPhoneVerification, async ({ visitor, body, req }) => {
+    // The sign-in budgets: one hourly share of texts per number and per IP, whoever asks.
+    await deps.rateLimits.consume('sms-start-ip', ipOf(req));
+    await deps.rateLimits.consume('sms-start-phone', phoneKey(body.phone));
+    const code = await phones.startPhoneVerification(db, smsCodeKey, visitor!.userId, body.phone);
+    // Says what the code is for, so a holder who did not ask knows it does not sign anyone in.
+    await smsSender.send(body.phone, `Your ${await smsSiteName(deps, req)} code to add this phone number to your account is ${code}`);
+    return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
+  }, deps);
+
+  mountRoute(router, verifyPhone, async ({ visitor, body, req, transaction }) => {
+    const userId = visitor!.userId;
+    // Wrong codes spend the IP's sign-in failure budget, like wrong sign-in codes; a success gives it back.
+    const ip = ipOf(req);
+    await deps.rateLimits.consume('sign-in-ip', ip);
+    if (!(await phones.checkPhoneCode(db, smsCodeKey, userId, body.phone, body.code))) {
+      throw new ApiError('PHONE_CODE_INVALID', messages.invalidPhoneCode, { field: 'code' });
+    }
+    await deps.rateLimits.reward('sign-in-ip', ip);
+    const inUse = () => new ApiError('PHONE_IN_USE', messages.phoneInUse, { field: 'phone' });
+    try {
+      return await transaction(async (trx) => {
+        // Told only now, to someone who proved they hold the number: never who has it.
+        if ((await phones.attachPhone(trx, userId, body.phone)) === 'in_use') throw inUse();
+        const me = await getOwnProfile(trx, userId);
+        if (!me) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
+        return { body: me, headers: PRIVATE };
+      });
+    } catch (err) {
+      if (phones.isPhoneTaken(err)) throw inUse();
+      throw err;
+    }
+  }, deps);
+
+  mountRoute(router, removePhone, async ({ visitor, transaction }) => transaction(async (trx) => {
+    await phones.removePhone(trx, visitor!.userId);
+    const me = await getOwnProfile(trx, visitor!.userId);
     if (!me) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
     return { body: me, headers: PRIVATE };
   }), deps);
