@@ -3,6 +3,7 @@
 // password, phone + SMS code, and Google / Slack / Discord (OAuth 2.0 / OpenID Connect; see docs/sign-in.md).
 import { z } from 'zod';
 import { Email } from '../common.ts';
+import { coded } from '../errors.ts';
 import { Usertag } from '../fixture.ts';
 import { route, type RouteDef } from '../route.ts';
 import { Me } from './visitor.ts';
@@ -228,7 +229,7 @@ export const listAuthProviders = route({
 export const OAUTH_ERROR_CODES = [
   'oauth_denied', 'oauth_failed', 'oauth_state_mismatch', 'oauth_flow_expired', 'oauth_exchange_failed',
   'oauth_id_token_invalid', 'oauth_provider_unavailable', 'oauth_email_unverified', 'oauth_identity_in_use',
-  'oauth_link_session_changed', 'oauth_handoff_invalid',
+  'oauth_link_session_changed', 'oauth_handoff_invalid', 'oauth_reauth_required',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
@@ -247,7 +248,8 @@ export const startOAuthSignIn = route({
   description: 'A link the sign-in page offers. Redirects to the provider with `state`, a `nonce` (OpenID Connect) and PKCE S256; the ' +
     'secrets ride in an encrypted, HttpOnly cookie for 10 minutes. On a community\'s domain it first redirects to this route on the platform ' +
     '(whose callback URL is the one registered at the provider), carrying an encrypted `ticket`, and sets a binding cookie that the ' +
-    'finishing step checks. A signed-in visitor links the provider account to their own account instead of signing in. ' +
+    'finishing step checks. It only ever signs in, on any site: a signed-in visitor is signed in as whoever the provider account ' +
+    'belongs to, and their session replaced; linking is `POST /api/auth/oauth/{provider}/link` on the platform. ' +
     `${OAUTH_ERRORS_NOTE}`,
   auth: { kind: 'none' },
   params: OAuthProviderParams,
@@ -267,7 +269,8 @@ export const oauthCallback = route({
   summary: 'Where the provider sends the visitor back (the registered redirect URI)',
   description: 'On the platform only: `<SVC_PUBLIC_URL>/api/auth/oauth/{provider}/callback` is the redirect URI to register at the provider. ' +
     'Checks the flow cookie and `state`, exchanges the code (PKCE) and validates the ID token (signature, issuer, audience, expiry, nonce). ' +
-    'A flow started on the platform ends here with the `svc_auth` cookie and a redirect to `returnTo`; one started on a community\'s ' +
+    'A flow started on the platform ends here with the `svc_auth` cookie and a redirect to `returnTo` (a linking flow links instead, ' +
+    'setting no cookie); one started on a community\'s ' +
     'domain is handed back to that domain with a single-use 60-second code (`/api/auth/oauth/complete?code=`). ' +
     `${OAUTH_ERRORS_NOTE}`,
   auth: { kind: 'none' },
@@ -289,7 +292,7 @@ export const completeOAuthSignIn = route({
   tag: 'Community site',
   summary: 'Finish a Google, Slack or Discord sign-in on a community\'s domain',
   description: 'Redeems the handoff code from the platform\'s callback: once, within 60 seconds, only on the domain the flow started on and ' +
-    'only in the browser holding that domain\'s binding cookie. Sets `svc_auth_<tag>` (or links the account) and redirects to `returnTo`. ' +
+    'only in the browser holding that domain\'s binding cookie. Sets `svc_auth_<tag>` and redirects to `returnTo`; never links. ' +
     `${OAUTH_ERRORS_NOTE}`,
   auth: { kind: 'none' },
   query: z.object({ code: z.string().max(100).optional().describe('the single-use handoff code') }),
@@ -297,8 +300,66 @@ export const completeOAuthSignIn = route({
   errors: [429],
 });
 
+/** A linking flow must start within this long after the platform session's sign-in. */
+export const LINK_REAUTH_SECONDS = 10 * 60;
+
+export const OAuthLinkStart = z
+  .object({
+    returnTo: z.string().max(2000).optional().describe('a path on the platform to end on; anything else becomes `/`'),
+  })
+  .strict()
+  .meta({ id: 'OAuthLinkStart' });
+
+export const OAuthLinkRedirect = z
+  .object({
+    redirectUrl: z.string().describe('where the page sends the browser next: the provider, or the platform\'s `/sign-in?error=oauth_reauth_required`'),
+  })
+  .meta({ id: 'OAuthLinkRedirect' });
+
+/** Any provider svc knows, configured or not (an identity of one turned off can still be removed); another name is a 404. */
+const LinkProviderParams = z.object({
+  provider: z.enum(OAUTH_PROVIDERS, { error: coded('NOT_FOUND', 'is not a sign-in provider') })
+    .describe('`google`, `slack` or `discord`; linking needs it configured (else 404)'),
+});
+
+const PLATFORM_ONLY_NOTE = 'On the platform host only (`SVC_PUBLIC_URL`): on a community\'s domain, whose operator can read the tokens sent there, ' +
+  'it is a `403 PLATFORM_ONLY`. Cookie callers pass the same-origin checks (JSON, own `Origin`; else 415 / `403 CROSS_SITE_REQUEST`).';
+
+export const linkOAuthProvider = route({
+  operationId: 'linkOAuthProvider',
+  method: 'post',
+  path: '/api/auth/oauth/{provider}/link',
+  tag: 'Community site',
+  summary: 'Start linking a Google, Slack or Discord account to the signed-in account',
+  description: `${PLATFORM_ONLY_NOTE} The session must have signed in within the last ${LINK_REAUTH_SECONDS / 60} minutes (\`auth_time\`; a refresh ` +
+    'does not renew it): otherwise `redirectUrl` is the platform\'s `/sign-in?error=oauth_reauth_required&next=<returnTo>`, and nothing is started. ' +
+    'Else sets the flow cookie and answers the provider\'s URL; the callback links the provider account to this account if the same session ' +
+    'is still signed in (`oauth_link_session_changed`) and it is nobody else\'s (`oauth_identity_in_use`), e-mails the account\'s owner, and ' +
+    'redirects to `returnTo`. The provider need not vouch for an e-mail.',
+  auth: { kind: 'session' },
+  params: LinkProviderParams,
+  body: OAuthLinkStart,
+  response: { status: 200, schema: OAuthLinkRedirect, description: 'Where to send the browser' },
+  errors: [401, 403, 404, 415, 429, 503],
+});
+
+export const unlinkOAuthProvider = route({
+  operationId: 'unlinkOAuthProvider',
+  method: 'delete',
+  path: '/api/auth/oauth/{provider}/link',
+  tag: 'Community site',
+  summary: 'Remove the signed-in account\'s Google, Slack or Discord sign-in',
+  description: `${PLATFORM_ONLY_NOTE} Removes every identity of that provider linked to the account (also of a provider no longer ` +
+    'configured). `404 NOT_FOUND` when there is none; `409 LAST_SIGN_IN_METHOD` when the account has no password and no identity of ' +
+    'another provider (set a password with a reset first).',
+  auth: { kind: 'session' },
+  params: LinkProviderParams,
+  response: { status: 204, schema: z.null().optional(), description: 'Removed' },
+  errors: [401, 403, 404, 409, 415, 429],
+});
+
 /** Every sign-in route, in the order the OpenAPI document lists them. */
 export const AUTH_ROUTES: RouteDef[] = [
   listAuthProviders, signUp, signIn, signOut, refreshSession, requestPasswordReset, confirmPasswordReset,
-  startSmsSignIn, verifySmsSignIn, startOAuthSignIn, oauthCallback, completeOAuthSignIn,
+  startSmsSignIn, verifySmsSignIn, startOAuthSignIn, oauthCallback, completeOAuthSignIn, linkOAuthProvider, unlinkOAuthProvider,
 ] as RouteDef[];

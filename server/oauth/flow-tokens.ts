@@ -4,7 +4,8 @@
 // - the flow: state, nonce, PKCE verifier, where to return; an HttpOnly cookie on the platform
 //   for the 10 minutes a visitor has to finish at the provider;
 // - the ticket: what a start on a community's domain hands to the platform's start (that
-//   domain, the binding hash, the account to link); a query parameter, valid 2 minutes.
+//   domain, the binding hash); a query parameter, valid 2 minutes. It never names an account to
+//   link: linking starts only on the platform (server/site/oauth.ts).
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import { z } from 'zod';
 import { OAUTH_PROVIDER_IDS } from './config.ts';
@@ -30,8 +31,11 @@ const FlowClaims = z.object({
   nonce: z.string().min(1).max(200).nullable(),
   codeVerifier: z.string().min(43).max(128),
   returnTo: z.string().min(1).max(2000),
-  /** The signed-in account the visitor asked to link to; null for a sign-in. */
-  linkUserId: z.string().max(64).nullable(),
+  /**
+   * The platform session that asked to link (POST .../link); null for a sign-in. The callback
+   * links only if this same session is still the one signed in.
+   */
+  link: z.object({ userId: z.string().max(64), sessionId: z.string().max(64) }).nullable(),
   handoff: Handoff.nullable(),
 });
 export type OAuthFlow = z.infer<typeof FlowClaims>;
@@ -39,7 +43,6 @@ export type OAuthFlow = z.infer<typeof FlowClaims>;
 const TicketClaims = z.object({
   provider: z.enum(OAUTH_PROVIDER_IDS),
   returnTo: z.string().min(1).max(2000),
-  linkUserId: z.string().max(64).nullable(),
   handoff: Handoff,
 });
 export type OAuthTicket = z.infer<typeof TicketClaims>;

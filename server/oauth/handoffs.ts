@@ -2,7 +2,8 @@
 // started on, whose cookie the platform cannot set. A code is 32 random bytes, lives 60 seconds,
 // works once (one DELETE ... RETURNING claims it), only on the origin it was made for, and only
 // in the browser holding the binding cookie set on that origin at the start. Only its sha256 is
-// stored.
+// stored. A handoff only ever signs in: linking happens on the platform, never on a community's domain,
+// so `link_user_id` is always written null and never read.
 import crypto from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import type { ExternalIdentity } from '../domain/oauth-identities.ts';
@@ -16,7 +17,6 @@ export interface Handoff {
   origin: string;
   bindHash: string;
   returnTo: string;
-  linkUserId: string | null;
 }
 
 /** Stores the finished flow and returns the code to put in the redirect. */
@@ -26,7 +26,7 @@ export async function createHandoff(db: Db, h: Handoff, now = Date.now()): Promi
   await db.insertInto('oauth_handoffs').values({
     code_hash: sha256(code), origin: h.origin, bind_hash: h.bindHash, return_to: h.returnTo,
     provider: h.identity.provider, subject: h.identity.subject, email: h.identity.email,
-    email_verified: h.identity.emailVerified ? 1 : 0, name: h.identity.name, link_user_id: h.linkUserId,
+    email_verified: h.identity.emailVerified ? 1 : 0, name: h.identity.name, link_user_id: null,
     created_at: new Date(now).toISOString(), expires_at: new Date(now + HANDOFF_TTL_MS).toISOString(),
   }).execute();
   return code;
@@ -47,6 +47,6 @@ export async function redeemHandoff(db: Db, code: string, origin: string, now = 
     identity: {
       provider: row.provider, subject: row.subject, email: row.email, emailVerified: row.email_verified === 1, name: row.name,
     },
-    origin: row.origin, bindHash: row.bind_hash, returnTo: row.return_to, linkUserId: row.link_user_id,
+    origin: row.origin, bindHash: row.bind_hash, returnTo: row.return_to,
   };
 }

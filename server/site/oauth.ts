@@ -1,7 +1,9 @@
 // Sign-in with Google, Slack and Discord (docs/sign-in.md, "Google, Slack and Discord"):
-//   GET /api/auth/oauth/{provider}/start?returnTo=/path   -> the provider
-//   GET /api/auth/oauth/{provider}/callback               <- the provider (platform origin only)
-//   GET /api/auth/oauth/complete?code=                    the last step on a community's domain
+//   GET    /api/auth/oauth/{provider}/start?returnTo=/path   -> the provider (a sign-in, on any site)
+//   GET    /api/auth/oauth/{provider}/callback               <- the provider (platform origin only)
+//   GET    /api/auth/oauth/complete?code=                    the last step on a community's domain
+//   POST   /api/auth/oauth/{provider}/link                   linking, on the platform only
+//   DELETE /api/auth/oauth/{provider}/link                   unlinking, on the platform only
 //
 // Providers accept only pre-registered redirect URIs, so every flow returns to the platform's
 // callback. A flow started on the platform ends there with the `svc_auth` cookie. A flow started
@@ -9,27 +11,40 @@
 // cannot set: its start sets a binding cookie on the domain and sends the browser to the
 // platform's start with an encrypted ticket; the callback stores the verified identity under a
 // single-use 60-second code and redirects to the domain's /complete, which redeems the code only
-// on that origin and only with the binding cookie, then signs in (or links) there.
+// on that origin and only with the binding cookie, then signs in there.
 //
-// Every failure is a redirect to the site's /sign-in?error=<code>, never a session and never a
-// 500: the visitor is mid-navigation, not a JSON client.
+// A GET never links, on any host: a signed-in visitor who starts one is signed in as whoever the
+// provider account belongs to. A linked identity signs in everywhere, so linking is started only
+// by the platform's own pages (a same-origin POST; SameSite=Lax sends the cookie on any top-level
+// GET), only with a platform session (a community's operator can read the tokens sent to its
+// domain, never the platform's), and only within minutes of that session's sign-in (a token that
+// leaked some other way is not enough on its own).
+//
+// Every failure of a navigation is a redirect to the site's /sign-in?error=<code>, never a session
+// and never a 500: the visitor is mid-navigation, not a JSON client.
 import crypto from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import * as client from 'openid-client';
 import type { Logger } from 'pino';
-import type { OAuthErrorCode } from '../../contract/routes/auth.ts';
+import {
+  LINK_REAUTH_SECONDS, linkOAuthProvider, unlinkOAuthProvider, type OAuthErrorCode,
+} from '../../contract/routes/auth.ts';
 import { issueSession } from '../domain/accounts.ts';
-import { signInWithIdentity, type ExternalIdentity } from '../domain/oauth-identities.ts';
+import {
+  linkIdentity, signInWithIdentity, unlinkProvider, type ExternalIdentity, type OnLinked,
+} from '../domain/oauth-identities.ts';
 import { ApiError } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
-import type { RouteDeps } from '../http/routes.ts';
+import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import {
-  communityTagForHost, cookieNameFor, parseCookies, setSessionCookie, signedInVisitor,
+  communityTagForHost, cookieNameFor, parseCookies, setSessionCookie, signedInVisitor, type Visitor,
 } from '../http/session.ts';
+import { identityLinkedMail } from '../mail/identity-linked-email.ts';
+import { OutboxMailer } from '../mail/mailer.ts';
 import { OAUTH_DEFAULTS, type OAuthConfig, type OAuthProviderId } from '../oauth/config.ts';
 import { FLOW_TTL_SECONDS, FlowTokens, type OAuthFlow } from '../oauth/flow-tokens.ts';
 import { createHandoff, redeemHandoff, sha256 } from '../oauth/handoffs.ts';
-import { callbackPath, OAUTH_BASE, startPath } from '../oauth/links.ts';
+import { callbackPath, OAUTH_BASE, PROVIDER_NAMES, startPath } from '../oauth/links.ts';
 import { OAuthProviders, ProviderError } from '../oauth/providers.ts';
 import { safeNext } from './sign-in-page.ts';
 
@@ -66,19 +81,26 @@ function redirect(res: Response, location: string): void {
   res.status(302).setHeader('Location', location).end();
 }
 
-/** Where a failure lands: the sign-in page of the site the flow belongs to, with the code. */
-function failTo(res: Response, code: OAuthErrorCode, where: { origin?: string | null; returnTo?: string | null } = {}): void {
+/** The sign-in page of a site (`origin`, or this one) showing `code`, then going on to `returnTo`. */
+function signInPageWith(code: OAuthErrorCode, where: { origin?: string | null; returnTo?: string | null } = {}): string {
   const query = new URLSearchParams({ error: code });
   if (where.returnTo && where.returnTo !== '/') query.set('next', where.returnTo);
-  redirect(res, `${where.origin ?? ''}/sign-in?${query}`);
+  return `${where.origin ?? ''}/sign-in?${query}`;
 }
+
+/** Where a failure lands: the sign-in page of the site the flow belongs to, with the code. */
+function failTo(res: Response, code: OAuthErrorCode, where: { origin?: string | null; returnTo?: string | null } = {}): void {
+  redirect(res, signInPageWith(code, where));
+}
+
+const NO_STORE = { 'Cache-Control': 'private, no-store' };
 
 export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
   const settings = deps.oauth ?? { providers: {}, requestsPerIp: OAUTH_DEFAULTS.requestsPerIp };
   const providers = new OAuthProviders(settings.providers);
   const tokens = new FlowTokens((purpose) => deps.sessions.deriveKey(purpose));
   const platform = new URL(deps.publicUrl);
-  // Starts, callbacks and completions together, per client IP: a flow is 2 to 4 of them.
+  // Starts, callbacks, completions and link starts together, per client IP: a flow is 2 to 4 of them.
   deps.rateLimits.define('oauth-ip', { points: settings.requestsPerIp, durationSec: 15 * 60 });
 
   const redirectUri = (provider: OAuthProviderId) => `${deps.publicUrl}${callbackPath(provider)}`;
@@ -89,50 +111,76 @@ export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
     await deps.rateLimits.consume('oauth-ip', ip, res);
   }
 
-  /** The provider named in the path if it is enabled; a disabled one does not exist (404). */
-  function providerOf(req: Request): OAuthProviderId {
-    const id = providers.find(String(req.params.provider));
+  /** The provider named if it is enabled; a disabled one does not exist (404). */
+  function providerOf(name: unknown): OAuthProviderId {
+    const id = providers.find(String(name));
     if (!id) throw new ApiError('NOT_FOUND', messages.oauthProviderNotFound);
     return id;
   }
 
-  /**
-   * The last step, on the site the flow started on: link to the signed-in account, or sign in
-   * and set this site's cookie; then go to `returnTo`.
-   */
-  async function finish(
-    req: Request, res: Response,
-    f: { identity: ExternalIdentity; communityTag: string | null; linkUserId: string | null; returnTo: string },
+  /** A new flow's secrets, and the provider's URL with them (ProviderError when it is unreachable). */
+  async function beginFlow(
+    provider: OAuthProviderId, base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>,
+  ): Promise<{ flow: OAuthFlow; url: URL }> {
+    const flow: OAuthFlow = {
+      provider, ...base,
+      state: client.randomState(),
+      nonce: providers.isOidc(provider) ? client.randomNonce() : null,
+      codeVerifier: client.randomPKCECodeVerifier(),
+    };
+    return { flow, url: await providers.authorizationUrl(provider, { redirectUri: redirectUri(provider), ...flow }) };
+  }
+
+  /** The owner hears of every link, in the transaction that makes it: a link nobody knows of is a takeover nobody sees. */
+  const tellOwner: OnLinked = async (trx, linked) => {
+    const provider = linked.provider as OAuthProviderId;
+    await new OutboxMailer(trx).send(identityLinkedMail({
+      to: linked.email, siteName: 'svc', providerName: PROVIDER_NAMES[provider] ?? provider, provider,
+      platformUrl: deps.publicUrl, credentialsRemoved: linked.credentialsRemoved,
+    }));
+  };
+
+  /** Sign in as whoever the identity is (never a link), set this site's cookie, go to `returnTo`. */
+  async function signIn(
+    req: Request, res: Response, f: { identity: ExternalIdentity; communityTag: string | null; returnTo: string },
   ): Promise<void> {
-    if (f.linkUserId) {
-      // Linking needs the same account still signed in here: a link started by one account
-      // never lands on whoever happens to be signed in now.
-      const visitor = await signedInVisitor(deps.db, deps.sessions, req, f.communityTag);
-      if (visitor?.userId !== f.linkUserId) return failTo(res, 'oauth_link_session_changed', { returnTo: f.returnTo });
-    }
-    const outcome = await signInWithIdentity(deps.db, f.identity, f.linkUserId);
-    if (!outcome.ok) {
-      return failTo(res, outcome.reason === 'identity_in_use' ? 'oauth_identity_in_use' : 'oauth_email_unverified', { returnTo: f.returnTo });
-    }
-    if (!f.linkUserId) {
-      const { token, expiresAt } = await issueSession(deps.db, deps.sessions, outcome.userId);
-      setSessionCookie(req, res, cookieNameFor(f.communityTag), token, expiresAt);
-    }
+    const outcome = await signInWithIdentity(deps.db, f.identity, tellOwner);
+    if (!outcome.ok) return failTo(res, 'oauth_email_unverified', { returnTo: f.returnTo });
+    const { token, expiresAt } = await issueSession(deps.db, deps.sessions, outcome.userId, { site: f.communityTag });
+    setSessionCookie(req, res, cookieNameFor(f.communityTag), token, expiresAt);
     redirect(res, f.returnTo);
   }
 
+  /** The callback of a linking flow, on the platform: link to the session that asked, if it is still the one here. */
+  async function link(req: Request, res: Response, identity: ExternalIdentity, flow: OAuthFlow & { link: NonNullable<OAuthFlow['link']> }): Promise<void> {
+    // A link asked for by one session never lands on whoever happens to be signed in now.
+    const visitor = await signedInVisitor(deps.db, deps.sessions, req, null);
+    if (visitor?.userId !== flow.link.userId || visitor.claims.sid !== flow.link.sessionId || visitor.claims.site !== null) {
+      return failTo(res, 'oauth_link_session_changed', { returnTo: flow.returnTo });
+    }
+    const outcome = await linkIdentity(deps.db, identity, flow.link.userId, tellOwner);
+    if (!outcome.ok) {
+      return failTo(res, outcome.reason === 'identity_in_use' ? 'oauth_identity_in_use' : 'oauth_link_session_changed', { returnTo: flow.returnTo });
+    }
+    redirect(res, flow.returnTo);
+  }
+
+  /** Linking and unlinking: only the platform's own host, where no community's operator reads the cookie. */
+  function assertPlatform(req: Request, visitor: Visitor): void {
+    if (visitor.communityTag !== null || req.host !== platform.host) throw new ApiError('PLATFORM_ONLY', messages.oauthPlatformOnly);
+  }
+
   router.get(`${OAUTH_BASE}/:provider/start`, async (req, res) => {
-    const provider = providerOf(req);
+    const provider = providerOf(req.params.provider);
     await limit(req, res);
     const communityTag = await communityTagForHost(deps.db, req.hostname);
 
     if (communityTag) {
-      // A community's domain: bind this browser here, then continue on the platform.
-      const visitor = await signedInVisitor(deps.db, deps.sessions, req, communityTag);
+      // A community's domain: bind this browser here, then continue on the platform. Whoever is
+      // signed in here plays no part: the flow signs in, it never links.
       const bind = crypto.randomBytes(32).toString('base64url');
       const ticket = await tokens.sealTicket({
-        provider, returnTo: safeReturnTo(req.query.returnTo), linkUserId: visitor?.userId ?? null,
-        handoff: { origin: originOf(req), bindHash: sha256(bind) },
+        provider, returnTo: safeReturnTo(req.query.returnTo), handoff: { origin: originOf(req), bindHash: sha256(bind) },
       });
       // The binding outlives the ticket by the flow's own 10 minutes at the provider.
       res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, bind, FLOW_TTL_SECONDS + 120));
@@ -143,35 +191,28 @@ export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
       return redirect(res, `${deps.publicUrl}${req.originalUrl}`);
     }
 
-    let flowBase: Pick<OAuthFlow, 'returnTo' | 'linkUserId' | 'handoff'>;
+    let base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>;
     const ticketText = single(req.query.ticket);
     if (ticketText !== null) {
       const ticket = await tokens.openTicket(ticketText);
       if (!ticket || ticket.provider !== provider) return failTo(res, 'oauth_flow_expired');
-      flowBase = ticket;
+      base = { returnTo: ticket.returnTo, link: null, handoff: ticket.handoff };
     } else {
-      const visitor = await signedInVisitor(deps.db, deps.sessions, req, null);
-      flowBase = { returnTo: safeReturnTo(req.query.returnTo), linkUserId: visitor?.userId ?? null, handoff: null };
+      base = { returnTo: safeReturnTo(req.query.returnTo), link: null, handoff: null };
     }
-    const flow: OAuthFlow = {
-      provider, ...flowBase,
-      state: client.randomState(),
-      nonce: providers.isOidc(provider) ? client.randomNonce() : null,
-      codeVerifier: client.randomPKCECodeVerifier(),
-    };
-    let url: URL;
+    let started: { flow: OAuthFlow; url: URL };
     try {
-      url = await providers.authorizationUrl(provider, { redirectUri: redirectUri(provider), ...flow });
+      started = await beginFlow(provider, base);
     } catch (err) {
       deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
-      return failTo(res, 'oauth_provider_unavailable', { origin: flow.handoff?.origin, returnTo: flow.returnTo });
+      return failTo(res, 'oauth_provider_unavailable', { origin: base.handoff?.origin, returnTo: base.returnTo });
     }
-    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await tokens.sealFlow(flow), FLOW_TTL_SECONDS));
-    redirect(res, url.href);
+    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await tokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
+    redirect(res, started.url.href);
   });
 
   router.get(`${OAUTH_BASE}/:provider/callback`, async (req, res) => {
-    const provider = providerOf(req);
+    const provider = providerOf(req.params.provider);
     await limit(req, res);
     // One try per flow, whatever happens next.
     res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), '', 0));
@@ -200,13 +241,14 @@ export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
       return failTo(res, code, back);
     }
 
+    if (flow.link) return link(req, res, identity, { ...flow, link: flow.link });
     if (flow.handoff) {
       const code = await createHandoff(deps.db, {
-        identity, origin: flow.handoff.origin, bindHash: flow.handoff.bindHash, returnTo: flow.returnTo, linkUserId: flow.linkUserId,
+        identity, origin: flow.handoff.origin, bindHash: flow.handoff.bindHash, returnTo: flow.returnTo,
       });
       return redirect(res, `${flow.handoff.origin}${OAUTH_BASE}/complete?code=${encodeURIComponent(code)}`);
     }
-    return finish(req, res, { identity, communityTag: null, linkUserId: flow.linkUserId, returnTo: flow.returnTo });
+    return signIn(req, res, { identity, communityTag: null, returnTo: flow.returnTo });
   });
 
   router.get(`${OAUTH_BASE}/complete`, async (req, res) => {
@@ -218,6 +260,36 @@ export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
     if (!handoff) return failTo(res, 'oauth_handoff_invalid');
     const bind = parseCookies(req.headers.cookie).get(BIND_COOKIE);
     if (!bind || !timingSafeEqualText(sha256(bind), handoff.bindHash)) return failTo(res, 'oauth_handoff_invalid', { returnTo: handoff.returnTo });
-    return finish(req, res, { identity: handoff.identity, communityTag, linkUserId: handoff.linkUserId, returnTo: handoff.returnTo });
+    return signIn(req, res, { identity: handoff.identity, communityTag, returnTo: handoff.returnTo });
   });
+
+  mountRoute(router, linkOAuthProvider, async ({ params, body, visitor, req, res }) => {
+    assertPlatform(req, visitor!);
+    const provider = providerOf(params.provider);
+    await deps.rateLimits.consume('oauth-ip', req.ip ?? 'unknown', res);
+    const returnTo = safeReturnTo(body.returnTo);
+    // By sign-in time, which a refresh keeps: a session extended for weeks is not a recent sign-in.
+    if (Date.now() / 1000 - visitor!.session.authTime > LINK_REAUTH_SECONDS) {
+      return { body: { redirectUrl: signInPageWith('oauth_reauth_required', { origin: deps.publicUrl, returnTo }) }, headers: NO_STORE };
+    }
+    let started: { flow: OAuthFlow; url: URL };
+    try {
+      started = await beginFlow(provider, { returnTo, link: { userId: visitor!.userId, sessionId: visitor!.session.sid }, handoff: null });
+    } catch (err) {
+      deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
+      throw new ApiError('SERVICE_UNAVAILABLE', messages.oauthProviderUnavailable);
+    }
+    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await tokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
+    return { body: { redirectUrl: started.url.href }, headers: NO_STORE };
+  }, deps);
+
+  mountRoute(router, unlinkOAuthProvider, async ({ params, visitor, req, transaction }) => {
+    assertPlatform(req, visitor!);
+    return transaction(async (trx) => {
+      const outcome = await unlinkProvider(trx, visitor!.userId, params.provider);
+      if (outcome === 'not_linked') throw new ApiError('NOT_FOUND', messages.oauthNotLinked);
+      if (outcome === 'last_sign_in_method') throw new ApiError('LAST_SIGN_IN_METHOD', messages.oauthLastSignInMethod);
+      return { status: 204, body: undefined, headers: NO_STORE };
+    });
+  }, deps);
 }

@@ -3,6 +3,7 @@
 // overrides plus a /users/@me stand-in that validates the access token by introspection. A test
 // browser follows every redirect by hand, keeping cookies per host, so each test sees exactly what
 // a browser would: the platform (127.0.0.1) and a community's domain (club.localhost).
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { FlowTokens } from '../../server/oauth/flow-tokens.ts';
@@ -84,8 +85,7 @@ async function userCount(): Promise<number> {
 }
 
 /** A browser that has just signed up with e-mail and password on `host` (the platform, or a community's domain). */
-async function signedInBrowser(host = PLATFORM_HOST) {
-  const email = `signed-in-${++seq}@example.com`;
+async function signedInBrowser(host = PLATFORM_HOST, email = `signed-in-${++seq}@example.com`) {
   const res = await rawRequest(port, 'POST', '/api/auth/sign-up', {
     Host: `${host}:${port}`, Origin: `http://${host}:${port}`, 'Content-Type': 'application/json',
   }, JSON.stringify({ email, password: 'correct horse', name: 'Signed In' }));
@@ -95,7 +95,36 @@ async function signedInBrowser(host = PLATFORM_HOST) {
     const [pair] = line.split(';');
     browser.setCookie(host, pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
   }
-  return { browser, user: { id: res.body.id as string } };
+  return { browser, user: { id: res.body.id as string, email } };
+}
+
+const linkUrl = (provider: string) => `${platform}/api/auth/oauth/${provider}/link`;
+
+/** What the platform's page does to link: POST .../link, then follow `redirectUrl` through the provider and back. */
+async function linkWith(browser: TestBrowser, provider: string, login: string, returnTo = '/settings') {
+  const start = await browser.requestJson('POST', linkUrl(provider), { returnTo });
+  expect(start.res.status).toBe(200);
+  expect(start.res.body.redirectUrl).toMatch(new RegExp(`^${op.issuer}/`));
+  return signIn(browser, start.res.body.redirectUrl, login);
+}
+
+/** A platform session whose sign-in (`auth_time`) was `ageSeconds` ago, as a refreshed cookie would carry it. */
+async function browserSignedInAgo(userId: string, ageSeconds: number): Promise<TestBrowser> {
+  const authTime = Math.floor(Date.now() / 1000) - ageSeconds;
+  const { token } = await s.sessions.issue(userId, Date.now(), { sid: crypto.randomUUID(), authTime }, null);
+  const browser = new TestBrowser();
+  browser.setCookie(PLATFORM_HOST, 'svc_auth', token);
+  return browser;
+}
+
+async function mailTo(email: string) {
+  return s.database.db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', email).execute();
+}
+
+async function passwordSignIn(email: string, password: string) {
+  return rawRequest(port, 'POST', '/api/auth/sign-in', {
+    Host: `${PLATFORM_HOST}:${port}`, Origin: platform, 'Content-Type': 'application/json',
+  }, JSON.stringify({ email, password }));
 }
 
 describe('happy', () => {
@@ -159,30 +188,59 @@ describe('happy', () => {
     expect(res.body.email).toBe(`${login}@example.com`);
   });
 
-  it('links the provider account to the signed-in visitor, who keeps their session', async () => {
+  it('links a provider account to a freshly signed-in platform session (POST .../link), which it keeps, and e-mails the owner', async () => {
     // Linking while signed in does not need the provider to vouch for an e-mail.
     const login = account({ email: null, verified: false });
     const { browser, user } = await signedInBrowser();
     const before = browser.cookie(PLATFORM_HOST, 'svc_auth');
-    const { landed, steps } = await signIn(browser, `${platform}/api/auth/oauth/discord/start?returnTo=/settings`, login);
-    expect(landed.pathname).toBe('/settings');
+    const start = await browser.requestJson('POST', linkUrl('discord'), { returnTo: '/settings' });
+    expect(start.res.status).toBe(200);
+    expect(start.res.headers['cache-control']).toBe('private, no-store');
+    expect(start.res.headers['set-cookie']!.some((c) => c.startsWith('svc_oauth_discord='))).toBe(true);
+    const { landed, steps } = await signIn(browser, start.res.body.redirectUrl, login);
+    expect(landed.href).toBe(`${platform}/settings`);
     expect(sessionCookiesSet(steps)).toEqual([]);
     expect(browser.cookie(PLATFORM_HOST, 'svc_auth')).toBe(before);
     expect(await identityRows('discord', login)).toEqual([{ user_id: user.id, email: null }]);
-    // From now on that Discord account signs in to this user.
+    const [mail] = await mailTo(user.email);
+    expect(mail.subject).toBe('Discord was linked to your svc account');
+    expect(mail.text_body).toContain(`on svc and on every community site`);
+    expect(mail.text_body).toContain(`DELETE ${platform}/api/auth/oauth/discord/link`);
+    expect(mail.text_body).toContain(`${platform}/reset-password`);
+    // From now on that Discord account signs in to this user, on the platform and on a community.
     const fresh = new TestBrowser();
     await signIn(fresh, `${platform}/api/auth/oauth/discord/start`, login);
     expect((await me(PLATFORM_HOST, `svc_auth=${fresh.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).toBe(user.id);
+    await signIn(fresh, `${club}/api/auth/oauth/discord/start`, login);
+    expect((await me(CLUB_HOST, `svc_auth_club=${fresh.cookie(CLUB_HOST, 'svc_auth_club')}`)).body.id).toBe(user.id);
   });
 
-  it('links on a community domain with the session of that domain', async () => {
+  it('signs a signed-in visitor in as the provider account\'s own user on GET /start: a start never links', async () => {
+    const { browser, user } = await signedInBrowser();
     const login = account();
-    const { browser, user } = await signedInBrowser(CLUB_HOST);
-    expect(browser.cookie(CLUB_HOST, 'svc_auth_club')).toBeDefined();
-    const { landed, steps } = await signIn(browser, `${club}/api/auth/oauth/google/start?returnTo=/me`, login);
-    expect(landed.href).toBe(`${club}/me`);
-    expect(sessionCookiesSet(steps)).toEqual([]);
-    expect(await identityRows('google', login)).toEqual([{ user_id: user.id, email: `${login}@example.com` }]);
+    const { landed, steps } = await signIn(browser, `${platform}/api/auth/oauth/google/start?returnTo=/settings`, login);
+    expect(landed.href).toBe(`${platform}/settings`);
+    expect(sessionCookiesSet(steps)).toHaveLength(1);
+    const now = await me(PLATFORM_HOST, `svc_auth=${browser.cookie(PLATFORM_HOST, 'svc_auth')}`);
+    expect(now.body.id).not.toBe(user.id);
+    expect(now.body.email).toBe(`${login}@example.com`);
+    expect(await identityRows('google', login)).toEqual([{ user_id: now.body.id, email: `${login}@example.com` }]);
+    expect(await s.database.db.selectFrom('oauth_identities').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
+    expect(await mailTo(user.email)).toEqual([]);
+  });
+
+  it('removes a linked provider (DELETE .../link): it no longer signs in to the account', async () => {
+    const { browser, user } = await signedInBrowser();
+    const login = account({ email: null, verified: false });
+    await linkWith(browser, 'slack', login);
+    expect(await identityRows('slack', login)).toHaveLength(1);
+    const res = await browser.requestJson('DELETE', linkUrl('slack'));
+    expect(res.res.status).toBe(204);
+    expect(await identityRows('slack', login)).toEqual([]);
+    // Without a verified e-mail it is now a stranger: refused, not signed in to the account.
+    const { landed } = await signIn(new TestBrowser(), `${platform}/api/auth/oauth/slack/start`, login);
+    expect(errorOf(landed)).toBe('oauth_email_unverified');
+    expect((await me(PLATFORM_HOST, `svc_auth=${browser.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).toBe(user.id);
   });
 
   it('links a provider-verified e-mail to the existing account with that address', async () => {
@@ -194,6 +252,20 @@ describe('happy', () => {
     expect((await me(PLATFORM_HOST, `svc_auth=${browser.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).toBe(user.id);
     expect(await userCount()).toBe(users);
     expect((await identityRows('google', login))[0].user_id).toBe(user.id);
+    const [mail] = await mailTo(`${user.usertag}@example.com`);
+    expect(mail.subject).toBe('Google was linked to your svc account');
+  });
+
+  it('keeps the other providers of an account without a password when one more signs in by the same verified e-mail', async () => {
+    const email = `multi-${++seq}@example.com`;
+    const google = account({ email });
+    const slack = account({ email });
+    const first = new TestBrowser();
+    await signIn(first, `${platform}/api/auth/oauth/google/start`, google);
+    const owner = (await identityRows('google', google))[0].user_id;
+    await signIn(new TestBrowser(), `${platform}/api/auth/oauth/slack/start`, slack);
+    expect((await identityRows('slack', slack))[0].user_id).toBe(owner);
+    expect(await identityRows('google', google)).toEqual([{ user_id: owner, email }]);
   });
 
   it('lists the enabled providers with their start URLs, and the sign-in page offers a button for each', async () => {
@@ -212,11 +284,13 @@ describe('happy', () => {
     }
   });
 
-  it('declares the three routes in the OpenAPI document', async () => {
+  it('declares the routes in the OpenAPI document', async () => {
     const doc = (await rawRequest(port, 'GET', '/openapi.json', { Host: `127.0.0.1:${port}` })).body;
     expect(doc.paths['/api/auth/oauth/{provider}/start'].get.operationId).toBe('startOAuthSignIn');
     expect(doc.paths['/api/auth/oauth/{provider}/callback'].get.operationId).toBe('oauthCallback');
     expect(doc.paths['/api/auth/oauth/complete'].get.operationId).toBe('completeOAuthSignIn');
+    expect(doc.paths['/api/auth/oauth/{provider}/link'].post.operationId).toBe('linkOAuthProvider');
+    expect(doc.paths['/api/auth/oauth/{provider}/link'].delete.operationId).toBe('unlinkOAuthProvider');
   });
 });
 
@@ -300,21 +374,76 @@ describe('errors', () => {
     const login = account();
     await signIn(new TestBrowser(), `${platform}/api/auth/oauth/google/start`, login);
     const owner = (await identityRows('google', login))[0].user_id;
-    const { browser } = await signedInBrowser();
-    const { landed } = await signIn(browser, `${platform}/api/auth/oauth/google/start`, login);
+    const { browser, user } = await signedInBrowser();
+    const { landed } = await linkWith(browser, 'google', login);
     expect(errorOf(landed)).toBe('oauth_identity_in_use');
     expect(await identityRows('google', login)).toEqual([{ user_id: owner, email: `${login}@example.com` }]);
+    expect(await mailTo(user.email)).toEqual([]);
   });
 
-  it('does not link when the visitor signed out between start and callback', async () => {
+  it('does not link when the session that asked signed out, or another session took its place, before the callback', async () => {
+    const { browser, user } = await signedInBrowser();
+    for (const change of ['signed out', 'signed in again'] as const) {
+      const login = account();
+      const start = await browser.requestJson('POST', linkUrl('google'), {});
+      const callback = await authorizeAtProvider(browser, start.res.body.redirectUrl, login);
+      const session = browser.cookie(PLATFORM_HOST, 'svc_auth')!;
+      browser.cookies = browser.cookies.filter((c) => c.name !== 'svc_auth');
+      if (change === 'signed in again') {
+        const again = await passwordSignIn(user.email, 'correct horse');
+        expect(again.status).toBe(200);
+        browser.setCookie(PLATFORM_HOST, 'svc_auth', /^svc_auth=([^;]+)/.exec(again.headers['set-cookie']![0])![1]);
+      }
+      const { landed, steps } = await finishFrom(browser, callback);
+      expect(errorOf(landed)).toBe('oauth_link_session_changed');
+      expect(sessionCookiesSet(steps)).toEqual([]);
+      expect(await identityRows('google', login)).toEqual([]);
+      browser.setCookie(PLATFORM_HOST, 'svc_auth', session);
+    }
+  });
+
+  it('answers a link start from a session signed in over 10 minutes ago with the platform\'s sign-in page, asking to sign in again', async () => {
+    const { user } = await signedInBrowser();
+    const stale = await browserSignedInAgo(user.id, 11 * 60);
+    const res = await stale.requestJson('POST', linkUrl('google'), { returnTo: '/settings' });
+    expect(res.res.status).toBe(200);
+    expect(res.res.body).toEqual({ redirectUrl: `${platform}/sign-in?error=oauth_reauth_required&next=%2Fsettings` });
+    expect(res.res.headers['set-cookie'] ?? []).toEqual([]);
+    const page = await rawRequest(port, 'GET', '/sign-in?error=oauth_reauth_required', { Host: `${PLATFORM_HOST}:${port}` });
+    expect(page.text).toContain('sign in again first');
+    // Just inside the window it starts.
+    const recent = await browserSignedInAgo(user.id, 9 * 60);
+    const ok = await recent.requestJson('POST', linkUrl('google'), {});
+    expect(ok.res.body.redirectUrl).toMatch(new RegExp(`^${op.issuer}/`));
+  });
+
+  it('refuses to remove the only way into an account (no password, no other provider), and a provider that is not linked', async () => {
     const login = account();
-    const { browser } = await signedInBrowser();
-    const callback = await authorizeAtProvider(browser, `${platform}/api/auth/oauth/google/start`, login);
-    browser.cookies = browser.cookies.filter((c) => c.name !== 'svc_auth');
-    const { landed, steps } = await finishFrom(browser, callback);
-    expect(errorOf(landed)).toBe('oauth_link_session_changed');
-    expect(sessionCookiesSet(steps)).toEqual([]);
-    expect(await identityRows('google', login)).toEqual([]);
+    const browser = new TestBrowser();
+    await signIn(browser, `${platform}/api/auth/oauth/discord/start`, login);
+    const userId = (await identityRows('discord', login))[0].user_id;
+    const last = await browser.requestJson('DELETE', linkUrl('discord'));
+    expect(last.res.status).toBe(409);
+    expect(last.res.body.code).toBe('LAST_SIGN_IN_METHOD');
+    expect(await identityRows('discord', login)).toHaveLength(1);
+    const none = await browser.requestJson('DELETE', linkUrl('google'));
+    expect(none.res.status).toBe(404);
+    expect(none.res.body.code).toBe('NOT_FOUND');
+    const unknown = await browser.requestJson('DELETE', linkUrl('myspace'));
+    expect(unknown.res.status).toBe(404);
+    // With a second provider linked, either one can go.
+    const fresh = await browserSignedInAgo(userId, 0);
+    await linkWith(fresh, 'google', account({ email: null, verified: false }));
+    expect((await fresh.requestJson('DELETE', linkUrl('discord'))).res.status).toBe(204);
+    expect(await identityRows('discord', login)).toEqual([]);
+  });
+
+  it('answers 401 to link and unlink without a platform session', async () => {
+    for (const method of ['POST', 'DELETE']) {
+      const res = await new TestBrowser().requestJson(method, linkUrl('google'), method === 'POST' ? {} : undefined);
+      expect(res.res.status).toBe(401);
+      expect(res.res.body.code).toBe('SIGN_IN_REQUIRED');
+    }
   });
 
   it('shows a failed flow\'s code on the sign-in page as a sentence, and ignores unknown codes', async () => {
@@ -327,7 +456,7 @@ describe('errors', () => {
 
   it('refuses a start ticket that is not one the server made, is past its 2 minutes, or is for another provider', async () => {
     const tokens = new FlowTokens((purpose) => s.sessions.deriveKey(purpose));
-    const ticket = { provider: 'google' as const, returnTo: '/', linkUserId: null, handoff: { origin: club, bindHash: sha256('bind') } };
+    const ticket = { provider: 'google' as const, returnTo: '/', handoff: { origin: club, bindHash: sha256('bind') } };
     const stale = await tokens.sealTicket(ticket, Date.now() - 3 * 60_000);
     const fresh = await tokens.sealTicket(ticket);
     for (const url of [
@@ -447,6 +576,100 @@ describe('security', () => {
     const replay = await finishFrom(attacker, callback);
     expect(errorOf(replay.landed)).toBe('oauth_exchange_failed');
     expect(sessionCookiesSet(replay.steps)).toEqual([]);
+  });
+
+  it('gives a community\'s operator holding a member\'s svc_auth_<tag> token no way to link their own provider account to that member', async () => {
+    const { browser: member, user: victim } = await signedInBrowser(CLUB_HOST);
+    const stolen = member.cookie(CLUB_HOST, 'svc_auth_club')!;
+    const operatorLogin = account();
+    const operator = new TestBrowser();
+    operator.setCookie(CLUB_HOST, 'svc_auth_club', stolen);
+    // Linking on the community's domain is refused outright, with the member's own cookie.
+    for (const method of ['POST', 'DELETE']) {
+      const onClub = await operator.requestJson(method, `${club}/api/auth/oauth/google/link`, method === 'POST' ? {} : undefined);
+      expect(onClub.res.status).toBe(403);
+      expect(onClub.res.body.code).toBe('PLATFORM_ONLY');
+      expect(onClub.res.headers['set-cookie'] ?? []).toEqual([]);
+    }
+    // The token is no platform session, by Bearer or by cookie.
+    const bearer = await new TestBrowser().requestJson('POST', linkUrl('google'), {}, { Authorization: `Bearer ${stolen}` });
+    expect(bearer.res.status).toBe(401);
+    const cookie = new TestBrowser();
+    cookie.setCookie(PLATFORM_HOST, 'svc_auth', stolen);
+    expect((await cookie.requestJson('POST', linkUrl('google'), {})).res.status).toBe(401);
+    // A provider flow started on the domain with the member's session signs the operator in as
+    // the provider account's own (new) user, replacing the member's session: never a link.
+    const { landed, steps } = await signIn(operator, `${club}/api/auth/oauth/google/start?returnTo=/events`, operatorLogin);
+    expect(landed.href).toBe(`${club}/events`);
+    expect(sessionCookiesSet(steps)).toHaveLength(1);
+    const [{ user_id: owner }] = await identityRows('google', operatorLogin);
+    expect(owner).not.toBe(victim.id);
+    expect((await me(CLUB_HOST, `svc_auth_club=${operator.cookie(CLUB_HOST, 'svc_auth_club')}`)).body.id).toBe(owner);
+    expect(await s.database.db.selectFrom('oauth_identities').select('id').where('user_id', '=', victim.id).execute()).toEqual([]);
+    // So that provider login signs in as the operator's account on the platform and on other communities, never as the member.
+    const elsewhere = new TestBrowser();
+    await signIn(elsewhere, `${platform}/api/auth/oauth/google/start`, operatorLogin);
+    expect((await me(PLATFORM_HOST, `svc_auth=${elsewhere.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).toBe(owner);
+    await signIn(elsewhere, `${other}/api/auth/oauth/google/start`, operatorLogin);
+    expect((await me('other.localhost', `svc_auth_other=${elsewhere.cookie('other.localhost', 'svc_auth_other')}`)).body.id).toBe(owner);
+    expect(await mailTo(victim.email)).toEqual([]);
+  });
+
+  it('refuses a link or unlink from another site: a foreign Origin, cross-site Fetch Metadata, a form post', async () => {
+    const { browser, user } = await signedInBrowser();
+    await linkWith(browser, 'slack', account());
+    const cases: Array<[Record<string, string>, number, string]> = [
+      [{ Origin: 'https://evil.example' }, 403, 'CROSS_SITE_REQUEST'],
+      [{ Origin: 'null' }, 403, 'CROSS_SITE_REQUEST'],
+      [{ 'Sec-Fetch-Site': 'cross-site' }, 403, 'CROSS_SITE_REQUEST'],
+      [{ 'Content-Type': 'application/x-www-form-urlencoded' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ];
+    for (const [headers, status, code] of cases) {
+      const link = await browser.requestJson('POST', linkUrl('google'), {}, headers);
+      expect([link.res.status, link.res.body.code]).toEqual([status, code]);
+      expect(link.res.headers['set-cookie'] ?? []).toEqual([]);
+      const unlink = await browser.requestJson('DELETE', linkUrl('slack'), undefined, headers);
+      expect([unlink.res.status, unlink.res.body.code]).toEqual([status, code]);
+    }
+    expect(await s.database.db.selectFrom('oauth_identities').select('provider').where('user_id', '=', user.id).execute()).toEqual([{ provider: 'slack' }]);
+    // A top-level GET (what SameSite=Lax lets another site trigger) is not a link start at all.
+    const get = await browser.request('GET', linkUrl('google'));
+    expect(get.res.status).toBe(405);
+  });
+
+  it('takes the password, phone, other providers and sessions of an account that a verified e-mail links to, then signs its owner in', async () => {
+    // Someone registers the owner's address first, with a password, a phone and their own Discord.
+    const email = `pre-created-${++seq}@example.com`;
+    const { browser: squatter, user } = await signedInBrowser(PLATFORM_HOST, email);
+    const squatterDiscord = account();
+    await linkWith(squatter, 'discord', squatterDiscord);
+    const phone = `+1415555${String(1000 + seq).slice(-4)}`;
+    await s.database.db.updateTable('users').set({ phone }).where('id', '=', user.id).execute();
+    const oldToken = squatter.cookie(PLATFORM_HOST, 'svc_auth')!;
+    expect((await me(PLATFORM_HOST, `svc_auth=${oldToken}`)).status).toBe(200);
+    expect((await passwordSignIn(email, 'correct horse')).status).toBe(200);
+
+    // The mailbox's owner signs in with Google, which verified the address.
+    const ownerLogin = account({ email });
+    const owner = new TestBrowser();
+    const { landed } = await signIn(owner, `${platform}/api/auth/oauth/google/start`, ownerLogin);
+    expect(landed.href).toBe(`${platform}/`);
+    expect((await me(PLATFORM_HOST, `svc_auth=${owner.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).toBe(user.id);
+
+    expect((await me(PLATFORM_HOST, `svc_auth=${oldToken}`)).status).toBe(401);
+    const oldPassword = await passwordSignIn(email, 'correct horse');
+    expect([oldPassword.status, oldPassword.body.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    const row = await s.database.db.selectFrom('users').select(['password_hash', 'phone']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ password_hash: null, phone: null });
+    expect(await s.database.db.selectFrom('oauth_identities').select('provider').where('user_id', '=', user.id).execute()).toEqual([{ provider: 'google' }]);
+    // The squatter's Discord is a stranger to the account now: it gets an account of its own.
+    const again = new TestBrowser();
+    await signIn(again, `${platform}/api/auth/oauth/discord/start`, squatterDiscord);
+    expect((await me(PLATFORM_HOST, `svc_auth=${again.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).not.toBe(user.id);
+    // The mailbox heard of both links, and of what the second one removed.
+    const mails = await mailTo(email);
+    expect(mails.map((m) => m.subject).sort()).toEqual(['Discord was linked to your svc account', 'Google was linked to your svc account']);
+    expect(mails.find((m) => m.subject.startsWith('Google'))!.text_body).toContain('removed: the password, the phone number and any other linked sign-in. Every session was signed out.');
   });
 
   /** Runs a community-domain flow up to the handoff redirect, not following it. */

@@ -194,6 +194,20 @@ export class TestBrowser {
   }
 
   /**
+   * A `fetch` from one of the site's own pages: JSON, `Origin` of the URL, this browser's cookies
+   * (`headers` may override or add, e.g. a foreign `Origin`). No redirects followed.
+   */
+  async requestJson(method: string, target: string | URL, json?: unknown, headers: Record<string, string> = {}): Promise<Step> {
+    const url = new URL(target);
+    const all: Record<string, string> = { Host: url.host, Origin: url.origin, 'Content-Type': 'application/json', ...headers };
+    const cookie = this.cookieHeader(url);
+    if (cookie) all.Cookie = cookie;
+    const res = await rawRequest(url.port, method, `${url.pathname}${url.search}`, all, json === undefined ? undefined : JSON.stringify(json));
+    for (const line of res.headers['set-cookie'] ?? []) this.#store(url, line);
+    return { url, res };
+  }
+
+  /**
    * GETs `target` and follows redirects until a response that is not one, or until `stopBefore`
    * says the next URL is where the test wants to take over (that URL is returned, not requested).
    */
