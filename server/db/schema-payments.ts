@@ -41,7 +41,14 @@ export interface PaymentFulfilmentsTable {
   refunded_at: string | null;
 }
 
+export interface EarlyRefundsTable {
+  transaction_id: string;
+  amount: number;
+  received_at: string;
+}
+
 export interface PaymentTables {
   checkout_sessions: CheckoutSessionsTable;
   payment_fulfilments: PaymentFulfilmentsTable;
+  early_refunds: EarlyRefundsTable;
 }

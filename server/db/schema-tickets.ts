@@ -23,6 +23,8 @@ export interface TicketHoldsTable {
   checkout_session_id: string;
   tier_id: string;
   quantity: number;
+  /** A widget caller's idempotency owner (IP or user); null for a server's /v1 call. */
+  holder: string | null;
   created_at: string;
 }
 

@@ -9,19 +9,20 @@ import type { Db, Trx } from '../db/index.ts';
 import { newId, nowIso, parseJson } from '../db/ids.ts';
 import { OutboxMailer } from '../mail/mailer.ts';
 import { ticketEmail } from '../mail/ticket-email.ts';
-import type { CheckoutRecord, OpenedCheckout } from '../payments/gateway.ts';
-import type { FulfilmentHandler, Payments } from '../payments/payments.ts';
+import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
+import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
+import { checkDonationAmount, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
 import { checkFormAnswers, type FormAnswers } from './forms.ts';
 import { notify } from './notifications.ts';
 import { qrPngBase64, type TicketCodes } from './ticket-codes.ts';
 
 export type TicketErrorReason =
   | 'event_not_found' | 'tier_not_found' | 'tier_inactive' | 'tier_is_paid' | 'tier_is_free' | 'event_past'
-  | 'sold_out' | 'form_missing' | 'form_invalid';
+  | 'sold_out' | 'too_many_held' | 'form_missing' | 'form_invalid';
 
 export class TicketError extends Error {
-  constructor(readonly reason: TicketErrorReason, readonly detail: { fieldIds?: string[]; fieldId?: string; why?: string; remaining?: number } = {}) {
+  constructor(readonly reason: TicketErrorReason, readonly detail: { fieldIds?: string[]; fieldId?: string; why?: string; remaining?: number; held?: number } = {}) {
     super(reason);
     this.name = 'TicketError';
   }
@@ -36,7 +37,7 @@ interface TierContext {
 }
 
 /** The event by slug and one of its tiers, checked for sale: exists, active, event not over. */
-async function tierForSale(trx: Trx, communityId: string, slug: string, tierId: string): Promise<TierContext> {
+async function tierForSale(trx: Db | Trx, communityId: string, slug: string, tierId: string): Promise<TierContext> {
   const event = await trx.selectFrom('events').select(['id', 'slug', 'name', 'start_date', 'end_date'])
     .where('community_id', '=', communityId).where('slug', '=', slug).executeTakeFirst();
   if (!event) throw new TicketError('event_not_found');
@@ -59,13 +60,17 @@ function checkedAnswers(form: FormField[], answers: unknown): FormAnswers | null
   throw new TicketError('form_invalid', { fieldId: check.fieldId, why: check.reason });
 }
 
-/** Takes `quantity` seats into `column` if they exist; false when the tier is full. */
-async function takeSeats(trx: Trx, tierId: string, quantity: number, column: 'sold' | 'held'): Promise<boolean> {
-  const result = await trx.updateTable('tiers')
+/**
+ * Takes `quantity` seats into `column` if they exist; false when the tier is full (or, for a new
+ * RSVP or hold, no longer active: a paid order whose hold is gone may still be seated).
+ */
+async function takeSeats(trx: Trx, tierId: string, quantity: number, column: 'sold' | 'held', opts: { activeOnly?: boolean } = { activeOnly: true }): Promise<boolean> {
+  let q = trx.updateTable('tiers')
     .set(column === 'sold' ? { sold: sql`sold + ${quantity}` } : { held: sql`held + ${quantity}` })
     .where('id', '=', tierId)
-    .where((eb) => eb.or([eb('capacity', 'is', null), eb(sql`sold + held + ${quantity}`, '<=', eb.ref('capacity'))]))
-    .executeTakeFirst();
+    .where((eb) => eb.or([eb('capacity', 'is', null), eb(sql`sold + held + ${quantity}`, '<=', eb.ref('capacity'))]));
+  if (opts.activeOnly) q = q.where('is_active', '=', 1);
+  const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -131,6 +136,19 @@ export async function rsvp(trx: Trx, community: Community, codes: TicketCodes, i
   return { ok: true, rsvpId: id, tierId: ctx.tier.id, qrCode, created: true };
 }
 
+/** Sends an RSVP's ticket e-mail again, to the address it was made for (never to the caller). */
+export async function resendTicketEmail(trx: Trx, community: Community, codes: TicketCodes, ticketId: string): Promise<void> {
+  const t = await trx.selectFrom('tickets').innerJoin('events', 'events.id', 'tickets.event_id').innerJoin('tiers', 'tiers.id', 'tickets.tier_id')
+    .select(['tickets.id', 'tickets.email', 'tickets.name', 'events.name as event_name', 'events.start_date', 'tiers.name as tier_name'])
+    .where('tickets.id', '=', ticketId).executeTakeFirst();
+  if (!t) return;
+  const code = codes.codeFor(t.id);
+  await new OutboxMailer(trx).send(ticketEmail({
+    community, to: t.email, name: t.name, event: { name: t.event_name, start_date: t.start_date }, tierName: t.tier_name,
+    tickets: [{ id: t.id, code, qrPng: await qrPngBase64(code) }],
+  }));
+}
+
 export interface TicketCheckoutInput {
   slug: string;
   tierId: string;
@@ -164,41 +182,78 @@ export interface TicketsPurpose {
   [key: string]: unknown;
 }
 
+/** What a ticket checkout will sell, validated; its seats are taken by holdTicketSeats(). */
+export interface TicketCheckoutPlan {
+  request: CheckoutRequest;
+  tierId: string;
+  quantity: number;
+}
+
+/** Seats one caller may hold at once in one tier across its open checkouts (widget callers). */
+export const MAX_HELD_PER_HOLDER = 10;
+
 /**
- * Holds `quantity` seats and opens a checkout for them. `rsvpWithDonation` is the RSVP flow with
- * a donation: a free tier, one seat, paid for by the donation line alone.
+ * Validates a ticket checkout and describes it for the payment gateway. Reads only: seats are
+ * taken in the transaction that writes the checkout (holdTicketSeats), after the processor has
+ * answered. `rsvpWithDonation` is the RSVP flow with a donation: a free tier, one seat, paid for
+ * by the donation line alone.
  */
-export async function openTicketCheckout(
-  trx: Trx, community: Community, payments: Payments, input: TicketCheckoutInput, opts: { rsvpWithDonation?: boolean } = {},
-): Promise<OpenedCheckout> {
-  const ctx = await tierForSale(trx, community.id, input.slug, input.tierId);
+export async function planTicketCheckout(
+  db: Db | Trx, community: Community, input: TicketCheckoutInput, opts: { rsvpWithDonation?: boolean } = {},
+): Promise<TicketCheckoutPlan> {
+  const ctx = await tierForSale(db, community.id, input.slug, input.tierId);
   if (opts.rsvpWithDonation ? ctx.tier.price_cents > 0 : ctx.tier.price_cents === 0) {
     throw new TicketError(opts.rsvpWithDonation ? 'tier_is_paid' : 'tier_is_free');
   }
   const answers = checkedAnswers(ctx.form, input.formAnswers);
-  if (!(await takeSeats(trx, ctx.tier.id, input.quantity, 'held'))) {
-    throw new TicketError('sold_out', { remaining: await remainingSeats(trx, ctx.tier.id) });
+  if (input.donation) {
+    // The event's donation settings decide; riding on a paid ticket lifts the 50 floor, riding
+    // on a free RSVP does not (that checkout is the donation alone).
+    const target = await donationTarget(db, community.id, 'EVENT', input.slug);
+    checkDonationAmount(target!, input.donation.amount, { sidecar: !opts.rsvpWithDonation });
   }
+  // Fail early when the seats are plainly gone; the conditional UPDATE in holdTicketSeats decides.
+  const remaining = ctx.tier.capacity === null ? null : Math.max(0, Number(ctx.tier.capacity) - ctx.tier.sold - ctx.tier.held);
+  if (remaining !== null && remaining < input.quantity) throw new TicketError('sold_out', { remaining });
   const donationAmount = input.donation?.amount ?? 0;
   const purpose: TicketsPurpose = {
     kind: 'tickets', communityTag: community.tag, eventId: ctx.event.id, eventSlug: ctx.event.slug, eventName: ctx.event.name,
     tierId: ctx.tier.id, tierName: ctx.tier.name, quantity: input.quantity, unitAmount: ctx.tier.price_cents,
     name: input.name?.trim() || null, formAnswers: answers, donationAmount, rsvp: Boolean(opts.rsvpWithDonation),
   };
-  const { checkout, opened } = await payments.open(trx, {
-    communityId: community.id,
-    purpose,
-    lineItems: [
-      { name: `${ctx.event.name}: ${ctx.tier.name}${ctx.tier.price_cents === 0 ? ' (free)' : ''}`, unitAmount: ctx.tier.price_cents, quantity: input.quantity },
-      ...(donationAmount > 0 ? [{ name: `Donation to ${community.name}`, unitAmount: donationAmount, quantity: 1 }] : []),
-    ],
-    currency: ctx.tier.currency,
-    customerEmail: input.email?.trim().toLowerCase() || null,
-    successUrl: input.successUrl,
-    cancelUrl: input.cancelUrl,
-  });
-  await trx.insertInto('ticket_holds').values({ checkout_session_id: checkout.id, tier_id: ctx.tier.id, quantity: input.quantity, created_at: nowIso() }).execute();
-  return opened;
+  return {
+    tierId: ctx.tier.id,
+    quantity: input.quantity,
+    request: {
+      communityId: community.id,
+      purpose,
+      lineItems: [
+        { name: `${ctx.event.name}: ${ctx.tier.name}${ctx.tier.price_cents === 0 ? ' (free)' : ''}`, unitAmount: ctx.tier.price_cents, quantity: input.quantity },
+        ...(donationAmount > 0 ? [{ name: `Donation to ${community.name}`, unitAmount: donationAmount, quantity: 1 }] : []),
+      ],
+      currency: ctx.tier.currency,
+      customerEmail: input.email?.trim().toLowerCase() || null,
+      successUrl: input.successUrl,
+      cancelUrl: input.cancelUrl,
+    },
+  };
+}
+
+/**
+ * Holds the plan's seats for the checkout `checkoutId` (already written in `trx`). `holder` names
+ * who asks (a widget caller: its IP or signed-in user) and caps what one caller can hold, so the
+ * public widget cannot be used to make an event look sold out; servers (/v1) pass null.
+ */
+export async function holdTicketSeats(trx: Trx, plan: TicketCheckoutPlan, checkoutId: string, holder: string | null): Promise<void> {
+  if (holder) {
+    const held = await trx.selectFrom('ticket_holds').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('quantity'), eb.lit(0)).as('n'))
+      .where('tier_id', '=', plan.tierId).where('holder', '=', holder).executeTakeFirstOrThrow();
+    if (Number(held.n) + plan.quantity > MAX_HELD_PER_HOLDER) throw new TicketError('too_many_held', { held: Number(held.n) });
+  }
+  if (!(await takeSeats(trx, plan.tierId, plan.quantity, 'held'))) {
+    throw new TicketError('sold_out', { remaining: await remainingSeats(trx, plan.tierId) });
+  }
+  await trx.insertInto('ticket_holds').values({ checkout_session_id: checkoutId, tier_id: plan.tierId, quantity: plan.quantity, holder, created_at: nowIso() }).execute();
 }
 
 /** Gives a checkout's held seats back; false when it held none (already moved). */
@@ -225,7 +280,9 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
       const community = await trx.selectFrom('communities').select(['id', 'tag', 'name', 'theme_config'])
         .where('id', '=', checkout.communityId).executeTakeFirst();
       if (!community) return;
-      const seated = (await dropHold(trx, checkout.id, 'sold')) || (payment.reopened && (await takeSeats(trx, p.tierId, p.quantity, 'sold')));
+      // No hold left means it was released (expired or cancelled) before the payment committed, in
+      // whichever order the two raced: take the seats again if they are still there.
+      const seated = (await dropHold(trx, checkout.id, 'sold')) || (await takeSeats(trx, p.tierId, p.quantity, 'sold', { activeOnly: false }));
       if (!seated) {
         // Paid after its hold was released, and the seats have gone since: issuing would break
         // capacity. The payment is recorded (so it is not retried forever); a person refunds it.
@@ -268,6 +325,12 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
         amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
         customerEmail: email || null, transactionId: payment.transactionId, completedAt: now,
       });
+      if (p.donationAmount > 0) {
+        await recordDonation(trx, {
+          communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
+          transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: null,
+        });
+      }
       if (p.rsvp && ids.length > 0) {
         await emit(trx, community, 'rsvp.confirmed', {
           rsvpId: ids[0], eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, email, name: p.name ?? email, confirmedAt: now,
@@ -287,6 +350,7 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
         .returning('id').execute();
       // A refunded seat is sellable again.
       if (refunded.length > 0) await trx.updateTable('tiers').set({ sold: sql`sold - ${refunded.length}` }).where('id', '=', p.tierId).execute();
+      await refundDonationOf(trx, checkout, refund.transactionId);
       const community = await trx.selectFrom('communities').select(['id', 'tag']).where('id', '=', checkout.communityId).executeTakeFirst();
       if (community) {
         await emit(trx, community, 'order.refunded', {

@@ -223,3 +223,28 @@ async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: st
     idempotencyOwner: visitor ? `widget:${community.id}:user:${visitor.userId}` : `widget:${community.id}:ip:${ip}`,
   };
 }
+
+/**
+ * A widget's successUrl/cancelUrl must lead back to the community's own sites: the page that
+ * called (its Origin was already judged: an embed origin or the hosted site) or another of its
+ * embed origins. Anyone can call a widget action with the public key, so without this a checkout
+ * bearing the community's name could send its buyer anywhere (an open redirect for phishing).
+ */
+export async function assertWidgetReturnUrls(
+  db: Db, caller: WidgetCaller, req: Request, urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
+): Promise<void> {
+  const community = await widgetCommunity(db, caller.community.tag);
+  const allowed = new Set(community?.origins ?? []);
+  const own = normalizeOrigin(req.get('origin') ?? '');
+  if (own) allowed.add(own);
+  for (const [field, url] of urls) {
+    if (url === undefined) continue;
+    let origin: string | null = null;
+    try {
+      origin = normalizeOrigin(new URL(url).origin);
+    } catch {
+      origin = null;
+    }
+    if (!origin || !allowed.has(origin)) throw new ApiError('INVALID_INPUT', messages.returnUrlNotAllowed(field), { field });
+  }
+}

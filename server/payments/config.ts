@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { parseDuration } from '../config.ts';
 
 export interface PaymentsConfig {
-  /** `stripe` when STRIPE_SECRET_KEY is set; `local` otherwise (the hosted test checkout); `off` in
-   *  production without a Stripe key unless SVC_PAYMENTS=local asks for the test checkout. */
+  /** `stripe` when STRIPE_SECRET_KEY is set; `local` (the hosted test checkout) on a development
+   *  machine; `off` in production or on PostgreSQL without a Stripe key, unless SVC_PAYMENTS says. */
   gateway: 'stripe' | 'local' | 'off';
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
@@ -26,6 +26,7 @@ const Duration = (fallback: string) => z.string().default(fallback).transform((t
 
 const PaymentsEnv = z.object({
   NODE_ENV: z.string().default('development'),
+  DATABASE_URL: z.string().optional(),
   SVC_PAYMENTS: z.enum(['stripe', 'local', 'off']).optional(),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'a Stripe secret key (sk_test_..., sk_live_... or a restricted rk_ key)').optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_]+$/, 'the whsec_... signing secret of the Stripe endpoint').optional(),
@@ -37,7 +38,10 @@ export function parsePaymentsConfig(env: Record<string, string | undefined>): Pa
   const parsed = PaymentsEnv.safeParse(env);
   if (!parsed.success) return parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
   const e = parsed.data;
-  const gateway = e.SVC_PAYMENTS ?? (e.STRIPE_SECRET_KEY ? 'stripe' : e.NODE_ENV === 'production' ? 'off' : 'local');
+  // The local checkout grants without money: only on a development machine (embedded SQLite, not
+  // production) unless asked for by name.
+  const development = e.NODE_ENV !== 'production' && !e.DATABASE_URL;
+  const gateway = e.SVC_PAYMENTS ?? (e.STRIPE_SECRET_KEY ? 'stripe' : development ? 'local' : 'off');
   const problems: string[] = [];
   if (gateway === 'stripe' && !e.STRIPE_SECRET_KEY) problems.push('  STRIPE_SECRET_KEY: required when SVC_PAYMENTS=stripe');
   // Without the signing secret nothing could ever be fulfilled: every Stripe event would be refused.

@@ -63,6 +63,8 @@ export interface PaymentGateway {
   /** Creates the processor's hosted checkout for a row already written (status OPEN). Must be
    *  idempotent on `checkout.id`: a retried call returns the same session. */
   createSession(checkout: CheckoutRecord): Promise<{ processorSessionId: string; checkoutUrl: string }>;
+  /** Closes a session that will never be used (its checkout was not written). Best effort. */
+  discardSession?(processorSessionId: string): Promise<void>;
 }
 
 /** The gateway could not open a checkout (the processor refused or was unreachable). */

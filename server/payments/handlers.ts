@@ -1,8 +1,10 @@
 // What each kind of checkout grants when paid: `kind` in CheckoutPurpose -> its handler. Listed by
-// hand, like the migrations, so a reader sees every purchase flow in one place. Donations and
-// memberships add their entries here.
+// hand, like the migrations, so a reader sees every purchase flow in one place. Memberships add
+// their entry here.
 import type { Logger } from 'pino';
 import type { TicketCodes } from '../domain/ticket-codes.ts';
+import { donationFulfilment } from '../domain/donations.ts';
+import { productFulfilment } from '../domain/product-orders.ts';
 import { ticketsFulfilment } from '../domain/tickets.ts';
 import type { FulfilmentHandlers } from './payments.ts';
 
@@ -14,5 +16,7 @@ export interface HandlerDeps {
 export function fulfilmentHandlers(deps: HandlerDeps): FulfilmentHandlers {
   return {
     tickets: ticketsFulfilment({ codes: deps.ticketCodes, logger: deps.logger }),
+    donation: donationFulfilment(),
+    product: productFulfilment(),
   };
 }

@@ -35,9 +35,15 @@ export function formatMoney(minor: number, currency: string): string {
   }
 }
 
-function originOf(url: string): string | null {
+/**
+ * `https://shop.example:8443`, rebuilt from checked parts: a URL's `origin` can carry characters
+ * (`;`, `,`) that would end a CSP directive or start another policy.
+ */
+function cspSource(url: string): string | null {
   try {
-    return new URL(url).origin;
+    const u = new URL(url);
+    if ((u.protocol !== 'https:' && u.protocol !== 'http:') || !/^[a-z0-9.-]+$/.test(u.hostname)) return null;
+    return `${u.protocol}//${u.hostname}${u.port ? `:${u.port}` : ''}`;
   } catch {
     return null;
   }
@@ -46,7 +52,7 @@ function originOf(url: string): string | null {
 function csp(nonce: string, checkout: CheckoutRecord | null): string {
   // Chrome applies form-action to the redirect that follows a form post, so the buyer's
   // success and cancel origins must be listed or Pay would be blocked on its way back.
-  const targets = checkout ? [originOf(checkout.successUrl), originOf(checkout.cancelUrl)].filter(Boolean) : [];
+  const targets = checkout ? [cspSource(checkout.successUrl), cspSource(checkout.cancelUrl)].filter(Boolean) : [];
   return [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,

@@ -1,9 +1,10 @@
 // Payments: opening checkouts and the one path from "paid" to the domain.
 //
-// A checkout row is written in the caller's transaction together with whatever it holds (seats,
-// a founding-member slot), so a failed request holds nothing. The processor is asked for its
-// hosted page inside that same transaction: if the row does not commit, the processor's session
-// is never shown to anyone and simply expires there.
+// Opening is two steps so that no database transaction waits on the network: prepare() asks the
+// processor for its hosted page first (idempotent on our checkout id, no database), then the
+// caller's transaction holds what it sells and persist()s the checkout row; if that transaction
+// fails, the processor's session is discarded (and would expire there anyway: nobody was sent
+// to it). openCheckout() runs the three in that order.
 //
 // Every later state change moves the row out of OPEN with a conditional UPDATE, so the first of
 // "paid", "expired", "cancelled" to commit wins, and a fulfilment keyed by the processor's
@@ -42,7 +43,14 @@ export interface FulfilmentHandler {
 
 export type FulfilmentHandlers = Readonly<Record<string, FulfilmentHandler>>;
 
-export type FulfilOutcome = 'fulfilled' | 'duplicate' | 'unknown_session';
+export type FulfilOutcome = 'fulfilled' | 'duplicate' | 'unknown_session' | 'refunded_before_fulfilment';
+
+/** A checkout the processor has opened and this server has not yet written. */
+export interface PreparedCheckout {
+  checkout: CheckoutRecord;
+  opened: OpenedCheckout;
+  row: CheckoutSessionsTable;
+}
 
 /** Paid checkouts are refused: no gateway is configured (production without Stripe). */
 export class PaymentsUnavailableError extends Error {
@@ -103,10 +111,10 @@ export class Payments {
   }
 
   /**
-   * Writes the checkout in `trx` and opens it at the processor. The caller holds what it sells in
-   * the same transaction, keyed by the returned record's id.
+   * Asks the processor for a hosted checkout of `request`. No database work: call it outside any
+   * transaction, then persist() the result in the transaction that holds what it sells.
    */
-  async open(trx: Trx, request: CheckoutRequest): Promise<{ checkout: CheckoutRecord; opened: OpenedCheckout }> {
+  async prepare(request: CheckoutRequest): Promise<PreparedCheckout> {
     const gateway = this.opts.gateway;
     if (!gateway) throw new PaymentsUnavailableError();
     if (!this.opts.handlers[request.purpose.kind]) throw new Error(`no fulfilment handler for ${request.purpose.kind}`);
@@ -123,7 +131,7 @@ export class Payments {
       line_items: JSON.stringify(request.lineItems),
       currency: request.currency.toUpperCase(),
       amount_total: request.lineItems.reduce((sum, i) => sum + i.unitAmount * i.quantity, 0),
-      customer_email: request.customerEmail ?? null,
+      customer_email: request.customerEmail?.trim().toLowerCase() || null,
       success_url: request.successUrl,
       cancel_url: request.cancelUrl,
       status: 'OPEN',
@@ -132,17 +140,42 @@ export class Payments {
       closed_at: null,
       transaction_id: null,
     };
-    await trx.insertInto('checkout_sessions').values(row).execute();
-    const checkout = toRecord(row);
-    const { processorSessionId, checkoutUrl } = await gateway.createSession(checkout);
-    await trx.updateTable('checkout_sessions')
-      .set({ processor_session_id: processorSessionId, checkout_url: checkoutUrl })
-      .where('id', '=', row.id)
-      .execute();
+    const { processorSessionId, checkoutUrl } = await gateway.createSession(toRecord(row));
+    const persisted = { ...row, processor_session_id: processorSessionId, checkout_url: checkoutUrl };
     return {
-      checkout: { ...checkout, processorSessionId },
+      checkout: toRecord(persisted),
       opened: { sessionId: processorSessionId, checkoutUrl, expiresAt: row.expires_at },
+      row: persisted,
     };
+  }
+
+  /** Writes a prepared checkout in the caller's transaction (before anything that references it). */
+  async persist(trx: Trx, prepared: PreparedCheckout): Promise<void> {
+    await trx.insertInto('checkout_sessions').values(prepared.row).execute();
+  }
+
+  /** The transaction that would have persisted it failed: the processor's session is not used. */
+  async abandon(prepared: PreparedCheckout): Promise<void> {
+    try {
+      await this.opts.gateway?.discardSession?.(prepared.opened.sessionId);
+    } catch (err) {
+      // It expires at the processor by itself; nobody was ever sent to it.
+      this.opts.logger?.warn({ err, sessionId: prepared.opened.sessionId }, 'could not discard an unused checkout session');
+    }
+  }
+
+  /**
+   * prepare(), then `commit` (the caller's transaction, which must call persist()), and abandon()
+   * if the commit fails. Returns what `commit` returns.
+   */
+  async openCheckout<R>(request: CheckoutRequest, commit: (prepared: PreparedCheckout) => Promise<R>): Promise<R> {
+    const prepared = await this.prepare(request);
+    try {
+      return await commit(prepared);
+    } catch (err) {
+      await this.abandon(prepared);
+      throw err;
+    }
   }
 
   async find(processorSessionId: string): Promise<CheckoutRecord | null> {
@@ -170,6 +203,16 @@ export class Payments {
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return 'duplicate' as const;
       const reopened = row.status !== 'OPEN';
+      // Stripe does not order its events: a refund may have arrived before this completion (say,
+      // the completion failed once and was retried after an admin refunded the charge).
+      const early = await trx.deleteFrom('early_refunds').where('transaction_id', '=', transactionId).returning('transaction_id').executeTakeFirst();
+      if (early) {
+        await trx.updateTable('payment_fulfilments').set({ refunded_at: now }).where('transaction_id', '=', transactionId).execute();
+        await trx.updateTable('checkout_sessions').set({ status: 'COMPLETED', closed_at: now, transaction_id: transactionId })
+          .where('id', '=', row.id).execute();
+        if (!reopened) await this.handlerFor(row.purpose_kind).released?.(trx, toRecord(row), 'FAILED');
+        return 'refunded_before_fulfilment' as const;
+      }
       // The processor's page asks for the e-mail when we did not know it.
       const customerEmail = row.customer_email ?? buyer.email?.trim().toLowerCase() ?? null;
       await trx.updateTable('checkout_sessions')
@@ -182,6 +225,8 @@ export class Payments {
     });
     if (outcome === 'unknown_session') {
       this.opts.logger?.warn({ processorSessionId }, 'payment for a checkout this server did not open');
+    } else if (outcome === 'refunded_before_fulfilment') {
+      this.opts.logger?.warn({ processorSessionId, transactionId }, 'completion arrived after its refund: nothing granted');
     }
     return outcome;
   }
@@ -203,7 +248,15 @@ export class Payments {
         .where('refunded_at', 'is', null)
         .returning('checkout_session_id')
         .executeTakeFirst();
-      if (!changed) return false;
+      if (!changed) {
+        const fulfilled = await trx.selectFrom('payment_fulfilments').select('transaction_id').where('transaction_id', '=', transactionId).executeTakeFirst();
+        // Not fulfilled (yet): remember it, so a completion delivered later grants nothing.
+        if (!fulfilled) {
+          await trx.insertInto('early_refunds').values({ transaction_id: transactionId, amount: amountRefunded, received_at: nowIso() })
+            .onConflict((oc) => oc.doNothing()).execute();
+        }
+        return false;
+      }
       const row = await trx.selectFrom('checkout_sessions').selectAll()
         .where('id', '=', changed.checkout_session_id).executeTakeFirstOrThrow();
       await this.handlerFor(row.purpose_kind).refunded?.(trx, toRecord(row), { transactionId, amountRefunded });

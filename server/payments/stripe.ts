@@ -48,6 +48,10 @@ export class StripeGateway implements PaymentGateway {
       throw new PaymentProcessorError('Stripe could not open a checkout session', err);
     }
   }
+
+  async discardSession(processorSessionId: string): Promise<void> {
+    await this.stripe.checkout.sessions.expire(processorSessionId);
+  }
 }
 
 export function stripeClient(secretKey: string, overrides: Stripe.StripeConfig = {}): Stripe {

@@ -33,7 +33,11 @@ export function mountSegments(router: Router, deps: RouteDeps): void {
   // Not cached: the answer changes with every application, and the cache would hold e-mail addresses.
   mountRoute(router, checkSegmentEmail, async ({ params, query, key }) => {
     if (!(await segments.segmentExists(db, key!.communityId, params.segmentId))) throw notFound(messages.segmentNotFound);
-    return { body: await segments.checkEmail(db, key!.communityId, query.email), headers: { 'Cache-Control': 'no-store' } };
+    const answer = await segments.checkEmail(db, key!.communityId, query.email);
+    // The publishable key is in every visitor's browser: it learns whether an address may apply,
+    // never that it was rejected or banned (those read as NONE; a submit still refuses them).
+    const hidden = key!.kind === 'publishable' && (answer.status === 'REJECTED' || answer.status === 'BANNED');
+    return { body: hidden ? { exists: false, status: 'NONE' as const } : answer, headers: { 'Cache-Control': 'no-store' } };
   }, deps);
 
   mountRoute(router, updateSegment, async ({ params, body, key, transaction }) => {

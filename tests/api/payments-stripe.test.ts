@@ -46,6 +46,11 @@ async function startStripeApi(opts: { failWith?: number } = {}) {
         res.end(JSON.stringify(byKey.get(key)));
         return;
       }
+      const expire = /^\/v1\/checkout\/sessions\/(cs_test_\d+)\/expire$/.exec(req.url ?? '');
+      if (req.method === 'POST' && expire) {
+        res.end(JSON.stringify({ id: expire[1], object: 'checkout.session', status: 'expired' }));
+        return;
+      }
       res.statusCode = 404;
       res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } }));
     });
@@ -103,8 +108,12 @@ function request(over: Partial<CheckoutRequest> = {}): CheckoutRequest {
   };
 }
 
+/** As a route opens one: the processor first, then the row in a transaction. */
 const open = (over: Partial<CheckoutRequest> = {}) =>
-  transaction(server.database.db, (trx) => server.payments.open(trx, request(over)));
+  server.payments.openCheckout(request(over), (prepared) => transaction(server.database.db, async (trx) => {
+    await server.payments.persist(trx, prepared);
+    return prepared;
+  }));
 
 /** Posts an event to /stripe/webhook signed as Stripe signs it. */
 async function deliver(type: string, object: Record<string, unknown>, secret = WEBHOOK_SECRET) {
@@ -207,6 +216,16 @@ describe('happy', () => {
 });
 
 describe('errors', () => {
+  it('a checkout whose transaction fails is discarded at Stripe, and no row is left', async () => {
+    await start();
+    await expect(server.payments.openCheckout(request(), (prepared) => transaction(server.database.db, async (trx) => {
+      await server.payments.persist(trx, prepared);
+      throw new Error('seats gone');
+    }))).rejects.toThrow('seats gone');
+    expect(stripeApi.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /v1/checkout/sessions', 'POST /v1/checkout/sessions/cs_test_0001/expire']);
+    expect(await server.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+  });
+
   it('a processor refusal surfaces as PaymentProcessorError and leaves no checkout row', async () => {
     await start({ failWith: 400 });
     await expect(open()).rejects.toBeInstanceOf(PaymentProcessorError);

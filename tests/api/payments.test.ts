@@ -58,8 +58,12 @@ function request(over: Partial<CheckoutRequest> = {}): CheckoutRequest {
   };
 }
 
+/** As a route opens one: the processor first, then the row in a transaction. */
 const open = (over: Partial<CheckoutRequest> = {}) =>
-  transaction(server.database.db, (trx) => server.payments.open(trx, request(over)));
+  server.payments.openCheckout(request(over), (prepared) => transaction(server.database.db, async (trx) => {
+    await server.payments.persist(trx, prepared);
+    return prepared;
+  }));
 
 /** A form post as the checkout page's own buttons make it. */
 const press = (sessionId: string, button: 'pay' | 'cancel', headers: Record<string, string> = { 'sec-fetch-site': 'same-origin' }) =>
@@ -168,12 +172,22 @@ describe('happy', () => {
     expect(rec.refunded).toEqual([expect.objectContaining({ amount: 3000 })]);
   });
 
-  it('a checkout that fails inside the caller\'s transaction leaves no row behind', async () => {
-    await expect(transaction(server.database.db, async (trx) => {
-      await server.payments.open(trx, request());
+  it('a checkout whose transaction fails after persisting leaves no row behind', async () => {
+    await expect(server.payments.openCheckout(request(), (prepared) => transaction(server.database.db, async (trx) => {
+      await server.payments.persist(trx, prepared);
       throw new Error('the caller failed after opening');
-    })).rejects.toThrow('the caller failed');
+    }))).rejects.toThrow('the caller failed');
     expect(await server.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+  });
+
+  it('a refund that arrives before its completion makes the completion grant nothing', async () => {
+    const { opened } = await open();
+    expect(await server.payments.refund('pi_early', 3000)).toBe(false);
+    expect(await server.payments.fulfil(opened.sessionId, 'pi_early')).toBe('refunded_before_fulfilment');
+    expect(rec.completed).toHaveLength(0);
+    expect(rec.released.map((r) => r.reason)).toEqual(['FAILED']);
+    expect(await status(opened.sessionId)).toBe('COMPLETED');
+    expect(await server.payments.fulfil(opened.sessionId, 'pi_early')).toBe('duplicate');
   });
 
   it('a handler failure rolls back the whole fulfilment, and the next delivery succeeds', async () => {
@@ -269,11 +283,14 @@ describe('security', () => {
 });
 
 describe('configuration', () => {
-  it('picks Stripe when a key is set, the local checkout otherwise, and nothing in production without a key', () => {
+  it('picks Stripe when a key is set, the local checkout on a development machine, and nothing in production or on PostgreSQL without a key', () => {
     expect(loadConfig({}).payments.gateway).toBe('local');
     expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }).payments.gateway).toBe('stripe');
     expect(loadConfig({ NODE_ENV: 'production' }).payments.gateway).toBe('off');
     expect(loadConfig({ NODE_ENV: 'production', SVC_PAYMENTS: 'local' }).payments.gateway).toBe('local');
+    // A PostgreSQL deployment is not a development machine either.
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example/svc' }).payments.gateway).toBe('off');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example/svc', SVC_PAYMENTS: 'local' }).payments.gateway).toBe('local');
   });
 
   it('refuses a Stripe key without its webhook secret, malformed keys, and a TTL Stripe would reject', () => {

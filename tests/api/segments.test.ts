@@ -109,11 +109,21 @@ describe('segments: happy', () => {
     ['dan@example.com', true, 'BANNED'],
     ['fay@example.com', false, 'NONE'],
     ['nobody@example.com', false, 'NONE'],
-  ])('check-email reports %s as exists=%s, status=%s', async (email, exists, status) => {
-    const r = await s.request(`/v1/communities/climbers/segments/${seg.paid}/check-email?email=${encodeURIComponent(email)}`, { key: pk });
+  ])('check-email reports %s as exists=%s, status=%s to a secret key', async (email, exists, status) => {
+    const r = await s.request(`/v1/communities/climbers/segments/${seg.paid}/check-email?email=${encodeURIComponent(email)}`, { key: admin });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ exists, status });
     expect(r.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it.each([
+    ['ann@example.com', true, 'ACCEPTED'],
+    ['bob@example.com', true, 'PENDING'],
+    ['cat@example.com', false, 'NONE'],
+    ['dan@example.com', false, 'NONE'],
+  ])('check-email with the publishable key never tells that %s was rejected or banned', async (email, exists, status) => {
+    const r = await s.request(`/v1/communities/climbers/segments/${seg.paid}/check-email?email=${encodeURIComponent(email)}`, { key: pk });
+    expect(r.body).toEqual({ exists, status });
   });
 
   it('check-email compares addresses case-insensitively', async () => {

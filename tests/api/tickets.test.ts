@@ -154,7 +154,7 @@ describe('happy', () => {
   });
 
   it('a sidecar donation is its own line item, with no minimum', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'side', tiers: [{ priceCents: 1000 }] });
+    const ev = await makeEvent(db(), community.id, { slug: 'side', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 1000 }] });
     const res = await checkout('side', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'f@example.com', donation: { amount: 5 } });
     expect(res.status).toBe(200);
     const row = await db().selectFrom('checkout_sessions').selectAll().executeTakeFirstOrThrow();
@@ -165,6 +165,25 @@ describe('happy', () => {
     expect(row.amount_total).toBe(1005);
     await pay(res.body.checkoutUrl);
     expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 1005, donationAmount: 5 });
+  });
+
+  it('a sidecar donation is recorded as a donation to the event, once, with donation.received', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'rec', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 1000 }] });
+    const res = await checkout('rec', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'd@example.com', donation: { amount: 7 } });
+    await pay(res.body.checkoutUrl);
+    const rows = await db().selectFrom('donations').select(['target_type', 'target_id', 'amount', 'sidecar']).execute();
+    expect(rows).toEqual([{ target_type: 'EVENT', target_id: ev.id, amount: 7, sidecar: 1 }]);
+    expect(await eventsNamed('donation.received')).toEqual([expect.objectContaining({ amount: 7, target: { type: 'EVENT', id: ev.id }, donorEmail: 'd@example.com' })]);
+  });
+
+  it('a payment that commits after its checkout was cancelled still seats the buyer while seats remain', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'race2', tiers: [{ priceCents: 1000, capacity: 5 }] });
+    const res = await checkout('race2', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'r@example.com' });
+    expect(await server.payments.release(res.body.sessionId, 'CANCELLED')).toBe(true);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
+    expect(await server.payments.fulfil(res.body.sessionId, 'pi_after_cancel')).toBe('fulfilled');
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 2, held: 0 });
+    expect(await ticketCount()).toBe(2);
   });
 
   it('Cancel on the checkout page gives the held seats back', async () => {
@@ -188,7 +207,7 @@ describe('happy', () => {
   });
 
   it('an RSVP with a donation becomes a checkout, and paying it makes the RSVP', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'give', tiers: [{ priceCents: 0, capacity: 3 }] });
+    const ev = await makeEvent(db(), community.id, { slug: 'give', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 0, capacity: 3 }] });
     const res = await rsvp('give', { tierId: ev.tierIds[0], email: 'h@example.com', name: 'H', donation: { amount: 500 }, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ checkoutUrl: expect.stringContaining('/checkout/cs_local_'), sessionId: expect.any(String) });
@@ -276,7 +295,7 @@ describe('errors', () => {
   });
 
   it('validates quantity, URLs and the donation', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'q', tiers: [{ priceCents: 100, capacity: 5 }, { priceCents: 0 }] });
+    const ev = await makeEvent(db(), community.id, { slug: 'q', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 100, capacity: 5 }, { priceCents: 0 }] });
     const ok = { tierId: ev.tierIds[0], successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' };
     await refused(checkout('q', { ...ok, quantity: 0 }), 400, 'INVALID_INPUT', 'quantity');
     await refused(checkout('q', { ...ok, quantity: 11 }), 400, 'INVALID_INPUT', 'quantity');
@@ -287,6 +306,12 @@ describe('errors', () => {
     const r = { tierId: ev.tierIds[1], email: 'a@example.com', name: 'A' };
     await refused(rsvp('q', { ...r, donation: { amount: 49 }, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' }), 400, 'INVALID_DONATION_AMOUNT', 'donation.amount');
     await refused(rsvp('q', { ...r, donation: { amount: 100 } }), 400, 'INVALID_INPUT', 'successUrl');
+  });
+
+  it('a donation to an event whose donations are off is refused', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'nodon', tiers: [{ priceCents: 100 }] });
+    await refused(checkout('nodon', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', donation: { amount: 5 } }), 400, 'INVALID_INPUT', 'donation');
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
   });
 
   it('more seats than remain is a 422 that says how many are left, counting seats held by open checkouts', async () => {
@@ -353,6 +378,47 @@ describe('security', () => {
     });
     expect(res.status).toBe(404);
     expect(await ticketCount()).toBe(0);
+  });
+
+  const widgetCall = (slug: string, action: 'rsvp' | 'checkout', json: object, origin = 'https://shop.example') =>
+    server.request(`/api/actions/${community.tag}/events/${slug}/${action}`, {
+      method: 'POST', json, headers: { 'X-API-Key': community.pk, Origin: origin, 'Sec-Fetch-Site': 'cross-site' },
+    });
+  const allowShop = () => db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
+
+  it("a repeated RSVP through the widget never hands out the existing ticket: 409, and the ticket is e-mailed to its owner again", async () => {
+    await allowShop();
+    const ev = await makeEvent(db(), community.id, { slug: 'steal', tiers: [{ priceCents: 0 }] });
+    const first = await rsvp('steal', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' });
+    const res = await widgetCall('steal', 'rsvp', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Thief' });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('INVALID_STATE');
+    expect(JSON.stringify(res.body)).not.toContain(first.body.qrCode.slice(0, 40));
+    expect(await mailTo('owner@example.com')).toHaveLength(2);
+  });
+
+  it('widget checkouts may only return to the community\'s own sites', async () => {
+    await allowShop();
+    const ev = await makeEvent(db(), community.id, { slug: 'redir', tiers: [{ priceCents: 100 }] });
+    const body = { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' };
+    expect((await widgetCall('redir', 'checkout', body)).status).toBe(200);
+    const evil = await widgetCall('redir', 'checkout', { ...body, successUrl: 'https://evil.example/phish' });
+    expect(evil.status).toBe(400);
+    expect(evil.body.extras.field).toBe('successUrl');
+    expect((await widgetCall('redir', 'checkout', { ...body, cancelUrl: 'https://evil.example/' })).body.extras.field).toBe('cancelUrl');
+  });
+
+  it('one widget caller cannot hold more than 10 seats of a tier in open checkouts', async () => {
+    await allowShop();
+    const ev = await makeEvent(db(), community.id, { slug: 'hoard', tiers: [{ priceCents: 100, capacity: 100 }] });
+    const body = { tierId: ev.tierIds[0], successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' };
+    expect((await widgetCall('hoard', 'checkout', { ...body, quantity: 8 })).status).toBe(200);
+    const more = await widgetCall('hoard', 'checkout', { ...body, quantity: 3 });
+    expect(more.status).toBe(422);
+    expect(more.body.error).toContain('8 seats');
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 8 });
+    // A server with its key is not capped: it books for many buyers.
+    expect((await checkout('hoard', { ...body, quantity: 10 })).status).toBe(200);
   });
 
   it('the widget action refuses an origin the community does not list', async () => {

@@ -45,9 +45,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // One fulfilment per checkout, whatever transaction ids a processor reports for it.
   await db.schema.createIndex('payment_fulfilments_session').on('payment_fulfilments').column('checkout_session_id').unique().execute();
+
+  // Refunds that arrived before the completion they refund (processors do not order their
+  // events): a completion finding its transaction here grants nothing.
+  await db.schema
+    .createTable('early_refunds')
+    .addColumn('transaction_id', 'text', (c) => c.primaryKey())
+    .addColumn('amount', 'integer', (c) => c.notNull())
+    .addColumn('received_at', 'text', (c) => c.notNull())
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('early_refunds').execute();
   await db.schema.dropTable('payment_fulfilments').execute();
   await db.schema.dropTable('checkout_sessions').execute();
 }

@@ -37,8 +37,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('checkout_session_id', 'text', (c) => c.primaryKey().references('checkout_sessions.id').onDelete('cascade'))
     .addColumn('tier_id', 'text', (c) => c.notNull().references('tiers.id').onDelete('cascade'))
     .addColumn('quantity', 'integer', (c) => c.notNull())
+    // Who asked (a widget caller's IP or user; null for a server): caps seats one caller holds.
+    .addColumn('holder', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('ticket_holds_by_holder').on('ticket_holds').columns(['tier_id', 'holder']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
