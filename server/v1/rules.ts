@@ -1,9 +1,10 @@
 // Rules: a server records a member's acceptance of the current rules version. The member is named
 // by `userId` or by their sign-in token forwarded in X-Svc-Auth-Token (docs/api.md, "Rules").
 import type { Request, Router } from 'express';
-import { acceptRules, MEMBER_TOKEN_HEADER } from '../../contract/routes/rules.ts';
+import { acceptRules } from '../../contract/routes/rules.ts';
 import * as rules from '../domain/rules.ts';
-import { userForToken, type SessionTokens } from '../domain/sessions.ts';
+import type { SessionTokens } from '../domain/sessions.ts';
+import { memberFromAuthToken } from '../http/member-token.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
@@ -11,18 +12,13 @@ import { mountRoute, type RouteDeps } from '../http/routes.ts';
 
 /** The user the request names: the body's userId, the token's user, or both when they agree. */
 async function memberOf(db: Db, sessions: SessionTokens, req: Request, userId: string | undefined, communityTag: string): Promise<string> {
-  const token = req.get(MEMBER_TOKEN_HEADER)?.trim();
-  if (!token) {
+  const fromToken = await memberFromAuthToken(db, sessions, req, communityTag);
+  if (!fromToken) {
     if (!userId) throw new ApiError('INVALID_INPUT', messages.memberNotIdentified, { field: 'userId' });
     return userId;
   }
-  // The same check as a signed-in request: signature, expiry, sign-out and "sign out everywhere".
-  // Only a token of this community's own site, or of the platform's sign-in pages: another
-  // community's token (bound to its site) is refused here as it is on that community's pages.
-  const signedIn = (await userForToken(db, sessions, token, { site: communityTag })) ?? (await userForToken(db, sessions, token, { site: null }));
-  if (!signedIn) throw new ApiError('SIGN_IN_REQUIRED', messages.memberTokenInvalid, { field: MEMBER_TOKEN_HEADER });
-  if (userId && userId !== signedIn.userId) throw new ApiError('INVALID_INPUT', messages.memberIdentityConflict, { field: 'userId' });
-  return signedIn.userId;
+  if (userId && userId !== fromToken) throw new ApiError('INVALID_INPUT', messages.memberIdentityConflict, { field: 'userId' });
+  return fromToken;
 }
 
 export function mountRules(router: Router, deps: RouteDeps): void {

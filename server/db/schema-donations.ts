@@ -1,0 +1,42 @@
+// Table types of migration 0015_donations.
+
+export type DonationTargetType = 'PRODUCT' | 'EVENT';
+
+export interface DonationsTable {
+  id: string;
+  community_id: string;
+  target_type: DonationTargetType;
+  target_id: string;
+  checkout_session_id: string;
+  transaction_id: string;
+  /** Minor units, > 0. */
+  amount: number;
+  currency: string;
+  /** 1 when it rode on a ticket or product sale. */
+  sidecar: number;
+  donor_email: string | null;
+  donor_user_id: string | null;
+  received_at: string;
+  refunded_at: string | null;
+}
+
+export interface ProductOrdersTable {
+  id: string;
+  community_id: string;
+  product_id: string;
+  checkout_session_id: string;
+  transaction_id: string;
+  quantity: number;
+  /** The product lines only (a sidecar donation is its own donation row). */
+  amount: number;
+  currency: string;
+  customer_email: string | null;
+  buyer_user_id: string | null;
+  purchased_at: string;
+  refunded_at: string | null;
+}
+
+export interface DonationTables {
+  donations: DonationsTable;
+  product_orders: ProductOrdersTable;
+}

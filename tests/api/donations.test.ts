@@ -1,0 +1,297 @@
+// Donations to products and events (POST .../donate, GET .../donations/summary) and buying a
+// product (widget action and the member's own checkout), through the real local checkout page,
+// with donation.received / donation.refunded / product.purchased counted in the outbox.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newId, nowIso } from '../../server/db/ids.ts';
+import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
+import { startTestServer, type StartOptions, type TestServer } from './support/harness.ts';
+
+let server: TestServer;
+let running: TestServer | null = null;
+let community: { id: string; tag: string; pk: string };
+let sales: string;
+const db = () => server.database.db;
+
+const PWYW = { enabled: true, mode: 'pwyw', minAmount: 200, currency: 'EUR', label: 'Keep the trail open' };
+const FIXED = { enabled: true, mode: 'fixed', amounts: [500, 1000, 2500], currency: 'USD' };
+
+async function start(opts: StartOptions = {}) {
+  server = await startTestServer(opts);
+  running = server;
+  community = await makeCommunity(db(), 'givers', { name: 'Givers' });
+  await db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
+  sales = await makeKey(db(), community.id, ['WRITE_SALES']);
+}
+
+afterEach(async () => {
+  await running?.close();
+  running = null;
+});
+
+async function makeProduct(sku: string, extra: { priceCents?: number; currency?: string; donationConfig?: object | null; isActive?: boolean } = {}) {
+  const id = newId();
+  await db().insertInto('products').values({
+    id, community_id: community.id, sku, name: `Product ${sku}`, description: null, price_cents: extra.priceCents ?? 1500,
+    currency: extra.currency ?? 'EUR', image_url: null, is_active: extra.isActive === false ? 0 : 1, seller_id: null,
+    donation_config: extra.donationConfig === undefined ? JSON.stringify(PWYW) : extra.donationConfig === null ? null : JSON.stringify(extra.donationConfig),
+    created_at: nowIso(), updated_at: nowIso(),
+  }).execute();
+  return id;
+}
+
+const v1 = () => `/v1/communities/${community.tag}`;
+const URLS = { successUrl: 'https://shop.example/thanks?s={CHECKOUT_SESSION_ID}', cancelUrl: 'https://shop.example/cancel' };
+const donate = (path: string, json: object, init: { key?: string; headers?: Record<string, string> } = {}) =>
+  server.request(`${v1()}/${path}/donate`, { method: 'POST', key: init.key ?? sales, json, headers: init.headers });
+const summary = (path: string) => server.request(`${v1()}/${path}/donations/summary`, { key: community.pk });
+const eventsNamed = async (name: string) =>
+  (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
+const checkoutRow = (sessionId: string) => db().selectFrom('checkout_sessions').selectAll().where('processor_session_id', '=', sessionId).executeTakeFirstOrThrow();
+
+async function pay(checkoutUrl: string, email?: string) {
+  return fetch(`${checkoutUrl}/pay`, {
+    method: 'POST', redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+    body: email ? new URLSearchParams({ email }).toString() : '',
+  });
+}
+
+describe('happy', () => {
+  beforeEach(() => start());
+
+  it('a donation to a product opens a checkout in the product\'s currency, and paying it records one donation', async () => {
+    const productId = await makeProduct('map');
+    const res = await donate('products/map', { donation: { amount: 750 }, customer: { email: 'Ann@Example.com' }, ...URLS });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ checkoutUrl: `${server.url}/checkout/${res.body.sessionId}`, sessionId: expect.stringMatching(/^cs_local_/) });
+    const row = await checkoutRow(res.body.sessionId);
+    expect(row).toMatchObject({ currency: 'EUR', amount_total: 750, customer_email: 'ann@example.com', success_url: URLS.successUrl });
+    expect(JSON.parse(row.line_items)).toEqual([{ name: 'Keep the trail open', description: 'To Givers', unitAmount: 750, quantity: 1 }]);
+    expect(await summary('products/map').then((r) => r.body)).toEqual({ total: 0, count: 0, currency: null });
+
+    const paid = await pay(res.body.checkoutUrl);
+    expect(paid.headers.get('location')).toBe(`https://shop.example/thanks?s=${res.body.sessionId}`);
+    const received = await eventsNamed('donation.received');
+    expect(received).toEqual([expect.objectContaining({
+      amount: 750, currency: 'EUR', target: { type: 'PRODUCT', id: productId }, donorEmail: 'ann@example.com',
+      transactionId: expect.stringMatching(/^pi_local_/),
+    })]);
+    const s = await summary('products/map');
+    expect(s.body).toEqual({ total: 750, count: 1, currency: 'EUR' });
+    expect(JSON.stringify(s.body)).not.toContain('ann');
+  });
+
+  it('a donation to an event takes a listed amount, in its tiers\' currency', async () => {
+    await makeEvent(db(), community.id, { slug: 'trail-day', donationConfig: FIXED, tiers: [{ priceCents: 0 }] });
+    const res = await donate('events/trail-day', { donation: { amount: 1000 }, customer: { email: 'bo@example.com' }, ...URLS });
+    expect(res.status).toBe(200);
+    expect((await checkoutRow(res.body.sessionId)).currency).toBe('USD');
+    await pay(res.body.checkoutUrl);
+    expect((await summary('events/trail-day')).body).toEqual({ total: 1000, count: 1, currency: 'USD' });
+  });
+
+  it('a member named by X-Svc-Auth-Token donates as themselves: no customer e-mail needed, theirs is used', async () => {
+    await makeProduct('cap');
+    const user = await makeUser(db(), 'cleo');
+    const { token } = await server.sessions.issue(user.id, Date.now(), undefined, community.tag);
+    const res = await donate('products/cap', { donation: { amount: 300 }, customer: { email: 'someone-else@example.com' }, ...URLS }, { headers: { 'X-Svc-Auth-Token': token } });
+    expect(res.status).toBe(200);
+    expect((await checkoutRow(res.body.sessionId)).customer_email).toBe('cleo@example.com');
+    await pay(res.body.checkoutUrl);
+    const [row] = await db().selectFrom('donations').select(['donor_user_id', 'donor_email']).execute();
+    expect(row).toEqual({ donor_user_id: user.id, donor_email: 'cleo@example.com' });
+  });
+
+  it('20 concurrent requests with one X-Idempotency-Key get one checkout session', async () => {
+    await makeProduct('hat');
+    const body = { donation: { amount: 500 }, customer: { email: 'c@example.com' }, ...URLS };
+    const results = await Promise.all(Array.from({ length: 20 }, () => donate('products/hat', body, { headers: { 'X-Idempotency-Key': 'donate-once' } })));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(results.map((r) => r.body.sessionId)).size).toBe(1);
+    expect(new Set(results.map((r) => r.body.checkoutUrl)).size).toBe(1);
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(1);
+  });
+
+  it('donation.received fires once under duplicated completions, and a full refund removes it from the summary with donation.refunded', async () => {
+    await makeProduct('tent');
+    const res = await donate('products/tent', { donation: { amount: 900 }, customer: { email: 'd@example.com' }, ...URLS });
+    await Promise.all(Array.from({ length: 5 }, () => server.payments.fulfil(res.body.sessionId, 'pi_tent')));
+    expect(await eventsNamed('donation.received')).toHaveLength(1);
+    expect((await summary('products/tent')).body).toEqual({ total: 900, count: 1, currency: 'EUR' });
+    expect(await server.payments.refund('pi_tent', 900)).toBe(true);
+    expect(await server.payments.refund('pi_tent', 900)).toBe(false);
+    expect(await eventsNamed('donation.refunded')).toEqual([expect.objectContaining({ amount: 900, currency: 'EUR', transactionId: 'pi_tent' })]);
+    expect((await summary('products/tent')).body).toEqual({ total: 0, count: 0, currency: null });
+  });
+
+  it('a refund delivered before its completion: the donation is never counted', async () => {
+    await makeProduct('rope');
+    const res = await donate('products/rope', { donation: { amount: 400 }, customer: { email: 'e@example.com' }, ...URLS });
+    await server.payments.refund('pi_rope', 400);
+    await server.payments.fulfil(res.body.sessionId, 'pi_rope');
+    expect(await eventsNamed('donation.received')).toHaveLength(0);
+    expect((await summary('products/rope')).body.count).toBe(0);
+  });
+
+  it('buying a product through the widget action emits product.purchased, with a sidecar donation below 50 as its own donation', async () => {
+    const productId = await makeProduct('guide', { priceCents: 1500, donationConfig: { enabled: true, mode: 'pwyw', currency: 'EUR' } });
+    const res = await server.request(`/api/actions/${community.tag}/products/guide/checkout`, {
+      method: 'POST', json: { quantity: 2, ...URLS, donation: { amount: 10 } },
+      headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const row = await checkoutRow(res.body.sessionId);
+    expect(JSON.parse(row.line_items)).toEqual([
+      { name: 'Product guide', unitAmount: 1500, quantity: 2 },
+      { name: 'Donation: Product guide', unitAmount: 10, quantity: 1 },
+    ]);
+    await pay(res.body.checkoutUrl, 'buyer@example.com');
+    expect(await eventsNamed('product.purchased')).toEqual([expect.objectContaining({
+      productId, quantity: 2, amount: 3000, currency: 'EUR', customerEmail: 'buyer@example.com',
+    })]);
+    expect(await eventsNamed('donation.received')).toEqual([expect.objectContaining({ amount: 10, target: { type: 'PRODUCT', id: productId } })]);
+    expect((await summary('products/guide')).body).toEqual({ total: 10, count: 1, currency: 'EUR' });
+  });
+
+  it('a signed-in member buys with POST /api/users/me/checkout on the community\'s site', async () => {
+    await makeProduct('mug', { priceCents: 800 });
+    const user = await makeUser(db(), 'dina');
+    const { token } = await server.sessions.issue(user.id, Date.now(), undefined, null);
+    const res = await server.request('/api/users/me/checkout', {
+      method: 'POST', json: { sku: 'mug', quantity: 1, communityTag: community.tag, ...URLS }, headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+    expect((await checkoutRow(res.body.sessionId)).customer_email).toBe('dina@example.com');
+    await pay(res.body.checkoutUrl);
+    expect(await eventsNamed('product.purchased')).toEqual([expect.objectContaining({ customerEmail: 'dina@example.com', amount: 800 })]);
+  });
+});
+
+describe('errors', () => {
+  beforeEach(() => start());
+
+  async function refused(send: Promise<{ status: number; body: any }>, status: number, code: string, field?: string) {
+    const res = await send;
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body.code).toBe(code);
+    if (field) expect(res.body.extras?.field).toBe(field);
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+    return res;
+  }
+  const anon = { customer: { email: 'a@example.com' }, ...URLS };
+
+  it('the amount must be a positive integer: INVALID_AMOUNT', async () => {
+    await makeProduct('p');
+    for (const amount of [0, -5, 12.5, '500']) {
+      await refused(donate('products/p', { donation: { amount }, ...anon }), 400, 'INVALID_AMOUNT', 'donation.amount');
+    }
+    await refused(donate('products/p', { ...anon }), 400, 'INVALID_INPUT', 'donation');
+  });
+
+  it('donations that are off, unlisted fixed amounts and amounts under the minimum are refused', async () => {
+    await makeProduct('off', { donationConfig: { ...PWYW, enabled: false } });
+    await makeProduct('none', { donationConfig: null });
+    await makeProduct('fixed', { donationConfig: FIXED });
+    await makeProduct('low', { donationConfig: { ...PWYW, minAmount: 10 } });
+    await refused(donate('products/off', { donation: { amount: 500 }, ...anon }), 400, 'INVALID_INPUT', 'donation');
+    await refused(donate('products/none', { donation: { amount: 500 }, ...anon }), 400, 'INVALID_INPUT', 'donation');
+    const unlisted = await refused(donate('products/fixed', { donation: { amount: 700 }, ...anon }), 400, 'INVALID_DONATION_AMOUNT', 'donation.amount');
+    expect(unlisted.body.extras.amounts).toEqual([500, 1000, 2500]);
+    await makeProduct('pw');
+    const under = await refused(donate('products/pw', { donation: { amount: 199 }, ...anon }), 400, 'INVALID_DONATION_AMOUNT', 'donation.amount');
+    expect(under.body.extras.minimum).toBe(200);
+    // A config minimum below the spec's floor does not lower it.
+    const floor = await refused(donate('products/low', { donation: { amount: 49 }, ...anon }), 400, 'INVALID_DONATION_AMOUNT', 'donation.amount');
+    expect(floor.body.extras.minimum).toBe(50);
+    expect((await donate('products/low', { donation: { amount: 50 }, ...anon })).status).toBe(200);
+  });
+
+  it('an anonymous donor needs an e-mail; URLs must be absolute; unknown products and events are 404', async () => {
+    await makeProduct('p');
+    await refused(donate('products/p', { donation: { amount: 500 }, ...URLS }), 400, 'INVALID_INPUT', 'customer.email');
+    await refused(donate('products/p', { donation: { amount: 500 }, customer: { email: 'nope' }, ...URLS }), 400, 'INVALID_EMAIL', 'customer.email');
+    await refused(donate('products/p', { donation: { amount: 500 }, ...anon, successUrl: '/thanks' }), 400, 'INVALID_INPUT', 'successUrl');
+    await refused(donate('products/ghost', { donation: { amount: 500 }, ...anon }), 404, 'NOT_FOUND');
+    await refused(donate('events/ghost', { donation: { amount: 500 }, ...anon }), 404, 'NOT_FOUND');
+    expect((await summary('products/ghost')).status).toBe(404);
+  });
+
+  it('an invalid X-Svc-Auth-Token is a 401, not an anonymous donation', async () => {
+    await makeProduct('p');
+    await refused(donate('products/p', { donation: { amount: 500 }, ...anon }, { headers: { 'X-Svc-Auth-Token': 'not-a-token' } }), 401, 'SIGN_IN_REQUIRED');
+  });
+
+  it('an inactive or free product cannot be bought', async () => {
+    await makeProduct('gone', { isActive: false });
+    await makeProduct('free', { priceCents: 0 });
+    const buy = (sku: string) => server.request(`/api/actions/${community.tag}/products/${sku}/checkout`, {
+      method: 'POST', json: { quantity: 1, ...URLS }, headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    await refused(buy('gone'), 400, 'INVALID_INPUT', 'sku');
+    await refused(buy('free'), 400, 'INVALID_INPUT', 'sku');
+    await refused(buy('ghost'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('rate limit', () => {
+  beforeEach(() => start());
+
+  it('standalone donations: 30 per client IP per hour, then 429 with Retry-After and the rate-limit headers', async () => {
+    await makeProduct('p');
+    const body = { donation: { amount: 500 }, customer: { email: 'a@example.com' }, ...URLS };
+    for (let i = 0; i < 30; i++) expect((await donate('products/p', body)).status).toBe(200);
+    const res = await donate('products/p', body);
+    expect(res.status).toBe(429);
+    expect(res.body.code).toBe('RATE_LIMITED');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('30');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(30);
+  });
+});
+
+describe('security', () => {
+  beforeEach(() => start());
+
+  it('donating needs WRITE_SALES: READ_PUBLIC and the publishable key are refused; another community\'s key is COMMUNITY_MISMATCH', async () => {
+    await makeProduct('p');
+    const body = { donation: { amount: 500 }, customer: { email: 'a@example.com' }, ...URLS };
+    const reader = await makeKey(db(), community.id, ['READ_PUBLIC']);
+    const r1 = await donate('products/p', body, { key: reader });
+    expect(r1.status).toBe(403);
+    expect(r1.body.extras.grantedScopes).toEqual(['READ_PUBLIC']);
+    expect((await donate('products/p', body, { key: community.pk })).status).toBe(403);
+    const other = await makeCommunity(db(), 'others');
+    const otherKey = await makeKey(db(), other.id, ['WRITE_SALES']);
+    expect((await donate('products/p', body, { key: otherKey })).body.code).toBe('COMMUNITY_MISMATCH');
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+  });
+
+  it("another community's sign-in token does not name a member here", async () => {
+    await makeProduct('p');
+    const other = await makeCommunity(db(), 'elsewhere');
+    const user = await makeUser(db(), 'eve');
+    const { token } = await server.sessions.issue(user.id, Date.now(), undefined, other.tag);
+    const res = await donate('products/p', { donation: { amount: 500 }, ...URLS }, { headers: { 'X-Svc-Auth-Token': token } });
+    expect(res.status).toBe(401);
+  });
+
+  it('widget donations may only return to the community\'s own sites', async () => {
+    await makeProduct('p');
+    const res = await server.request(`/api/actions/${community.tag}/products/p/donate`, {
+      method: 'POST', json: { donation: { amount: 500 }, customer: { email: 'a@example.com' }, successUrl: 'https://evil.example/', cancelUrl: URLS.cancelUrl },
+      headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.extras.field).toBe('successUrl');
+  });
+
+  it('the summary is aggregates only', async () => {
+    await makeProduct('p');
+    const res = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'secret-donor@example.com' }, ...URLS });
+    await pay(res.body.checkoutUrl);
+    const s = await summary('products/p');
+    expect(Object.keys(s.body).sort()).toEqual(['count', 'currency', 'total']);
+    expect(s.text).not.toContain('secret-donor');
+  });
+});
