@@ -28,6 +28,7 @@ import type { Mailer } from './mail/mailer.ts';
 import type { SmsSender } from './sms/sender.ts';
 import { setUpPayments, type PaymentsSetup } from './payments/index.ts';
 import { ticketCodesFor } from './domain/ticket-codes.ts';
+import { DONATIONS_PER_IP_PER_HOUR } from './v1/donations.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -69,6 +70,8 @@ export function createApp(deps: AppDeps): Express {
   const payments = deps.payments ?? setUpPayments(config, database.db, logger);
   // Friend requests per sender (server/site/visitor.ts); each one notifies somebody.
   deps.rateLimits.define('friend-requests', { points: config.rateLimits.friendRequestsPerHour ?? FRIEND_REQUESTS_PER_HOUR, durationSec: 60 * 60 });
+  // The spec's 30 standalone donations per client IP per hour (server/v1/donations.ts).
+  deps.rateLimits.define('donations-ip', { points: config.rateLimits.donationsPerIpPerHour ?? DONATIONS_PER_IP_PER_HOUR, durationSec: 60 * 60 });
   const routeDeps = {
     db: database.db,
     keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),

@@ -53,6 +53,7 @@ const Env = z.object({
   RATE_LIMIT_WIDGET_ACTIONS_PER_MIN: PositiveInt.optional(),
   /** Friend request attempts per hour per sender; default FRIEND_REQUESTS_PER_HOUR (server/domain/friends.ts). */
   RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR: PositiveInt.optional(),
+  RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR: PositiveInt.optional(),
   /** Sign-in and account budgets; defaults in SIGN_IN_LIMIT_DEFAULTS. */
   RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT: PositiveInt.optional(),
   RATE_LIMIT_SIGN_IN_FAILURES_PER_IP: PositiveInt.optional(),
@@ -117,6 +118,8 @@ export interface Config {
     widgetActionsPerMin?: number;
     /** Friend request attempts per hour per sender; unset = FRIEND_REQUESTS_PER_HOUR. */
     friendRequestsPerHour?: number;
+    /** Standalone donations per client IP per hour; unset = DONATIONS_PER_IP_PER_HOUR (the spec's 30). */
+    donationsPerIpPerHour?: number;
   };
   bodyLimit: string;
   seedDemo: boolean;
@@ -132,7 +135,7 @@ export interface Config {
   payments: PaymentsConfig;
   /** Google / Slack / Discord sign-in (server/oauth/config.ts): the enabled providers. */
   oauth: OAuthConfig;
-  /** SMTP delivery of the mail outbox (server/mail/config.ts); smtp null = outbox only. */
+  /** Delivery of the mail outbox (server/mail/config.ts); smtp null = `.eml` files under dataDir/mail. */
   mail: MailConfig;
 }
 
@@ -210,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailuresPerMin: e.RATE_LIMIT_AUTH_FAILURES_PER_MIN,
       ...(e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN ? { widgetActionsPerMin: e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN } : {}),
       ...(e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR ? { friendRequestsPerHour: e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR } : {}),
+      ...(e.RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR ? { donationsPerIpPerHour: e.RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR } : {}),
       // Only what is set: the rest take SIGN_IN_LIMIT_DEFAULTS where the buckets are made.
       signIn: definedOnly({
         failuresPerAccount: e.RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT,

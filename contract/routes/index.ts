@@ -10,6 +10,7 @@ import * as products from './products.ts';
 import * as rules from './rules.ts';
 import * as segments from './segments.ts';
 import * as tickets from './tickets.ts';
+import * as donations from './donations.ts';
 import * as visitor from './visitor.ts';
 
 // Listed by hand: namespace objects enumerate exports alphabetically, and the reference should
@@ -21,6 +22,7 @@ export const ROUTES: RouteDef[] = [
   events.listEventTiers,
   events.getTierForm,
   ...tickets.TICKET_ROUTES,
+  ...donations.DONATION_ROUTES,
   ...articles.ARTICLE_ROUTES,
   ...products.PRODUCT_ROUTES,
   ...members.MEMBER_ROUTES,
@@ -32,6 +34,7 @@ export const ROUTES: RouteDef[] = [
   communities.getPageAccess,
   ...visitor.VISITOR_ROUTES,
   ...tickets.TICKET_WIDGET_ROUTES,
+  ...donations.DONATION_WIDGET_ROUTES,
   ...auth.AUTH_ROUTES,
 ] as RouteDef[];
-export { articles, atlas, auth, communities, events, members, products, rules, segments, tickets, visitor };
+export { articles, atlas, auth, communities, donations, events, members, products, rules, segments, tickets, visitor };

@@ -16,6 +16,9 @@ import * as m0011 from './migrations/0011_friend_request_cooldowns.ts';
 import * as m0009 from './migrations/0009_rules.ts';
 import * as m0010 from './migrations/0010_payments.ts';
 import * as m0012 from './migrations/0012_tickets.ts';
+import * as m0015 from './migrations/0015_donations.ts';
+import * as m0013 from './migrations/0013_mail_files.ts';
+import * as m0014 from './migrations/0014_sms_purpose.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -69,6 +72,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_rules': m0009,
   '0010_payments': m0010,
   '0012_tickets': m0012,
+  '0015_donations': m0015,
+  '0013_mail_files': m0013,
+  '0014_sms_purpose': m0014,
 };
 
 export async function migrate(db: Db): Promise<void> {

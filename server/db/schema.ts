@@ -8,6 +8,7 @@ import type { OAuthTables } from './schema-oauth.ts';
 import type { RulesTables } from './schema-rules.ts';
 import type { PaymentTables } from './schema-payments.ts';
 import type { TicketTables } from './schema-tickets.ts';
+import type { DonationTables } from './schema-donations.ts';
 import type { SocialTables } from './schema-social.ts';
 import type { FriendTables } from './schema-friends.ts';
 
@@ -284,7 +285,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables {
+export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables, DonationTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -9,7 +9,9 @@ import { mountCommunities } from './communities.ts';
 import { mountVisitor } from './visitor.ts';
 import { mountAuth } from './auth.ts';
 import { mountSignInPages } from './sign-in-page.ts';
+import { mountNotificationsPage } from './notifications-page.ts';
 import { mountTicketWidgetActions } from '../v1/tickets.ts';
+import { mountDonationWidgetActions } from '../v1/donations.ts';
 
 export function siteApiRouter(deps: RouteDeps): Router {
   const router = express.Router();
@@ -18,7 +20,9 @@ export function siteApiRouter(deps: RouteDeps): Router {
   mountVisitor(router, deps);
   mountAuth(router, deps);
   mountSignInPages(router, deps);
+  mountNotificationsPage(router, deps);
   mountTicketWidgetActions(router, deps);
+  mountDonationWidgetActions(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;
 }

@@ -12,6 +12,7 @@ import { mountAtlas } from './atlas.ts';
 import { mountRules } from './rules.ts';
 import { mountSegments } from './segments.ts';
 import { mountTickets } from './tickets.ts';
+import { mountDonations } from './donations.ts';
 
 export function v1Router(deps: RouteDeps): Router {
   const router = express.Router();
@@ -19,6 +20,7 @@ export function v1Router(deps: RouteDeps): Router {
   mountKeys(router, deps);
   mountEvents(router, deps);
   mountTickets(router, deps);
+  mountDonations(router, deps);
   mountArticles(router, deps);
   mountProducts(router, deps);
   mountMembers(router, deps);
