@@ -1,49 +1,63 @@
-// The round trip through the hosted checkout: where the buyer comes back to, and what the widget
-// makes of it. The page URL carries only what the processor substitutes (`session`) plus which
-// widget asked (`svc_event`), so two <svc-rsvp> on one page do not both claim the payment.
-// Nothing is granted from coming back: tickets are issued when the payment is confirmed to the
-// server, and the widget can only say so.
+// The round trip through the hosted checkout, for every widget that opens one (<svc-rsvp> and
+// <svc-donate>): where the buyer comes back to, and what the page URL says on return. The URL
+// carries only what the processor substitutes (`session`), how it went (the widget's own state
+// parameter: `svc_checkout`, `svc_donate`) and which widget asked (`svc_event=<slug>`,
+// `svc_sku=<sku>`), so two widgets on one page never both claim a payment. Nothing is granted
+// from coming back: the server acts when the payment is confirmed to it, and a widget can only
+// say so. (Not in widgets/lib/: that is the runtime every widget downloads, and only these two
+// need this; the bundler gives it a small chunk of its own.)
 
-const PARAMS = ['svc_checkout', 'session', 'svc_event'];
+/** Every parameter a widget adds, so a new round trip drops what an earlier one (of any widget) left. */
+const OWN = ['svc_checkout', 'svc_donate', 'session', 'svc_event', 'svc_sku'];
+/** Parameters that name the widget a return belongs to. */
+const OWNERS = ['svc_event', 'svc_sku'];
 
-/** The page as the buyer left it: our own parameters from an earlier round trip removed. */
-function cleaned(href: string): { base: string; hash: string; hasQuery: boolean } {
-  const url = new URL(href);
-  for (const name of PARAMS) url.searchParams.delete(name);
-  const hash = url.hash;
-  url.hash = '';
-  return { base: url.href, hash, hasQuery: url.search !== '' };
+export interface ReturnSpec {
+  /** The parameter saying how it went. */
+  state: 'svc_checkout' | 'svc_donate';
+  /** The owner parameter and its value: `['svc_event', slug]`, `['svc_sku', sku]`. */
+  owner: readonly ['svc_event' | 'svc_sku', string];
 }
+
+export type CheckoutReturn = { kind: 'success'; sessionId: string | null } | { kind: 'cancelled' };
 
 /**
  * successUrl and cancelUrl for a checkout started on `href`. `{CHECKOUT_SESSION_ID}` stays
  * literal (URLSearchParams would escape the braces and the processor would not find it); the
  * fragment is kept last, so the browser scrolls back to the widget.
  */
-export function returnUrls(href: string, slug: string): { successUrl: string; cancelUrl: string } {
-  const { base, hash, hasQuery } = cleaned(href);
-  const join = hasQuery ? '&' : '?';
-  const event = `svc_event=${encodeURIComponent(slug)}`;
-  return {
-    successUrl: `${base}${join}svc_checkout=success&session={CHECKOUT_SESSION_ID}&${event}${hash}`,
-    cancelUrl: `${base}${join}svc_checkout=cancelled&${event}${hash}`,
-  };
+export function roundTripUrls(href: string, spec: ReturnSpec): { successUrl: string; cancelUrl: string } {
+  const url = new URL(href);
+  for (const name of OWN) url.searchParams.delete(name);
+  const hash = url.hash;
+  url.hash = '';
+  const base = `${url.href}${url.search ? '&' : '?'}${spec.state}=`;
+  const owner = `&${spec.owner[0]}=${encodeURIComponent(spec.owner[1])}${hash}`;
+  return { successUrl: `${base}success&session={CHECKOUT_SESSION_ID}${owner}`, cancelUrl: `${base}cancelled${owner}` };
 }
 
-export type CheckoutReturn = { kind: 'success'; sessionId: string | null } | { kind: 'cancelled' };
-
-/** What the page URL says about a checkout this widget (event `slug`) started, or null. */
-export function checkoutReturn(href: string, slug: string): CheckoutReturn | null {
+/**
+ * What the page URL says about a checkout this widget started, or null. A URL naming no owner
+ * at all (written by hand) belongs to every widget with that state parameter.
+ */
+export function roundTripReturn(href: string, spec: ReturnSpec): CheckoutReturn | null {
   let params: URLSearchParams;
   try {
     params = new URL(href).searchParams;
   } catch {
     return null;
   }
-  const event = params.get('svc_event');
-  if (event !== null && event !== slug) return null;
-  const state = params.get('svc_checkout');
+  if (OWNERS.some((o) => params.has(o)) && params.get(spec.owner[0]) !== spec.owner[1]) return null;
+  const state = params.get(spec.state);
   if (state === 'success') return { kind: 'success', sessionId: params.get('session') };
   if (state === 'cancelled') return { kind: 'cancelled' };
   return null;
 }
+
+const rsvp = (slug: string): ReturnSpec => ({ state: 'svc_checkout', owner: ['svc_event', slug] });
+
+/** <svc-rsvp>'s: `svc_checkout=success|cancelled` and the event's slug. */
+export const returnUrls = (href: string, slug: string) => roundTripUrls(href, rsvp(slug));
+
+/** What the page URL says about a checkout this widget (event `slug`) started, or null. */
+export const checkoutReturn = (href: string, slug: string) => roundTripReturn(href, rsvp(slug));
