@@ -10,15 +10,14 @@ const Id = z.string().min(1);
 const At = z.iso.datetime();
 const Money = { amount: z.int().min(0), currency: z.string().length(3) };
 
-/** How a membership request came in. */
-export const MembershipSource = z.enum(['APPLICATION', 'CHECKOUT', 'INVITE', 'IMPORT']);
-
 export const WEBHOOK_EVENTS = {
+  // `source` is the submitter's free-form attribution (the spec: "persisted and sent in
+  // member.requested"), null when none was given; `requestId` is what approve and reject take.
   'member.requested': z.strictObject({
-    membershipId: Id, userId: Id, segmentId: Id.nullable(), source: MembershipSource, requestedAt: At,
+    requestId: Id, membershipId: Id, userId: Id, segmentId: Id.nullable(), source: z.string().max(200).nullable(), requestedAt: At,
   }),
   'member.approved': z.strictObject({ memberId: Id, userId: Id, approvedAt: At, approvedBy: Id.nullable() }),
-  'member.rejected': z.strictObject({ membershipId: Id, userId: Id, rejectedAt: At, rejectedBy: Id.nullable() }),
+  'member.rejected': z.strictObject({ requestId: Id, membershipId: Id, userId: Id, rejectedAt: At, rejectedBy: Id.nullable() }),
   'member.kicked': z.strictObject({ memberId: Id, userId: Id, kickedAt: At, kickedBy: Id.nullable() }),
   'member.banned': z.strictObject({ memberId: Id, userId: Id, bannedAt: At, bannedBy: Id.nullable() }),
   'article.published': z.strictObject({ articleId: Id, slug: z.string(), title: z.string(), publishedAt: At }),
@@ -37,6 +36,8 @@ export const WEBHOOK_EVENTS = {
   }),
   'order.completed': z.strictObject({
     orderId: Id, eventId: Id, eventSlug: z.string(), tierId: Id, quantity: z.int().min(1), ticketIds: z.array(Id),
+    // False when the payment arrived after its hold expired and the seats had gone: no tickets, refund it.
+    seated: z.boolean(),
     ...Money, donationAmount: z.int().min(0), customerEmail: z.string().nullable(), transactionId: Id, completedAt: At,
   }),
   'order.refunded': z.strictObject({ orderId: Id, transactionId: Id, ...Money, ticketIds: z.array(Id), refundedAt: At }),

@@ -13,10 +13,10 @@ import { emit } from '../webhooks/emit.ts';
 /** The spec's floor for a donation that is not riding on a paid sale (smallest currency unit). */
 export const STANDALONE_DONATION_MINIMUM = 50;
 
-export type DonationErrorReason = 'target_not_found' | 'not_enabled' | 'not_a_listed_amount' | 'below_minimum' | 'email_required';
+export type DonationErrorReason = 'target_not_found' | 'not_enabled' | 'not_a_listed_amount' | 'below_minimum' | 'email_required' | 'currency_mismatch';
 
 export class DonationError extends Error {
-  constructor(readonly reason: DonationErrorReason, readonly detail: { minimum?: number; amounts?: number[] } = {}) {
+  constructor(readonly reason: DonationErrorReason, readonly detail: { minimum?: number; amounts?: number[]; currency?: string } = {}) {
     super(reason);
     this.name = 'DonationError';
   }

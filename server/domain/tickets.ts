@@ -12,7 +12,7 @@ import { ticketEmail } from '../mail/ticket-email.ts';
 import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
-import { checkDonationAmount, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
+import { checkDonationAmount, DonationError, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
 import { checkFormAnswers, type FormAnswers } from './forms.ts';
 import { notify } from './notifications.ts';
 import { qrPngBase64, type TicketCodes } from './ticket-codes.ts';
@@ -211,6 +211,8 @@ export async function planTicketCheckout(
     // on a free RSVP does not (that checkout is the donation alone).
     const target = await donationTarget(db, community.id, 'EVENT', input.slug);
     checkDonationAmount(target!, input.donation.amount, { sidecar: !opts.rsvpWithDonation });
+    // One event's donations add up in one currency (its summary's).
+    if (target!.currency !== ctx.tier.currency.toUpperCase()) throw new DonationError('currency_mismatch', { currency: target!.currency });
   }
   // Fail early when the seats are plainly gone; the conditional UPDATE in holdTicketSeats decides.
   const remaining = ctx.tier.capacity === null ? null : Math.max(0, Number(ctx.tier.capacity) - ctx.tier.sold - ctx.tier.held);
@@ -245,13 +247,15 @@ export async function planTicketCheckout(
  * public widget cannot be used to make an event look sold out; servers (/v1) pass null.
  */
 export async function holdTicketSeats(trx: Trx, plan: TicketCheckoutPlan, checkoutId: string, holder: string | null): Promise<void> {
+  // Seats first: the UPDATE locks the tier row, so concurrent holds of one tier take turns and
+  // the count below sees every earlier caller's committed holds (a throw rolls the seats back).
+  if (!(await takeSeats(trx, plan.tierId, plan.quantity, 'held'))) {
+    throw new TicketError('sold_out', { remaining: await remainingSeats(trx, plan.tierId) });
+  }
   if (holder) {
     const held = await trx.selectFrom('ticket_holds').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('quantity'), eb.lit(0)).as('n'))
       .where('tier_id', '=', plan.tierId).where('holder', '=', holder).executeTakeFirstOrThrow();
     if (Number(held.n) + plan.quantity > MAX_HELD_PER_HOLDER) throw new TicketError('too_many_held', { held: Number(held.n) });
-  }
-  if (!(await takeSeats(trx, plan.tierId, plan.quantity, 'held'))) {
-    throw new TicketError('sold_out', { remaining: await remainingSeats(trx, plan.tierId) });
   }
   await trx.insertInto('ticket_holds').values({ checkout_session_id: checkoutId, tier_id: plan.tierId, quantity: plan.quantity, holder, created_at: nowIso() }).execute();
 }
@@ -283,14 +287,26 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
       // No hold left means it was released (expired or cancelled) before the payment committed, in
       // whichever order the two raced: take the seats again if they are still there.
       const seated = (await dropHold(trx, checkout.id, 'sold')) || (await takeSeats(trx, p.tierId, p.quantity, 'sold', { activeOnly: false }));
-      if (!seated) {
-        // Paid after its hold was released, and the seats have gone since: issuing would break
-        // capacity. The payment is recorded (so it is not retried forever); a person refunds it.
-        deps.logger?.error({ checkoutId: checkout.id, transactionId: payment.transactionId }, 'paid after expiry and the tier is full: refund this payment');
-        return;
-      }
       const email = (checkout.customerEmail ?? '').toLowerCase();
       const now = nowIso();
+      if (!seated) {
+        // Paid after its hold was released, and the seats have gone since: issuing would break
+        // capacity. The payment and its donation are recorded, and order.completed says
+        // `seated: false` so a person (or the community's own system) refunds the tickets.
+        deps.logger?.error({ checkoutId: checkout.id, transactionId: payment.transactionId }, 'paid after expiry and the tier is full: refund this payment');
+        if (p.donationAmount > 0) {
+          await recordDonation(trx, {
+            communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
+            transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: null,
+          });
+        }
+        await emit(trx, community, 'order.completed', {
+          orderId: checkout.id, eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, quantity: p.quantity, ticketIds: [], seated: false,
+          amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
+          customerEmail: email || null, transactionId: payment.transactionId, completedAt: now,
+        });
+        return;
+      }
       const ids = Array.from({ length: p.quantity }, () => newId());
       const rows = ids.map((id) => ({
         id, community_id: community.id, event_id: p.eventId, tier_id: p.tierId, kind: (p.rsvp ? 'RSVP' : 'PAID') as 'RSVP' | 'PAID',
@@ -321,7 +337,7 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
         }));
       }
       await emit(trx, community, 'order.completed', {
-        orderId: checkout.id, eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, quantity: p.quantity, ticketIds: ids,
+        orderId: checkout.id, eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, quantity: p.quantity, ticketIds: ids, seated: true,
         amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
         customerEmail: email || null, transactionId: payment.transactionId, completedAt: now,
       });

@@ -224,6 +224,20 @@ async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: st
   };
 }
 
+/** `field` is refused unless `url`'s origin is one of `allowed`. */
+function assertReturnUrls(allowed: ReadonlySet<string>, urls: ReadonlyArray<readonly [field: string, url: string | undefined]>): void {
+  for (const [field, url] of urls) {
+    if (url === undefined) continue;
+    let origin: string | null = null;
+    try {
+      origin = normalizeOrigin(new URL(url).origin);
+    } catch {
+      origin = null;
+    }
+    if (!origin || !allowed.has(origin)) throw new ApiError('INVALID_INPUT', messages.returnUrlNotAllowed(field), { field });
+  }
+}
+
 /**
  * A widget's successUrl/cancelUrl must lead back to the community's own sites: the page that
  * called (its Origin was already judged: an embed origin or the hosted site) or another of its
@@ -237,14 +251,21 @@ export async function assertWidgetReturnUrls(
   const allowed = new Set(community?.origins ?? []);
   const own = normalizeOrigin(req.get('origin') ?? '');
   if (own) allowed.add(own);
-  for (const [field, url] of urls) {
-    if (url === undefined) continue;
-    let origin: string | null = null;
-    try {
-      origin = normalizeOrigin(new URL(url).origin);
-    } catch {
-      origin = null;
-    }
-    if (!origin || !allowed.has(origin)) throw new ApiError('INVALID_INPUT', messages.returnUrlNotAllowed(field), { field });
+  assertReturnUrls(allowed, urls);
+}
+
+/**
+ * The same rule for a signed-in visitor's own checkout: the community's embed origins, plus the
+ * site the request is on when that is the community's own hosted site.
+ */
+export async function assertCommunityReturnUrls(
+  db: Db, communityTag: string, req: Request, urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
+): Promise<void> {
+  const community = await widgetCommunity(db, communityTag);
+  const allowed = new Set(community?.origins ?? []);
+  if ((await communityTagForHost(db, req.hostname)) === communityTag) {
+    const own = normalizeOrigin(`${req.protocol}://${req.get('host') ?? ''}`);
+    if (own) allowed.add(own);
   }
+  assertReturnUrls(allowed, urls);
 }

@@ -10,6 +10,7 @@
 // "paid", "expired", "cancelled" to commit wins, and a fulfilment keyed by the processor's
 // transaction id commits its effects once however often (or concurrently) it is delivered.
 import type { Logger } from 'pino';
+import { PostgresAdapter, sql } from 'kysely';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, nowIso, parseJson } from '../db/ids.ts';
 import type { CheckoutSessionsTable, CheckoutStatus } from '../db/schema-payments.ts';
@@ -102,6 +103,17 @@ function assertValidRequest(request: CheckoutRequest): void {
   }
 }
 
+/**
+ * On PostgreSQL, fulfil() and refund() of one transaction id take turns: under READ COMMITTED a
+ * refund could otherwise miss a completion committing at the same moment (and the completion miss
+ * the refund), granting a refunded purchase. SQLite runs one writer at a time anyway.
+ */
+async function oneAtATime(trx: Trx, transactionId: string): Promise<void> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`select pg_advisory_xact_lock(hashtext(${transactionId}))`.execute(trx);
+  }
+}
+
 export class Payments {
   constructor(private readonly opts: PaymentsOptions) {}
 
@@ -190,6 +202,7 @@ export class Payments {
    */
   async fulfil(processorSessionId: string, transactionId: string, buyer: { email?: string | null } = {}): Promise<FulfilOutcome> {
     const outcome = await transaction(this.opts.db, async (trx) => {
+      await oneAtATime(trx, transactionId);
       const row = await trx.selectFrom('checkout_sessions').selectAll()
         .where('processor_session_id', '=', processorSessionId).executeTakeFirst();
       if (!row) return 'unknown_session' as const;
@@ -242,6 +255,7 @@ export class Payments {
    */
   async refund(transactionId: string, amountRefunded: number): Promise<boolean> {
     return transaction(this.opts.db, async (trx) => {
+      await oneAtATime(trx, transactionId);
       const changed = await trx.updateTable('payment_fulfilments')
         .set({ refunded_at: nowIso() })
         .where('transaction_id', '=', transactionId)

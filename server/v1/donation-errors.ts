@@ -13,6 +13,7 @@ export function donationApiError(err: DonationError, notFoundMessage: string = m
     case 'below_minimum':
       throw new ApiError('INVALID_DONATION_AMOUNT', messages.donationBelowMinimum(err.detail.minimum!), { field: 'donation.amount', minimum: err.detail.minimum });
     case 'email_required': throw new ApiError('INVALID_INPUT', messages.donorEmailRequired, { field: 'customer.email' });
+    case 'currency_mismatch': throw new ApiError('INVALID_INPUT', messages.donationCurrencyMismatch(err.detail.currency ?? ''), { field: 'donation' });
   }
 }
 

@@ -9,12 +9,14 @@ import {
 import type { Db, Trx } from '../db/index.ts';
 import type { DonationTargetType } from '../db/schema-donations.ts';
 import * as donations from '../domain/donations.ts';
+import * as events from '../domain/events.ts';
+import { publicPage } from '../domain/public-pages.ts';
 import { ProductOrderError, planProductCheckout } from '../domain/product-orders.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
 import { messages } from '../http/messages.ts';
 import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
-import { assertWidgetReturnUrls } from '../http/widget-actions.ts';
+import { assertCommunityReturnUrls, assertWidgetReturnUrls } from '../http/widget-actions.ts';
 import { communityTagForHost } from '../http/session.ts';
 import { PaymentProcessorError, PaymentsUnavailableError, type CheckoutRequest, type Payments } from '../payments/index.ts';
 import { donationApiError } from './donation-errors.ts';
@@ -80,6 +82,22 @@ function paymentApiError(err: unknown, notFoundMessage: string): never {
 
 const notFoundFor = (type: DonationTargetType) => (type === 'PRODUCT' ? messages.productNotFound : messages.eventNotFound);
 
+/**
+ * What the public may see, for the reads every key makes and the writes widgets make (both act as
+ * the anonymous public): an event as the events list shows it, a product only on a public
+ * marketplace page. A server's secret key donates to anything of its community.
+ */
+async function assertPublicTarget(deps: RouteDeps, type: DonationTargetType, communityId: string, key: string): Promise<void> {
+  if (type === 'EVENT') {
+    const audience = await events.publicAudience(deps.db, communityId);
+    if (!audience || !(await events.getEvent(deps.db, audience, key))) throw notFound(messages.eventNotFound);
+    return;
+  }
+  const page = await publicPage(deps.db, communityId, 'MARKETPLACE');
+  if (page.kind === 'missing') throw notFound(messages.communityNotFound);
+  if (page.kind === 'members-only') throw new ApiError('PAGE_MEMBERS_ONLY', messages.pageMembersOnly('marketplace'));
+}
+
 export function mountDonations(router: Router, deps: RouteDeps): void {
   const { db } = deps;
 
@@ -107,8 +125,14 @@ export function mountDonations(router: Router, deps: RouteDeps): void {
     // Never from the shared read cache: it changes with every donation and is cheap.
     return { body: result, headers: { 'Cache-Control': 'no-store' } };
   };
-  mountRoute(router, productDonationSummary, ({ params, key }) => summary('PRODUCT')(key!.communityId, params.sku), deps);
-  mountRoute(router, eventDonationSummary, ({ params, key }) => summary('EVENT')(key!.communityId, params.slug), deps);
+  mountRoute(router, productDonationSummary, async ({ params, key }) => {
+    await assertPublicTarget(deps, 'PRODUCT', key!.communityId, params.sku);
+    return summary('PRODUCT')(key!.communityId, params.sku);
+  }, deps);
+  mountRoute(router, eventDonationSummary, async ({ params, key }) => {
+    await assertPublicTarget(deps, 'EVENT', key!.communityId, params.slug);
+    return summary('EVENT')(key!.communityId, params.slug);
+  }, deps);
 }
 
 export function mountDonationWidgetActions(router: Router, deps: RouteDeps): void {
@@ -116,11 +140,13 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
 
   mountRoute(router, widgetDonateProduct, async ({ params, body, widget, req, res, transaction }) => {
     await spendDonationBudget(req, res);
+    await assertPublicTarget(deps, 'PRODUCT', widget.community.id, params.sku);
     await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'PRODUCT', widget.community.id, params.sku, body, widget.visitor?.userId ?? null);
   }, deps);
   mountRoute(router, widgetDonateEvent, async ({ params, body, widget, req, res, transaction }) => {
     await spendDonationBudget(req, res);
+    await assertPublicTarget(deps, 'EVENT', widget.community.id, params.slug);
     await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'EVENT', widget.community.id, params.slug, body, widget.visitor?.userId ?? null);
   }, deps);
@@ -140,6 +166,7 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
   };
 
   mountRoute(router, widgetProductCheckout, async ({ params, body, widget, req, transaction }) => {
+    await assertPublicTarget(deps, 'PRODUCT', widget.community.id, params.sku);
     await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return productCheckout(transaction, widget.community.id, params.sku, body, widget.visitor?.userId ?? null);
   }, deps);
@@ -149,6 +176,7 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
     if (!tag) throw new ApiError('INVALID_INPUT', messages.communityTagRequired, { field: 'communityTag' });
     const community = await deps.db.selectFrom('communities').select('id').where('tag', '=', tag).executeTakeFirst();
     if (!community) throw notFound(messages.communityNotFound);
+    await assertCommunityReturnUrls(deps.db, tag, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return productCheckout(transaction, community.id, body.sku, body, visitor!.userId);
   }, deps);
 }

@@ -286,6 +286,35 @@ describe('security', () => {
     expect(res.body.extras.field).toBe('successUrl');
   });
 
+  it('the member checkout returns only to the community\'s sites', async () => {
+    await makeProduct('mug', { priceCents: 800 });
+    const user = await makeUser(db(), 'finn');
+    const { token } = await server.sessions.issue(user.id, Date.now(), undefined, null);
+    const res = await server.request('/api/users/me/checkout', {
+      method: 'POST', json: { sku: 'mug', quantity: 1, communityTag: community.tag, successUrl: 'https://evil.example/phish', cancelUrl: URLS.cancelUrl },
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.extras.field).toBe('successUrl');
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+  });
+
+  it('widget donations and summaries act as the public: a members-only event is not found, a members-only marketplace is 403', async () => {
+    await makeEvent(db(), community.id, { slug: 'secret', visibility: 'MEMBERS_ONLY', donationConfig: PWYW, tiers: [{ priceCents: 0 }] });
+    const widget = { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' };
+    const body = { donation: { amount: 500 }, customer: { email: 'a@example.com' }, ...URLS };
+    expect((await server.request(`/api/actions/${community.tag}/events/secret/donate`, { method: 'POST', json: body, headers: widget })).status).toBe(404);
+    expect((await summary('events/secret')).status).toBe(404);
+    // A server's secret key acts for its community.
+    expect((await donate('events/secret', body)).status).toBe(200);
+    await makeProduct('hidden');
+    await db().updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'MARKETPLACE', enabled: true, visibility: 'MEMBERS_ONLY' }]) }).where('id', '=', community.id).execute();
+    const r = await server.request(`/api/actions/${community.tag}/products/hidden/donate`, { method: 'POST', json: body, headers: widget });
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe('PAGE_MEMBERS_ONLY');
+    expect((await summary('products/hidden')).body.code).toBe('PAGE_MEMBERS_ONLY');
+  });
+
   it('the summary is aggregates only', async () => {
     await makeProduct('p');
     const res = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'secret-donor@example.com' }, ...URLS });

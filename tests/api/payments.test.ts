@@ -180,6 +180,19 @@ describe('happy', () => {
     expect(await server.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
   });
 
+  it('a completion and a refund of one payment racing: a grant is always followed by its refund, never lost', async () => {
+    for (let round = 0; round < 10; round++) {
+      rec.completed.length = 0; rec.refunded.length = 0; rec.released.length = 0;
+      const { opened } = await open();
+      const tx = `pi_race_${round}`;
+      await Promise.all([server.payments.fulfil(opened.sessionId, tx), server.payments.refund(tx, 3000)]);
+      // Either the completion came first (granted, then refunded) or the refund did (nothing granted, holds released).
+      if (rec.completed.length === 1) expect(rec.refunded).toHaveLength(1);
+      else expect(rec.released.map((r) => r.reason)).toEqual(['FAILED']);
+      expect(await server.database.db.selectFrom('early_refunds').select('transaction_id').where('transaction_id', '=', tx).execute()).toHaveLength(0);
+    }
+  });
+
   it('a refund that arrives before its completion makes the completion grant nothing', async () => {
     const { opened } = await open();
     expect(await server.payments.refund('pi_early', 3000)).toBe(false);

@@ -186,6 +186,19 @@ describe('happy', () => {
     expect(await ticketCount()).toBe(2);
   });
 
+  it('a payment after its hold expired, when the seats have gone, issues no ticket and says seated: false', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'late', tiers: [{ priceCents: 1000, capacity: 2 }] });
+    const res = await checkout('late', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'l@example.com' });
+    await server.payments.release(res.body.sessionId, 'EXPIRED');
+    const other = await checkout('late', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'm@example.com' });
+    await server.payments.fulfil(other.body.sessionId, 'pi_other');
+    expect(await server.payments.fulfil(res.body.sessionId, 'pi_late')).toBe('fulfilled');
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 2, held: 0 });
+    expect(await ticketCount()).toBe(2);
+    const orders = await eventsNamed('order.completed');
+    expect(orders.map((o) => [o.transactionId, o.seated, o.ticketIds.length])).toEqual([['pi_other', true, 2], ['pi_late', false, 0]]);
+  });
+
   it('Cancel on the checkout page gives the held seats back', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'cancel', tiers: [{ priceCents: 1000, capacity: 4 }] });
     const res = await checkout('cancel', { tierId: ev.tierIds[0], quantity: 4, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
@@ -308,6 +321,14 @@ describe('errors', () => {
     await refused(rsvp('q', { ...r, donation: { amount: 100 } }), 400, 'INVALID_INPUT', 'successUrl');
   });
 
+  it('a sidecar donation on a tier in another currency than the event\'s donations is refused', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'fx', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 100 }, { priceCents: 100 }] });
+    await db().updateTable('tiers').set({ currency: 'EUR' }).where('id', '=', ev.tierIds[1]).execute();
+    const res = await refused(checkout('fx', { tierId: ev.tierIds[1], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', donation: { amount: 5 } }), 400, 'INVALID_INPUT', 'donation');
+    expect(res.body.error).toContain('USD');
+    expect((await checkout('fx', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', donation: { amount: 5 } })).status).toBe(200);
+  });
+
   it('a donation to an event whose donations are off is refused', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'nodon', tiers: [{ priceCents: 100 }] });
     await refused(checkout('nodon', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', donation: { amount: 5 } }), 400, 'INVALID_INPUT', 'donation');
@@ -395,6 +416,16 @@ describe('security', () => {
     expect(res.body.code).toBe('INVALID_STATE');
     expect(JSON.stringify(res.body)).not.toContain(first.body.qrCode.slice(0, 40));
     expect(await mailTo('owner@example.com')).toHaveLength(2);
+  });
+
+  it('the per-caller hold cap holds under concurrency: 15 parallel checkouts of 10 seats hold 10', async () => {
+    await allowShop();
+    const ev = await makeEvent(db(), community.id, { slug: 'hoard2', tiers: [{ priceCents: 100, capacity: 500 }] });
+    const body = { tierId: ev.tierIds[0], quantity: 10, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' };
+    const results = await Promise.all(Array.from({ length: 15 }, () => widgetCall('hoard2', 'checkout', body)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 10 });
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(1);
   });
 
   it('widget checkouts may only return to the community\'s own sites', async () => {
