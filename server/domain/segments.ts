@@ -75,6 +75,18 @@ export async function checkEmail(db: Db, communityId: string, email: string): Pr
     .where((eb) => eb(eb.fn('lower', ['users.email']), '=', normalizeEmail(email)))
     .where('memberships.community_id', '=', communityId)
     .executeTakeFirst();
+  // A paid application waiting for its checkout has no membership yet (or only an earlier
+  // REJECTED one, which it is about to replace): it is what the address is doing now.
+  if (!row || row.status === 'REJECTED') {
+    const unpaid = await db.selectFrom('users')
+      .innerJoin('membership_requests', 'membership_requests.user_id', 'users.id')
+      .select('membership_requests.id')
+      .where((eb) => eb(eb.fn('lower', ['users.email']), '=', normalizeEmail(email)))
+      .where('membership_requests.community_id', '=', communityId)
+      .where('membership_requests.status', '=', 'PAYMENT_PENDING')
+      .executeTakeFirst();
+    if (unpaid) return { exists: true, status: 'PAYMENT_PENDING' };
+  }
   return row ? { exists: true, status: row.status } : { exists: false, status: 'NONE' };
 }
 

@@ -61,26 +61,3 @@ export async function publicProfilesByUsertag(db: Db | Trx, usertags: Iterable<s
   for (const u of rows) out.set(u.usertag, toPublicProfile(u));
   return out;
 }
-
-export interface OwnMembership {
-  communityTag: string;
-  status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED';
-  platforms: { svc: { status: string } };
-  createdAt: string;
-}
-
-/**
- * The user's own memberships (any status), newest first, optionally in one community only.
- * `platforms.svc.status` mirrors `status`: the one platform entry populated today.
- */
-export async function listOwnMemberships(db: Db | Trx, userId: string, communityTag?: string): Promise<OwnMembership[]> {
-  let q = db.selectFrom('memberships')
-    .innerJoin('communities', 'communities.id', 'memberships.community_id')
-    .select(['communities.tag', 'memberships.status', 'memberships.created_at'])
-    .where('memberships.user_id', '=', userId);
-  if (communityTag !== undefined) q = q.where('communities.tag', '=', communityTag);
-  const rows = await q.orderBy('memberships.created_at', 'desc').orderBy('memberships.id', 'desc').execute();
-  return rows.map((r) => ({
-    communityTag: r.tag, status: r.status, platforms: { svc: { status: r.status } }, createdAt: r.created_at,
-  }));
-}
