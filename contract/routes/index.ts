@@ -9,6 +9,7 @@ import * as members from './members.ts';
 import * as products from './products.ts';
 import * as rules from './rules.ts';
 import * as segments from './segments.ts';
+import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
 import * as visitor from './visitor.ts';
@@ -28,6 +29,7 @@ export const ROUTES: RouteDef[] = [
   ...members.MEMBER_ROUTES,
   ...atlas.ATLAS_ROUTES,
   ...segments.SEGMENT_ROUTES,
+  ...applications.APPLICATION_ROUTES,
   ...rules.RULES_ROUTES,
   communities.getCommunity,
   communities.getCommunityByDomain,
@@ -37,4 +39,4 @@ export const ROUTES: RouteDef[] = [
   ...donations.DONATION_WIDGET_ROUTES,
   ...auth.AUTH_ROUTES,
 ] as RouteDef[];
-export { articles, atlas, auth, communities, donations, events, members, products, rules, segments, tickets, visitor };
+export { applications, articles, atlas, auth, communities, donations, events, members, products, rules, segments, tickets, visitor };

@@ -163,7 +163,8 @@ export const listMyMemberships = route({
   summary: "The signed-in visitor's memberships",
   description:
     'Every community membership of the signed-in user, newest first, in any status (PENDING, ACCEPTED, REJECTED, ' +
-    'BANNED). `platforms.svc.status` repeats `status` (the only platform entry populated today). `communityTag` ' +
+    'BANNED). `createdAt` is when the user last applied. `platforms.svc.status` repeats `status` (the only platform ' +
+    'entry populated today), except KICKED for a member who was removed (status REJECTED). `communityTag` ' +
     'narrows the answer to one community: an empty array when the user has no membership there.',
   auth: { kind: 'session' },
   query: z.object({ communityTag: CommunityTag.optional().describe('only this community') }).strict(),

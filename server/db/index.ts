@@ -19,6 +19,7 @@ import * as m0012 from './migrations/0012_tickets.ts';
 import * as m0015 from './migrations/0015_donations.ts';
 import * as m0013 from './migrations/0013_mail_files.ts';
 import * as m0014 from './migrations/0014_sms_purpose.ts';
+import * as m0016 from './migrations/0016_applications.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_donations': m0015,
   '0013_mail_files': m0013,
   '0014_sms_purpose': m0014,
+  '0016_applications': m0016,
 };
 
 export async function migrate(db: Db): Promise<void> {

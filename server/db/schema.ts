@@ -11,6 +11,7 @@ import type { TicketTables } from './schema-tickets.ts';
 import type { DonationTables } from './schema-donations.ts';
 import type { SocialTables } from './schema-social.ts';
 import type { FriendTables } from './schema-friends.ts';
+import type { ApplicationTables } from './schema-applications.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -61,6 +62,10 @@ export interface MembershipsTable {
   segment_id: string | null;
   created_at: string;
   accepted_at: string | null;
+  /** Set by a kick (the status is then REJECTED); cleared when they apply again (migration 0016). */
+  kicked_at: string | null;
+  /** Set by a ban (migration 0016). */
+  banned_at: string | null;
 }
 
 export interface ApiKeysTable {
@@ -285,7 +290,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables, DonationTables {
+export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables, DonationTables, ApplicationTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -14,12 +14,17 @@ import * as conversations from '../domain/conversations.ts';
 import * as friends from '../domain/friends.ts';
 import * as notifications from '../domain/notifications.ts';
 import * as phones from '../domain/phone.ts';
-import { getOwnProfile, listOwnMemberships, updateOwnProfile } from '../domain/users.ts';
+import { listOwnMemberships } from '../domain/applications.ts';
+import { getOwnProfile, updateOwnProfile } from '../domain/users.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
 import type { PageInfo } from '../http/pagination.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import { OutboxSmsSender } from '../sms/sender.ts';
+import { LINK_REAUTH_SECONDS } from '../../contract/routes/auth.ts';
+import type { Visitor } from '../http/session.ts';
+import { OutboxMailer } from '../mail/mailer.ts';
+import { phoneAddedMail } from '../mail/phone-added-email.ts';
 
 const PRIVATE = { 'Cache-Control': 'private, no-store' };
 
@@ -78,7 +83,17 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
   // The key SMS sign-in hashes its codes under: one table, one hashing (server/domain/sms-sign-in.ts).
   const smsCodeKey = deps.sessions.deriveKey('sms codes v1');
 
+  // A phone is a way to sign in, so changing it is held to the rules of linking a provider
+  // (server/site/oauth.ts): only a platform session (a community's operator can read the tokens
+  // sent to its own domain), signed in within LINK_REAUTH_SECONDS, and the owner is e-mailed.
+  const platformHost = new URL(deps.publicUrl).host;
+  const assertSignInChangeAllowed = (req: Request, visitor: Visitor) => {
+    if (visitor.communityTag !== null || req.host !== platformHost) throw new ApiError('PLATFORM_ONLY', messages.signInChangesOnPlatform);
+    if (Date.now() / 1000 - visitor.session.authTime > LINK_REAUTH_SECONDS) throw new ApiError('REAUTH_REQUIRED', messages.reauthRequired);
+  };
+
   mountRoute(router, startPhoneVerification, async ({ visitor, body, req }) => {
+    assertSignInChangeAllowed(req, visitor!);
     // The sign-in budgets: one hourly share of texts per number and per IP, whoever asks.
     await deps.rateLimits.consume('sms-start-ip', ipOf(req));
     await deps.rateLimits.consume('sms-start-phone', phoneKey(body.phone));
@@ -89,6 +104,7 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
   }, deps);
 
   mountRoute(router, verifyPhone, async ({ visitor, body, req, transaction }) => {
+    assertSignInChangeAllowed(req, visitor!);
     const userId = visitor!.userId;
     // Wrong codes spend the IP's sign-in failure budget, like wrong sign-in codes; a success gives it back.
     const ip = ipOf(req);
@@ -104,6 +120,7 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
         if ((await phones.attachPhone(trx, userId, body.phone)) === 'in_use') throw inUse();
         const me = await getOwnProfile(trx, userId);
         if (!me) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
+        await new OutboxMailer(trx).send(phoneAddedMail({ to: me.email, phone: body.phone, siteName: 'svc' }));
         return { body: me, headers: PRIVATE };
       });
     } catch (err) {
@@ -112,7 +129,8 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
     }
   }, deps);
 
-  mountRoute(router, removePhone, async ({ visitor, transaction }) => transaction(async (trx) => {
+  mountRoute(router, removePhone, async ({ visitor, req, transaction }) => transaction(async (trx) => {
+    assertSignInChangeAllowed(req, visitor!);
     await phones.removePhone(trx, visitor!.userId);
     const me = await getOwnProfile(trx, visitor!.userId);
     if (!me) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);

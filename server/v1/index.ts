@@ -11,6 +11,7 @@ import { mountKeys } from './keys.ts';
 import { mountAtlas } from './atlas.ts';
 import { mountRules } from './rules.ts';
 import { mountSegments } from './segments.ts';
+import { mountApplications } from './applications.ts';
 import { mountTickets } from './tickets.ts';
 import { mountDonations } from './donations.ts';
 
@@ -26,6 +27,7 @@ export function v1Router(deps: RouteDeps): Router {
   mountMembers(router, deps);
   mountAtlas(router, deps);
   mountSegments(router, deps);
+  mountApplications(router, deps);
   mountRules(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/v1/')));
   return router;

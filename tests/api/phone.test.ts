@@ -117,12 +117,14 @@ describe('phone: happy path', () => {
     expect(signIn.body.id).toBe(v.id);
   });
 
-  it('names the community in the text on its hosted domain', async () => {
-    const v = await signedIn(server, 'club');
+  it('e-mails the account owner when a number is added, showing only its last digits', async () => {
+    const v = await signedIn();
     const phone = newPhone();
-    expect((await start(v, phone)).status).toBe(202);
-    expect(await texts(phone)).toEqual([expect.stringMatching(/^Your The Club code to add this phone number to your account is \d{6}$/)]);
-    expect((await confirm(v, phone, await lastCode(phone))).status).toBe(200);
+    await addPhone(v, phone);
+    const mails = await server.database.db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', `${v.usertag}@example.com`).execute();
+    expect(mails).toEqual([expect.objectContaining({ subject: 'A phone number was added to your svc account' })]);
+    expect(mails[0].text_body).toContain(phone.slice(-4));
+    expect(mails[0].text_body).not.toContain(phone);
   });
 
   it('replaces the phone the account had: the old number no longer signs in', async () => {
@@ -393,6 +395,29 @@ describe('phone: security', () => {
     expect(owners[0].id).toBe(results[0].status === 200 ? a.id : b.id);
   });
 
+  it("a community site's session cannot add, verify or remove a phone: a phone signs in everywhere", async () => {
+    const v = await signedIn(server, 'club');
+    const phone = newPhone();
+    const started = await start(v, phone);
+    expect(started.status).toBe(403);
+    expect(started.body.code).toBe('PLATFORM_ONLY');
+    expect(await texts(phone)).toEqual([]);
+    expect((await confirm(v, phone, '123456')).body.code).toBe('PLATFORM_ONLY');
+    expect((await remove(v)).body.code).toBe('PLATFORM_ONLY');
+  });
+
+  it('a session signed in more than 10 minutes ago must sign in again first', async () => {
+    const user = await makeUser(server.database.db);
+    const { token } = await server.sessions.issue(user.id, Date.now() - 11 * 60_000, undefined, null);
+    const stale: Visitor = { ...user, cookie: `svc_auth=${token}` };
+    const phone = newPhone();
+    const res = await start(stale, phone);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('REAUTH_REQUIRED');
+    expect(await texts(phone)).toEqual([]);
+    expect((await remove(stale)).body.code).toBe('REAUTH_REQUIRED');
+  });
+
   const forged: Array<[string, (port: string) => Record<string, string>, number]> = [
     ['another site\'s Origin', () => ({ Origin: 'https://evil.example' }), 403],
     ['no Origin', () => ({ Origin: '' }), 403],
@@ -402,7 +427,7 @@ describe('phone: security', () => {
   ];
   for (const [name, headers, status] of forged) {
     it(`refuses cookie writes with ${name}: nothing texted, added or removed`, async () => {
-      const v = await signedIn(server, 'club');
+      const v = await signedIn();
       const phone = newPhone();
       const started = await start(v, phone, headers(c.port));
       expect(started.status).toBe(status);
