@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { registerImportCommands } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerMailCommands } from './mail.ts';
+import { registerPaymentsCommands } from './payments.ts';
 import { reportError } from './runtime.ts';
 import { registerSmsCommands } from './sms.ts';
 import { registerWebhookCommands } from './webhooks.ts';
@@ -17,6 +18,7 @@ function buildProgram(): Command {
   registerImportCommands(program);
   registerKeyCommands(program);
   registerMailCommands(program);
+  registerPaymentsCommands(program);
   registerSmsCommands(program);
   registerWebhookCommands(program);
   return program;

@@ -1,4 +1,5 @@
 // Table types of migration 0016_applications (see server/db/schema.ts for the storage conventions).
+import type { ColumnType } from 'kysely';
 import type { z } from 'zod';
 import type { BillingCycle as BillingCycleSchema } from '../../contract/enums.ts';
 
@@ -24,6 +25,8 @@ export interface MembershipRequestsTable {
   decided_at: string | null;
   /** Id of the API key that decided; null when automatic. */
   decided_by: string | null;
+  /** The open checkout of a paid request (migration 0017); optional on insert. */
+  checkout_session_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MemberAuditTable {

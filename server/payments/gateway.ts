@@ -12,6 +12,8 @@ export interface CheckoutLineItem {
   /** Minor units, >= 0. */
   unitAmount: number;
   quantity: number;
+  /** In a subscription: charged with the first payment only (Stripe bills a non-recurring line once). */
+  firstChargeOnly?: boolean;
 }
 
 /** What a fulfilment handler stores about a purchase: `kind` picks the handler. */
@@ -20,7 +22,21 @@ export interface CheckoutPurpose {
   [key: string]: unknown;
 }
 
-export interface CheckoutRequest {
+/** A subscription's period: Stripe's `price_data.recurring`. */
+export interface RecurringTerms {
+  interval: 'month' | 'year';
+  intervalCount: number;
+}
+
+/** Optional billing terms of a checkout; absent for a one-off payment. */
+export interface BillingTerms {
+  /** Bill again every period (a subscription) instead of once. */
+  recurring?: RecurringTerms;
+  /** With `recurring`: stop after this many charges (an installment plan). */
+  installments?: { count: number };
+}
+
+export interface CheckoutRequest extends BillingTerms {
   communityId: string;
   purpose: CheckoutPurpose;
   lineItems: CheckoutLineItem[];
@@ -32,8 +48,9 @@ export interface CheckoutRequest {
   cancelUrl: string;
 }
 
-/** A checkout row as gateways and handlers see it. */
-export interface CheckoutRecord {
+/** A checkout row as gateways and handlers see it. The billing terms are only present when the
+ *  gateway is asked to open it (the rows do not store them; a purpose that bills again keeps its own). */
+export interface CheckoutRecord extends BillingTerms {
   id: string;
   communityId: string;
   gateway: GatewayName;

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { TicketCodes } from '../domain/ticket-codes.ts';
 import { donationFulfilment } from '../domain/donations.ts';
+import { membershipFulfilment } from '../domain/membership-payments.ts';
 import { productFulfilment } from '../domain/product-orders.ts';
 import { ticketsFulfilment } from '../domain/tickets.ts';
 import type { FulfilmentHandlers } from './payments.ts';
@@ -18,5 +19,6 @@ export function fulfilmentHandlers(deps: HandlerDeps): FulfilmentHandlers {
     tickets: ticketsFulfilment({ codes: deps.ticketCodes, logger: deps.logger }),
     donation: donationFulfilment(),
     product: productFulfilment(),
+    membership: membershipFulfilment({ logger: deps.logger }),
   };
 }

@@ -40,6 +40,6 @@ export function setUpPayments(config: Config, db: Db, logger: Logger, overrides:
 }
 
 export { Payments, PaymentsUnavailableError } from './payments.ts';
-export type { FulfilmentHandler, FulfilmentHandlers, PaymentFacts, RefundFacts, ReleaseReason } from './payments.ts';
+export type { FulfilmentHandler, FulfilmentHandlers, PaymentFacts, RefundFacts, ReleaseReason, RenewalFacts, RenewalOutcome } from './payments.ts';
 export { PaymentProcessorError, withSessionId } from './gateway.ts';
-export type { CheckoutRecord, CheckoutRequest, OpenedCheckout } from './gateway.ts';
+export type { BillingTerms, CheckoutRecord, CheckoutRequest, OpenedCheckout, RecurringTerms } from './gateway.ts';

@@ -25,6 +25,8 @@ export interface PaymentFacts {
   /** True when the checkout had already been released (expired, cancelled, failed) before the
    *  payment arrived: the handler must take its holds again, or decide what to do instead. */
   reopened: boolean;
+  /** The processor's subscription, when the checkout opened one (Stripe `subscription` mode). */
+  subscriptionId?: string | null;
 }
 
 export type ReleaseReason = Exclude<CheckoutStatus, 'OPEN' | 'COMPLETED'>;
@@ -34,12 +36,33 @@ export interface RefundFacts {
   amountRefunded: number;
 }
 
-/** What each kind of purchase does when it is paid, abandoned or refunded. All three run inside
- *  the transaction that moves the checkout, so their writes (and webhook events) commit with it. */
+/** A later charge of a subscription the checkout opened (Stripe `invoice.paid`, or the local renewal). */
+export interface RenewalFacts {
+  /** Unique per charge (Stripe: the invoice id): the handler ignores one it has seen. */
+  transactionId: string;
+  gateway: GatewayName;
+  amount: number;
+  subscriptionId: string | null;
+}
+
+/** What the handler asks of the processor after a renewal commits. */
+export interface RenewalOutcome {
+  /** The plan has had all its charges: bill no more (Stripe: cancel at the period's end). */
+  stopBilling?: boolean;
+  /** Charge nothing until then, then bill every period again (an installment plan between cycles). */
+  skipUntil?: string;
+}
+
+/** What each kind of purchase does when it is paid, abandoned or refunded. All run inside the
+ *  transaction that moves the checkout, so their writes (and webhook events) commit with it. */
 export interface FulfilmentHandler {
   completed(trx: Trx, checkout: CheckoutRecord, payment: PaymentFacts): Promise<void>;
   released?(trx: Trx, checkout: CheckoutRecord, reason: ReleaseReason): Promise<void>;
   refunded?(trx: Trx, checkout: CheckoutRecord, refund: RefundFacts): Promise<void>;
+  /** Purchases that bill again: a later charge was paid. */
+  renewed?(trx: Trx, checkout: CheckoutRecord, renewal: RenewalFacts): Promise<RenewalOutcome | void>;
+  /** Purchases that bill again: the subscription ended (cancelled, or out of charges). */
+  subscriptionEnded?(trx: Trx, checkout: CheckoutRecord, ended: { subscriptionId: string | null }): Promise<void>;
 }
 
 export type FulfilmentHandlers = Readonly<Record<string, FulfilmentHandler>>;
@@ -152,7 +175,8 @@ export class Payments {
       closed_at: null,
       transaction_id: null,
     };
-    const { processorSessionId, checkoutUrl } = await gateway.createSession(toRecord(row));
+    const terms = { ...(request.recurring ? { recurring: request.recurring } : {}), ...(request.installments ? { installments: request.installments } : {}) };
+    const { processorSessionId, checkoutUrl } = await gateway.createSession({ ...toRecord(row), ...terms });
     const persisted = { ...row, processor_session_id: processorSessionId, checkout_url: checkoutUrl };
     return {
       checkout: toRecord(persisted),
@@ -200,7 +224,7 @@ export class Payments {
    * "This checkout was paid": grants what it bought, once. Idempotent on the transaction id and on
    * the checkout (a processor reporting two payment ids for one session still grants once).
    */
-  async fulfil(processorSessionId: string, transactionId: string, buyer: { email?: string | null } = {}): Promise<FulfilOutcome> {
+  async fulfil(processorSessionId: string, transactionId: string, buyer: { email?: string | null; subscriptionId?: string | null } = {}): Promise<FulfilOutcome> {
     const outcome = await transaction(this.opts.db, async (trx) => {
       await oneAtATime(trx, transactionId);
       const row = await trx.selectFrom('checkout_sessions').selectAll()
@@ -233,7 +257,9 @@ export class Payments {
         .where('id', '=', row.id)
         .execute();
       const checkout = { ...toRecord(row), status: 'COMPLETED' as const, transactionId, customerEmail };
-      await this.handlerFor(row.purpose_kind).completed(trx, checkout, { transactionId, gateway: row.gateway, reopened });
+      await this.handlerFor(row.purpose_kind).completed(trx, checkout, {
+        transactionId, gateway: row.gateway, reopened, ...(buyer.subscriptionId ? { subscriptionId: buyer.subscriptionId } : {}),
+      });
       return 'fulfilled' as const;
     });
     if (outcome === 'unknown_session') {
@@ -274,6 +300,33 @@ export class Payments {
       const row = await trx.selectFrom('checkout_sessions').selectAll()
         .where('id', '=', changed.checkout_session_id).executeTakeFirstOrThrow();
       await this.handlerFor(row.purpose_kind).refunded?.(trx, toRecord(row), { transactionId, amountRefunded });
+      return true;
+    });
+  }
+
+  /**
+   * A later charge of the subscription a completed checkout opened. Null when the checkout is
+   * unknown or was never paid, or its kind does not bill again. The handler keys its effects on
+   * `renewal.transactionId`, so a redelivered charge changes nothing.
+   */
+  async renew(checkoutId: string, renewal: RenewalFacts): Promise<RenewalOutcome | null> {
+    return transaction(this.opts.db, async (trx) => {
+      const row = await trx.selectFrom('checkout_sessions').selectAll().where('id', '=', checkoutId).executeTakeFirst();
+      if (!row || row.status !== 'COMPLETED') return null;
+      const handler = this.handlerFor(row.purpose_kind);
+      if (!handler.renewed) return null;
+      return (await handler.renewed(trx, toRecord(row), renewal)) ?? {};
+    });
+  }
+
+  /** The subscription a completed checkout opened has ended. False when nothing was told. */
+  async endSubscription(checkoutId: string, subscriptionId: string | null): Promise<boolean> {
+    return transaction(this.opts.db, async (trx) => {
+      const row = await trx.selectFrom('checkout_sessions').selectAll().where('id', '=', checkoutId).executeTakeFirst();
+      if (!row || row.status !== 'COMPLETED') return false;
+      const handler = this.handlerFor(row.purpose_kind);
+      if (!handler.subscriptionEnded) return false;
+      await handler.subscriptionEnded(trx, toRecord(row), { subscriptionId });
       return true;
     });
   }

@@ -8,7 +8,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
 import { PaymentProcessorError, type CheckoutRecord, type PaymentGateway } from './gateway.ts';
-import type { Payments } from './payments.ts';
+import type { Payments, RenewalOutcome } from './payments.ts';
 
 export class StripeGateway implements PaymentGateway {
   readonly name = 'stripe' as const;
@@ -18,16 +18,30 @@ export class StripeGateway implements PaymentGateway {
     // Our ids travel as metadata both on the session and on its payment intent, so a refund
     // (which Stripe reports on the charge) can be traced back without a lookup at Stripe.
     const metadata = { svc_checkout_id: checkout.id, svc_community_id: checkout.communityId, svc_kind: checkout.purpose.kind };
+    // Billed again: a subscription whose metadata leads invoice.paid and customer.subscription.deleted
+    // back to this checkout. A line marked firstChargeOnly has no `recurring`, so Stripe bills it once.
+    const recurring = checkout.recurring
+      ? { interval: checkout.recurring.interval, interval_count: checkout.recurring.intervalCount }
+      : null;
+    const billing = recurring
+      ? {
+        mode: 'subscription' as const,
+        subscription_data: {
+          metadata: { ...metadata, ...(checkout.installments ? { svc_installments: String(checkout.installments.count) } : {}) },
+        },
+      }
+      : { mode: 'payment' as const, payment_intent_data: { metadata } };
     try {
       const session = await this.stripe.checkout.sessions.create(
         {
-          mode: 'payment',
+          ...billing,
           line_items: checkout.lineItems.map((item) => ({
             quantity: item.quantity,
             price_data: {
               currency: checkout.currency.toLowerCase(),
               unit_amount: item.unitAmount,
               product_data: { name: item.name, ...(item.description ? { description: item.description } : {}) },
+              ...(recurring && !item.firstChargeOnly ? { recurring } : {}),
             },
           })),
           // Stripe substitutes {CHECKOUT_SESSION_ID} itself; it is passed through untouched.
@@ -37,7 +51,6 @@ export class StripeGateway implements PaymentGateway {
           client_reference_id: checkout.id,
           expires_at: Math.floor(Date.parse(checkout.expiresAt) / 1000),
           metadata,
-          payment_intent_data: { metadata },
         },
         // A retried request (ours or the SDK's own network retry) returns the same session.
         { idempotencyKey: `svc_checkout_${checkout.id}` },
@@ -84,7 +97,7 @@ export function stripeWebhookRouter(stripe: Stripe, webhookSecret: string, payme
       return;
     }
     try {
-      await handleEvent(event, payments, logger);
+      await handleEvent(event, payments, logger, stripe);
       res.json({ received: true });
     } catch (err) {
       logger?.error({ err, eventId: event.id, type: event.type }, 'handling a Stripe webhook failed; Stripe will retry');
@@ -94,18 +107,53 @@ export function stripeWebhookRouter(stripe: Stripe, webhookSecret: string, payme
   return router;
 }
 
-export async function handleEvent(event: Stripe.Event, payments: Payments, logger?: Logger): Promise<void> {
+const idOf = (value: string | { id: string } | null | undefined): string | null => paymentIntentId(value);
+
+/** The subscription's next steps after a renewal committed (retried deliveries ask again: both are idempotent). */
+async function applyRenewalOutcome(stripe: Stripe | undefined, subscriptionId: string, outcome: RenewalOutcome | null): Promise<void> {
+  if (!stripe || !outcome) return;
+  if (outcome.stopBilling) {
+    await stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true });
+  } else if (outcome.skipUntil) {
+    // A trial bills nothing until it ends; then the subscription's interval resumes.
+    await stripe.subscriptions.update(subscriptionId, { trial_end: Math.floor(Date.parse(outcome.skipUntil) / 1000), proration_behavior: 'none' });
+  }
+}
+
+export async function handleEvent(event: Stripe.Event, payments: Payments, logger?: Logger, stripe?: Stripe): Promise<void> {
   switch (event.type) {
     case 'checkout.session.completed': {
       const session = event.data.object;
       // Delayed methods (bank debits) complete unpaid; async_payment_succeeded follows.
       if (session.payment_status === 'unpaid') return;
-      await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, { email: session.customer_details?.email });
+      await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, {
+        email: session.customer_details?.email, subscriptionId: idOf(session.subscription),
+      });
       return;
     }
     case 'checkout.session.async_payment_succeeded': {
       const session = event.data.object;
-      await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, { email: session.customer_details?.email });
+      await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, {
+        email: session.customer_details?.email, subscriptionId: idOf(session.subscription),
+      });
+      return;
+    }
+    case 'invoice.paid': {
+      const invoice = event.data.object;
+      // The first invoice is the checkout's own payment, which checkout.session.completed fulfils.
+      if (invoice.billing_reason === 'subscription_create') return;
+      const details = invoice.parent?.subscription_details;
+      const checkoutId = details?.metadata?.svc_checkout_id;
+      const subscriptionId = idOf(details?.subscription);
+      if (!checkoutId || !subscriptionId || !invoice.id) return;
+      const outcome = await payments.renew(checkoutId, { transactionId: invoice.id, gateway: 'stripe', amount: invoice.amount_paid, subscriptionId });
+      await applyRenewalOutcome(stripe, subscriptionId, outcome);
+      return;
+    }
+    case 'customer.subscription.deleted': {
+      const subscription = event.data.object;
+      const checkoutId = subscription.metadata?.svc_checkout_id;
+      if (checkoutId) await payments.endSubscription(checkoutId, subscription.id);
       return;
     }
     case 'checkout.session.async_payment_failed':

@@ -5,9 +5,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transaction } from '../../server/db/index.ts';
-import type { CheckoutRecord, CheckoutRequest, FulfilmentHandler, PaymentFacts, ReleaseReason } from '../../server/payments/index.ts';
+import type {
+  CheckoutRecord, CheckoutRequest, FulfilmentHandler, PaymentFacts, ReleaseReason, RenewalFacts, RenewalOutcome,
+} from '../../server/payments/index.ts';
 import { PaymentProcessorError } from '../../server/payments/index.ts';
 import { stripeClient } from '../../server/payments/stripe.ts';
+import { newId, nowIso } from '../../server/db/ids.ts';
+import { createSecretKey } from '../../server/domain/api-keys.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 
@@ -46,6 +50,11 @@ async function startStripeApi(opts: { failWith?: number } = {}) {
         res.end(JSON.stringify(byKey.get(key)));
         return;
       }
+      const subscription = /^\/v1\/subscriptions\/(sub_\w+)$/.exec(req.url ?? '');
+      if (req.method === 'POST' && subscription) {
+        res.end(JSON.stringify({ id: subscription[1], object: 'subscription', status: 'active' }));
+        return;
+      }
       const expire = /^\/v1\/checkout\/sessions\/(cs_test_\d+)\/expire$/.exec(req.url ?? '');
       if (req.method === 'POST' && expire) {
         res.end(JSON.stringify({ id: expire[1], object: 'checkout.session', status: 'expired' }));
@@ -67,12 +76,15 @@ async function startStripeApi(opts: { failWith?: number } = {}) {
 let server: TestServer;
 let running: TestServer | null = null;
 let stripeApi: Awaited<ReturnType<typeof startStripeApi>>;
-let rec: { completed: Array<{ checkout: CheckoutRecord; payment: PaymentFacts }>; released: ReleaseReason[]; refunded: number[]; failNext: boolean };
+let rec: {
+  completed: Array<{ checkout: CheckoutRecord; payment: PaymentFacts }>; released: ReleaseReason[]; refunded: number[]; failNext: boolean;
+  renewed: RenewalFacts[]; renewalOutcome: RenewalOutcome; ended: Array<string | null>;
+};
 let communityId: string;
 
 async function start(api: { failWith?: number } = {}) {
   stripeApi = await startStripeApi(api);
-  rec = { completed: [], released: [], refunded: [], failNext: false };
+  rec = { completed: [], released: [], refunded: [], failNext: false, renewed: [], renewalOutcome: {}, ended: [] };
   const handler: FulfilmentHandler = {
     async completed(_trx, checkout, payment) {
       if (rec.failNext) { rec.failNext = false; throw new Error('handler failed'); }
@@ -80,6 +92,8 @@ async function start(api: { failWith?: number } = {}) {
     },
     async released(_trx, _checkout, reason) { rec.released.push(reason); },
     async refunded(_trx, _checkout, refund) { rec.refunded.push(refund.amountRefunded); },
+    async renewed(_trx, _checkout, renewal) { rec.renewed.push(renewal); return rec.renewalOutcome; },
+    async subscriptionEnded(_trx, _checkout, ended) { rec.ended.push(ended.subscriptionId); },
   };
   server = await startTestServer({
     env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
@@ -212,6 +226,167 @@ describe('happy', () => {
   it('the local checkout page does not exist when Stripe is the gateway', async () => {
     const { opened } = await open();
     expect((await fetch(`${server.url}/checkout/${opened.sessionId}`)).status).toBe(404);
+  });
+});
+
+describe('subscriptions', () => {
+  beforeEach(() => start());
+
+  const subscription = (over: Partial<CheckoutRequest> = {}) => open({
+    lineItems: [{ name: 'Membership', unitAmount: 333, quantity: 1 }, { name: 'Rounding', unitAmount: 1, quantity: 1, firstChargeOnly: true }],
+    recurring: { interval: 'month', intervalCount: 2 },
+    installments: { count: 3 },
+    ...over,
+  });
+
+  /** An invoice as Stripe's current API shapes it: the subscription and its metadata under parent. */
+  const invoice = (checkoutId: string, over: Record<string, unknown> = {}) => ({
+    id: 'in_1', object: 'invoice', billing_reason: 'subscription_cycle', amount_paid: 333,
+    parent: { type: 'subscription_details', subscription_details: { subscription: 'sub_1', metadata: { svc_checkout_id: checkoutId } } },
+    ...over,
+  });
+
+  it('billing terms open a subscription-mode session: recurring price_data, a first-charge-only line, subscription metadata', async () => {
+    const { checkout } = await subscription();
+    const { form } = stripeApi.calls[0];
+    expect(form.get('mode')).toBe('subscription');
+    expect(form.get('line_items[0][price_data][recurring][interval]')).toBe('month');
+    expect(form.get('line_items[0][price_data][recurring][interval_count]')).toBe('2');
+    expect(form.get('line_items[0][price_data][unit_amount]')).toBe('333');
+    expect(form.has('line_items[1][price_data][recurring][interval]')).toBe(false);
+    expect(form.get('line_items[1][price_data][unit_amount]')).toBe('1');
+    expect(form.get('subscription_data[metadata][svc_checkout_id]')).toBe(checkout.id);
+    expect(form.get('subscription_data[metadata][svc_installments]')).toBe('3');
+    expect(form.get('metadata[svc_checkout_id]')).toBe(checkout.id);
+    // Stripe refuses payment_intent_data in subscription mode.
+    expect([...form.keys()].some((k) => k.startsWith('payment_intent_data'))).toBe(false);
+  });
+
+  it('a yearly interval is sent as year/1', async () => {
+    await open({ recurring: { interval: 'year', intervalCount: 1 } });
+    const { form } = stripeApi.calls[0];
+    expect(form.get('mode')).toBe('subscription');
+    expect(form.get('line_items[0][price_data][recurring][interval]')).toBe('year');
+    expect(form.get('line_items[0][price_data][recurring][interval_count]')).toBe('1');
+  });
+
+  it('the completion of a subscription checkout tells the handler the subscription id', async () => {
+    const { opened } = await subscription();
+    await deliver('checkout.session.completed', { id: opened.sessionId, object: 'checkout.session', payment_status: 'paid', payment_intent: null, subscription: 'sub_1' });
+    expect(rec.completed[0].payment).toEqual({ transactionId: opened.sessionId, gateway: 'stripe', reopened: false, subscriptionId: 'sub_1' });
+  });
+
+  it('invoice.paid for a later period reaches renewed() once per invoice; the first invoice is the checkout\'s own', async () => {
+    const { opened, checkout } = await subscription();
+    await deliver('checkout.session.completed', { id: opened.sessionId, object: 'checkout.session', payment_status: 'paid', subscription: 'sub_1' });
+    await deliver('invoice.paid', invoice(checkout.id, { id: 'in_0', billing_reason: 'subscription_create' }));
+    expect(rec.renewed).toEqual([]);
+    expect((await deliver('invoice.paid', invoice(checkout.id))).status).toBe(200);
+    expect(rec.renewed).toEqual([{ transactionId: 'in_1', gateway: 'stripe', amount: 333, subscriptionId: 'sub_1' }]);
+    // Nothing asked of the subscription: no call to Stripe beyond the session.
+    expect(stripeApi.calls.map((c) => c.path)).toEqual(['/v1/checkout/sessions']);
+  });
+
+  it('a renewal that finishes the plan cancels the subscription at the period end; one between cycles skips to the next', async () => {
+    const { opened, checkout } = await subscription();
+    await deliver('checkout.session.completed', { id: opened.sessionId, object: 'checkout.session', payment_status: 'paid', subscription: 'sub_1' });
+    rec.renewalOutcome = { stopBilling: true };
+    await deliver('invoice.paid', invoice(checkout.id));
+    const stop = stripeApi.calls.at(-1)!;
+    expect(`${stop.method} ${stop.path}`).toBe('POST /v1/subscriptions/sub_1');
+    expect(stop.form.get('cancel_at_period_end')).toBe('true');
+
+    const resume = '2031-01-15T00:00:00.000Z';
+    rec.renewalOutcome = { skipUntil: resume };
+    await deliver('invoice.paid', invoice(checkout.id, { id: 'in_2' }));
+    const skip = stripeApi.calls.at(-1)!;
+    expect(skip.form.get('trial_end')).toBe(String(Date.parse(resume) / 1000));
+    expect(skip.form.get('proration_behavior')).toBe('none');
+  });
+
+  it('customer.subscription.deleted reaches subscriptionEnded(); an invoice of a checkout never paid reaches nothing', async () => {
+    const paid = await subscription();
+    await deliver('checkout.session.completed', { id: paid.opened.sessionId, object: 'checkout.session', payment_status: 'paid', subscription: 'sub_1' });
+    await deliver('customer.subscription.deleted', { id: 'sub_1', object: 'subscription', metadata: { svc_checkout_id: paid.checkout.id } });
+    expect(rec.ended).toEqual(['sub_1']);
+    const unpaid = await subscription();
+    await deliver('invoice.paid', invoice(unpaid.checkout.id));
+    expect(rec.renewed).toEqual([]);
+  });
+});
+
+describe('paid membership through Stripe', () => {
+  /** The real fulfilment handlers (no test kind): POST /apply/checkout opens the session. */
+  async function startReal() {
+    stripeApi = await startStripeApi();
+    server = await startTestServer({ env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET }, payments: { stripe: stripeApi.client } });
+    running = server;
+    const c = await makeCommunity(server.database.db, 'stripeclub');
+    const key = (await createSecretKey(server.database.db, c.id, ['WRITE_MEMBERS'])).key;
+    const segmentId = newId();
+    await server.database.db.insertInto('segments').values({
+      id: segmentId, community_id: c.id, name: 'Patrons', description: null, color: '#123456', currency: 'EUR',
+      price_monthly: 1000, price_quarterly: 2700, price_yearly: 10000, price_one_time: 30000,
+      installment_total_price: 1000, installment_count: 3, installment_interval_months: 2, access_duration_months: 12,
+      installment_renews_annually: 0, founding_price_monthly: null, founding_price_quarterly: null, founding_price_yearly: null,
+      founding_member_cap: null, auto_approve: 0, is_active: 1, sort_order: 0, created_at: nowIso(), updated_at: nowIso(),
+    }).execute();
+    const post = (path: string, json: unknown) => server.request(`/v1/communities/stripeclub${path}`, { method: 'POST', key, json });
+    return { c, segmentId, post };
+  }
+
+  it('each billing cycle maps to its Stripe session: subscriptions month/1, month/3, year/1, installments month/N, one-time a payment', async () => {
+    const { segmentId, post } = await startReal();
+    const expected: Record<string, { mode: string; interval?: string; count?: string; amount: string }> = {
+      MONTHLY: { mode: 'subscription', interval: 'month', count: '1', amount: '1000' },
+      QUARTERLY: { mode: 'subscription', interval: 'month', count: '3', amount: '2700' },
+      YEARLY: { mode: 'subscription', interval: 'year', count: '1', amount: '10000' },
+      INSTALLMENT_PLAN: { mode: 'subscription', interval: 'month', count: '2', amount: '333' },
+      ONE_TIME: { mode: 'payment', amount: '30000' },
+    };
+    for (const [i, [cycle, want]] of Object.entries(expected).entries()) {
+      const submitted = await post(`/segments/${segmentId}/submit`, { answers: { email: `cycle${i}@example.com`, name: `Cycle ${i}` }, billingCycle: cycle });
+      const opened = await post('/apply/checkout', { requestId: submitted.body.requestId });
+      expect(opened.status).toBe(200);
+      const { form } = stripeApi.calls.at(-1)!;
+      expect(form.get('mode')).toBe(want.mode);
+      expect(form.get('line_items[0][price_data][unit_amount]')).toBe(want.amount);
+      expect(form.get('line_items[0][price_data][recurring][interval]')).toBe(want.interval ?? null);
+      expect(form.get('line_items[0][price_data][recurring][interval_count]')).toBe(want.count ?? null);
+      expect(form.get('customer_email')).toBe(`cycle${i}@example.com`);
+      expect(form.get('success_url')).toMatch(/^http:\/\/stripeclub\.localhost:\d+\/\?svc_apply=success&session=\{CHECKOUT_SESSION_ID\}$/);
+      if (cycle === 'INSTALLMENT_PLAN') {
+        expect(form.get('subscription_data[metadata][svc_installments]')).toBe('3');
+        expect(form.get('line_items[1][price_data][unit_amount]')).toBe('1');
+      }
+    }
+  });
+
+  it('completion accepts the member with the subscription id; invoice.paid extends access; subscription.deleted ends the billing', async () => {
+    const { c, segmentId, post } = await startReal();
+    const db = server.database.db;
+    const submitted = await post(`/segments/${segmentId}/submit`, { answers: { email: 'sub@example.com', name: 'Sub Scriber' }, billingCycle: 'MONTHLY' });
+    const opened = await post('/apply/checkout', { requestId: submitted.body.requestId });
+    await deliver('checkout.session.completed', { id: opened.body.sessionId, object: 'checkout.session', payment_status: 'paid', subscription: 'sub_m1' });
+    const membership = await db.selectFrom('memberships').selectAll().where('community_id', '=', c.id).executeTakeFirstOrThrow();
+    expect(membership.status).toBe('ACCEPTED');
+    const billing = await db.selectFrom('membership_billing').selectAll().where('membership_id', '=', membership.id).executeTakeFirstOrThrow();
+    expect(billing).toMatchObject({ processor_subscription_id: 'sub_m1', gateway: 'stripe', billing_cycle: 'MONTHLY', unit_amount: 1000 });
+    const checkoutId = billing.checkout_session_id;
+    const paidInvoice = {
+      id: 'in_m2', object: 'invoice', billing_reason: 'subscription_cycle', amount_paid: 1000,
+      parent: { type: 'subscription_details', subscription_details: { subscription: 'sub_m1', metadata: { svc_checkout_id: checkoutId } } },
+    };
+    await deliver('invoice.paid', paidInvoice);
+    await deliver('invoice.paid', paidInvoice);
+    const renewed = await db.selectFrom('membership_billing').selectAll().where('id', '=', billing.id).executeTakeFirstOrThrow();
+    expect(Date.parse(renewed.access_until!)).toBeGreaterThan(Date.parse(billing.access_until!));
+    expect(await db.selectFrom('membership_charges').select('kind').where('billing_id', '=', billing.id).execute()).toHaveLength(2);
+    await deliver('customer.subscription.deleted', { id: 'sub_m1', object: 'subscription', metadata: { svc_checkout_id: checkoutId } });
+    const ended = await db.selectFrom('membership_billing').selectAll().where('id', '=', billing.id).executeTakeFirstOrThrow();
+    expect(ended).toMatchObject({ status: 'ENDED', next_charge_at: null, access_until: renewed.access_until });
+    const approved = await db.selectFrom('webhook_events').select('name').where('community_id', '=', c.id).where('name', '=', 'member.approved').execute();
+    expect(approved).toHaveLength(1);
   });
 });
 
