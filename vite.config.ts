@@ -34,10 +34,11 @@ function widgetEntries(): Record<string, string> {
 
 /**
  * The runtime chunk: what every widget needs, downloaded once and cached across widgets and
- * pages. Heavier, widget-specific libraries (@floating-ui for popovers) stay with the widgets
+ * pages. Heavier, widget-specific libraries (@floating-ui for popovers) and the form renderer
+ * (widgets/lib/forms/, only <svc-rsvp> and <svc-apply> have forms) stay with the widgets
  * that use them.
  */
-const RUNTIME_MODULE = /[\\/]node_modules[\\/](?:preact|@preact[\\/]signals(?:-core)?|nanostores)[\\/]|[\\/]widgets[\\/]lib[\\/](?!popover)/;
+const RUNTIME_MODULE = /[\\/]node_modules[\\/](?:preact|@preact[\\/]signals(?:-core)?|nanostores)[\\/]|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/])/;
 
 function writeWidgetManifest(): Plugin {
   return {

@@ -3,10 +3,10 @@ import type { Event, Tier } from '../../contract/resources.ts';
 import type { EmbedConfig } from '../lib/contract.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
 import { formatMoney } from '../lib/format.ts';
+import { Field } from '../lib/forms/Field.tsx';
 import { ActionError, actionPath, postAction } from './actions.ts';
 import { checkoutReturn, returnUrls } from './checkout-return.ts';
 import { Confirmation } from './Confirmation.tsx';
-import { Field } from './Field.tsx';
 import {
   checkAll, checkoutRequest, fieldsFor, initialValues, problemFrom, rsvpRequest, type Errors, type Value, type Values,
 } from './form.ts';
@@ -168,7 +168,7 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
                 idBase={idBase}
                 value={values[spec.key]}
                 error={errors[spec.key]}
-                max={maxQuantity(tier)}
+                max={spec.key === 'quantity' ? maxQuantity(tier) : undefined}
                 onChange={change}
               />
             ))}

@@ -1,70 +1,7 @@
-// Widget actions: the writes <svc-rsvp> makes, `POST {site_base}/api/actions/{tag}/...`. On a
-// customer's site they go to the platform with the publishable key (the server also checks the
-// page's Origin against the community's embed origins) and never carry cookies; on the hosted
-// site they are same-origin, keyless, so the visitor's sign-in cookie rides along. A key must
-// not be sent there: with a key the server takes the embed path and wants a listed Origin.
-import { ApiError } from '../lib/api.ts';
-import type { EmbedConfig } from '../lib/contract.ts';
-
-/** What the API's error envelope says about the failure beyond its message. */
-export interface ActionExtras {
-  /** The input at fault: `email`, `name`, `quantity`, `formAnswers.<fieldId>`. */
-  field?: string;
-  /** Required form fields left empty (422). */
-  fields?: string[];
-  /** Seats left when the request asked for more (422). */
-  remaining?: number;
-}
-
-export class ActionError extends ApiError {
-  constructor(message: string, status: number, code: string | undefined, requestId: string | undefined, readonly extras: ActionExtras) {
-    super(message, status, code, requestId);
-  }
-}
+// <svc-rsvp>'s widget actions: `POST {site_base}/api/actions/{tag}/events/{slug}/rsvp|checkout`,
+// sent as every widget form sends (widgets/lib/forms/actions.ts).
+export { ActionError, postAction, type ActionExtras } from '../lib/forms/actions.ts';
 
 export function actionPath(community: string, slug: string, action: 'rsvp' | 'checkout'): string {
   return `/api/actions/${encodeURIComponent(community)}/events/${encodeURIComponent(slug)}/${action}`;
-}
-
-function extrasOf(value: unknown): ActionExtras {
-  const e = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
-  return {
-    field: typeof e.field === 'string' ? e.field : undefined,
-    fields: Array.isArray(e.fields) ? e.fields.filter((f): f is string => typeof f === 'string') : undefined,
-    remaining: typeof e.remaining === 'number' ? e.remaining : undefined,
-  };
-}
-
-export async function postAction<T>(
-  config: EmbedConfig, path: string, body: unknown, fetchImpl: typeof fetch = (...a) => fetch(...a),
-): Promise<T> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
-  if (!config.hosted && config.key) headers['X-API-Key'] = config.key;
-  let res: Response;
-  try {
-    res = await fetchImpl((config.hosted ? '' : config.api) + path, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      credentials: config.hosted ? 'same-origin' : 'omit',
-    });
-  } catch {
-    throw new ActionError('Network error', 0, undefined, undefined, {});
-  }
-  let json: Record<string, unknown> = {};
-  try {
-    json = await res.json();
-  } catch {
-    // Not our envelope (a proxy's error page): the status says enough.
-  }
-  if (!res.ok) {
-    throw new ActionError(
-      typeof json.error === 'string' ? json.error : `HTTP ${res.status}`,
-      res.status,
-      typeof json.code === 'string' ? json.code : undefined,
-      typeof json.requestId === 'string' ? json.requestId : res.headers.get('X-Request-Id') ?? undefined,
-      extrasOf(json.extras),
-    );
-  }
-  return json as T;
 }

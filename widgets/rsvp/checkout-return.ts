@@ -1,22 +1,22 @@
-// The round trip through the hosted checkout, for every widget that opens one (<svc-rsvp> and
-// <svc-donate>): where the buyer comes back to, and what the page URL says on return. The URL
-// carries only what the processor substitutes (`session`), how it went (the widget's own state
-// parameter: `svc_checkout`, `svc_donate`) and which widget asked (`svc_event=<slug>`,
-// `svc_sku=<sku>`), so two widgets on one page never both claim a payment. Nothing is granted
-// from coming back: the server acts when the payment is confirmed to it, and a widget can only
-// say so. (Not in widgets/lib/: that is the runtime every widget downloads, and only these two
-// need this; the bundler gives it a small chunk of its own.)
+// The round trip through the hosted checkout, for every widget that opens one (<svc-rsvp>,
+// <svc-donate>, <svc-apply>): where the buyer comes back to, and what the page URL says on
+// return. The URL carries only what the processor substitutes (`session`), how it went (the
+// widget's own state parameter: `svc_checkout`, `svc_donate`, `svc_apply`) and which widget asked
+// (`svc_event=<slug>`, `svc_sku=<sku>`, `svc_segment=<id>`), so two widgets on one page never both
+// claim a payment. Nothing is granted from coming back: the server acts when the payment is
+// confirmed to it, and a widget can only say so. (Not in widgets/lib/: that is the runtime every
+// widget downloads, and only these three need this; the bundler gives it a small chunk of its own.)
 
 /** Every parameter a widget adds, so a new round trip drops what an earlier one (of any widget) left. */
-const OWN = ['svc_checkout', 'svc_donate', 'session', 'svc_event', 'svc_sku'];
+const OWN = ['svc_checkout', 'svc_donate', 'svc_apply', 'session', 'svc_event', 'svc_sku', 'svc_segment'];
 /** Parameters that name the widget a return belongs to. */
-const OWNERS = ['svc_event', 'svc_sku'];
+const OWNERS = ['svc_event', 'svc_sku', 'svc_segment'];
 
 export interface ReturnSpec {
   /** The parameter saying how it went. */
-  state: 'svc_checkout' | 'svc_donate';
-  /** The owner parameter and its value: `['svc_event', slug]`, `['svc_sku', sku]`. */
-  owner: readonly ['svc_event' | 'svc_sku', string];
+  state: 'svc_checkout' | 'svc_donate' | 'svc_apply';
+  /** The owner parameter and its value: `['svc_event', slug]`, `['svc_sku', sku]`, `['svc_segment', id]`. */
+  owner: readonly ['svc_event' | 'svc_sku' | 'svc_segment', string];
 }
 
 export type CheckoutReturn = { kind: 'success'; sessionId: string | null } | { kind: 'cancelled' };

@@ -7,12 +7,13 @@
 // code, requestId, message}.
 import { h } from 'preact';
 import { defineWidget } from '../lib/define-element.ts';
+import fieldsCss from '../lib/forms/fields.css?inline';
 import { RsvpWidget } from './RsvpWidget.tsx';
 import styles from './styles.css?inline';
 
 export default defineWidget({
   name: 'rsvp',
-  styles,
+  styles: fieldsCss + styles,
   attributes: ['event'],
   render: (props) => h(RsvpWidget, props),
 });

@@ -1,3 +1,4 @@
+// One labelled form field, shared by <svc-rsvp> and <svc-apply>; styled by fields.css.
 import type { FieldSpec, Value } from './form.ts';
 
 export interface FieldProps {
@@ -6,6 +7,7 @@ export interface FieldProps {
   idBase: string;
   value: Value | undefined;
   error: string | undefined;
+  /** A whole-number input from 1 to this (a quantity). */
   max?: number;
   onChange(key: string, value: Value): void;
 }
@@ -91,16 +93,16 @@ export function Field({ spec, idBase, value, error, max, onChange }: FieldProps)
       </select>
     );
   } else {
-    const isQuantity = key === 'quantity';
+    const bounded = max !== undefined;
     control = (
       <input
         {...common}
         type={INPUT_TYPE[field.type] ?? 'text'}
         value={text}
         autocomplete={spec.autocomplete}
-        inputMode={isQuantity ? 'numeric' : undefined}
-        min={isQuantity ? 1 : undefined}
-        max={isQuantity ? max : undefined}
+        inputMode={bounded ? 'numeric' : undefined}
+        min={bounded ? 1 : undefined}
+        max={max}
         maxLength={field.maxLength}
         placeholder={field.placeholder}
         spellcheck={field.type === 'email' || field.type === 'url' ? false : undefined}

@@ -1,0 +1,106 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { Segment } from '../../contract/resources.ts';
+import { $community, isSettled } from '../lib/community.ts';
+import type { WidgetProps } from '../lib/define-element.ts';
+import { storeSignal } from '../lib/store-signal.ts';
+import { Application } from './Application.tsx';
+import { checkoutReturn } from './checkout.ts';
+import { SegmentPicker, SegmentSummary } from './SegmentPicker.tsx';
+import { ApplyStore } from './store.ts';
+
+let instances = 0;
+
+/** Says what the page URL tells about a checkout this widget started; focused, so it is read first. */
+function Notice({ text }: { text: string }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return <p class="notice" part="notice" role="status" tabIndex={-1} ref={ref}>{text}</p>;
+}
+
+export function ApplyWidget({ api, config, attrs, locale, emit }: WidgetProps) {
+  const only = (attrs.segment ?? '').trim() || null;
+  const store = useMemo(() => new ApplyStore(api, config.community), [api, config.community]);
+  const [idBase] = useState(() => `svc-apply-${++instances}`);
+  const [chosen, setChosen] = useState<string | null>(null);
+  useEffect(() => {
+    void store.load();
+    return () => store.dispose();
+  }, [store]);
+
+  const error = store.error.value;
+  useEffect(() => {
+    // The host page may want the request id for a support ticket; the visitor gets plain words.
+    if (error) emit('error', { action: 'load', status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+  }, [error]);
+
+  const communityState = storeSignal($community).value;
+  const status = store.status.value;
+  const segments = store.segments.value;
+
+  // Waiting for the community too: it carries the theme, the name and the rules.
+  if (status === 'loading' || !isSettled(communityState)) {
+    return <div class="apply" aria-busy="true"><p class="status" part="status" role="status">Loading memberships…</p></div>;
+  }
+  if (status === 'error') {
+    return (
+      <div class="apply">
+        <div class="error" part="error" role="alert">
+          <span>We couldn't load the memberships right now.</span>
+          <button type="button" class="secondary" part="retry" onClick={() => void store.load()}>Try again</button>
+          <slot />
+        </div>
+      </div>
+    );
+  }
+
+  const community = communityState.status === 'ready' ? communityState.community : null;
+  // An id, as the docs say; a name is forgiven (ids are made on import, names are what people see).
+  const fixed = only ? segments.find((s) => s.id === only) ?? segments.find((s) => s.name.toLowerCase() === only.toLowerCase()) ?? null : null;
+  const returned = checkoutReturn(location.href, fixed?.id ?? null);
+  const notice = returned?.kind === 'success'
+    ? <Notice text="Payment received. Welcome! Your membership starts as soon as the payment is confirmed; we'll e-mail you." />
+    : returned?.kind === 'cancelled' ? <Notice text="Checkout cancelled: nothing was charged." /> : null;
+
+  if (community?.accessibility === 'INVITE_ONLY') {
+    return <div class="apply">{notice}<p class="status" part="empty">This community is invite-only: membership is by invitation.</p></div>;
+  }
+  if (segments.length === 0) {
+    return <div class="apply">{notice}<p class="status" part="empty">This community isn't taking new members right now.</p><slot /></div>;
+  }
+
+  if (only && !fixed) {
+    return (
+      <div class="apply">
+        {notice}
+        <div class="error" part="error" role="alert"><span>This membership isn't open for applications.</span><slot /></div>
+      </div>
+    );
+  }
+  const segment: Segment | null = fixed ?? segments.find((s) => s.id === chosen) ?? null;
+  const rules = community?.storefrontConfig.rules;
+  const shownRules = rules && rules.version >= 1 && rules.text?.trim() ? { version: rules.version, text: rules.text } : null;
+
+  return (
+    <div class="apply">
+      {notice}
+      {fixed
+        ? <div class="segment chosen" part="segment" data-segment={fixed.id} style={{ '--_segment': fixed.color }}><SegmentSummary segment={fixed} locale={locale} /></div>
+        : <SegmentPicker segments={segments} selected={chosen} name={`${idBase}-segment`} locale={locale} onSelect={(s) => setChosen(s.id)} />}
+      {segment && (
+        // Keyed by segment: another choice starts a fresh form (its own fields and cycles).
+        <Application
+          key={segment.id}
+          store={store}
+          segment={segment}
+          config={config}
+          locale={locale}
+          idBase={`${idBase}-${segment.id.slice(-6)}`}
+          communityName={community?.name ?? 'the community'}
+          rules={shownRules}
+          source={attrs.source ?? null}
+          emit={emit}
+        />
+      )}
+    </div>
+  );
+}

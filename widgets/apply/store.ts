@@ -1,0 +1,84 @@
+// What <svc-apply> reads, all with the publishable key on /v1: the segments open to new members,
+// each segment's form (fetched the first time it is chosen), and check-email for the address
+// being typed. The community (its name, accessibility and rules) is the page-wide $community.
+import { batch, signal } from '@preact/signals';
+import type { FormField, Segment } from '../../contract/resources.ts';
+import { ApiError, type ApiClient } from '../lib/api.ts';
+import type { EmailStatus } from './form.ts';
+
+export type LoadStatus = 'loading' | 'ready' | 'error';
+export type FormState = { status: 'loading' } | { status: 'ready'; schema: FormField[] } | { status: 'error' };
+
+const toApiError = (e: unknown) => (e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : 'Unexpected error', 0));
+
+export class ApplyStore {
+  readonly status = signal<LoadStatus>('loading');
+  readonly error = signal<ApiError | null>(null);
+  readonly segments = signal<Segment[]>([]);
+  readonly forms = signal<Record<string, FormState>>({});
+  private abort = new AbortController();
+  private readonly base: string;
+
+  constructor(private readonly api: ApiClient, community: string) {
+    this.base = `/v1/communities/${encodeURIComponent(community)}/segments`;
+  }
+
+  /** The public segments; also the retry after an error, and the refresh after a refusal (`fresh`). */
+  async load(fresh = false): Promise<void> {
+    if (!fresh) {
+      batch(() => {
+        this.status.value = 'loading';
+        this.error.value = null;
+      });
+    }
+    try {
+      const { data } = await this.api.get<Segment[]>(`${this.base}/public`, { signal: this.abort.signal, fresh });
+      batch(() => {
+        this.segments.value = Array.isArray(data) ? data : [];
+        this.status.value = 'ready';
+      });
+    } catch (e) {
+      if (this.abort.signal.aborted || fresh) return;
+      batch(() => {
+        this.error.value = toApiError(e);
+        this.status.value = 'error';
+      });
+    }
+  }
+
+  /** A segment's form: nothing to fetch without one; once fetched, kept. */
+  async loadForm(segment: Segment): Promise<void> {
+    const known = this.forms.value[segment.id];
+    if (known && known.status !== 'error') return;
+    const set = (state: FormState) => { this.forms.value = { ...this.forms.value, [segment.id]: state }; };
+    if (!segment.hasForm) return set({ status: 'ready', schema: [] });
+    set({ status: 'loading' });
+    try {
+      const { data } = await this.api.get<{ segmentId: string; schema: FormField[] }>(
+        `${this.base}/${encodeURIComponent(segment.id)}/form`, { signal: this.abort.signal },
+      );
+      set({ status: 'ready', schema: Array.isArray(data.schema) ? data.schema : [] });
+    } catch {
+      if (!this.abort.signal.aborted) set({ status: 'error' });
+    }
+  }
+
+  /**
+   * check-email for `email`; null when it could not be asked (the check only informs: the submit
+   * is what the server judges). `signal` drops an answer for an address typed over since.
+   */
+  async checkEmail(segmentId: string, email: string, signal: AbortSignal): Promise<EmailStatus | null> {
+    try {
+      const { data } = await this.api.get<{ exists: boolean; status: EmailStatus }>(
+        `${this.base}/${encodeURIComponent(segmentId)}/check-email`, { query: { email }, signal, fresh: true },
+      );
+      return typeof data.status === 'string' ? data.status : null;
+    } catch {
+      return null;
+    }
+  }
+
+  dispose(): void {
+    this.abort.abort();
+  }
+}
