@@ -2,9 +2,9 @@
 // reject), and removes members (kick, ban). Decisions the spec leaves open: docs/api.md,
 // "Membership requests".
 import { z } from 'zod';
-import { CommunityTag, Uuid } from '../common.ts';
+import { CommunityTag, HttpUrl, Uuid } from '../common.ts';
 import { BillingCycle } from '../enums.ts';
-import { route } from '../route.ts';
+import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 
 const base = '/v1/communities/{communityTag}';
 const InCommunity = z.object({ communityTag: CommunityTag });
@@ -135,4 +135,91 @@ export const banMember = route({
   errors: [400, 401, 403, 404, 409, 415, 429],
 });
 
-export const APPLICATION_ROUTES = [submitApplication, approveApplication, rejectApplication, kickMember, banMember];
+export const ApplyCheckoutBody = z
+  .object({
+    requestId: Uuid.describe('a PAYMENT_PENDING request of this community (from the paid submit)'),
+    origin: z.string().trim().max(2048).optional()
+      .describe('`scheme://host[:port]` of the page the applicant came from: one of the community\'s embed origins or its hosted ' +
+        'site (custom domain or `<tag>.localhost`). Success returns to `<origin>/?svc_apply=success&session={CHECKOUT_SESSION_ID}`, ' +
+        'cancel to `<origin>/?svc_apply=cancelled&request=<requestId>`. Without it, the community\'s hosted site.'),
+  })
+  .strict();
+
+export const ApplyCheckoutResult = z.object({
+  checkoutUrl: z.string().describe('send the applicant here'),
+  sessionId: z.string().describe("the processor's session id (what {CHECKOUT_SESSION_ID} becomes)"),
+}).meta({ id: 'ApplyCheckoutResponse' });
+
+export const applyCheckout = route({
+  operationId: 'applyCheckout',
+  method: 'post',
+  path: `${base}/apply/checkout`,
+  tag: 'Segments',
+  summary: 'Open the checkout of a paid application',
+  description:
+    'Opens the payment of a PAYMENT_PENDING request at the price of its billing cycle (the founding price while founding ' +
+    'spots are left: one is held for the checkout and given back if it expires or is cancelled). MONTHLY, QUARTERLY and ' +
+    'YEARLY are subscriptions; ONE_TIME a single payment; INSTALLMENT_PLAN `installmentCount` charges (the first carries ' +
+    'the remainder of the division). Completion (never the redirect) accepts the membership and fires `member.approved`. ' +
+    'The price is fixed at purchase: a later PATCH of the segment does not change it until renewal. The same ' +
+    '`X-Idempotency-Key` answers the same session. 400 `INVALID_INPUT` when the request is not PAYMENT_PENDING, when the ' +
+    'segment has no price for its billing cycle, or for an `origin` that is not one of the community\'s sites; 404 for an ' +
+    'unknown request (or one of another community); 503 when payments are off.',
+  auth: { kind: 'apiKey', scope: 'WRITE_MEMBERS' },
+  params: InCommunity,
+  body: ApplyCheckoutBody,
+  response: { status: 200, schema: ApplyCheckoutResult, description: 'The checkout to send the applicant to' },
+  errors: [400, 401, 403, 404, 409, 415, 429, 502, 503],
+});
+
+export const APPLICATION_ROUTES = [submitApplication, approveApplication, rejectApplication, kickMember, banMember, applyCheckout];
+
+// <svc-apply>'s writes: the same submit and checkout as widget actions, for a page with only the
+// publishable key (or the hosted site). See docs/api.md "Widget actions" and docs/widgets.md.
+const actions = WIDGET_ACTIONS_BASE;
+
+export const WidgetApplyCheckoutBody = z
+  .object({
+    requestId: Uuid.describe('a PAYMENT_PENDING request of this community (from the paid submit)'),
+    successUrl: HttpUrl.describe('where the applicant comes back after paying: on the calling page\'s origin or another embed origin ' +
+      '(`{CHECKOUT_SESSION_ID}` is filled in)'),
+    cancelUrl: HttpUrl.describe('where the applicant comes back after cancelling: the same origins'),
+  })
+  .strict();
+
+export const widgetSubmitApplication = route({
+  operationId: 'widgetSubmitApplication',
+  method: 'post',
+  path: `${actions}/segments/{segmentId}/submit`,
+  tag: 'Community site',
+  summary: 'Apply to a segment from a widget',
+  description:
+    'The submit of POST /v1/.../segments/{segmentId}/submit for <svc-apply>: the same body, rules, outcomes and refusals ' +
+    '(APPROVED, PENDING or `paymentRequired`; 400 `ALREADY_MEMBER`, `APPLICATION_PENDING`, `INVALID_INPUT`; 403 ' +
+    '`FEATURE_NOT_ENABLED`, `APPLICANT_BANNED`), called with the publishable key from an embed origin or keyless on the ' +
+    'hosted site. An inactive segment is 400 as on /v1.',
+  auth: { kind: 'widget' },
+  params: InCommunity.extend({ segmentId: Uuid }),
+  body: SubmitApplicationBody,
+  response: { status: 201, schema: z.union([SubmitFreeResult, SubmitPaidResult]), description: 'The request, approved, pending or waiting for payment' },
+  errors: [400, 401, 403, 404, 409, 415, 429],
+});
+
+export const widgetApplyCheckout = route({
+  operationId: 'widgetApplyCheckout',
+  method: 'post',
+  path: `${actions}/apply/checkout`,
+  tag: 'Community site',
+  summary: 'Pay for an application from a widget',
+  description:
+    'The checkout of POST /v1/.../apply/checkout for <svc-apply>, with the widget\'s own return URLs instead of `origin`: ' +
+    'both must be on the calling page\'s origin or one of the community\'s embed origins (else 400 naming the field), so ' +
+    'a checkout in the community\'s name cannot send anyone elsewhere. Same refusals as /v1 otherwise.',
+  auth: { kind: 'widget' },
+  params: InCommunity,
+  body: WidgetApplyCheckoutBody,
+  response: { status: 200, schema: ApplyCheckoutResult, description: 'The checkout to send the applicant to' },
+  errors: [400, 401, 403, 404, 409, 415, 429, 502, 503],
+});
+
+export const APPLICATION_WIDGET_ROUTES = [widgetSubmitApplication, widgetApplyCheckout];

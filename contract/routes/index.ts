@@ -37,6 +37,7 @@ export const ROUTES: RouteDef[] = [
   ...visitor.VISITOR_ROUTES,
   ...tickets.TICKET_WIDGET_ROUTES,
   ...donations.DONATION_WIDGET_ROUTES,
+  ...applications.APPLICATION_WIDGET_ROUTES,
   ...auth.AUTH_ROUTES,
 ] as RouteDef[];
 export { applications, articles, atlas, auth, communities, donations, events, members, products, rules, segments, tickets, visitor };

@@ -20,6 +20,7 @@ import * as m0015 from './migrations/0015_donations.ts';
 import * as m0013 from './migrations/0013_mail_files.ts';
 import * as m0014 from './migrations/0014_sms_purpose.ts';
 import * as m0016 from './migrations/0016_applications.ts';
+import * as m0017 from './migrations/0017_membership_billing.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -77,6 +78,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_mail_files': m0013,
   '0014_sms_purpose': m0014,
   '0016_applications': m0016,
+  '0017_membership_billing': m0017,
 };
 
 export async function migrate(db: Db): Promise<void> {

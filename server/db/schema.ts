@@ -12,6 +12,7 @@ import type { DonationTables } from './schema-donations.ts';
 import type { SocialTables } from './schema-social.ts';
 import type { FriendTables } from './schema-friends.ts';
 import type { ApplicationTables } from './schema-applications.ts';
+import type { MembershipBillingTables } from './schema-membership-billing.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -290,7 +291,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables, DonationTables, ApplicationTables {
+export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables, DonationTables, ApplicationTables, MembershipBillingTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -133,4 +133,7 @@ export const messages = {
   memberNotFound: 'Member not found in this community',
   notAnAcceptedMember: 'Only an ACCEPTED member can be kicked',
   founderCannotBeRemoved: "The community's founder cannot be kicked or banned",
+  applicationNotAwaitingPayment: (status: string) => `Only an application waiting for its payment (PAYMENT_PENDING) can be checked out; this one is ${status}`,
+  segmentNoPriceForCycle: (cycle: string | null) => `This segment has no price for the application's billing cycle${cycle ? ` (${cycle})` : ''}; apply again with a cycle it offers`,
+  applyOriginNotAllowed: "origin must be one of the community's embed origins, its landing URL or its hosted site (scheme://host[:port])",
 } as const;

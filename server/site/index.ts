@@ -12,6 +12,7 @@ import { mountSignInPages } from './sign-in-page.ts';
 import { mountNotificationsPage } from './notifications-page.ts';
 import { mountTicketWidgetActions } from '../v1/tickets.ts';
 import { mountDonationWidgetActions } from '../v1/donations.ts';
+import { mountApplicationWidgetActions } from './application-actions.ts';
 
 export function siteApiRouter(deps: RouteDeps): Router {
   const router = express.Router();
@@ -23,6 +24,7 @@ export function siteApiRouter(deps: RouteDeps): Router {
   mountNotificationsPage(router, deps);
   mountTicketWidgetActions(router, deps);
   mountDonationWidgetActions(router, deps);
+  mountApplicationWidgetActions(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;
 }

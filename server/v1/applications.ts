@@ -1,13 +1,21 @@
-// Membership requests on /v1 (secret key, WRITE_MEMBERS): submit to a segment, approve, reject,
-// kick and ban. The rules live in server/domain/applications.ts; this maps their refusals.
+// Membership requests on /v1 (secret key, WRITE_MEMBERS): submit to a segment, the checkout of a
+// paid one, approve, reject, kick and ban. The rules live in server/domain/applications.ts and
+// membership-payments.ts; this maps their refusals.
 import type { Router } from 'express';
-import { approveApplication, banMember, kickMember, rejectApplication, submitApplication } from '../../contract/routes/applications.ts';
+import {
+  applyCheckout, approveApplication, banMember, kickMember, rejectApplication, submitApplication,
+} from '../../contract/routes/applications.ts';
+import type { Db } from '../db/index.ts';
+import { parseJson } from '../db/ids.ts';
 import * as applications from '../domain/applications.ts';
+import * as membershipPayments from '../domain/membership-payments.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import { normalizeOrigin } from '../http/widget-actions.ts';
+import { PaymentProcessorError, PaymentsUnavailableError } from '../payments/index.ts';
 
-function asApiError(err: unknown): never {
+export function asApiError(err: unknown): never {
   if (!(err instanceof applications.ApplicationError)) throw err;
   const d = err.detail;
   switch (err.reason) {
@@ -41,6 +49,49 @@ function asApiError(err: unknown): never {
 
 const reasonOf = (body: { reason?: string } | undefined) => body?.reason?.trim() || null;
 
+export function checkoutApiError(err: unknown): never {
+  if (err instanceof membershipPayments.MembershipCheckoutError) {
+    switch (err.reason) {
+      case 'request_not_found': throw notFound(messages.applicationNotFound);
+      case 'not_payment_pending':
+        throw new ApiError('INVALID_INPUT', messages.applicationNotAwaitingPayment(err.detail.status ?? 'closed'), { field: 'requestId', status: err.detail.status });
+      case 'no_price_for_cycle':
+        throw new ApiError('INVALID_INPUT', messages.segmentNoPriceForCycle(err.detail.cycle ?? null), { field: 'requestId', billingCycle: err.detail.cycle });
+      case 'segment_closed': throw new ApiError('INVALID_INPUT', messages.segmentClosed, { field: 'requestId' });
+    }
+  }
+  if (err instanceof PaymentsUnavailableError) throw new ApiError('SERVICE_UNAVAILABLE', messages.paymentsUnavailable);
+  if (err instanceof PaymentProcessorError) throw new ApiError('PAYMENT_PROCESSOR_ERROR', messages.paymentProcessorError);
+  throw err;
+}
+
+/**
+ * Where a paid applicant may be sent back to: the community's embed origins, its landing URL's
+ * origin and its hosted sites (registered domains, and `<tag>.localhost`, on the platform's scheme
+ * and port). The first is the caller's `origin`, which must be one of them (the checkout page bears
+ * the community's name, so it must never redirect elsewhere); without it, the landing URL, else the
+ * first registered domain, else `<tag>.localhost`.
+ */
+async function returnOrigin(db: Db, publicUrl: string, communityId: string, asked: string | undefined): Promise<string> {
+  const c = await db.selectFrom('communities').select(['tag', 'landing_url', 'embed_origins']).where('id', '=', communityId).executeTakeFirstOrThrow();
+  const domains = await db.selectFrom('community_domains').select('hostname').where('community_id', '=', communityId).orderBy('hostname').execute();
+  const platform = new URL(publicUrl);
+  const hosted = (host: string) => normalizeOrigin(`${platform.protocol}//${host}${platform.port ? `:${platform.port}` : ''}`);
+  let landing: string | null = null;
+  try {
+    landing = c.landing_url ? normalizeOrigin(new URL(c.landing_url).origin) : null;
+  } catch {
+    landing = null;
+  }
+  const sites = [landing, ...domains.map((d) => hosted(d.hostname)), hosted(`${c.tag}.localhost`)].filter((o): o is string => o !== null);
+  if (asked === undefined) return sites[0];
+  const listed = parseJson<unknown>(c.embed_origins, []);
+  const embeds = (Array.isArray(listed) ? listed : []).map((o) => (typeof o === 'string' ? normalizeOrigin(o) : null));
+  const origin = normalizeOrigin(asked);
+  if (!origin || ![...sites, ...embeds].includes(origin)) throw new ApiError('INVALID_INPUT', messages.applyOriginNotAllowed, { field: 'origin' });
+  return origin;
+}
+
 export function mountApplications(router: Router, deps: RouteDeps): void {
   mountRoute(router, submitApplication, async ({ params, body, key, transaction }) => {
     try {
@@ -56,6 +107,33 @@ export function mountApplications(router: Router, deps: RouteDeps): void {
       });
     } catch (err) {
       asApiError(err);
+    }
+  }, deps);
+
+  mountRoute(router, applyCheckout, async ({ body, key, transaction }) => {
+    const payments = deps.payments;
+    if (!payments) throw new Error('payments missing from RouteDeps');
+    try {
+      const origin = await returnOrigin(deps.db, deps.publicUrl, key!.communityId, body.origin);
+      let foundingAllowed = true;
+      // A lost race (another checkout of this request, or the last founding spot) plans again: the
+      // winner's open checkout is then answered, or the regular price is charged.
+      for (let attempt = 0; ; attempt += 1) {
+        const plan = await membershipPayments.planApplyCheckout(deps.db, key!.communityId, { requestId: body.requestId, returnOrigin: origin, foundingAllowed });
+        if (plan.kind === 'open') return { body: { checkoutUrl: plan.checkoutUrl, sessionId: plan.sessionId } };
+        try {
+          return await payments.openCheckout(plan.request, (prepared) => transaction(async (trx) => {
+            await payments.persist(trx, prepared);
+            await membershipPayments.holdForCheckout(trx, plan, prepared.checkout.id);
+            return { body: { checkoutUrl: prepared.opened.checkoutUrl, sessionId: prepared.opened.sessionId } };
+          }));
+        } catch (err) {
+          if (!(err instanceof membershipPayments.CheckoutRaceLost) || attempt >= 3) throw err;
+          if (err.what === 'founding') foundingAllowed = false;
+        }
+      }
+    } catch (err) {
+      checkoutApiError(err);
     }
   }, deps);
 
