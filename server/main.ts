@@ -14,6 +14,7 @@ import { chooseMailTransport } from './mail/choose-transport.ts';
 import { MailDeliveryWorker } from './mail/worker.ts';
 import { setUpPayments } from './payments/index.ts';
 import { checkoutsExpireWorker } from './payments/payments.ts';
+import { lapseExpired } from './domain/membership-payments.ts';
 
 function readConfig(): Config {
   try {
@@ -53,6 +54,11 @@ async function main(): Promise<void> {
   purge.unref();
   // Releases seats and other holds of checkouts nobody paid (docs/payments.md).
   const checkoutExpiry = checkoutsExpireWorker(payments.payments, 30_000, logger);
+  // Memberships whose paid access is over end on their own (each once, whichever process sees it).
+  const lapse = setInterval(() => {
+    lapseExpired(database.db).catch((err: unknown) => logger.error({ err }, 'ending lapsed memberships failed'));
+  }, 10 * 60 * 1000);
+  lapse.unref();
   const secrets = loadSecretBox(config);
   if (!(await secretsReadable(database.db, secrets))) {
     // Not fatal (the API works without it), but every delivery would fail until the key is fixed.
@@ -88,6 +94,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     clearInterval(purge);
     checkoutExpiry.stop();
+    clearInterval(lapse);
     // Stop claiming now; attempts in flight finish and are recorded, the rest stay due for the next start.
     const workerStopped = worker?.stop();
     // Sends in flight finish (bounded by the SMTP timeouts; a file write is quick) and are recorded; the rest stay queued.
