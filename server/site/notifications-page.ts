@@ -13,7 +13,7 @@ import type { NotificationView } from '../domain/notifications.ts';
 import { signedInVisitor, communityTagForHost } from '../http/session.ts';
 import type { RouteDeps } from '../http/routes.ts';
 import { escapeHtml } from '../mail/templates.ts';
-import { brandStyle, HOSTED_PAGE_STYLE, hostedPageHeaders, siteFor, type PageSite } from './sign-in-page.ts';
+import { sendHostedPage, siteFor, type PageSite } from './sign-in-page.ts';
 
 export const NOTIFICATIONS_PAGE_SIZE = 20;
 /** Deeper than anyone scrolls; keeps a crafted offset from asking the database for a huge skip. */
@@ -138,33 +138,20 @@ async function render(res: Response, deps: RouteDeps, site: PageSite, hereTag: s
   }
   const unread = await notifications.unreadNotificationCount(deps.db, userId);
   const hasMore = offset + page.items.length < page.total;
-  const nonce = hostedPageHeaders(res);
   res.setHeader('Vary', 'Cookie');
   const list = page.items.length > 0
     ? `<ol id="list">\n${page.items.map((n) => item(n, communityNames, hereTag)).join('\n')}\n</ol>`
     : `<ol id="list"></ol>\n<p class="empty">${offset === 0 ? 'No notifications yet. Friend requests, approvals and RSVPs will show up here.' : 'No more notifications.'}</p>`;
-  res.type('html').send(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
-<title>Notifications · ${escapeHtml(site.name)}</title>
-<style nonce="${nonce}">${HOSTED_PAGE_STYLE}${STYLE}${brandStyle(site)}</style>
-</head>
-<body>
-<main>
-<p><a href="/">← ${escapeHtml(site.name)}</a></p>
+  sendHostedPage(res, site, {
+    title: 'Notifications',
+    style: STYLE,
+    main: `<p><a href="/">← ${escapeHtml(site.name)}</a></p>
 <div class="top"><h1>Notifications</h1>${unread > 0 ? '<button id="mark-all" type="button">Mark all as read</button>' : ''}</div>
 ${list}
 ${hasMore ? `<a id="more" href="/notifications?offset=${offset + page.items.length}">Load more</a>` : ''}
-<p id="status" role="status" aria-live="polite"></p>
-</main>
-<script nonce="${nonce}">(() => {${SCRIPT}})();</script>
-</body>
-</html>
-`);
+<p id="status" role="status" aria-live="polite"></p>`,
+    script: SCRIPT,
+  });
 }
 
 export function mountNotificationsPage(router: Router, deps: RouteDeps): void {

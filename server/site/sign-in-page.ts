@@ -282,9 +282,21 @@ export function hostedPageHeaders(res: Response): string {
 /** The site's brand colour over the default, for the page's style. */
 export const brandStyle = (site: PageSite): string => (site.brand ? `:root { --brand: ${site.brand}; }` : '');
 
-function page(res: Response, site: PageSite, opts: { title: string; next: string; body: string; script: string }): void {
+export interface HostedPage {
+  title: string;
+  /** The page's own rules, after the shared HOSTED_PAGE_STYLE and before the site's brand colour. */
+  style?: string;
+  /** Attributes of `<body>`, already escaped, each with its leading space. */
+  bodyAttributes?: string;
+  /** What `<main>` holds. */
+  main: string;
+  /** The page's one script, run at once in its own scope. */
+  script: string;
+}
+
+/** A hosted page (sign-in, password reset, notifications): the headers of hostedPageHeaders, then the document. */
+export function sendHostedPage(res: Response, site: PageSite, page: HostedPage): void {
   const nonce = hostedPageHeaders(res);
-  const brand = brandStyle(site);
   res.type('html').send(`<!doctype html>
 <html lang="en">
 <head>
@@ -292,19 +304,28 @@ function page(res: Response, site: PageSite, opts: { title: string; next: string
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(opts.title)} · ${escapeHtml(site.name)}</title>
-<style nonce="${nonce}">${HOSTED_PAGE_STYLE}${brand}</style>
+<title>${escapeHtml(page.title)} · ${escapeHtml(site.name)}</title>
+<style nonce="${nonce}">${HOSTED_PAGE_STYLE}${page.style ?? ''}${brandStyle(site)}</style>
 </head>
-<body data-next="${escapeHtml(opts.next)}">
+<body${page.bodyAttributes ?? ''}>
 <main>
-${opts.body}
-<p id="status" role="status" aria-live="polite"></p>
-<noscript><p>This page needs JavaScript to sign you in.</p></noscript>
+${page.main}
 </main>
-<script nonce="${nonce}">(() => {${COMMON_SCRIPT}${opts.script}})();</script>
+<script nonce="${nonce}">(() => {${page.script}})();</script>
 </body>
 </html>
 `);
+}
+
+function page(res: Response, site: PageSite, opts: { title: string; next: string; body: string; script: string }): void {
+  sendHostedPage(res, site, {
+    title: opts.title,
+    bodyAttributes: ` data-next="${escapeHtml(opts.next)}"`,
+    main: `${opts.body}
+<p id="status" role="status" aria-live="polite"></p>
+<noscript><p>This page needs JavaScript to sign you in.</p></noscript>`,
+    script: `${COMMON_SCRIPT}${opts.script}`,
+  });
 }
 
 /**

@@ -1,21 +1,22 @@
 // Membership requests on /v1 (secret key, WRITE_MEMBERS): submit to a segment, the checkout of a
-// paid one, approve, reject, kick and ban. The rules live in server/domain/applications.ts and
+// paid one, approve, reject, kick and ban. Submit and checkout are also <svc-apply>'s widget
+// actions (server/site/application-actions.ts), which call doSubmit and doCheckout. The rules live in server/domain/applications.ts and
 // membership-payments.ts; this maps their refusals.
 import type { Router } from 'express';
 import {
   applyCheckout, approveApplication, banMember, kickMember, rejectApplication, submitApplication,
 } from '../../contract/routes/applications.ts';
-import type { Db } from '../db/index.ts';
+import type { Db, Trx } from '../db/index.ts';
 import { parseJson } from '../db/ids.ts';
 import * as applications from '../domain/applications.ts';
 import * as membershipPayments from '../domain/membership-payments.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
 import { normalizeOrigin } from '../http/widget-actions.ts';
 import { PaymentProcessorError, PaymentsUnavailableError } from '../payments/index.ts';
 
-export function asApiError(err: unknown): never {
+function asApiError(err: unknown): never {
   if (!(err instanceof applications.ApplicationError)) throw err;
   const d = err.detail;
   switch (err.reason) {
@@ -49,7 +50,7 @@ export function asApiError(err: unknown): never {
 
 const reasonOf = (body: { reason?: string } | undefined) => body?.reason?.trim() || null;
 
-export function checkoutApiError(err: unknown): never {
+function checkoutApiError(err: unknown): never {
   if (err instanceof membershipPayments.MembershipCheckoutError) {
     switch (err.reason) {
       case 'request_not_found': throw notFound(messages.applicationNotFound);
@@ -92,50 +93,69 @@ async function returnOrigin(db: Db, publicUrl: string, communityId: string, aske
   return origin;
 }
 
-export function mountApplications(router: Router, deps: RouteDeps): void {
-  mountRoute(router, submitApplication, async ({ params, body, key, transaction }) => {
-    try {
-      return await transaction(async (trx) => {
-        const r = await applications.submitApplication(trx, key!.communityId, { segmentId: params.segmentId, ...body });
-        const base = { success: true as const, requestId: r.requestId };
-        return {
-          status: 201,
-          body: r.status === 'PAYMENT_PENDING'
-            ? { ...base, paymentRequired: true as const, segmentId: r.segmentId, segmentName: r.segmentName }
-            : { ...base, requestStatus: r.status, segmentName: r.segmentName, segmentId: r.segmentId },
-        };
-      });
-    } catch (err) {
-      asApiError(err);
-    }
-  }, deps);
+type RunTransaction = <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => Promise<R>;
 
-  mountRoute(router, applyCheckout, async ({ body, key, transaction }) => {
-    const payments = deps.payments;
-    if (!payments) throw new Error('payments missing from RouteDeps');
-    try {
-      const origin = await returnOrigin(deps.db, deps.publicUrl, key!.communityId, body.origin);
-      let foundingAllowed = true;
-      // A lost race (another checkout of this request, or the last founding spot) plans again: the
-      // winner's open checkout is then answered, or the regular price is charged.
-      for (let attempt = 0; ; attempt += 1) {
-        const plan = await membershipPayments.planApplyCheckout(deps.db, key!.communityId, { requestId: body.requestId, returnOrigin: origin, foundingAllowed });
-        if (plan.kind === 'open') return { body: { checkoutUrl: plan.checkoutUrl, sessionId: plan.sessionId } };
-        try {
-          return await payments.openCheckout(plan.request, (prepared) => transaction(async (trx) => {
-            await payments.persist(trx, prepared);
-            await membershipPayments.holdForCheckout(trx, plan, prepared.checkout.id);
-            return { body: { checkoutUrl: prepared.opened.checkoutUrl, sessionId: prepared.opened.sessionId } };
-          }));
-        } catch (err) {
-          if (!(err instanceof membershipPayments.CheckoutRaceLost) || attempt >= 3) throw err;
-          if (err.what === 'founding') foundingAllowed = false;
-        }
+/** The submit of /v1 and of <svc-apply>'s widget action: the same rules, outcomes and refusals. */
+export async function doSubmit(transaction: RunTransaction, communityId: string, input: applications.SubmitInput) {
+  try {
+    return await transaction(async (trx) => {
+      const r = await applications.submitApplication(trx, communityId, input);
+      const base = { success: true as const, requestId: r.requestId };
+      return {
+        status: 201,
+        body: r.status === 'PAYMENT_PENDING'
+          ? { ...base, paymentRequired: true as const, segmentId: r.segmentId, segmentName: r.segmentName }
+          : { ...base, requestStatus: r.status, segmentName: r.segmentName, segmentId: r.segmentId },
+      };
+    });
+  } catch (err) {
+    asApiError(err);
+  }
+}
+
+/**
+ * The checkout of a PAYMENT_PENDING request, for /v1 and the widget action. `origin` resolves
+ * where the plan's own return URLs lead (inside the refusal mapping: it may refuse the caller's
+ * origin); `returnUrls`, when given, replace them (the widget's, already judged by its caller).
+ */
+export async function doCheckout(
+  deps: RouteDeps, transaction: RunTransaction, communityId: string, requestId: string,
+  origin: () => Promise<string>, returnUrls?: { successUrl: string; cancelUrl: string },
+) {
+  const payments = deps.payments;
+  if (!payments) throw new Error('payments missing from RouteDeps');
+  try {
+    const returnOrigin = await origin();
+    let foundingAllowed = true;
+    // A lost race (another checkout of this request, or the last founding spot) plans again: the
+    // winner's open checkout is then answered, or the regular price is charged.
+    for (let attempt = 0; ; attempt += 1) {
+      const plan = await membershipPayments.planApplyCheckout(deps.db, communityId, { requestId, returnOrigin, foundingAllowed });
+      if (plan.kind === 'open') return { body: { checkoutUrl: plan.checkoutUrl, sessionId: plan.sessionId } };
+      const planned = returnUrls ? { ...plan, request: { ...plan.request, ...returnUrls } } : plan;
+      try {
+        return await payments.openCheckout(planned.request, (prepared) => transaction(async (trx) => {
+          await payments.persist(trx, prepared);
+          await membershipPayments.holdForCheckout(trx, planned, prepared.checkout.id);
+          return { body: { checkoutUrl: prepared.opened.checkoutUrl, sessionId: prepared.opened.sessionId } };
+        }));
+      } catch (err) {
+        if (!(err instanceof membershipPayments.CheckoutRaceLost) || attempt >= 3) throw err;
+        if (err.what === 'founding') foundingAllowed = false;
       }
-    } catch (err) {
-      checkoutApiError(err);
     }
-  }, deps);
+  } catch (err) {
+    checkoutApiError(err);
+  }
+}
+
+export function mountApplications(router: Router, deps: RouteDeps): void {
+  mountRoute(router, submitApplication, async ({ params, body, key, transaction }) =>
+    doSubmit(transaction, key!.communityId, { segmentId: params.segmentId, ...body }), deps);
+
+  mountRoute(router, applyCheckout, async ({ body, key, transaction }) =>
+    doCheckout(deps, transaction, key!.communityId, body.requestId,
+      () => returnOrigin(deps.db, deps.publicUrl, key!.communityId, body.origin)), deps);
 
   mountRoute(router, approveApplication, async ({ params, key, transaction }) => {
     try {

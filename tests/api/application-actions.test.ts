@@ -4,8 +4,9 @@
 // path goes through the real local checkout page. Every refusal asserts that nothing was written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretKey } from '../../server/domain/api-keys.ts';
-import { newId, nowIso } from '../../server/db/ids.ts';
-import { makeCommunity, makeMembership, makeUser } from './support/factory.ts';
+import { newId } from '../../server/db/ids.ts';
+import { pay } from './support/checkout.ts';
+import { makeCommunity, makeFounder, makeMembership, makeSegment as makeSegmentRow, makeUser } from './support/factory.ts';
 import { startTestServer, type TestResponse, type TestServer } from './support/harness.ts';
 import { rawRequest } from './support/raw-http.ts';
 
@@ -35,18 +36,12 @@ interface SegmentSpec {
   form?: object[];
 }
 
-async function makeSegment(server: TestServer, communityId: string, spec: SegmentSpec = {}) {
-  const id = newId();
-  await server.database.db.insertInto('segments').values({
-    id, community_id: communityId, name: spec.name ?? `Segment ${++seq}`, description: null, color: '#123456', currency: 'USD',
-    price_monthly: spec.priceMonthly ?? null, price_quarterly: null, price_yearly: spec.priceYearly ?? null, price_one_time: null,
-    installment_total_price: null, installment_count: null, installment_interval_months: null, access_duration_months: null,
-    installment_renews_annually: 0, founding_price_monthly: null, founding_price_quarterly: null, founding_price_yearly: null,
-    founding_member_cap: null, auto_approve: spec.autoApprove ? 1 : 0, is_active: spec.isActive === false ? 0 : 1, sort_order: 0,
-    created_at: nowIso(), updated_at: nowIso(),
-  }).execute();
-  if (spec.form) await server.database.db.insertInto('segment_forms').values({ segment_id: id, schema: JSON.stringify(spec.form) }).execute();
-  return id;
+function makeSegment(server: TestServer, communityId: string, spec: SegmentSpec = {}) {
+  return makeSegmentRow(server.database.db, communityId, {
+    ...(spec.name ? { name: spec.name } : {}), currency: 'USD',
+    price_monthly: spec.priceMonthly ?? null, price_yearly: spec.priceYearly ?? null,
+    auto_approve: spec.autoApprove ? 1 : 0, is_active: spec.isActive === false ? 0 : 1,
+  }, spec.form);
 }
 
 /** A live OPEN community of its own (a founder), whose embed origin is SHOP. */
@@ -55,12 +50,9 @@ async function setup(opts: { accessibility?: 'OPEN' | 'APPLICATION' | 'INVITE_ON
   const d = server.database.db;
   const tag = `join-${++seq}`;
   const c = await makeCommunity(d, tag, { name: `Join ${seq}` });
-  const founder = await makeUser(d, `founder-${seq}`);
-  await d.insertInto('memberships').values({
-    id: newId(), community_id: c.id, user_id: founder.id, status: 'ACCEPTED', role: 'founder', segment_id: null, created_at: nowIso(), accepted_at: nowIso(),
-  }).execute();
+  await makeFounder(d, c.id, `founder-${seq}`);
   await d.updateTable('communities').set({
-    accessibility: opts.accessibility ?? 'OPEN', founder_user_id: founder.id, embed_origins: JSON.stringify([SHOP]),
+    accessibility: opts.accessibility ?? 'OPEN', embed_origins: JSON.stringify([SHOP]),
   }).where('id', '=', c.id).execute();
   const writer = (await createSecretKey(d, c.id, ['WRITE_MEMBERS'])).key;
   const embedded = (origin = SHOP, key = c.pk) => ({ 'X-API-Key': key, Origin: origin, 'Sec-Fetch-Site': 'cross-site' });
@@ -96,12 +88,6 @@ const urls = (origin = SHOP) => ({
   successUrl: `${origin}/join?svc_apply=success&session={CHECKOUT_SESSION_ID}&svc_segment=x`,
   cancelUrl: `${origin}/join?svc_apply=cancelled&svc_segment=x`,
 });
-
-async function pay(checkoutUrl: string) {
-  return fetch(`${checkoutUrl}/pay`, {
-    method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' }, body: '',
-  });
-}
 
 describe('happy', () => {
   it('approves a free auto-approving segment from an embed origin, as /v1 does, with CORS for that origin', async () => {

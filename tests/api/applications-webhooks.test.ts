@@ -2,16 +2,14 @@
 // deliveries counted (and their signatures verified) at a real HTTP receiver. One event per
 // change: none for a paid submit, a refused call, a repeated approval, rejection, kick or ban.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Stripe from 'stripe';
 import { createSecretKey } from '../../server/domain/api-keys.ts';
-import { newId, nowIso } from '../../server/db/ids.ts';
+import { newId } from '../../server/db/ids.ts';
 import type { SecretBox } from '../../server/webhooks/secret-box.ts';
 import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
-import { makeCommunity, makeUser } from './support/factory.ts';
+import { makeCommunity, makeFounder, makeSegment } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { addEndpoint, startReceiver, startWorker, testSecretBox, waitFor, type Receiver } from './support/webhooks.ts';
+import { addEndpoint, deliveredTo, startReceiver, startWorker, testSecretBox, type Receiver } from './support/webhooks.ts';
 
-const stripe = new Stripe('sk_test_not_used_for_network');
 
 let s: TestServer;
 let secrets: SecretBox;
@@ -38,43 +36,17 @@ type Delivered = { event: string; data: Record<string, unknown> };
 async function setup() {
   const tag = `hooks-apply-${++seq}`;
   const c = await makeCommunity(db(), tag);
-  const founder = await makeUser(db(), `hookfounder${seq}`);
-  await db().insertInto('memberships').values({
-    id: newId(), community_id: c.id, user_id: founder.id, status: 'ACCEPTED', role: 'founder', segment_id: null, created_at: nowIso(), accepted_at: nowIso(),
-  }).execute();
-  await db().updateTable('communities').set({ founder_user_id: founder.id }).where('id', '=', c.id).execute();
+  await makeFounder(db(), c.id, `hookfounder${seq}`);
   const writer = await createSecretKey(db(), c.id, ['WRITE_MEMBERS']);
   const endpoint = await addEndpoint(db(), secrets, c.id, receiver.url, ['*']);
-  const segment = async (fields: { auto_approve?: number; price_monthly?: number | null } = {}) => {
-    const id = newId();
-    await db().insertInto('segments').values({
-      id, community_id: c.id, name: `Segment ${++seq}`, description: null, color: '#000000', currency: 'EUR', price_monthly: null,
-      price_quarterly: null, price_yearly: null, price_one_time: null, installment_total_price: null, installment_count: null,
-      installment_interval_months: null, access_duration_months: null, installment_renews_annually: 0, founding_price_monthly: null,
-      founding_price_quarterly: null, founding_price_yearly: null, founding_member_cap: null, auto_approve: 0, is_active: 1,
-      sort_order: 0, created_at: nowIso(), updated_at: nowIso(), ...fields,
-    }).execute();
-    return id;
-  };
+  const segment = (fields: { auto_approve?: number; price_monthly?: number | null } = {}) => makeSegment(db(), c.id, fields);
   const post = (path: string, json?: unknown) => s.request(`/v1/communities/${tag}${path}`, { method: 'POST', key: writer.key, json });
   const submit = (segmentId: string, n: string, extra: object = {}) =>
     post(`/segments/${segmentId}/submit`, { answers: { email: `${n}@example.com`, name: `Person ${n}` }, ...extra });
   const userId = async (n: string) => (await db().selectFrom('users').select('id').where('email', '=', `${n}@example.com`).executeTakeFirstOrThrow()).id;
 
   /** Every delivery of this community's changes, verified, once all have reached the receiver. */
-  const delivered = async (): Promise<Delivered[]> => {
-    const rows = await waitFor(async () => {
-      const all = await db().selectFrom('webhook_deliveries').select('status').where('community_id', '=', c.id).execute();
-      return all.every((d) => d.status === 'SUCCEEDED') ? all : null;
-    }, `deliveries of ${tag} to succeed`);
-    const received = receiver.requests.filter((r) => JSON.parse(r.body).communityTag === tag);
-    expect(received).toHaveLength(rows.length);
-    return received.map((r) => {
-      const verified = stripe.webhooks.constructEvent(r.body, r.headers['svc-signature'] as string, endpoint.secret) as unknown as Delivered;
-      expect(r.headers['svc-event']).toBe(verified.event);
-      return verified;
-    });
-  };
+  const delivered = () => deliveredTo<Delivered>(db(), receiver, { id: c.id, tag }, endpoint.secret);
   const names = async () => (await delivered()).map((e) => e.event).sort();
   return { writer, segment, post, submit, userId, delivered, names };
 }

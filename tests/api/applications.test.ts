@@ -3,9 +3,9 @@
 // outbox events each leaves behind, every refusal, and the auth rules of WRITE_MEMBERS routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretKey } from '../../server/domain/api-keys.ts';
-import { newId, nowIso } from '../../server/db/ids.ts';
+import { newId } from '../../server/db/ids.ts';
 import type { Scope } from '../../contract/enums.ts';
-import { makeCommunity, makeKey, makeMembership, makeUser } from './support/factory.ts';
+import { makeCommunity, makeFounder, makeKey, makeMembership, makeSegment as makeSegmentRow, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 
 let s: TestServer;
@@ -26,19 +26,14 @@ interface SegmentSpec {
   form?: object[];
 }
 
-async function makeSegment(communityId: string, spec: SegmentSpec = {}) {
-  const id = newId();
-  await db().insertInto('segments').values({
-    id, community_id: communityId, name: spec.name ?? `Segment ${++seq}`, description: null, color: '#123456', currency: 'EUR',
-    price_monthly: spec.priceMonthly ?? null, price_quarterly: null, price_yearly: spec.priceYearly ?? null,
-    price_one_time: spec.priceOneTime ?? null, installment_total_price: spec.installment?.total ?? null,
-    installment_count: spec.installment?.count ?? null, installment_interval_months: spec.installment?.interval ?? null,
-    access_duration_months: spec.installment ? 12 : null, installment_renews_annually: 0, founding_price_monthly: null,
-    founding_price_quarterly: null, founding_price_yearly: null, founding_member_cap: null,
-    auto_approve: spec.autoApprove ? 1 : 0, is_active: spec.isActive === false ? 0 : 1, sort_order: 0, created_at: nowIso(), updated_at: nowIso(),
-  }).execute();
-  if (spec.form) await db().insertInto('segment_forms').values({ segment_id: id, schema: JSON.stringify(spec.form) }).execute();
-  return id;
+function makeSegment(communityId: string, spec: SegmentSpec = {}) {
+  return makeSegmentRow(db(), communityId, {
+    ...(spec.name ? { name: spec.name } : {}),
+    price_monthly: spec.priceMonthly ?? null, price_yearly: spec.priceYearly ?? null, price_one_time: spec.priceOneTime ?? null,
+    installment_total_price: spec.installment?.total ?? null, installment_count: spec.installment?.count ?? null,
+    installment_interval_months: spec.installment?.interval ?? null, access_duration_months: spec.installment ? 12 : null,
+    auto_approve: spec.autoApprove ? 1 : 0, is_active: spec.isActive === false ? 0 : 1,
+  }, spec.form);
 }
 
 /**
@@ -49,14 +44,8 @@ async function setup(opts: { accessibility?: 'OPEN' | 'APPLICATION' | 'INVITE_ON
   const tag = `apply-${++seq}`;
   const name = `The ${seq} Club`;
   const c = await makeCommunity(db(), tag, { name });
-  let founder: { id: string; usertag: string } | null = null;
-  if (opts.live !== false) {
-    founder = await makeUser(db(), `founder${seq}`);
-    await db().insertInto('memberships').values({
-      id: newId(), community_id: c.id, user_id: founder.id, status: 'ACCEPTED', role: 'founder', segment_id: null, created_at: nowIso(), accepted_at: nowIso(),
-    }).execute();
-  }
-  await db().updateTable('communities').set({ accessibility: opts.accessibility ?? 'OPEN', founder_user_id: founder?.id ?? null }).where('id', '=', c.id).execute();
+  const founder = opts.live !== false ? await makeFounder(db(), c.id, `founder${seq}`) : null;
+  await db().updateTable('communities').set({ accessibility: opts.accessibility ?? 'OPEN' }).where('id', '=', c.id).execute();
   const writer = await createSecretKey(db(), c.id, ['WRITE_MEMBERS']);
   const reader = await makeKey(db(), c.id, ['READ_PUBLIC']);
   const base = `/v1/communities/${tag}`;

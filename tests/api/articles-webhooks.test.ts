@@ -3,14 +3,12 @@
 // status=PUBLISHED fire once per publish; a second publish, unpublish and a refused publish
 // fire nothing; there is no article.unpublished.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Stripe from 'stripe';
 import type { SecretBox } from '../../server/webhooks/secret-box.ts';
 import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { makeCommunity, makeKey } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { addEndpoint, startReceiver, startWorker, testSecretBox, waitFor, type Receiver } from './support/webhooks.ts';
+import { addEndpoint, deliveredTo, startReceiver, startWorker, testSecretBox, type Receiver } from './support/webhooks.ts';
 
-const stripe = new Stripe('sk_test_not_used_for_network');
 const banner = 'https://img.example/banner.jpg';
 
 let s: TestServer;
@@ -41,21 +39,9 @@ async function setup() {
     s.request(`/v1/communities/${tag}/articles${path}`, { method, key, json, headers });
   const draft = async (json: Record<string, unknown> = {}) => (await call('POST', '', { title: `Story ${seq}`, bannerUrl: banner, ...json })).body;
   /** Every delivery this community's changes produced, once all of them have reached the receiver. */
-  const delivered = async () => {
-    const rows = await waitFor(async () => {
-      const all = await s.database.db.selectFrom('webhook_deliveries').select('status').where('community_id', '=', c.id).execute();
-      return all.every((d) => d.status === 'SUCCEEDED') ? all : null;
-    }, `deliveries of ${tag} to succeed`);
-    const received = receiver.requests.filter((r) => JSON.parse(r.body).communityTag === tag);
-    expect(received).toHaveLength(rows.length);
-    return received.map((r) => {
-      const verified = stripe.webhooks.constructEvent(r.body, r.headers['svc-signature'] as string, endpoint.secret) as unknown as {
-        event: string; data: { articleId: string; slug: string; title: string; publishedAt: string };
-      };
-      expect(r.headers['svc-event']).toBe(verified.event);
-      return verified;
-    });
-  };
+  const delivered = () => deliveredTo<{ event: string; data: { articleId: string; slug: string; title: string; publishedAt: string } }>(
+    s.database.db, receiver, { id: c.id, tag }, endpoint.secret,
+  );
   return { call, draft, delivered };
 }
 

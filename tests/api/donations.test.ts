@@ -3,6 +3,7 @@
 // with donation.received / donation.refunded / product.purchased counted in the outbox.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId, nowIso } from '../../server/db/ids.ts';
+import { pay } from './support/checkout.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
 import { startTestServer, type StartOptions, type TestServer } from './support/harness.ts';
 
@@ -47,14 +48,6 @@ const summary = (path: string) => server.request(`${v1()}/${path}/donations/summ
 const eventsNamed = async (name: string) =>
   (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
 const checkoutRow = (sessionId: string) => db().selectFrom('checkout_sessions').selectAll().where('processor_session_id', '=', sessionId).executeTakeFirstOrThrow();
-
-async function pay(checkoutUrl: string, email?: string) {
-  return fetch(`${checkoutUrl}/pay`, {
-    method: 'POST', redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-    body: email ? new URLSearchParams({ email }).toString() : '',
-  });
-}
 
 describe('happy', () => {
   beforeEach(() => start());

@@ -11,7 +11,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, transaction, type DatabaseHandle } from '../../server/db/index.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
-import { hashPassword } from '../../server/domain/passwords.ts';
 import { chooseMailTransport, mailFilesDir } from '../../server/mail/choose-transport.ts';
 import { emlFileName, emlFileTransport } from '../../server/mail/eml-files.ts';
 import { OutboxMailer } from '../../server/mail/mailer.ts';
@@ -21,7 +20,9 @@ import { createLogger } from '../../server/http/logger.ts';
 import { runSvc, schemaUrl } from './support/cli.ts';
 import { makeCommunity, makeEvent, makeKey } from './support/factory.ts';
 import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
+import { askPasswordReset, failedRow, outboxRow, outboxRowTo, queueMail } from './support/mail.ts';
 import { rawRequest } from './support/raw-http.ts';
+import { waitFor } from './support/wait.ts';
 
 const DEFAULT_FROM = 'svc <no-reply@localhost>';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-mail-files-'));
@@ -30,7 +31,6 @@ const mailDir = mailFilesDir(dataDir);
 const logger = createLogger('silent');
 
 let server: TestServer;
-let port: string;
 let worker: MailDeliveryWorker;
 
 // --- A small MIME reader: mailparser is not installed, and the point is to read the file as text.
@@ -68,19 +68,9 @@ const partOfType = (message: MimePart, type: string) => leaves(message).find((p)
 
 // ---
 
-async function until<T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-const row = (id: string) => server.database.db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const rowTo = (to: string) => server.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).executeTakeFirst();
-const sentRow = (id: string) => until(async () => { const r = await row(id); return r.sent_at ? r : undefined; }, `mail ${id} to be written`);
+const row = (id: string) => outboxRow(server.database.db, id);
+const rowTo = (to: string) => outboxRowTo(server.database.db, to);
+const sentRow = (id: string) => waitFor(async () => { const r = await row(id); return r.sent_at ? r : undefined; }, `mail ${id} to be written`);
 
 function newWorker(database: DatabaseHandle, transport: MailTransport = chooseMailTransport(server.config.mail, server.config.dataDir)) {
   return new MailDeliveryWorker({ db: database.db, dialect: database.dialect, config: server.config.mail, transport, logger });
@@ -97,10 +87,7 @@ async function withoutSharedWorker(fn: () => Promise<void>): Promise<void> {
   }
 }
 
-async function queue(to: string, subject: string): Promise<string> {
-  await transaction(server.database.db, (trx) => new OutboxMailer(trx).send({ to, subject, text: `${subject}\n` }));
-  return (await rowTo(to))!.id;
-}
+const queue = (to: string, subject: string) => queueMail(server.database.db, to, subject, `${subject}\n`);
 
 const cliEnv = (): Record<string, string> => ({
   SVC_DATA_DIR: dataDir,
@@ -114,7 +101,6 @@ beforeAll(async () => {
     sqliteFile: path.join(dataDir, 'svc.db'),
     env: { SVC_DATA_DIR: dataDir, SVC_MAIL_RETRY_DELAYS: '150ms,150ms', SVC_MAIL_POLL_MS: '100' },
   });
-  port = new URL(server.url).port;
   worker = newWorker(server.database);
   worker.start();
 });
@@ -129,13 +115,7 @@ describe('happy', () => {
   it('writes a password reset asked for through the API to SVC_DATA_DIR/mail/<created>-<id>.eml and marks it sent', async () => {
     expect(server.config.mail.smtp).toBeNull();
     const email = 'ada@example.com';
-    await server.database.db.insertInto('users').values({
-      id: newId(), email, name: 'Ada', usertag: 'ada', profile_image: null, bio: null, phone: null,
-      password_hash: await hashPassword('old password'), created_at: nowIso(),
-    }).execute();
-    const host = `127.0.0.1:${port}`;
-    const asked = await rawRequest(port, 'POST', '/api/auth/password-reset',
-      { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' }, JSON.stringify({ email }));
+    const asked = await askPasswordReset(server, email);
     expect(asked.status).toBe(202);
 
     const queued = (await rowTo(email))!;
@@ -275,7 +255,7 @@ describe('errors', () => {
       const w = newWorker(server.database, emlFileTransport(path.join(blocked, 'mail')));
       w.start();
       try {
-        const failed = await until(async () => { const r = await row(id); return r.failed_at ? r : undefined; }, 'the message to fail');
+        const failed = await failedRow(server.database.db, id);
         // SVC_MAIL_RETRY_DELAYS has two delays: three attempts.
         expect([Number(failed.attempts), failed.sent_at, failed.eml_path]).toEqual([3, null, null]);
         expect(failed.last_error).toContain('ENOTDIR');
@@ -347,7 +327,7 @@ describe('the server process', () => {
     child.stdout.on('data', (d) => { output += d; });
     child.stderr.on('data', (d) => { output += d; });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await until(async () => { try { return (await fetch(`http://127.0.0.1:${portNo}/readyz`)).ok; } catch { return false; } }, `the server (${output})`, 30_000);
+    await waitFor(async () => { try { return (await fetch(`http://127.0.0.1:${portNo}/readyz`)).ok; } catch { return false; } }, `the server (${output})`, 30_000);
     return { port: portNo, stop: async () => { child.kill('SIGTERM'); return exited; } };
   }
 
@@ -364,7 +344,7 @@ describe('the server process', () => {
     const p = await startProcess(dir, {});
     try {
       await askForReset(p.port, 'cy@example.com');
-      const file = await until(() => fs.existsSync(path.join(dir, 'mail')) && fs.readdirSync(path.join(dir, 'mail')).find((n) => n.endsWith('.eml')), 'the .eml file');
+      const file = await waitFor(() => fs.existsSync(path.join(dir, 'mail')) && fs.readdirSync(path.join(dir, 'mail')).find((n) => n.endsWith('.eml')), 'the .eml file');
       expect(fs.readFileSync(path.join(dir, 'mail', file), 'utf8')).toContain('Subject: Reset your svc password');
     } finally {
       expect(await p.stop()).toBe(0);

@@ -12,12 +12,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { openDatabase, transaction, type DatabaseHandle } from '../../server/db/index.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
-import { hashPassword } from '../../server/domain/passwords.ts';
 import { listOutbox, OutboxMailer, retryOutboxMessage } from '../../server/mail/mailer.ts';
 import { smtpTransport } from '../../server/mail/smtp.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
+import { askPasswordReset, failedRow, outboxRow, outboxRowTo, queueMail } from './support/mail.ts';
 import { rawRequest } from './support/raw-http.ts';
+import { waitFor } from './support/wait.ts';
 
 const SMTP_USER = 'svc-mailer';
 const SMTP_PASS = 'p@ss w0rd:secret';
@@ -105,24 +106,10 @@ function newWorker(database: DatabaseHandle): MailDeliveryWorker {
   });
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const row = (id: string) => outboxRow(server.database.db, id);
+const rowTo = (to: string) => outboxRowTo(server.database.db, to);
 
-const row = (id: string) => server.database.db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const rowTo = (to: string) => server.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).executeTakeFirst();
-
-/** Writes a message as the app does (the outbox, in a transaction), and returns its row id. */
-async function queue(to: string, subject: string, text = 'Hello.\n'): Promise<string> {
-  await transaction(server.database.db, (trx) => new OutboxMailer(trx).send({ to, subject, text }));
-  return (await rowTo(to))!.id;
-}
+const queue = (to: string, subject: string, text = 'Hello.\n') => queueMail(server.database.db, to, subject, text);
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
@@ -158,16 +145,11 @@ afterAll(async () => {
 describe('happy', () => {
   it('delivers a password reset asked for through the API, with the right From, To, Subject and a working link', async () => {
     const email = 'ada@example.com';
-    await server.database.db.insertInto('users').values({
-      id: newId(), email, name: 'Ada', usertag: 'ada', profile_image: null, bio: null, phone: null,
-      password_hash: await hashPassword('old password'), created_at: nowIso(),
-    }).execute();
+    const asked = await askPasswordReset(server, email);
     const host = `127.0.0.1:${port}`;
-    const asked = await rawRequest(port, 'POST', '/api/auth/password-reset',
-      { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' }, JSON.stringify({ email }));
     expect(asked.status).toBe(202);
 
-    const mail = await until(() => received.find((m) => m.to.includes(email)), 'the reset e-mail');
+    const mail = await waitFor(() => received.find((m) => m.to.includes(email)), 'the reset e-mail');
     expect(mail.from).toBe('no-reply@svc.test');
     expect(mail.to).toEqual([email]);
     expect(mail.headers.get('from')).toEqual([FROM]);
@@ -198,7 +180,7 @@ describe('happy', () => {
       to: 'tickets@example.com', subject: 'Your ticket', text: 'See the QR code.', html: '<img src="cid:ticket-1">',
       attachments: [{ filename: 'ticket-1.png', contentType: 'image/png', contentBase64: png, cid: 'ticket-1' }],
     }));
-    const mail = await until(() => received.find((m) => m.to.includes('tickets@example.com')), 'the ticket e-mail');
+    const mail = await waitFor(() => received.find((m) => m.to.includes('tickets@example.com')), 'the ticket e-mail');
     expect(mail.raw).toContain('Content-ID: <ticket-1>');
     expect(mail.raw).toMatch(/Content-Type: image\/png; name=ticket-1\.png/);
     expect(mail.raw).toContain(png);
@@ -213,7 +195,7 @@ describe('happy', () => {
     const to = 'busy@example.com';
     scripts.set(to, [451]);
     const id = await queue(to, 'Retried once');
-    await until(async () => (await row(id)).sent_at, 'the retried message to be sent');
+    await waitFor(async () => (await row(id)).sent_at, 'the retried message to be sent');
     expect(rcptSeen.get(to)).toBe(2);
     expect(received.filter((m) => m.to.includes(to))).toHaveLength(1);
     const r = await row(id);
@@ -263,7 +245,7 @@ describe('happy', () => {
       dataDelayMs = 300;
       const id = await queue('slow@example.com', 'Slow server');
       stopping.start();
-      await until(() => rcptSeen.get('slow@example.com'), 'the send to start');
+      await waitFor(() => rcptSeen.get('slow@example.com'), 'the send to start');
       await stopping.stop();
       const r = await row(id);
       expect(r.sent_at).not.toBeNull();
@@ -281,7 +263,7 @@ describe('errors', () => {
     const to = 'nobody@example.com';
     scripts.set(to, [550]);
     const id = await queue(to, 'Refused');
-    const failed = await until(async () => { const r = await row(id); return r.failed_at ? r : undefined; }, 'the message to fail');
+    const failed = await failedRow(server.database.db, id);
     expect(failed.attempts).toBe(1);
     expect(failed.sent_at).toBeNull();
     expect(failed.next_attempt_at).toBeNull();
@@ -293,7 +275,7 @@ describe('errors', () => {
     expect(listed).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringContaining('550') });
 
     expect(await retryOutboxMessage(server.database.db, id)).toBe('queued');
-    await until(async () => (await row(id)).sent_at, 'the retried message to be sent');
+    await waitFor(async () => (await row(id)).sent_at, 'the retried message to be sent');
     expect(received.filter((m) => m.to.includes(to))).toHaveLength(1);
     expect(await retryOutboxMessage(server.database.db, id)).toBe('not_failed');
     expect(await retryOutboxMessage(server.database.db, newId())).toBe('not_found');
@@ -303,7 +285,7 @@ describe('errors', () => {
     const to = 'flaky@example.com';
     scripts.set(to, [451, 452, 450, 250]);
     const id = await queue(to, 'Never gets through');
-    const failed = await until(async () => { const r = await row(id); return r.failed_at ? r : undefined; }, 'the message to fail');
+    const failed = await failedRow(server.database.db, id);
     // SVC_MAIL_RETRY_DELAYS has two delays: three attempts.
     expect(failed.attempts).toBe(3);
     expect(failed.last_error).toContain('450');
@@ -316,7 +298,7 @@ describe('errors', () => {
       throw new Error('the change failed');
     })).rejects.toThrow('the change failed');
     await queue('after-rollback@example.com', 'After');
-    await until(() => received.find((m) => m.to.includes('after-rollback@example.com')), 'the later message');
+    await waitFor(() => received.find((m) => m.to.includes('after-rollback@example.com')), 'the later message');
     expect(rcptSeen.has('rolled@example.com')).toBe(false);
     expect(await rowTo('rolled@example.com')).toBeUndefined();
   });
@@ -351,7 +333,7 @@ describe('security', () => {
       id: newId(), to_address: to, subject: 'Hello\r\nBcc: evil@attacker.test\r\nX-Injected: 1', text_body: 'body',
       html_body: null, created_at: nowIso(), sent_at: null, next_attempt_at: nowIso(),
     }).execute();
-    const mail = await until(() => received.find((m) => m.to.includes(to)), 'the message');
+    const mail = await waitFor(() => received.find((m) => m.to.includes(to)), 'the message');
     expect(mail.to).toEqual([to]);
     expect(mail.headers.get('subject')).toHaveLength(1);
     expect(mail.headers.has('bcc')).toBe(false);
@@ -365,14 +347,14 @@ describe('security', () => {
       id, to_address: 'one@example.com, two@attacker.test', subject: 'Two', text_body: 'x',
       html_body: null, created_at: nowIso(), sent_at: null, next_attempt_at: nowIso(),
     }).execute();
-    const failed = await until(async () => { const r = await row(id); return r.failed_at ? r : undefined; }, 'the message to fail');
+    const failed = await failedRow(server.database.db, id);
     expect(failed.last_error).toContain('not a single e-mail address');
     expect(rcptSeen.has('two@attacker.test')).toBe(false);
   });
 
   it('never logs the SMTP password or a message body', async () => {
     await queue('logged@example.com', 'Logged', 'secret-reset-token-123\n');
-    await until(() => received.find((m) => m.to.includes('logged@example.com')), 'the message');
+    await waitFor(() => received.find((m) => m.to.includes('logged@example.com')), 'the message');
     const log = logLines.join('');
     expect(log).toContain(`127.0.0.1:${smtpPort}`);
     expect(log).toContain('mail sent');
@@ -387,7 +369,7 @@ describe('security', () => {
     await server.database.db.insertInto('mail_outbox').values({
       id, to_address: 'stale@example.com', subject: 'Stale', text_body: 'x', html_body: null, created_at: old, sent_at: null, next_attempt_at: old,
     }).execute();
-    const failed = await until(async () => { const r = await row(id); return r.failed_at ? r : undefined; }, 'the stale message to fail');
+    const failed = await waitFor(async () => { const r = await row(id); return r.failed_at ? r : undefined; }, 'the stale message to fail');
     expect(failed.last_error).toContain('too old');
     expect(rcptSeen.has('stale@example.com')).toBe(false);
   });

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, nowIso } from '../../server/db/ids.ts';
 import { createSecretKey } from '../../server/domain/api-keys.ts';
 import { addMonths, lapseExpired, localBillingOf, renewLocally } from '../../server/domain/membership-payments.ts';
-import { makeCommunity, makeKey } from './support/factory.ts';
+import { pay } from './support/checkout.ts';
+import { makeCommunity, makeKey, makeSegment as makeSegmentRow } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 
 let s: TestServer;
@@ -23,19 +24,16 @@ interface SegmentSpec {
   founding?: { monthly?: number; yearly?: number; cap: number | null };
 }
 
-async function makeSegment(communityId: string, spec: SegmentSpec) {
-  const id = newId();
-  await db().insertInto('segments').values({
-    id, community_id: communityId, name: `Tier ${++seq}`, description: null, color: '#123456', currency: 'EUR',
+function makeSegment(communityId: string, spec: SegmentSpec) {
+  return makeSegmentRow(db(), communityId, {
+    name: `Tier ${++seq}`,
     price_monthly: spec.monthly ?? null, price_quarterly: spec.quarterly ?? null, price_yearly: spec.yearly ?? null,
     price_one_time: spec.oneTime ?? null, installment_total_price: spec.installment?.total ?? null,
     installment_count: spec.installment?.count ?? null, installment_interval_months: spec.installment?.interval ?? null,
     access_duration_months: spec.accessMonths ?? null, installment_renews_annually: spec.installment?.renews ? 1 : 0,
-    founding_price_monthly: spec.founding?.monthly ?? null, founding_price_quarterly: null, founding_price_yearly: spec.founding?.yearly ?? null,
+    founding_price_monthly: spec.founding?.monthly ?? null, founding_price_yearly: spec.founding?.yearly ?? null,
     founding_member_cap: spec.founding ? spec.founding.cap : null,
-    auto_approve: 0, is_active: 1, sort_order: 0, created_at: nowIso(), updated_at: nowIso(),
-  }).execute();
-  return id;
+  });
 }
 
 async function setup(opts: { embedOrigins?: string[]; landingUrl?: string } = {}) {
@@ -66,13 +64,6 @@ async function paidRequest(t: Setup, segmentId: string, n: string, cycle?: strin
   expect(res.status).toBe(201);
   expect(res.body.paymentRequired).toBe(true);
   return res.body.requestId;
-}
-
-async function pay(checkoutUrl: string) {
-  return fetch(`${checkoutUrl}/pay`, {
-    method: 'POST', redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' }, body: '',
-  });
 }
 
 const userOf = (n: string) => db().selectFrom('users').selectAll().where('email', '=', `${n}@example.com`).executeTakeFirstOrThrow();

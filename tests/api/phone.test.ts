@@ -9,38 +9,16 @@ import { isUniqueViolation } from '../../server/db/index.ts';
 import { SMS_CODE_MAX_ATTEMPTS } from '../../server/domain/sms-sign-in.ts';
 import { makeCommunity, makeUser } from './support/factory.ts';
 import { openTestDatabase, startTestServer, type TestServer } from './support/harness.ts';
-import { rawRequest } from './support/raw-http.ts';
-
-type Opts = { host?: string; headers?: Record<string, string> };
-
-/** A client of one server: JSON writes from the site's own origin unless told otherwise. */
-function client(server: TestServer) {
-  const port = new URL(server.url).port;
-  const hostOf = (host?: string) => (host ? `${host}:${port}` : `127.0.0.1:${port}`);
-  const send = (method: string, path: string, json: unknown, opts: Opts = {}) => {
-    const headers: Record<string, string> = {
-      Host: hostOf(opts.host), Origin: `http://${hostOf(opts.host)}`, 'Content-Type': 'application/json', ...opts.headers,
-    };
-    if (headers.Origin === '') delete headers.Origin;
-    return rawRequest(port, method, path, headers, json === undefined ? undefined : JSON.stringify(json));
-  };
-  return {
-    port,
-    get: (path: string, opts: Opts = {}) => rawRequest(port, 'GET', path, { Host: hostOf(opts.host), ...opts.headers }),
-    post: (path: string, json: unknown, opts: Opts = {}) => send('POST', path, json, opts),
-    delete: (path: string, opts: Opts = {}) => send('DELETE', path, undefined, opts),
-  };
-}
+import { clientAddresses, rawClient, type RawOpts as Opts } from './support/raw-http.ts';
+import { lastSmsCode, otherThan } from './support/sms.ts';
 
 interface Visitor { id: string; usertag: string; cookie: string; host?: string }
 
 let server: TestServer;
-let c: ReturnType<typeof client>;
-let ip = 0;
-const fromIp = () => ({ 'X-Forwarded-For': `203.0.113.${(++ip % 250) + 1}` });
+let c: ReturnType<typeof rawClient>;
+const fromIp = clientAddresses();
 let phoneSeq = 100;
 const newPhone = () => `+1415555${String(++phoneSeq).padStart(4, '0')}`;
-const otherThan = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 /** A new user signed in on the platform host (or on a community's host with `site`). */
 async function signedIn(s: TestServer = server, site?: string): Promise<Visitor> {
@@ -59,12 +37,7 @@ const remove = (v: Visitor) => c.delete('/api/users/me/phone', as(v));
 const signInStart = (phone: string) => c.post('/api/auth/sms/start', { phone }, { headers: fromIp() });
 const signInVerify = (phone: string, code: string) => c.post('/api/auth/sms/verify', { phone, code }, { headers: fromIp() });
 
-/** The code in the newest SMS to `phone`. */
-async function lastCode(phone: string, s: TestServer = server): Promise<string> {
-  const row = await s.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', phone)
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirstOrThrow();
-  return /(\d{6})$/.exec(row.text_body)![1];
-}
+const lastCode = (phone: string, s: TestServer = server) => lastSmsCode(s, phone);
 const texts = async (phone: string, s: TestServer = server) =>
   (await s.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', phone).execute()).map((r) => r.text_body);
 const phoneOf = async (userId: string, s: TestServer = server) =>
@@ -82,7 +55,7 @@ beforeAll(async () => {
     env: { SVC_TRUST_PROXY: '1' },
     rateLimits: { signIn: { failuresPerIp: 1000, smsStartsPerPhone: 1000, smsStartsPerIp: 1000 } },
   });
-  c = client(server);
+  c = rawClient(server);
   await makeCommunity(server.database.db, 'club', { name: 'The Club' });
 });
 afterAll(async () => { await server.close(); });
@@ -451,14 +424,14 @@ describe('phone: security', () => {
 
 describe('phone: rate limits', () => {
   let limited: TestServer;
-  let l: ReturnType<typeof client>;
+  let l: ReturnType<typeof rawClient>;
 
   beforeAll(async () => {
     limited = await startTestServer({
       env: { SVC_TRUST_PROXY: '1' },
       rateLimits: { signIn: { smsStartsPerPhone: 3, smsStartsPerIp: 4, failuresPerIp: 5 } },
     });
-    l = client(limited);
+    l = rawClient(limited);
   });
   afterAll(async () => { await limited.close(); });
 

@@ -6,36 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMS_CODE_MAX_ATTEMPTS } from '../../server/domain/sms-sign-in.ts';
 import { makeCommunity, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { rawRequest, type RawResponse as Raw } from './support/raw-http.ts';
+import { clientAddresses, cookieJar, rawClient, type RawOpts, type RawResponse as Raw } from './support/raw-http.ts';
+import { lastSmsCode, otherThan } from './support/sms.ts';
 
-
-/** A client of one server: JSON writes from the site's own origin unless told otherwise. */
-function client(server: TestServer) {
-  const port = new URL(server.url).port;
-  const hostOf = (host?: string) => (host ? `${host}:${port}` : `127.0.0.1:${port}`);
-  return {
-    port,
-    get: (path: string, opts: { host?: string; headers?: Record<string, string> } = {}) =>
-      rawRequest(port, 'GET', path, { Host: hostOf(opts.host), ...opts.headers }),
-    post: (path: string, json: unknown, opts: { host?: string; headers?: Record<string, string> } = {}) =>
-      rawRequest(port, 'POST', path, {
-        Host: hostOf(opts.host), Origin: `http://${hostOf(opts.host)}`, 'Content-Type': 'application/json', ...opts.headers,
-      }, json === undefined ? undefined : JSON.stringify(json)),
-  };
-}
-
-const cookieJar = (res: Raw): Record<string, string> =>
-  Object.fromEntries((res.headers['set-cookie'] ?? []).map((c) => { const [pair] = c.split(';'); const i = pair.indexOf('='); return [pair.slice(0, i), pair.slice(i + 1)]; }));
 const without = (body: any, ...keys: string[]) => Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k)));
 /** Response headers that may differ between any two answers (timing, ids). */
 const headerNames = (res: Raw) => Object.keys(res.headers).filter((h) => !['date', 'x-request-id'].includes(h)).sort();
-/** A code that is not `code`. */
-const otherThan = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 let server: TestServer;
-let c: ReturnType<typeof client>;
-let ip = 0;
-const fromIp = () => ({ 'X-Forwarded-For': `203.0.113.${(++ip % 250) + 1}` });
+let c: ReturnType<typeof rawClient>;
+const fromIp = clientAddresses();
 let phoneSeq = 100;
 /** A user with a fresh phone number (E.164). */
 async function userWithPhone(s: TestServer = server): Promise<{ id: string; usertag: string; phone: string }> {
@@ -45,16 +25,11 @@ async function userWithPhone(s: TestServer = server): Promise<{ id: string; user
   return { ...user, phone };
 }
 
-/** The code in the newest SMS to `phone`. */
-async function lastCode(phone: string, s: TestServer = server): Promise<string> {
-  const row = await s.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', phone)
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirstOrThrow();
-  return /code is (\d{6})$/.exec(row.text_body)![1];
-}
+const lastCode = (phone: string, s: TestServer = server) => lastSmsCode(s, phone);
 
-const start = (phone: string, opts: { host?: string; headers?: Record<string, string> } = {}) =>
+const start = (phone: string, opts: RawOpts = {}) =>
   c.post('/api/auth/sms/start', { phone }, { ...opts, headers: { ...fromIp(), ...opts.headers } });
-const verify = (phone: string, code: string, opts: { host?: string; headers?: Record<string, string> } = {}) =>
+const verify = (phone: string, code: string, opts: RawOpts = {}) =>
   c.post('/api/auth/sms/verify', { phone, code }, { ...opts, headers: { ...fromIp(), ...opts.headers } });
 
 beforeAll(async () => {
@@ -62,7 +37,7 @@ beforeAll(async () => {
     env: { SVC_TRUST_PROXY: '1' },
     rateLimits: { signIn: { failuresPerIp: 1000, smsStartsPerPhone: 1000, smsStartsPerIp: 1000 } },
   });
-  c = client(server);
+  c = rawClient(server);
   await makeCommunity(server.database.db, 'club', { name: 'The Club' });
 });
 afterAll(async () => { await server.close(); });
@@ -289,13 +264,7 @@ describe('SMS sign-in: security', () => {
   for (const [name, headers, status] of forged) {
     it(`refuses start and verify with ${name}: nothing sent, no cookie`, async () => {
       const user = await userWithPhone();
-      const send = (path: string, body: unknown) => {
-        const h: Record<string, string> = {
-          Host: `club.localhost:${c.port}`, Origin: `http://club.localhost:${c.port}`, 'Content-Type': 'application/json', ...fromIp(), ...headers(c.port),
-        };
-        if (h.Origin === '') delete h.Origin;
-        return rawRequest(c.port, 'POST', path, h, JSON.stringify(body));
-      };
+      const send = (path: string, body: unknown) => c.post(path, body, { host: 'club.localhost', headers: { ...fromIp(), ...headers(c.port) } });
       const started = await send('/api/auth/sms/start', { phone: user.phone });
       expect(started.status).toBe(status);
       expect(started.body.code).toBe(status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'CROSS_SITE_REQUEST');
@@ -314,14 +283,14 @@ describe('SMS sign-in: security', () => {
 
 describe('SMS sign-in: rate limits', () => {
   let limited: TestServer;
-  let l: ReturnType<typeof client>;
+  let l: ReturnType<typeof rawClient>;
 
   beforeAll(async () => {
     limited = await startTestServer({
       env: { SVC_TRUST_PROXY: '1' },
       rateLimits: { signIn: { smsStartsPerPhone: 3, smsStartsPerIp: 4, failuresPerIp: 5 } },
     });
-    l = client(limited);
+    l = rawClient(limited);
   });
   afterAll(async () => { await limited.close(); });
 

@@ -6,44 +6,21 @@ import { verifyPassword } from '../../server/domain/passwords.ts';
 import { SESSION_LIFETIME_SECONDS } from '../../server/domain/sessions.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { rawRequest, type RawResponse as Raw } from './support/raw-http.ts';
-
-
-/** A client of one server: JSON writes from the site's own origin unless told otherwise. */
-function client(server: TestServer) {
-  const port = new URL(server.url).port;
-  const hostOf = (host?: string) => (host ? `${host}:${port}` : `127.0.0.1:${port}`);
-  return {
-    port,
-    origin: (host?: string, proto = 'http') => `${proto}://${hostOf(host)}`,
-    get: (path: string, opts: { host?: string; headers?: Record<string, string> } = {}) =>
-      rawRequest(port, 'GET', path, { Host: hostOf(opts.host), ...opts.headers }),
-    post: (path: string, json: unknown, opts: { host?: string; headers?: Record<string, string> } = {}) =>
-      rawRequest(port, 'POST', path, {
-        Host: hostOf(opts.host), Origin: `http://${hostOf(opts.host)}`, 'Content-Type': 'application/json', ...opts.headers,
-      }, json === undefined ? undefined : JSON.stringify(json)),
-  };
-}
+import { clientAddresses, cookieJar, rawClient, type RawResponse as Raw } from './support/raw-http.ts';
 
 const setCookies = (res: Raw): string[] => res.headers['set-cookie'] ?? [];
-/** name -> value of the cookies a response sets. */
-function cookieJar(res: Raw): Record<string, string> {
-  return Object.fromEntries(setCookies(res).map((c) => { const [pair] = c.split(';'); const i = pair.indexOf('='); return [pair.slice(0, i), pair.slice(i + 1)]; }));
-}
 const without = (body: any, ...keys: string[]) => Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k)));
 
 let server: TestServer;
-let c: ReturnType<typeof client>;
-let ip = 0;
-/** A fresh client IP per call (through the one trusted proxy hop), so per-IP budgets stay out of the way. */
-const fromIp = () => ({ 'X-Forwarded-For': `203.0.113.${(++ip % 250) + 1}` });
+let c: ReturnType<typeof rawClient>;
+const fromIp = clientAddresses();
 
 beforeAll(async () => {
   server = await startTestServer({
     env: { SVC_TRUST_PROXY: '1' },
     rateLimits: { signIn: { failuresPerAccount: 1000, failuresPerIp: 1000, accountWritesPerIp: 1000, emailsPerAddress: 1000 } },
   });
-  c = client(server);
+  c = rawClient(server);
   await makeCommunity(server.database.db, 'club', { name: 'The Club <&>' });
 });
 
@@ -255,14 +232,14 @@ describe('sign-in: errors', () => {
 
 describe('sign-in: security', () => {
   let limited: TestServer;
-  let l: ReturnType<typeof client>;
+  let l: ReturnType<typeof rawClient>;
 
   beforeAll(async () => {
     limited = await startTestServer({
       env: { SVC_TRUST_PROXY: '1' },
       rateLimits: { signIn: { failuresPerAccount: 3, failuresPerIp: 5, accountWritesPerIp: 3, emailsPerAddress: 100 } },
     });
-    l = client(limited);
+    l = rawClient(limited);
     for (const [i, email] of ['one@example.com', 'two@example.com'].entries()) {
       const res = await l.post('/api/auth/sign-up', { email, password: 'correct horse', name: `U ${i}` }, { headers: { 'X-Forwarded-For': `198.51.100.${i + 1}` } });
       expect(res.status).toBe(201);
@@ -320,13 +297,7 @@ describe('sign-in: security', () => {
   ];
   for (const [name, headers, status] of forged) {
     it(`refuses sign-in and sign-up with ${name}, and sets no cookie`, async () => {
-      const send = (path: string, body: unknown) => {
-        const h: Record<string, string> = {
-          Host: `club.localhost:${c.port}`, Origin: `http://club.localhost:${c.port}`, 'Content-Type': 'application/json', ...fromIp(), ...headers(c.port),
-        };
-        if (h.Origin === '') delete h.Origin;
-        return rawRequest(c.port, 'POST', path, h, JSON.stringify(body));
-      };
+      const send = (path: string, body: unknown) => c.post(path, body, { host: 'club.localhost', headers: { ...fromIp(), ...headers(c.port) } });
       const signIn = await send('/api/auth/sign-in', { email: 'ada@example.com', password: 'correct horse' });
       expect(signIn.status).toBe(status);
       expect(signIn.body.code).toBe(status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'CROSS_SITE_REQUEST');

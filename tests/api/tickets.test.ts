@@ -4,6 +4,7 @@
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pay } from './support/checkout.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
 import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 
@@ -48,15 +49,6 @@ const FORM = [
   { id: 'diet', type: 'select', label: 'Diet', required: true, options: ['vegan', 'any'] },
   { id: 'age', type: 'number', label: 'Age', required: false },
 ];
-
-/** Presses Pay on the local checkout page, as the buyer's browser would. */
-async function pay(checkoutUrl: string, email?: string) {
-  return fetch(`${checkoutUrl}/pay`, {
-    method: 'POST', redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-    body: email ? new URLSearchParams({ email }).toString() : '',
-  });
-}
 
 describe('happy', () => {
   beforeEach(() => start());

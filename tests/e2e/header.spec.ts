@@ -1,11 +1,11 @@
 // <svc-header> and <svc-footer>: on the foreign demo page (127.0.0.1, the publishable key, no
 // cookies) and on the community's hosted apex (demo.localhost, same-origin with the sign-in
 // cookie), where signing in and out changes the header and the nav the server sends.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { API_ORIGIN, DEMO_URL, openCustomerPage, publishableKey, recordProblems, snippet, widgetManifest } from './support.ts';
+import {
+  API_ORIGIN, DEMO_URL, HOSTED_ORIGIN, axeViolations, openCustomerPage, publishableKey, recordProblems, snippet, widgetManifest,
+} from './support.ts';
 
-const HOSTED_ORIGIN = 'http://demo.localhost:3100';
 const HOSTED_URL = `${HOSTED_ORIGIN}/demo/hosted`;
 // demo/fixture.json: ACCEPTED members with a password (maya is the founder, jonas an admin).
 const MAYA = { email: 'maya@example.com', password: 'demo-password', name: 'Maya Okafor' };
@@ -275,8 +275,7 @@ test.describe('on the hosted apex (demo.localhost)', () => {
 
     await userButton(h).click();
     await expect(h.getByRole('button', { name: 'Sign out' })).toBeVisible();
-    const results = await new AxeBuilder({ page: member }).analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+    expect(await axeViolations(member)).toEqual([]);
     await member.waitForLoadState('networkidle');
     expect(problems).toEqual([]);
   });

@@ -1,16 +1,14 @@
 // <svc-members> on the demo page (a customer's site at 127.0.0.1, the publishable key, the API on
 // localhost): the seeded demo community's directory, compared with what the API answers.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import type { Member } from '../../contract/resources.ts';
-import { API_ORIGIN, COMMUNITY, DEMO_URL, items, openCustomerPage, recordProblems, snippet } from './support.ts';
+import {
+  API_ORIGIN, COMMUNITY, DEMO_URL, HOSTED_ORIGIN, axeViolations, items, openCustomerPage, publishableKey, recordProblems, snippet, svc,
+} from './support.ts';
 
-const HOSTED_ORIGIN = 'http://demo.localhost:3100';
 const PAGE_SIZE = 6;
 
 const widget = (page: Page) => page.locator('svc-members').first();
@@ -21,16 +19,10 @@ const loadMore = (w: Locator) => w.getByRole('button', { name: 'Load more member
 async function apiMembers(request: APIRequestContext, community = COMMUNITY): Promise<{ members: Member[]; total: number }> {
   const res = await request.get(`${API_ORIGIN}/v1/communities/${community}/members`, {
     params: { limit: '100' },
-    headers: { 'X-API-Key': await keyOf(request, community) },
+    headers: { 'X-API-Key': await publishableKey(request, community) },
   });
   expect(res.status()).toBe(200);
   return { members: (await res.json()) as Member[], total: Number(res.headers()['x-total-count']) };
-}
-
-async function keyOf(request: APIRequestContext, community: string): Promise<string> {
-  const res = await request.get(`${API_ORIGIN}/v1/communities/${community}/publishable-key`);
-  expect(res.ok()).toBe(true);
-  return ((await res.json()) as { publishableKey: string }).publishableKey;
 }
 
 const initialsOf = (name: string) => {
@@ -167,10 +159,7 @@ test('the demo page with the member directory has no axe violations, filtered or
   const w = widget(page);
   await expect(items(w)).toHaveCount(PAGE_SIZE);
   // The whole page: the directory must not break the page's own landmarks and headings either.
-  const scan = async () => {
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
-  };
+  const scan = async () => expect(await axeViolations(page)).toEqual([]);
   await scan();
   await w.getByLabel('Filter members').fill('zzzz');
   await expect(items(w)).toHaveCount(0);
@@ -197,9 +186,7 @@ test('a picture that fails to load falls back to the initials; one that loads is
       ],
     }],
   }));
-  await promisify(execFile)('node_modules/.bin/tsx', ['server/cli/index.ts', 'import', file], {
-    env: { ...process.env, SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR, LOG_LEVEL: 'silent' },
-  });
+  await svc('import', file);
   fs.rmSync(dir, { recursive: true, force: true });
 
   // The picture host: one image answers, the other is a 404.
@@ -208,7 +195,7 @@ test('a picture that fails to load falls back to the initials; one that loads is
     ? route.fulfill({ contentType: 'image/png', body: png })
     : route.fulfill({ status: 404, body: 'not found' })));
 
-  const key = await keyOf(request, 'avatars');
+  const key = await publishableKey(request, 'avatars');
   await openCustomerPage(page, 'members-avatars', `<svc-members></svc-members>${snippet(key, 'avatars')}`);
   const w = widget(page);
   await expect(memberNames(w)).toHaveText(['Paula Pictured', 'Bram Broken']);

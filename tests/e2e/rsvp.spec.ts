@@ -3,36 +3,26 @@
 // hosted demo (same-origin, keyless). Free RSVP with the QR decoded and verified by the server;
 // paid checkout through the local checkout page and back; the ticket e-mails read from the
 // server's outbox with the real CLI.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Tier } from '../../contract/resources.ts';
-import { API_ORIGIN, COMMUNITY, DEMO_URL, PAGE_ORIGIN, openCustomerPage, publishableKey, recordProblems, snippet } from './support.ts';
+import {
+  API_ORIGIN, COMMUNITY, DEMO_URL, HOSTED_ORIGIN, PAGE_ORIGIN, axeViolations, openCustomerPage, publishableKey, recordProblems, snippet, svc,
+  uniqueEmail,
+} from './support.ts';
 
 const EVENT = 'big-summit-day';
-const HOSTED_ORIGIN = 'http://demo.localhost:3100';
 const RSVP_PATH = `/api/actions/${COMMUNITY}/events/${EVENT}/rsvp`;
 const CHECKOUT_PATH = `/api/actions/${COMMUNITY}/events/${EVENT}/checkout`;
 
 const widget = (page: Page) => page.locator('svc-rsvp').first();
 const tierRadio = (w: Locator, name: string) => w.getByRole('radio', { name: new RegExp(`^${name}\\b`) });
 const tierRow = (w: Locator, name: string) => w.locator('[part~="tier"]', { hasText: name });
-const unique = (what: string) => `${what}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
-const run = promisify(execFile);
-/** The real CLI against the e2e server's data directory. */
-async function svc(...args: string[]): Promise<string> {
-  const { stdout } = await run('node_modules/.bin/tsx', ['server/cli/index.ts', ...args], {
-    env: { ...process.env, SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR, LOG_LEVEL: 'silent' },
-  });
-  return stdout;
-}
 
 interface Mail { to: string; subject: string; text: string; attachments: { filename: string; contentType: string }[] }
 const outbox = async (to: string) => JSON.parse(await svc('mail', 'list', '--to', to, '--json')) as Mail[];
@@ -145,7 +135,7 @@ test('prices in each tier\'s currency, exact seats left, nothing for unlimited; 
 
 test('free RSVP end to end: the QR ticket is shown, verifies at the door, and is e-mailed', async ({ page, request }) => {
   const problems = recordProblems(page);
-  const email = unique('free');
+  const email = uniqueEmail('free');
   await page.goto(DEMO_URL);
   const key = await publishableKey(request);
   const free = (await apiTiers(request, key)).find((t) => t.name === 'Free RSVP')!;
@@ -211,7 +201,7 @@ test('free RSVP end to end: the QR ticket is shown, verifies at the door, and is
 });
 
 test('paid checkout: quantity, the local checkout page, Pay, and back to a confirmation; one e-mailed ticket per seat', async ({ page, request }) => {
-  const email = unique('paid');
+  const email = uniqueEmail('paid');
   const checkouts: { sessionId: string; checkoutUrl: string }[] = [];
   await page.exposeBinding('recordCheckout', (_source, detail: { sessionId: string; checkoutUrl: string }) => { checkouts.push(detail); });
   await page.addInitScript(() => {
@@ -284,7 +274,7 @@ test('a required field left empty gets its message next to it and nothing is sen
   const w = widget(page);
   await tierRadio(w, 'Free RSVP').check();
   await w.getByLabel('Your name').fill('Ana Lima');
-  await w.getByLabel('E-mail').fill(unique('empty'));
+  await w.getByLabel('E-mail').fill(uniqueEmail('empty'));
   await w.getByRole('button', { name: 'RSVP' }).click();
 
   const contact = w.getByLabel('Emergency contact (name and phone)');
@@ -312,7 +302,7 @@ test('a required field left empty gets its message next to it and nothing is sen
 });
 
 test('keyboard only: into the tiers, choose, fill, send, and on to another ticket, with a visible focus ring', async ({ page }) => {
-  const email = unique('keys');
+  const email = uniqueEmail('keys');
   await page.goto(DEMO_URL);
   const w = widget(page);
   await expect(tierRadio(w, 'Free RSVP')).toBeVisible();
@@ -357,26 +347,22 @@ test('the demo page with the booking widget has no axe violations: tiers, the fo
   await page.goto(DEMO_URL);
   const w = widget(page);
   await expect(tierRadio(w, 'Free RSVP')).toBeVisible();
-  const scan = async () => {
-    const results = await new AxeBuilder({ page }).include('svc-rsvp').analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
-  };
+  const scan = async () => expect(await axeViolations(page, 'svc-rsvp')).toEqual([]);
   await scan();
   await tierRadio(w, 'Free RSVP').check();
   await w.getByRole('button', { name: 'RSVP' }).click();
   await expect(w.locator('[part~="field-error"]').first()).toBeVisible();
   await scan();
-  await fillFreeForm(w, unique('axe'));
+  await fillFreeForm(w, uniqueEmail('axe'));
   await w.getByRole('button', { name: 'RSVP' }).click();
   await expect(w.locator('[part~="qr"]')).toBeVisible();
   await scan();
   // And the whole page, so the widget does not break the page's own landmarks and headings.
-  const page_ = await new AxeBuilder({ page }).analyze();
-  expect(page_.violations.map((v) => v.id)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 });
 
 test('on the hosted site the RSVP is same-origin and keyless', async ({ page }) => {
-  const email = unique('hosted');
+  const email = uniqueEmail('hosted');
   await page.goto(`${HOSTED_ORIGIN}/demo/hosted`);
   const w = widget(page);
   await tierRadio(w, 'Free RSVP').check();

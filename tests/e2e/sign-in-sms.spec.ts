@@ -3,12 +3,10 @@
 // `sms_outbox`, read here straight from the server's database), types it, and comes back signed
 // in. And the header's bell opens the hosted /notifications page.
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import SQLite from 'better-sqlite3';
 import { expect, test, type Page } from '@playwright/test';
-import { recordProblems } from './support.ts';
+import { HOSTED_ORIGIN, axeViolations, recordProblems } from './support.ts';
 
-const HOSTED_ORIGIN = 'http://demo.localhost:3100';
 const HOSTED_URL = `${HOSTED_ORIGIN}/demo/hosted`;
 // demo/fixture.json: Priya has a phone and no password; Maya a password.
 const PRIYA = { phone: '+14155550142', typed: '+1 415 555 0142', name: 'Priya Raman' };
@@ -62,8 +60,7 @@ test('a visitor signs in with a code texted to their phone, and the header shows
   expect((await page.locator('#method').boundingBox())!.y).toBe(methodAt);
   await expect(code).toBeDisabled();
 
-  const axe = await new AxeBuilder({ page }).analyze();
-  expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 
   const submit = page.locator('#sms-submit');
   const submitAt = (await submit.boundingBox())!.y;
@@ -127,8 +124,7 @@ test('the bell opens /notifications: the list, unread marked, and "Mark all as r
   await expect(items.first()).toHaveText(/^Unread: Maya Okafor \(@maya\) sent you a friend request\./);
   await expect(items.first()).toHaveClass('unread');
 
-  const axe = await new AxeBuilder({ page }).analyze();
-  expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 
   await page.getByRole('button', { name: 'Mark all as read' }).click();
   await expect(page.getByRole('status')).toHaveText('All notifications are marked as read.');

@@ -1,8 +1,11 @@
 // Shared by the e2e specs: the two origins, the API as the source of truth, and "customer"
 // pages built on the fly. Extra pages are served by Playwright from the page origin
 // (127.0.0.1), so they embed the real loader cross-origin exactly like the demo page does.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import type { Event } from '../../contract/resources.ts';
 import type { WidgetManifest } from '../../vite.config.ts';
@@ -11,9 +14,35 @@ export const PAGE_ORIGIN = 'http://127.0.0.1:3100';
 export const API_ORIGIN = 'http://localhost:3100';
 export const COMMUNITY = 'demo';
 export const DEMO_URL = `${PAGE_ORIGIN}/demo/`;
+/** The demo community's hosted apex, where widgets act same-origin and keyless. */
+export const HOSTED_ORIGIN = 'http://demo.localhost:3100';
 
-export async function publishableKey(request: APIRequestContext): Promise<string> {
-  const res = await request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/publishable-key`);
+/** An address no earlier run has used, so each test starts with a new person. */
+export const uniqueEmail = (what: string) => `${what}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+export const usd = (minor: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(minor / 100);
+
+const run = promisify(execFile);
+/** The real CLI against the e2e server's data directory. */
+export async function svc(...args: string[]): Promise<string> {
+  const { stdout } = await run('node_modules/.bin/tsx', ['server/cli/index.ts', ...args], {
+    env: { ...process.env, SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR, LOG_LEVEL: 'silent' },
+  });
+  return stdout;
+}
+
+/**
+ * axe-core's violations on the page, or only inside the elements `include` selects, one line
+ * each naming the rule and the nodes, so a failing `toEqual([])` says what is wrong. axe walks
+ * open shadow roots, so the widgets' DOM is part of the scan.
+ */
+export async function axeViolations(page: Page, include?: string): Promise<string[]> {
+  const builder = new AxeBuilder({ page });
+  const results = await (include ? builder.include(include) : builder).analyze();
+  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+export async function publishableKey(request: APIRequestContext, community = COMMUNITY): Promise<string> {
+  const res = await request.get(`${API_ORIGIN}/v1/communities/${community}/publishable-key`);
   expect(res.ok()).toBe(true);
   return ((await res.json()) as { publishableKey: string }).publishableKey;
 }

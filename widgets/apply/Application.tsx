@@ -1,11 +1,12 @@
 import { Fragment } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Segment } from '../../contract/resources.ts';
 import type { EmbedConfig } from '../lib/contract.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
 import { ActionError, postAction } from '../lib/forms/actions.ts';
 import { Field } from '../lib/forms/Field.tsx';
-import { checkEvery, textOf, type Errors, type FieldSpec, type Value, type Values } from '../lib/forms/form.ts';
+import { checkEvery, textOf, type Errors, type FieldSpec } from '../lib/forms/form.ts';
+import { useForm } from '../lib/forms/use-form.ts';
 import { returnUrls } from './checkout.ts';
 import { Confirmation, type Outcome } from './Confirmation.tsx';
 import { addressToCheck, applicationFields, emailNotice, problemFrom, submitBody, type EmailStatus } from './form.ts';
@@ -42,14 +43,10 @@ export interface ApplicationProps {
 
 export function Application({ store, segment, config, locale, idBase, communityName, rules, source, emit }: ApplicationProps) {
   const [cycle, setCycle] = useState<Cycle | null>(() => initialCycle(segment));
-  const [values, setValues] = useState<Values>({});
-  const [errors, setErrors] = useState<Errors>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  const { values, errors, formError, setFormError, formRef, change, fail: refuse } = useForm();
   const [busy, setBusy] = useState(false);
   const [emailStatus, setEmailStatus] = useState<EmailStatus | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const formRef = useRef<HTMLFormElement>(null);
-  const focusKey = useRef<string | null>(null);
 
   const formState = store.forms.value[segment.id];
   const form = applicationFields(formState?.status === 'ready' ? formState.schema : []);
@@ -78,28 +75,7 @@ export function Application({ store, segment, config, locale, idBase, communityN
     };
   }, [address, segment.id]);
 
-  useEffect(() => {
-    // After a refused submit: the first field with a problem, so its message is read out.
-    const key = focusKey.current;
-    if (!key) return;
-    focusKey.current = null;
-    formRef.current?.querySelector<HTMLElement>(`[data-key="${key}"] :is(input, select, textarea)`)?.focus();
-  });
-
-  const change = (key: string, value: Value) => {
-    setValues({ ...values, [key]: value });
-    if (errors[key]) {
-      const rest = { ...errors };
-      delete rest[key];
-      setErrors(rest);
-    }
-  };
-
-  const fail = (found: Errors, message: string | null) => {
-    setErrors(found);
-    setFormError(message);
-    focusKey.current = [CYCLE_KEY, ...fields.map((f) => f.key)].find((k) => found[k]) ?? null;
-  };
+  const fail = (found: Errors, message: string | null) => refuse(found, message, [CYCLE_KEY, ...fields.map((f) => f.key)]);
 
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();

@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import type { Segment } from '../../contract/resources.ts';
 import { $community, isSettled } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { LoadFailed, Loading, Notice, useStoreLoad } from '../lib/forms/shell.tsx';
 import { storeSignal } from '../lib/store-signal.ts';
 import { Application } from './Application.tsx';
 import { checkoutReturn } from './checkout.ts';
@@ -10,28 +11,12 @@ import { ApplyStore } from './store.ts';
 
 let instances = 0;
 
-/** Says what the page URL tells about a checkout this widget started; focused, so it is read first. */
-function Notice({ text }: { text: string }) {
-  const ref = useRef<HTMLParagraphElement>(null);
-  useEffect(() => ref.current?.focus(), []);
-  return <p class="notice" part="notice" role="status" tabIndex={-1} ref={ref}>{text}</p>;
-}
-
 export function ApplyWidget({ api, config, attrs, locale, emit }: WidgetProps) {
   const only = (attrs.segment ?? '').trim() || null;
   const store = useMemo(() => new ApplyStore(api, config.community), [api, config.community]);
   const [idBase] = useState(() => `svc-apply-${++instances}`);
   const [chosen, setChosen] = useState<string | null>(null);
-  useEffect(() => {
-    void store.load();
-    return () => store.dispose();
-  }, [store]);
-
-  const error = store.error.value;
-  useEffect(() => {
-    // The host page may want the request id for a support ticket; the visitor gets plain words.
-    if (error) emit('error', { action: 'load', status: error.status, code: error.code, requestId: error.requestId, message: error.message });
-  }, [error]);
+  useStoreLoad(store, emit);
 
   const communityState = storeSignal($community).value;
   const status = store.status.value;
@@ -39,19 +24,9 @@ export function ApplyWidget({ api, config, attrs, locale, emit }: WidgetProps) {
 
   // Waiting for the community too: it carries the theme, the name and the rules.
   if (status === 'loading' || !isSettled(communityState)) {
-    return <div class="apply" aria-busy="true"><p class="status" part="status" role="status">Loading memberships…</p></div>;
+    return <Loading box="apply" text="Loading memberships…" />;
   }
-  if (status === 'error') {
-    return (
-      <div class="apply">
-        <div class="error" part="error" role="alert">
-          <span>We couldn't load the memberships right now.</span>
-          <button type="button" class="secondary" part="retry" onClick={() => void store.load()}>Try again</button>
-          <slot />
-        </div>
-      </div>
-    );
-  }
+  if (status === 'error') return <LoadFailed box="apply" text="We couldn't load the memberships right now." retry={() => void store.load()} />;
 
   const community = communityState.status === 'ready' ? communityState.community : null;
   // An id, as the docs say; a name is forgiven (ids are made on import, names are what people see).

@@ -1,15 +1,15 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Event, Tier } from '../../contract/resources.ts';
 import type { EmbedConfig } from '../lib/contract.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
 import { formatMoney } from '../lib/format.ts';
 import { Field } from '../lib/forms/Field.tsx';
+import { Notice } from '../lib/forms/shell.tsx';
+import { useForm } from '../lib/forms/use-form.ts';
 import { ActionError, actionPath, postAction } from './actions.ts';
 import { checkoutReturn, returnUrls } from './checkout-return.ts';
 import { Confirmation } from './Confirmation.tsx';
-import {
-  checkAll, checkoutRequest, fieldsFor, initialValues, problemFrom, rsvpRequest, type Errors, type Value, type Values,
-} from './form.ts';
+import { checkAll, checkoutRequest, fieldsFor, initialValues, problemFrom, rsvpRequest, type Errors } from './form.ts';
 import type { RsvpStore } from './store.ts';
 import { TierPicker } from './TierPicker.tsx';
 import { hasEnded, isFree, isOpen, maxQuantity } from './tiers.ts';
@@ -31,33 +31,14 @@ export interface BookingProps {
   emit: WidgetProps['emit'];
 }
 
-/** Says what the page URL tells about a checkout this widget started; focused, so it is read first. */
-function Notice({ text }: { text: string }) {
-  const ref = useRef<HTMLParagraphElement>(null);
-  useEffect(() => ref.current?.focus(), []);
-  return <p class="notice" part="notice" role="status" tabIndex={-1} ref={ref}>{text}</p>;
-}
-
 export function Booking({ store, event, config, locale, emit }: BookingProps) {
   const slug = store.slug;
   const [idBase] = useState(() => `svc-rsvp-${++instances}`);
   const [returned] = useState(() => checkoutReturn(location.href, slug));
   const [tierId, setTierId] = useState<string | null>(null);
-  const [values, setValues] = useState<Values>({});
-  const [errors, setErrors] = useState<Errors>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  const { values, setValues, errors, setErrors, formError, setFormError, formRef, change, fail: refuse } = useForm();
   const [busy, setBusy] = useState(false);
   const [ticket, setTicket] = useState<Ticket | null>(null);
-  const formRef = useRef<HTMLFormElement>(null);
-  const focusKey = useRef<string | null>(null);
-
-  useEffect(() => {
-    // After a refused submit: the first field with a problem, so its message is read out.
-    const key = focusKey.current;
-    if (!key) return;
-    focusKey.current = null;
-    formRef.current?.querySelector<HTMLElement>(`[data-key="${key}"] :is(input, select, textarea)`)?.focus();
-  });
 
   const tiers = store.tiers.value;
   const tier = tiers.find((t) => t.id === tierId) ?? null;
@@ -74,21 +55,7 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
     void store.loadForm(next);
   };
 
-  const change = (key: string, value: Value) => {
-    setValues({ ...values, [key]: value });
-    // A message goes once the field is edited; it comes back only if the next submit finds it wrong.
-    if (errors[key]) {
-      const rest = { ...errors };
-      delete rest[key];
-      setErrors(rest);
-    }
-  };
-
-  const fail = (found: Errors, message: string | null) => {
-    setErrors(found);
-    setFormError(message);
-    focusKey.current = fields.find((f) => found[f.key])?.key ?? null;
-  };
+  const fail = (found: Errors, message: string | null) => refuse(found, message, fields.map((f) => f.key));
 
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();

@@ -1,7 +1,9 @@
 // Minimal rows for API tests, written straight through Kysely so each test states exactly the
 // data it depends on.
+import type { Insertable } from 'kysely';
 import { createSecretKey, provisionPublishableKey } from '../../../server/domain/api-keys.ts';
 import type { Db } from '../../../server/db/index.ts';
+import type { SegmentsTable } from '../../../server/db/schema.ts';
 import { newId, nowIso } from '../../../server/db/ids.ts';
 import type { Scope } from '../../../contract/enums.ts';
 
@@ -68,5 +70,36 @@ export async function makeMembership(db: Db, communityId: string, userId: string
     id, community_id: communityId, user_id: userId, status, role: 'member', segment_id: null, created_at: nowIso(),
     accepted_at: status === 'ACCEPTED' ? nowIso() : null,
   }).execute();
+  return id;
+}
+
+/**
+ * `usertag`, ACCEPTED in the founder role and named the community's founder: with OPEN
+ * accessibility, what makes a community live (its auto-approving segments approve).
+ */
+export async function makeFounder(db: Db, communityId: string, usertag: string) {
+  const founder = await makeUser(db, usertag);
+  await db.insertInto('memberships').values({
+    id: newId(), community_id: communityId, user_id: founder.id, status: 'ACCEPTED', role: 'founder', segment_id: null, created_at: nowIso(), accepted_at: nowIso(),
+  }).execute();
+  await db.updateTable('communities').set({ founder_user_id: founder.id }).where('id', '=', communityId).execute();
+  return founder;
+}
+
+/**
+ * A segment: free (every price empty), reviewed, active and in EUR unless `fields` says
+ * otherwise; with `form`, its application form. Resolves to its id.
+ */
+export async function makeSegment(db: Db, communityId: string, fields: Partial<Insertable<SegmentsTable>> = {}, form?: object[]): Promise<string> {
+  const id = newId();
+  await db.insertInto('segments').values({
+    id, community_id: communityId, name: `Segment ${++seq}`, description: null, color: '#123456', currency: 'EUR',
+    price_monthly: null, price_quarterly: null, price_yearly: null, price_one_time: null,
+    installment_total_price: null, installment_count: null, installment_interval_months: null, access_duration_months: null,
+    installment_renews_annually: 0, founding_price_monthly: null, founding_price_quarterly: null, founding_price_yearly: null,
+    founding_member_cap: null, auto_approve: 0, is_active: 1, sort_order: 0, created_at: nowIso(), updated_at: nowIso(),
+    ...fields,
+  }).execute();
+  if (form) await db.insertInto('segment_forms').values({ segment_id: id, schema: JSON.stringify(form) }).execute();
   return id;
 }

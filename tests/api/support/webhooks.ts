@@ -3,6 +3,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import crypto from 'node:crypto';
+import Stripe from 'stripe';
+import { expect } from 'vitest';
 import type { WebhookConfig } from '../../../server/config.ts';
 import { transaction, type DatabaseHandle, type Db } from '../../../server/db/index.ts';
 import { createLogger } from '../../../server/http/logger.ts';
@@ -11,6 +13,7 @@ import { createEndpoint } from '../../../server/webhooks/endpoints.ts';
 import { SecretBox } from '../../../server/webhooks/secret-box.ts';
 import { DeliveryWorker, type WorkerDeps } from '../../../server/webhooks/worker.ts';
 import type { WebhookEventData, WebhookEventName } from '../../../contract/webhook-events.ts';
+import { waitFor } from './wait.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -83,17 +86,7 @@ export const approved = (memberId: string = crypto.randomUUID()) => ({
   memberId, userId: crypto.randomUUID(), approvedAt: new Date().toISOString(), approvedBy: crypto.randomUUID(),
 });
 
-/** Polls until check() is truthy, or fails with `what` after timeoutMs. */
-type Falsy = null | undefined | false | 0 | '';
-export async function waitFor<T>(check: () => Promise<T | Falsy> | T | Falsy, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor };
 
 export async function deliveryRow(db: Db, id: string) {
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -109,3 +102,26 @@ export const attemptsOnceLogged = (db: Db, deliveryId: string, n = 1) =>
     const rows = await attemptRows(db, deliveryId);
     return rows.length >= n ? rows : null;
   }, `${n} logged attempt(s) of ${deliveryId}`);
+
+const stripe = new Stripe('sk_test_not_used_for_network');
+
+/**
+ * Every delivery of `community`'s events, once all of them have succeeded, as `receiver` got
+ * them: each signature verified with the endpoint's `secret` (the way a customer's Stripe SDK
+ * would), and the Svc-Event header naming the body's event.
+ */
+export async function deliveredTo<T extends { event: string }>(
+  db: Db, receiver: Receiver, community: { id: string; tag: string }, secret: string,
+): Promise<T[]> {
+  const rows = await waitFor(async () => {
+    const all = await db.selectFrom('webhook_deliveries').select('status').where('community_id', '=', community.id).execute();
+    return all.every((d) => d.status === 'SUCCEEDED') ? all : null;
+  }, `deliveries of ${community.tag} to succeed`);
+  const received = receiver.requests.filter((r) => JSON.parse(r.body).communityTag === community.tag);
+  expect(received).toHaveLength(rows.length);
+  return received.map((r) => {
+    const verified = stripe.webhooks.constructEvent(r.body, r.headers['svc-signature'] as string, secret) as unknown as T;
+    expect(r.headers['svc-event']).toBe(verified.event);
+    return verified;
+  });
+}
