@@ -47,10 +47,16 @@ async function everyMember(page: Page): Promise<Locator> {
   const w = members(page);
   await expect(w.locator('[part~="name"]').first()).toBeVisible();
   const more = w.getByRole('button', { name: 'Load more members' });
-  // The button goes away with the last page, possibly between the count and the click.
-  for (let i = 0; i < 20 && (await more.count()) > 0; i++) {
-    const clicked = await more.click({ timeout: 2000 }).then(() => true, () => false);
-    if (!clicked) break;
+  // The button is disabled while a page loads and goes away with the last one, possibly between
+  // a check and the click: only its absence ends the loop, a failed click while it stays is an error.
+  await page.waitForLoadState('networkidle');
+  for (let i = 0; i < 20 && (await more.isVisible()); i++) {
+    try {
+      await more.click();
+    } catch (err) {
+      if (await more.isVisible()) throw err;
+      break;
+    }
     await page.waitForLoadState('networkidle');
   }
   return w.locator('[part~="name"]');
