@@ -27,6 +27,11 @@ export const DONATIONS_PER_IP_PER_HOUR = 30;
 type DonateBody = { donation: { amount: number }; customer?: { email: string }; successUrl: string; cancelUrl: string };
 type ProductCheckoutBody = { quantity: number; successUrl: string; cancelUrl: string; email?: string; donation?: { amount: number } };
 
+/** Standalone donations only, per client IP: a sidecar donation is part of a sale and spends none. */
+function spendDonationBudget(deps: RouteDeps, req: Request, res: Response): Promise<void> {
+  return deps.rateLimits.consume('donations-ip', req.ip ?? 'unknown', res);
+}
+
 function need(payments: Payments | undefined): Payments {
   if (!payments) throw new Error('payments missing from RouteDeps');
   return payments;
@@ -101,20 +106,18 @@ async function assertPublicTarget(deps: RouteDeps, type: DonationTargetType, com
 export function mountDonations(router: Router, deps: RouteDeps): void {
   const { db } = deps;
 
-  // Standalone donations only: a sidecar donation is part of a sale and spends no budget here.
-  const spendDonationBudget = (req: Request, res: Response) => deps.rateLimits.consume('donations-ip', req.ip ?? 'unknown', res);
 
   const donate = (type: DonationTargetType, communityId: string, key: string, body: DonateBody, donorUserId: string | null, transaction: RunTransaction) =>
     openDonation(deps, transaction, type, communityId, key, body, donorUserId);
 
   mountRoute(router, donateToProduct, async ({ params, body, key, req, res, transaction }) => {
-    await spendDonationBudget(req, res);
+    await spendDonationBudget(deps, req, res);
     const member = await memberFromAuthToken(db, deps.sessions, req, params.communityTag);
     return donate('PRODUCT', key!.communityId, params.sku, body, member, transaction);
   }, deps);
 
   mountRoute(router, donateToEvent, async ({ params, body, key, req, res, transaction }) => {
-    await spendDonationBudget(req, res);
+    await spendDonationBudget(deps, req, res);
     const member = await memberFromAuthToken(db, deps.sessions, req, params.communityTag);
     return donate('EVENT', key!.communityId, params.slug, body, member, transaction);
   }, deps);
@@ -136,16 +139,15 @@ export function mountDonations(router: Router, deps: RouteDeps): void {
 }
 
 export function mountDonationWidgetActions(router: Router, deps: RouteDeps): void {
-  const spendDonationBudget = (req: Request, res: Response) => deps.rateLimits.consume('donations-ip', req.ip ?? 'unknown', res);
 
   mountRoute(router, widgetDonateProduct, async ({ params, body, widget, req, res, transaction }) => {
-    await spendDonationBudget(req, res);
+    await spendDonationBudget(deps, req, res);
     await assertPublicTarget(deps, 'PRODUCT', widget.community.id, params.sku);
     await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'PRODUCT', widget.community.id, params.sku, body, widget.visitor?.userId ?? null);
   }, deps);
   mountRoute(router, widgetDonateEvent, async ({ params, body, widget, req, res, transaction }) => {
-    await spendDonationBudget(req, res);
+    await spendDonationBudget(deps, req, res);
     await assertPublicTarget(deps, 'EVENT', widget.community.id, params.slug);
     await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'EVENT', widget.community.id, params.slug, body, widget.visitor?.userId ?? null);
