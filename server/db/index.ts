@@ -1,26 +1,11 @@
 // The Kysely instance for either dialect, migrations, and the transaction helper.
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogEvent, type Migration, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
-import * as m0001 from './migrations/0001_foundation.ts';
-import * as m0002 from './migrations/0002_webhooks.ts';
-import * as m0003 from './migrations/0003_accounts.ts';
-import * as m0004 from './migrations/0004_social.ts';
-import * as m0005 from './migrations/0005_sms.ts';
-import * as m0006 from './migrations/0006_oauth_identities.ts';
-import * as m0007 from './migrations/0007_mail_delivery.ts';
-import * as m0011 from './migrations/0011_friend_request_cooldowns.ts';
-import * as m0009 from './migrations/0009_rules.ts';
-import * as m0010 from './migrations/0010_payments.ts';
-import * as m0012 from './migrations/0012_tickets.ts';
-import * as m0015 from './migrations/0015_donations.ts';
-import * as m0013 from './migrations/0013_mail_files.ts';
-import * as m0014 from './migrations/0014_sms_purpose.ts';
-import * as m0016 from './migrations/0016_applications.ts';
-import * as m0017 from './migrations/0017_membership_billing.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -61,25 +46,24 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-/** Migrations are listed here, not discovered on disk, so they run the same under tsx and bundlers. */
-const MIGRATIONS: Record<string, Migration> = {
-  '0001_foundation': m0001,
-  '0002_webhooks': m0002,
-  '0003_accounts': m0003,
-  '0004_social': m0004,
-  '0005_sms': m0005,
-  '0006_oauth_identities': m0006,
-  '0007_mail_delivery': m0007,
-  '0011_friend_request_cooldowns': m0011,
-  '0009_rules': m0009,
-  '0010_payments': m0010,
-  '0012_tickets': m0012,
-  '0015_donations': m0015,
-  '0013_mail_files': m0013,
-  '0014_sms_purpose': m0014,
-  '0016_applications': m0016,
-  '0017_membership_billing': m0017,
-};
+/** A migration file's name: four digits, then what it does (`0012_tickets.ts`). */
+export const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.ts$/;
+const MIGRATIONS_DIR = path.join(import.meta.dirname, 'migrations');
+
+/** The migration files in run order. Kysely runs them by name, so the number is the order. */
+export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
+  return fs.readdirSync(dir).filter((f) => MIGRATION_FILE.test(f)).sort();
+}
+
+// Discovered on disk, so adding a migration is adding a file; the server runs from source
+// (tsx), so there is no bundle that could leave a file behind.
+async function loadMigrations(): Promise<Record<string, Migration>> {
+  const entries = await Promise.all(migrationFiles().map(async (file) => {
+    const migration = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+    return [file.replace(/\.ts$/, ''), migration] as const;
+  }));
+  return Object.fromEntries(entries);
+}
 
 export async function migrate(db: Db): Promise<void> {
   // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema unless told which one;
@@ -88,7 +72,7 @@ export async function migrate(db: Db): Promise<void> {
   const migrationTableSchema = db.getExecutor().adapter instanceof PostgresAdapter
     ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s
     : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema });
+  const migrator = new Migrator({ db, provider: { getMigrations: loadMigrations }, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
