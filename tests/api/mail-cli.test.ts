@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../server/db/index.ts';
 import { OutboxMailer, type OutboxEntry } from '../../server/mail/mailer.ts';
 import { byteSize, formatMailShow } from '../../server/cli/mail.ts';
-import { runSvc } from '../api/support/cli.ts';
+import { runSvc } from './support/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-mail-'));
 const env = { SVC_DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', SVC_MAIL_FROM: '' };

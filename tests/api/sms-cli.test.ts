@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../server/db/index.ts';
 import { listSmsOutbox, OutboxSmsSender } from '../../server/sms/sender.ts';
-import { runSvc } from '../api/support/cli.ts';
+import { runSvc } from './support/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sms-'));
 const env = { SVC_DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: '', REDIS_URL: '' };
