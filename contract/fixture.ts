@@ -514,9 +514,6 @@ export type Fixture = z.output<ReturnType<typeof fixtureSchema>>;
 export type FixtureInput = z.input<ReturnType<typeof fixtureSchema>>;
 export type FixtureCommunity = Fixture['communities'][number];
 export type FixtureUser = FixtureCommunity['users'][number];
-export type FixtureEvent = FixtureCommunity['events'][number];
-export type FixtureSegment = FixtureCommunity['segments'][number];
-export type FixtureWebhook = FixtureCommunity['webhooks'][number];
 
 // ---------------------------------------------------------------------------------------------
 // Parsing with path-named errors

@@ -1,7 +1,7 @@
 // Table types for Kysely. Portable storage across SQLite and PostgreSQL: ids are UUIDv7 text,
 // timestamps are ISO 8601 UTC text (so they sort as strings), booleans are 0/1 integers, JSON
 // is text. Money is an integer in the smallest currency unit.
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { AccountTables } from './schema-accounts.ts';
 import type { SmsTables } from './schema-sms.ts';
 import type { OAuthTables } from './schema-oauth.ts';
@@ -315,7 +315,3 @@ export interface Database extends AccountTables, SocialTables, SmsTables, Paymen
 
 export type CommunityRow = Selectable<CommunitiesTable>;
 export type EventRow = Selectable<EventsTable>;
-export type TierRow = Selectable<TiersTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
-export type NewEvent = Insertable<EventsTable>;
-export type EventUpdate = Updateable<EventsTable>;

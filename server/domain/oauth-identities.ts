@@ -204,9 +204,3 @@ async function createUser(trx: Trx, email: string, name: string, round: number):
   }).execute();
   return id;
 }
-
-/** The providers linked to an account (for support and tests). */
-export async function identitiesOf(db: Db, userId: string): Promise<{ provider: string; subject: string; email: string | null }[]> {
-  return db.selectFrom('oauth_identities').select(['provider', 'subject', 'email'])
-    .where('user_id', '=', userId).orderBy('created_at').execute();
-}

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { WebhookDeliveryBody } from '../../contract/webhook-events.ts';
 import { transaction } from '../../server/db/index.ts';
 import { emit } from '../../server/webhooks/emit.ts';
 import { createEndpoint, disableEndpoint, listEndpoints, rotateSecret, WebhookAdminError } from '../../server/webhooks/endpoints.ts';
@@ -68,6 +69,9 @@ describe('webhooks: happy path', () => {
     expect(verified).toEqual({
       event: 'member.approved', deliveryId, createdAt: expect.any(String), communityTag: 'hooks', data,
     });
+    // The contract's shape of a delivery, key order included (the signature covers the bytes).
+    expect(WebhookDeliveryBody.parse(verified)).toEqual(verified);
+    expect(Object.keys(JSON.parse(req.body))).toEqual(Object.keys(WebhookDeliveryBody.shape));
     expect(() => stripe.webhooks.constructEvent(req.body.replace('hooks', 'hookz'), req.headers['svc-signature'] as string, endpoint.secret))
       .toThrow(/signature/i);
   });
