@@ -52,7 +52,8 @@ async function everyMember(page: Page): Promise<Locator> {
   await page.waitForLoadState('networkidle');
   for (let i = 0; i < 20 && (await more.isVisible()); i++) {
     try {
-      await more.click();
+      // A short timeout: a click on a button that went away would otherwise wait out the test.
+      await more.click({ timeout: 5000 });
     } catch (err) {
       if (await more.isVisible()) throw err;
       break;
