@@ -2,6 +2,31 @@
 import { z } from 'zod';
 import { coded } from './errors.ts';
 
+// What text may hold. PostgreSQL refuses NUL in text and unpaired UTF-16 surrogates in jsonb, and
+// control characters are never what a person typed, so no string of any request carries them (the
+// server checks every string of every path, query and body: server/http/validate.ts). Text that
+// can span lines keeps tab, line feed and carriage return; one-line text (names, titles, tags,
+// e-mails, path and query values) keeps none of the C0 controls.
+
+/** The C0 controls and DEL that no text keeps; multi-line text keeps tab, LF and CR. */
+const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const CONTROL_IN_LINE = /[\u0000-\u001f\u007f]/;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why `text` is refused, or null when it is fine. */
+export function refusedText(text: string, kind: 'line' | 'text'): 'control character' | 'unpaired surrogate' | null {
+  if ((kind === 'line' ? CONTROL_IN_LINE : CONTROL_IN_TEXT).test(text)) return 'control character';
+  if (LONE_SURROGATE.test(text)) return 'unpaired surrogate';
+  return null;
+}
+
+/**
+ * One line of text (names, titles, labels), trimmed: no control characters at all, tab and line
+ * breaks included. Multi-line text is a plain z.string(); the server refuses its other controls.
+ */
+export const Line = (max: number) => z.string().trim().max(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'must be one line of text without control characters');
+
 export const Uuid = z.string().uuid();
 export const IsoDateTime = z.iso.datetime({ offset: true, error: coded('INVALID_DATE', 'must be an ISO 8601 date-time') });
 export const Slug = z

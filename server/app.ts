@@ -10,6 +10,8 @@ import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { requestLogger } from './http/logger.ts';
 import type { RateLimits } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
+import { refuseUnreadableUrl } from './http/validate.ts';
+import { ROUTES } from '../contract/routes/index.ts';
 import { ApiError } from './http/api-error.ts';
 import { messages } from './http/messages.ts';
 import { ReadCache } from './http/read-cache.ts';
@@ -66,6 +68,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestId);
   app.use(requestLogger(logger));
+  // Before every route, contract or not: no handler sees a path or query it cannot decode or store.
+  app.use(refuseUnreadableUrl(ROUTES));
 
   const payments = deps.payments ?? setUpPayments(config, database.db, logger);
   // Friend requests per sender (server/site/visitor.ts); each one notifies somebody.

@@ -63,6 +63,13 @@ const Env = z.object({
   RATE_LIMIT_SMS_STARTS_PER_IP: PositiveInt.optional(),
   /** Largest accepted JSON body. */
   SVC_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
+  /**
+   * Longest time a client may take to send a whole request (headers and body), and its headers
+   * alone. Node's own 300 s would let a client that stalls its body hold a connection for five
+   * minutes; a 1 MB JSON body needs far less than 30 s.
+   */
+  SVC_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  SVC_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** How long a looked-up API key is trusted before it is read again (revocations elsewhere show within this). */
   SVC_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   /** How long public read responses are cached in process (0 = off); writes here invalidate at once. */
@@ -122,6 +129,8 @@ export interface Config {
     donationsPerIpPerHour?: number;
   };
   bodyLimit: string;
+  /** Node HTTP server timeouts (server/http/http-server.ts). */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number };
   seedDemo: boolean;
   trustProxy: boolean | number;
   keyCacheMs: number;
@@ -189,6 +198,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.SVC_HEADERS_TIMEOUT_MS > e.SVC_REQUEST_TIMEOUT_MS) {
+    // Node refuses it too: the headers are part of the request.
+    throw new ConfigError('Invalid configuration:\n  SVC_HEADERS_TIMEOUT_MS: must not be longer than SVC_REQUEST_TIMEOUT_MS');
+  }
   const payments = parsePaymentsConfig(cleaned);
   if (Array.isArray(payments)) throw new ConfigError(`Invalid configuration:\n${payments.join('\n')}`);
   const oauth = parseOAuthConfig(cleaned);
@@ -225,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
     },
     bodyLimit: e.SVC_BODY_LIMIT,
+    http: { requestTimeoutMs: e.SVC_REQUEST_TIMEOUT_MS, headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS },
     // The demo has known sample data; never put it in a production database unasked.
     seedDemo: e.SVC_SEED_DEMO === undefined ? !e.DATABASE_URL : e.SVC_SEED_DEMO === 'true',
     keyCacheMs: e.SVC_KEY_CACHE_MS,

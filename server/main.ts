@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { migrate, openDatabase } from './db/index.ts';
 import { seedDemoIfEmpty } from './domain/seed.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { createHttpServer } from './http/http-server.ts';
 import { createLogger } from './http/logger.ts';
 import { connectRedis, createRateLimits } from './http/rate-limit.ts';
 import { secretsReadable } from './webhooks/endpoints.ts';
@@ -43,7 +44,9 @@ async function main(): Promise<void> {
   const payments = setUpPayments(config, database.db, logger);
   const app = createApp({ config, database, logger, rateLimits, payments });
 
-  const server: Server = app.listen(config.port, config.host);
+  // Timeouts and the envelope for requests Node refuses itself (server/http/http-server.ts).
+  const server: Server = createHttpServer(config, logger, app);
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

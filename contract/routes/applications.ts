@@ -2,7 +2,7 @@
 // reject), and removes members (kick, ban). Decisions the spec leaves open: docs/api.md,
 // "Membership requests".
 import { z } from 'zod';
-import { CommunityTag, HttpUrl, Uuid } from '../common.ts';
+import { CommunityTag, HttpUrl, Line, Uuid } from '../common.ts';
 import { BillingCycle } from '../enums.ts';
 import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 
@@ -17,7 +17,7 @@ export const SubmitApplicationBody = z
     answers: z.record(z.string().max(64), z.unknown())
       .describe('answers keyed by form field id. The e-mail field and the first short-text field whose label contains "name" are ' +
         'required whatever the form says; a segment whose form lacks them takes them as `email` and `name`.'),
-    source: z.string().trim().max(200).optional().describe('free-form attribution (a campaign, a page); persisted and sent in member.requested'),
+    source: Line(200).optional().describe('free-form attribution (a campaign, a page); persisted and sent in member.requested'),
     billingCycle: BillingCycle.optional().describe('required when the segment offers more than one cycle; must be one it offers'),
   })
   .strict();
@@ -138,7 +138,7 @@ export const banMember = route({
 export const ApplyCheckoutBody = z
   .object({
     requestId: Uuid.describe('a PAYMENT_PENDING request of this community (from the paid submit)'),
-    origin: z.string().trim().max(2048).optional()
+    origin: Line(2048).optional()
       .describe('`scheme://host[:port]` of the page the applicant came from: one of the community\'s embed origins or its hosted ' +
         'site (custom domain or `<tag>.localhost`). Success returns to `<origin>/?svc_apply=success&session={CHECKOUT_SESSION_ID}`, ' +
         'cancel to `<origin>/?svc_apply=cancelled&request=<requestId>`. Without it, the community\'s hosted site.'),

@@ -1,7 +1,7 @@
 // Articles: the public reads (published only) and the ADMIN writes with the publishing state
 // machine of the spec (DRAFT <-> PUBLISHED).
 import { z } from 'zod';
-import { CommunityTag, HttpUrl, Limit, OptionalOffset, Uuid } from '../common.ts';
+import { CommunityTag, HttpUrl, Limit, Line, OptionalOffset, Uuid } from '../common.ts';
 import { ArticleStatus } from '../enums.ts';
 import { Article } from '../resources.ts';
 import { route } from '../route.ts';
@@ -13,10 +13,10 @@ const ArticleParams = InCommunity.extend({ articleId: Uuid });
 /** Limits of the spec (excerpt 500, category 100) and ours (title 200, content 200 000). */
 export const ARTICLE_LIMITS = { title: 200, excerpt: 500, category: 100, content: 200_000 } as const;
 
-const Title = z.string().trim().min(1, 'must not be empty').max(ARTICLE_LIMITS.title);
+const Title = Line(ARTICLE_LIMITS.title).min(1, 'must not be empty');
 const Content = z.string().max(ARTICLE_LIMITS.content).describe('HTML; sanitized on write (see docs/api.md "Articles")');
 const Excerpt = z.string().max(ARTICLE_LIMITS.excerpt).describe('plain text');
-const Category = z.string().trim().max(ARTICLE_LIMITS.category).describe('free-form label; blank is stored as null');
+const Category = Line(ARTICLE_LIMITS.category).describe('free-form label; blank is stored as null');
 
 export const CreateArticle = z
   .object({

@@ -2,7 +2,7 @@
 // the same token, set as the `svc_auth_<tag>` cookie (`svc_auth` off a hosted domain). E-mail +
 // password, phone + SMS code, and Google / Slack / Discord (OAuth 2.0 / OpenID Connect; see docs/sign-in.md).
 import { z } from 'zod';
-import { Email } from '../common.ts';
+import { Email, Line } from '../common.ts';
 import { coded } from '../errors.ts';
 import { Usertag } from '../fixture.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -18,7 +18,7 @@ export const SignUp = z
   .object({
     email: AccountEmail,
     password: Password,
-    name: z.string().trim().min(1).max(100),
+    name: Line(100).min(1),
     usertag: z.string().trim().toLowerCase().pipe(Usertag).optional()
       .describe('2-32 lowercase letters, digits, `_` or `-`; made from the name when left out'),
   })

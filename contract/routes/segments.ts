@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AmountCents, CommunityTag, Email, Uuid } from '../common.ts';
+import { AmountCents, CommunityTag, Email, Line, Uuid } from '../common.ts';
 import { coded } from '../errors.ts';
 import { Segment, SegmentForm } from '../resources.ts';
 import { route } from '../route.ts';
@@ -34,7 +34,7 @@ export const INSTALLMENT_FIELDS = [
 
 export const SegmentPatch = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: Line(100).min(1),
     priceMonthly: OfferPrice.nullable(),
     priceQuarterly: OfferPrice.nullable(),
     priceYearly: OfferPrice.nullable(),

@@ -2,7 +2,7 @@
 // WRITE_SALES) and as widget actions for <svc-rsvp> on customer pages and the hosted site.
 import { z } from 'zod';
 import { coded } from '../errors.ts';
-import { CommunityTag, Email, HttpUrl, Uuid } from '../common.ts';
+import { CommunityTag, Email, HttpUrl, Line, Uuid } from '../common.ts';
 import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 
 const base = '/v1/communities/{communityTag}';
@@ -13,7 +13,7 @@ const DonationAmount = z.int({ error: coded('INVALID_AMOUNT', 'must be a positiv
   .max(100_000_000, { error: coded('INVALID_AMOUNT', 'is too large') });
 const Donation = z.object({ amount: DonationAmount }).strict().describe('a sidecar donation in the tier\'s currency: its own line item and its own donation');
 const FormAnswers = z.record(z.string().max(64), z.unknown()).describe('answers keyed by form field id; required when the tier has a form with required fields');
-const Name = z.string().trim().min(1, 'must not be empty').max(200);
+const Name = Line(200).min(1, 'must not be empty');
 
 export const RsvpBody = z.object({
   tierId: Uuid.describe('an active, free (priceCents 0) tier of this event'),

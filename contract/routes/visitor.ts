@@ -1,7 +1,7 @@
 // {site_base}/api/users/me* and /api/messaging: what a signed-in visitor reads and changes about
 // themselves. Private fields (e-mail, phone) appear only here, to their owner.
 import { z } from 'zod';
-import { CommunityTag, IsoDateTime, Limit, OptionalOffset, Uuid } from '../common.ts';
+import { CommunityTag, IsoDateTime, Limit, Line, OptionalOffset, Uuid } from '../common.ts';
 import { Membership } from '../resources.ts';
 import { route, type RouteDef } from '../route.ts';
 import { SmsSignInStart, SmsSignInVerify } from './auth.ts';
@@ -35,7 +35,7 @@ export const getMe = route({
 
 export const UpdateMe = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: Line(100).min(1),
     bio: z.string().max(1000).nullable(),
     profileImage: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048).nullable(),
   })
@@ -270,7 +270,7 @@ export const Friendship = z
 export type Friendship = z.infer<typeof Friendship>;
 
 export const SendFriendRequest = z
-  .object({ usertag: z.string().min(1).max(64).describe('who to ask') })
+  .object({ usertag: Line(64).min(1).describe('who to ask') })
   .strict()
   .meta({ id: 'SendFriendRequest' });
 
@@ -371,7 +371,7 @@ export type Conversation = z.infer<typeof Conversation>;
 
 export const CreateConversation = z
   .object({
-    usertags: z.array(z.string().min(1).max(64)).min(1).max(20).describe('the other participants (the caller is added)'),
+    usertags: z.array(Line(64).min(1)).min(1).max(20).describe('the other participants (the caller is added)'),
   })
   .strict()
   .meta({ id: 'CreateConversation' });

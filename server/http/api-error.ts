@@ -32,4 +32,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A handler's answer with this request's id in it when it is an error envelope: handlers that
+ * answer an error instead of throwing it (to commit work with it) cannot know the id, and an
+ * idempotent replay must carry the id of the request it answers, not of the first one.
+ */
+export function withRequestId(body: unknown, requestId: string): unknown {
+  if (body === null || typeof body !== 'object' || typeof (body as { error?: unknown }).error !== 'string') return body;
+  const { error, code, extras } = body as { error: string; code?: string; extras?: unknown };
+  return { error, ...(code ? { code } : {}), requestId, ...(extras ? { extras } : {}) };
+}
+
 export const notFound = (message: string) => new ApiError('NOT_FOUND', message);

@@ -7,8 +7,9 @@ import { messages } from './messages.ts';
 /** body-parser and the router tag their errors with `type`/`status`; map them to our codes. */
 function fromFrameworkError(err: { type?: string; status?: number; statusCode?: number }, bodyLimit: string): ApiError | null {
   if (err instanceof URIError) {
-    // The router could not percent-decode a path parameter (`/events/%E0%A4`).
-    return new ApiError('INVALID_INPUT', messages.badPathEncoding);
+    // The router could not percent-decode a path parameter (`/events/%E0%A4`). refuseUnreadableUrl
+    // answers these first, naming the parameter; this is the net under it.
+    return new ApiError('INVALID_INPUT', messages.badPathEncoding('path'), { field: 'path' });
   }
   switch (err.type) {
     case 'entity.parse.failed':

@@ -76,8 +76,23 @@ export const messages = {
   methodNotAllowed: (method: string, allowed: string[]) => `${method} is not allowed here; use ${allowed.join(', ')}`,
   malformedJson: 'Request body is not valid JSON',
   unreadableBody: 'Request body could not be read',
-  badPathEncoding: 'The path contains an invalid percent-encoding',
+  badPathEncoding: (field: string) => `${field}: the path is not valid percent-encoded UTF-8`,
+  badQueryEncoding: (field: string) => `${field}: the query string is not valid percent-encoded UTF-8`,
+  refusedText: (field: string, why: 'control character' | 'unpaired surrogate') =>
+    why === 'control character'
+      ? `${field}: must not contain control characters (NUL and the like; one-line text not even tabs or line breaks)`
+      : `${field}: must not contain an unpaired UTF-16 surrogate (not valid Unicode text)`,
+  refusedKey: (field: string, why: 'control character' | 'unpaired surrogate') =>
+    `${field}: a field name must not contain ${why === 'control character' ? 'control characters' : 'an unpaired UTF-16 surrogate'}`,
   badRequest: 'Bad request',
+  headersTooLarge: 'The request headers are larger than the server accepts (16 KB in all)',
+  requestTimeout: 'The request was not received in time; send it again',
+  /** Advice for the person whose webhook endpoint keeps failing verification. */
+  stripeSignatureHelp:
+    'Stripe signature verification failed. Check that STRIPE_WEBHOOK_SECRET is the signing secret of this endpoint ' +
+    '(Dashboard > Developers > Webhooks > the endpoint > Signing secret; `stripe listen` prints its own whsec_ for local forwarding), ' +
+    'that the request reaches us unmodified (no proxy re-encoding the JSON body), and that the server clock is right.',
+  stripeEventRetry: 'Could not process the event; it will be retried.',
   payloadTooLarge: (limit: string) => `Request body exceeds the ${limit} limit`,
   unsupportedMediaType: 'Request bodies must be application/json',
   unknownField: (field: string) => `Unknown field ${field}`,

@@ -2,12 +2,12 @@
 // handler. The order is the spec's: credentials are judged before input, and neither auth,
 // rate-limit nor validation failures consume an idempotency key.
 import type { Request, Response, Router } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { expressPath, WIDGET_ACTIONS_BASE, type RouteDef } from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError, withRequestId } from './api-error.ts';
 import {
   fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions, type StoredResult,
 } from './idempotency.ts';
@@ -84,6 +84,12 @@ export type Handler<D extends RouteDef> = (
     D['auth'] extends { kind: 'widget' } ? WidgetCaller : null
   >,
 ) => Promise<HandlerResult>;
+
+/**
+ * The body of a write that takes none (publish, approve): nothing, or `{}`. Fields in it are
+ * refused as unknown fields are everywhere, rather than accepted and ignored.
+ */
+const NO_BODY = z.object({}).strict().transform(() => undefined);
 
 const grants = (key: ApiKeyIdentity, scope: Scope) => key.scopes.includes('ADMIN') || key.scopes.includes(scope);
 
@@ -177,7 +183,8 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const params = def.params ? parseOrThrow(def.params, req.params, 'params') : {};
     const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
     if (def.method !== 'get') await deps.readBody(req, res);
-    const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
+    const bodySchema = def.body ?? (def.method === 'get' ? null : NO_BODY);
+    const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
     let hold: IdempotencyHold | null = null;
     let committed: StoredResult | null = null;
     const ctx = {
@@ -220,7 +227,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
         throw new Error(`${def.operationId} answered outside its contract: ${check.error.message}`);
       }
     }
-    const json = JSON.stringify(result.body);
+    const json = JSON.stringify(status >= 400 ? withRequestId(result.body, req.id) : result.body);
     // Paging headers are computed once and cached with the body (the cache key is the URL).
     const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
     if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers }, generation);

@@ -7,6 +7,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
+import { ApiError } from '../http/api-error.ts';
+import { messages } from '../http/messages.ts';
 import { PaymentProcessorError, type CheckoutRecord, type PaymentGateway } from './gateway.ts';
 import type { Payments, RenewalOutcome } from './payments.ts';
 
@@ -71,12 +73,6 @@ export function stripeClient(secretKey: string, overrides: Stripe.StripeConfig =
   return new Stripe(secretKey, { maxNetworkRetries: 2, timeout: 20_000, appInfo: { name: 'svc' }, ...overrides });
 }
 
-/** Advice for the person whose webhook endpoint keeps failing verification. */
-const SIGNATURE_HELP =
-  'Stripe signature verification failed. Check that STRIPE_WEBHOOK_SECRET is the signing secret of this endpoint ' +
-  '(Dashboard > Developers > Webhooks > the endpoint > Signing secret; `stripe listen` prints its own whsec_ for local forwarding), ' +
-  'that the request reaches us unmodified (no proxy re-encoding the JSON body), and that the server clock is right.';
-
 function paymentIntentId(value: string | { id: string } | null | undefined): string | null {
   if (!value) return null;
   return typeof value === 'string' ? value : value.id;
@@ -93,15 +89,16 @@ export function stripeWebhookRouter(stripe: Stripe, webhookSecret: string, payme
       event = stripe.webhooks.constructEvent(req.body as Buffer, signature, webhookSecret);
     } catch (err) {
       logger?.warn({ reason: (err as Error).message }, 'refused a Stripe webhook');
-      res.status(400).json({ error: SIGNATURE_HELP, code: 'INVALID_SIGNATURE', extras: { reason: (err as Error).message } });
-      return;
+      throw new ApiError('INVALID_SIGNATURE', messages.stripeSignatureHelp, { reason: (err as Error).message });
     }
     try {
       await handleEvent(event, payments, logger, stripe);
       res.json({ received: true });
     } catch (err) {
-      logger?.error({ err, eventId: event.id, type: event.type }, 'handling a Stripe webhook failed; Stripe will retry');
-      res.status(500).json({ error: 'Could not process the event; it will be retried.', code: 'INTERNAL' });
+      // Logged here with the event's id, and answered as an envelope without the cause (the error
+      // handler would log it again, as an unexpected error).
+      logger?.error({ err, eventId: event.id, type: event.type, requestId: req.id }, 'handling a Stripe webhook failed; Stripe will retry');
+      res.status(500).json(new ApiError('INTERNAL', messages.stripeEventRetry).toEnvelope(req.id));
     }
   });
   return router;

@@ -97,7 +97,8 @@ async function doRsvp(deps: RouteDeps, transaction: RunTransaction, caller: Call
       if (!result.created && caller.holder) {
         const resend = await deps.rateLimits.consume('account-emails', `ticket:${body.email.trim().toLowerCase()}`).then(() => true, () => false);
         if (resend) await tickets.resendTicketEmail(trx, community, codes, result.rsvpId);
-        return { status: 409, body: { error: messages.alreadyRsvpd, code: 'INVALID_STATE', extras: { field: 'email' } } };
+        // Answered, not thrown: the e-mail above commits with it. mountRoute adds the request id.
+        return { status: 409, body: new ApiError('INVALID_STATE', messages.alreadyRsvpd, { field: 'email' }).toEnvelope() };
       }
       return { body: { ok: result.ok, rsvpId: result.rsvpId, tierId: result.tierId, qrCode: result.qrCode } };
     });

@@ -476,6 +476,18 @@ describe('errors', () => {
     expect(await t.events('member.approved')).toHaveLength(1);
   });
 
+  it('refuses an approval body with fields (the spec says no body) and changes nothing; none or {} approves', async () => {
+    const t = await setup();
+    const seg = await makeSegment(t.c.id);
+    const p = await pending(t, seg, 'zb');
+    const url = `${t.base}/applications/${p.requestId}/approve`;
+    const withField = await s.request(url, { method: 'POST', key: t.writer.key, json: { segmentId: seg } });
+    expect(withField.status).toBe(400);
+    expect(withField.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field: 'segmentId' } });
+    expect((await requestRow(p.requestId)).status).toBe('PENDING');
+    expect((await s.request(url, { method: 'POST', key: t.writer.key, json: {} })).status).toBe(200);
+  });
+
   it('answers 404 for an unknown request, or one of another community', async () => {
     const t = await setup();
     const other = await setup();

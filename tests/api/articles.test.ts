@@ -261,6 +261,21 @@ describe('articles: errors', () => {
     expect(bad.body.extras.field).toBe('articleId');
   });
 
+  it('refuses a publish or unpublish body with fields (the spec says no body), and accepts none or {}', async () => {
+    const a = (await create({ title: 'Bodies', bannerUrl: banner })).body;
+    for (const action of ['publish', 'unpublish']) {
+      const url = `${base}/${a.id}/${action}`;
+      const withField = await s.request(url, { method: 'POST', key: admin, json: { status: 'ARCHIVED' } });
+      expect(withField.status).toBe(400);
+      expect(withField.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field: 'status' } });
+      const notAnObject = await s.request(url, { method: 'POST', key: admin, json: ['x'] });
+      expect(notAnObject.status).toBe(400);
+      expect(notAnObject.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field: 'body' } });
+      expect((await s.request(url, { method: 'POST', key: admin, json: {} })).status).toBe(200);
+      expect((await s.request(url, { method: 'POST', key: admin })).status).toBe(200);
+    }
+  });
+
   it('answers bad paging parameters with 400', async () => {
     for (const qs of ['limit=0', 'limit=101', 'offset=-1', 'sort=title']) {
       const r = await s.request(`${base}?${qs}`, { key: pk });

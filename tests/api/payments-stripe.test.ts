@@ -218,6 +218,7 @@ describe('happy', () => {
     rec.failNext = true;
     const first = await deliver('checkout.session.completed', object);
     expect(first.status).toBe(500);
+    expect(first.body).toEqual({ error: expect.any(String), code: 'INTERNAL', requestId: first.headers.get('x-request-id') });
     expect(first.text).not.toContain('handler failed');
     expect((await deliver('checkout.session.completed', object)).status).toBe(200);
     expect(rec.completed).toHaveLength(1);
@@ -415,7 +416,7 @@ describe('security', () => {
     const { opened } = await open();
     const res = await deliver('checkout.session.completed', { id: opened.sessionId, object: 'checkout.session', payment_status: 'paid', payment_intent: 'pi_forged' }, 'whsec_attacker');
     expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    expect(res.body).toMatchObject({ code: 'INVALID_SIGNATURE', requestId: res.headers.get('x-request-id'), extras: { reason: expect.any(String) } });
     expect(res.body.error).toContain('STRIPE_WEBHOOK_SECRET');
     expect(rec.completed).toHaveLength(0);
   });

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rawExchange } from './support/raw-http.ts';
 
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
@@ -40,6 +41,10 @@ describe('server process: happy path', () => {
       expect(events.status).toBe(200);
       expect((await events.json()).length).toBeGreaterThan(0);
       expect(p.output()).toContain(`http://127.0.0.1:${port}/demo/`);
+      // The process runs the server of server/http/http-server.ts: Node's own refusals come as the envelope.
+      const tooLarge = await rawExchange(port, [`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+      expect(tooLarge.status).toBe(431);
+      expect(tooLarge.body).toEqual({ error: expect.any(String), code: 'HEADERS_TOO_LARGE', requestId: tooLarge.headers['x-request-id'] });
     } finally {
       p.child.kill('SIGTERM');
     }

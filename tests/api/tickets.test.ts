@@ -405,9 +405,25 @@ describe('security', () => {
     const first = await rsvp('steal', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' });
     const res = await widgetCall('steal', 'rsvp', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Thief' });
     expect(res.status).toBe(409);
-    expect(res.body.code).toBe('INVALID_STATE');
+    expect(res.body).toEqual({ error: expect.any(String), code: 'INVALID_STATE', requestId: res.headers.get('x-request-id'), extras: { field: 'email' } });
     expect(JSON.stringify(res.body)).not.toContain(first.body.qrCode.slice(0, 40));
     expect(await mailTo('owner@example.com')).toHaveLength(2);
+  });
+
+  it('a replayed 409 of the widget RSVP carries the request id of the replay, not of the first answer', async () => {
+    await allowShop();
+    const ev = await makeEvent(db(), community.id, { slug: 'replayed', tiers: [{ priceCents: 0 }] });
+    await rsvp('replayed', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' });
+    const again = () => server.request(`/api/actions/${community.tag}/events/replayed/rsvp`, {
+      method: 'POST', json: { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' },
+      headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site', 'Idempotency-Key': 'rsvp-replayed-1' },
+    });
+    const first = await again();
+    const replay = await again();
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect([first.status, replay.status]).toEqual([409, 409]);
+    expect(replay.body.requestId).toBe(replay.headers.get('x-request-id'));
+    expect(replay.body.requestId).not.toBe(first.body.requestId);
   });
 
   it('the per-caller hold cap holds under concurrency: 15 parallel checkouts of 10 seats hold 10', async () => {

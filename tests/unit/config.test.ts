@@ -52,6 +52,19 @@ describe('config', () => {
   });
 });
 
+describe('config: HTTP timeouts', () => {
+  it('gives a whole request 30 s and its headers 10 s unless told otherwise', () => {
+    expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
+    expect(loadConfig({ SVC_REQUEST_TIMEOUT_MS: '60000', SVC_HEADERS_TIMEOUT_MS: '60000' }).http).toEqual({ requestTimeoutMs: 60_000, headersTimeoutMs: 60_000 });
+  });
+
+  it('refuses headers allowed longer than the whole request, and values out of range, naming the variable', () => {
+    expect(() => loadConfig({ SVC_REQUEST_TIMEOUT_MS: '5000', SVC_HEADERS_TIMEOUT_MS: '6000' })).toThrow(/SVC_HEADERS_TIMEOUT_MS: must not be longer than SVC_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ SVC_REQUEST_TIMEOUT_MS: '0' })).toThrow(/SVC_REQUEST_TIMEOUT_MS:/);
+    expect(() => loadConfig({ SVC_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/SVC_HEADERS_TIMEOUT_MS:/);
+  });
+});
+
 describe('config: webhooks', () => {
   it('defaults to the spec schedule (six attempts), a 10 s timeout and the worker on', () => {
     const { webhooks, encryptionKey } = loadConfig({});

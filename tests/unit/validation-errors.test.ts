@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Email, IsoDateTime, Slug, AmountCents } from '../../contract/common.ts';
+import { AmountCents, Email, IsoDateTime, Line, refusedText, Slug } from '../../contract/common.ts';
 import { parseOrThrow } from '../../server/http/validate.ts';
 import { ApiError } from '../../server/http/api-error.ts';
 
@@ -46,5 +46,34 @@ describe('validation errors', () => {
     const e = errorOf(() => parseOrThrow(z.object({ customer: z.object({ email: Email }) }), { customer: { email: 'x' } }, 'body'));
     expect(e.extras?.field).toBe('customer.email');
     expect(e.code).toBe('INVALID_EMAIL');
+  });
+});
+
+describe('text every request may carry', () => {
+  it.each([
+    ['plain', 'Ana Lima', null, null],
+    ['astral characters (surrogate pairs)', 'Summit 🏔️ 𝄞', null, null],
+    ['tab and line breaks', 'one\n\ttwo\r\n', 'control character', null],
+    ['NUL', 'a\u0000b', 'control character', 'control character'],
+    ['a bell', '\u0007', 'control character', 'control character'],
+    ['DEL', '\u007f', 'control character', 'control character'],
+    ['a lone high surrogate', 'x\ud83d', 'unpaired surrogate', 'unpaired surrogate'],
+    ['a lone low surrogate', '\udc00x', 'unpaired surrogate', 'unpaired surrogate'],
+    ['surrogates in the wrong order', '\udc00\ud800', 'unpaired surrogate', 'unpaired surrogate'],
+  ])('judges %s: as one line %s, as text %s', (_what, text, asLine, asText) => {
+    expect(refusedText(text, 'line')).toBe(asLine);
+    expect(refusedText(text, 'text')).toBe(asText);
+  });
+
+  it('refuses before the schema runs, naming the field by its path, and a key by its object', () => {
+    const Body = z.object({ items: z.array(z.object({ note: z.string() })), answers: z.record(z.string(), z.string()) });
+    const nested = errorOf(() => parseOrThrow(Body, { items: [{ note: 'ok' }, { note: 'a\u0000' }], answers: {} }, 'body'));
+    expect(nested.extras?.field).toBe('items.1.note');
+    const key = errorOf(() => parseOrThrow(Body, { items: [], answers: { 'k\u0001': 'v' } }, 'body'));
+    expect(key.extras?.field).toBe('answers');
+    // Query and path values are one line; bodies keep line breaks unless their schema says `Line`.
+    expect(errorOf(() => parseOrThrow(z.object({ q: z.string() }), { q: 'a\nb' }, 'query')).extras?.field).toBe('q');
+    expect(parseOrThrow(z.object({ q: z.string() }), { q: 'a\nb' }, 'body')).toEqual({ q: 'a\nb' });
+    expect(errorOf(() => parseOrThrow(z.object({ q: Line(10) }), { q: 'a\nb' }, 'body')).extras?.field).toBe('q');
   });
 });

@@ -3,12 +3,13 @@
 // is set. Requests go over real HTTP to an ephemeral port.
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import http, { type Server } from 'node:http';
+import type { Server } from 'node:http';
 import pg from 'pg';
 import { createApp } from '../../../server/app.ts';
 import { setUpPayments, type Payments, type PaymentsOverrides } from '../../../server/payments/index.ts';
 import { loadConfig, type Config } from '../../../server/config.ts';
 import { migrate, openDatabase, type DatabaseHandle, type DatabaseTarget } from '../../../server/db/index.ts';
+import { createHttpServer } from '../../../server/http/http-server.ts';
 import { createLogger } from '../../../server/http/logger.ts';
 import { ReadCache } from '../../../server/http/read-cache.ts';
 import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
@@ -103,14 +104,15 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   if (redis && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   // A prefix per server keeps parallel test files from sharing a budget on one Redis.
   const rateLimits = createRateLimits(config.rateLimits, redis, `svc:test:${schema}`);
-  // Listen first so the app is built knowing its real public URL (Link headers use it).
-  const server: Server = http.createServer();
+  const logger = opts.logger ?? createLogger('silent');
+  // Listen first so the app is built knowing its real public URL (Link headers use it). The
+  // server main.ts runs: its timeouts and its envelope for requests Node refuses itself.
+  const server: Server = createHttpServer(config, logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.publicUrl = url;
   const readCache = new ReadCache(config.readCacheMs);
   const sessions = new SessionTokens(crypto.randomBytes(32));
-  const logger = opts.logger ?? createLogger('silent');
   const payments = setUpPayments(config, database.db, logger, opts.payments);
   server.on('request', createApp({ config, database, logger, rateLimits, readCache, sessions, payments, validateResponses: true }));
 

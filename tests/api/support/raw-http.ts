@@ -1,6 +1,7 @@
 // Raw HTTP to a test server, for tests that set Host, Origin, Cookie and X-Forwarded-* exactly as
 // a browser (or a forger) would; fetch would refuse or rewrite some of them.
 import http from 'node:http';
+import net from 'node:net';
 
 export interface RawResponse { status: number; headers: http.IncomingHttpHeaders; body: any; text: string }
 
@@ -58,3 +59,44 @@ export function clientAddresses(): () => Record<string, string> {
 /** name -> value of the cookies a response sets. */
 export const cookieJar = (res: RawResponse): Record<string, string> =>
   Object.fromEntries((res.headers['set-cookie'] ?? []).map((c) => { const [pair] = c.split(';'); const i = pair.indexOf('='); return [pair.slice(0, i), pair.slice(i + 1)]; }));
+
+export interface RawExchange extends RawResponse {
+  /** Milliseconds from the first byte written until the server closed the connection. */
+  closedAfterMs: number;
+}
+
+/**
+ * Writes `chunks` (exact bytes: a request cut short, one too large, or not HTTP at all) on a new
+ * connection, each `gapMs` after the last, and reads until the server closes the connection.
+ * Rejects if it is still open after `waitMs`.
+ */
+export function rawExchange(port: string, chunks: string[], opts: { gapMs?: number; waitMs?: number } = {}): Promise<RawExchange> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server kept the connection open for ${opts.waitMs ?? 10_000} ms; received ${JSON.stringify(received.slice(0, 200))}`));
+    }, opts.waitMs ?? 10_000);
+    socket.on('data', (d) => { received += d; });
+    socket.on('error', () => { /* a reset after the answer is a close too */ });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const [head, ...rest] = received.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const text = rest.join('\r\n\r\n');
+      let body: unknown;
+      try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
+      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body, text, closedAfterMs: Date.now() - started });
+    });
+    socket.on('connect', async () => {
+      for (const [i, chunk] of chunks.entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, opts.gapMs ?? 0));
+        if (socket.destroyed) return;
+        socket.write(chunk);
+      }
+    });
+  });
+}
