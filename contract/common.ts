@@ -50,6 +50,32 @@ export const Currency = z
 export const HexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex color');
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 
+/** The URL parser's reading of `text`, or null. */
+function parsedUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Stripe's placeholder in a success URL: the parser would percent-encode its braces in a path. */
+const SESSION_ID_PLACEHOLDER = '{CHECKOUT_SESSION_ID}';
+
+/**
+ * A URL a checkout sends its buyer back to (successUrl, cancelUrl). Stored and handed to the
+ * payment processor as the URL parser normalises it (`href`: `\` read as `/`, tabs and newlines
+ * gone, dot segments resolved, lower-case host), so every later reader (a browser, Stripe, an
+ * e-mail client) sees the same host the origin rule judged; `{CHECKOUT_SESSION_ID}` is kept as
+ * is. Credentials in the URL are refused: no return URL needs them.
+ */
+export const ReturnUrl = HttpUrl
+  .refine((text) => {
+    const url = parsedUrl(text);
+    return !url || (!url.username && !url.password);
+  }, 'must not contain a user name or password')
+  .overwrite((text) => parsedUrl(text)?.href.replaceAll(encodeURI(SESSION_ID_PLACEHOLDER), SESSION_ID_PLACEHOLDER) ?? text);
+
 /** Query-string boolean: only `true`/`false`/`1`/`0` are accepted, anything else is a 400. */
 export const QueryBool = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })

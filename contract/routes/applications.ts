@@ -2,7 +2,7 @@
 // reject), and removes members (kick, ban). Decisions the spec leaves open: docs/api.md,
 // "Membership requests".
 import { z } from 'zod';
-import { CommunityTag, HttpUrl, Line, Uuid } from '../common.ts';
+import { CommunityTag, Line, ReturnUrl, Uuid } from '../common.ts';
 import { BillingCycle } from '../enums.ts';
 import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 
@@ -181,9 +181,9 @@ const actions = WIDGET_ACTIONS_BASE;
 export const WidgetApplyCheckoutBody = z
   .object({
     requestId: Uuid.describe('a PAYMENT_PENDING request of this community (from the paid submit)'),
-    successUrl: HttpUrl.describe('where the applicant comes back after paying: on the calling page\'s origin or another embed origin ' +
+    successUrl: ReturnUrl.describe('where the applicant comes back after paying: on the calling page\'s origin or another embed origin ' +
       '(`{CHECKOUT_SESSION_ID}` is filled in)'),
-    cancelUrl: HttpUrl.describe('where the applicant comes back after cancelling: the same origins'),
+    cancelUrl: ReturnUrl.describe('where the applicant comes back after cancelling: the same origins'),
   })
   .strict();
 

@@ -2,7 +2,7 @@
 // servers, widget actions for <svc-donate>, and the signed-in member's own checkout.
 import { z } from 'zod';
 import { coded } from '../errors.ts';
-import { CommunityTag, Email, HttpUrl } from '../common.ts';
+import { CommunityTag, Email, ReturnUrl } from '../common.ts';
 import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 import { CheckoutResponse } from './tickets.ts';
 
@@ -18,8 +18,8 @@ export const DonateBody = z.object({
   donation: z.object({ amount: Amount }).strict(),
   customer: z.object({ email: Email }).strict().optional()
     .describe('required for anonymous donors; ignored when X-Svc-Auth-Token names a member'),
-  successUrl: HttpUrl.describe('absolute; may contain {CHECKOUT_SESSION_ID}'),
-  cancelUrl: HttpUrl,
+  successUrl: ReturnUrl.describe('absolute; may contain {CHECKOUT_SESSION_ID}'),
+  cancelUrl: ReturnUrl,
 }).strict();
 
 export const DonationSummary = z.object({
@@ -124,8 +124,8 @@ export const widgetDonateEvent = route({
 
 export const ProductCheckoutBody = z.object({
   quantity: z.int('must be an integer from 1 to 10').min(1, 'must be an integer from 1 to 10').max(10, 'must be an integer from 1 to 10').default(1),
-  successUrl: HttpUrl,
-  cancelUrl: HttpUrl,
+  successUrl: ReturnUrl,
+  cancelUrl: ReturnUrl,
   email: Email.optional().describe('the buyer, when known (else the checkout page asks)'),
   donation: z.object({ amount: Amount }).strict().optional().describe('a sidecar donation to the product: its own line, no 50 floor'),
 }).strict();

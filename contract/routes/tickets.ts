@@ -2,7 +2,7 @@
 // WRITE_SALES) and as widget actions for <svc-rsvp> on customer pages and the hosted site.
 import { z } from 'zod';
 import { coded } from '../errors.ts';
-import { CommunityTag, Email, HttpUrl, Line, Uuid } from '../common.ts';
+import { CommunityTag, Email, Line, ReturnUrl, Uuid } from '../common.ts';
 import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 
 const base = '/v1/communities/{communityTag}';
@@ -21,8 +21,8 @@ export const RsvpBody = z.object({
   name: Name,
   formAnswers: FormAnswers.optional(),
   donation: Donation.optional().describe('turns the RSVP into a checkout for the donation (at least 50); successUrl and cancelUrl are then required'),
-  successUrl: HttpUrl.optional(),
-  cancelUrl: HttpUrl.optional(),
+  successUrl: ReturnUrl.optional(),
+  cancelUrl: ReturnUrl.optional(),
 }).strict();
 
 export const RsvpResponse = z.object({
@@ -40,8 +40,8 @@ export const CheckoutResponse = z.object({
 export const CheckoutBody = z.object({
   tierId: Uuid.describe('an active paid tier of this event'),
   quantity: z.int('must be an integer from 1 to 10').min(1, 'must be an integer from 1 to 10').max(10, 'must be an integer from 1 to 10'),
-  successUrl: HttpUrl.describe('absolute; `{CHECKOUT_SESSION_ID}` is replaced by the session id'),
-  cancelUrl: HttpUrl,
+  successUrl: ReturnUrl.describe('absolute; `{CHECKOUT_SESSION_ID}` is replaced by the session id'),
+  cancelUrl: ReturnUrl,
   email: Email.optional().describe('the buyer, when known (else the checkout page asks)'),
   name: Name.optional(),
   formAnswers: FormAnswers.optional(),

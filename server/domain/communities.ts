@@ -8,6 +8,52 @@ import { parseJson } from '../db/ids.ts';
 import { filterNav } from './nav.ts';
 import { viewerOf, type Viewer } from './page-access.ts';
 
+/**
+ * How long community data that every request needs (which community a host serves, a community's
+ * origins) is trusted in a process. A change made in this process forgets it at once
+ * (forgetCommunityCaches); one made by another process (the CLI, another instance) is seen
+ * within this time. Documented in docs/api.md, "Caching".
+ */
+export const COMMUNITY_CACHE_MS = 5000;
+
+/** Every CommunityCache, so that a change to a community can forget them all at once. */
+const communityCaches = new Set<CommunityCache<unknown>>();
+
+/**
+ * Community data per database handle, trusted for COMMUNITY_CACHE_MS (an answer of "no such
+ * community" too, so unknown hosts and tags cost one query per key and period, not one per request).
+ */
+export class CommunityCache<T> {
+  readonly #byDb = new WeakMap<Db, Map<string, { value: T; at: number }>>();
+
+  constructor() {
+    communityCaches.add(this as CommunityCache<unknown>);
+  }
+
+  async get(db: Db, key: string, load: () => Promise<T>): Promise<T> {
+    let entries = this.#byDb.get(db);
+    if (!entries) this.#byDb.set(db, (entries = new Map()));
+    const hit = entries.get(key);
+    if (hit && Date.now() - hit.at < COMMUNITY_CACHE_MS) return hit.value;
+    const value = await load();
+    if (entries.size > 10_000) entries.clear();
+    entries.set(key, { value, at: Date.now() });
+    return value;
+  }
+
+  forget(db: Db): void {
+    this.#byDb.delete(db);
+  }
+}
+
+/**
+ * Forgets everything cached about communities in this process, for this database. A settings
+ * change can move a domain from one community to another, so every entry goes, not one tag's.
+ */
+export function forgetCommunityCaches(db: Db): void {
+  for (const cache of communityCaches) cache.forget(db);
+}
+
 export async function findCommunityByTag(db: Db, tag: string): Promise<CommunityRow | undefined> {
   return db.selectFrom('communities').selectAll().where('tag', '=', tag).executeTakeFirst();
 }
@@ -26,6 +72,13 @@ export async function findCommunityByDomain(db: Db, hostname: string): Promise<C
   if (viaDomain) return viaDomain;
   const dev = DEV_HOST.exec(host);
   return dev ? findCommunityByTag(db, dev[1]) : undefined;
+}
+
+const hostTags = new CommunityCache<string | null>();
+
+/** The tag of the community served on `hostname` (its custom domain, or `<tag>.localhost`), cached. */
+export function communityTagForHost(db: Db, hostname: string): Promise<string | null> {
+  return hostTags.get(db, hostname, async () => (await findCommunityByDomain(db, hostname))?.tag ?? null);
 }
 
 /**

@@ -7,7 +7,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { RouteDef } from '../../contract/route.ts';
 import type { Db } from '../db/index.ts';
-import { findCommunityByDomain } from '../domain/communities.ts';
+import { communityTagForHost } from '../domain/communities.ts';
+import { normalizeOrigin } from '../domain/community-origins.ts';
 import {
   runForSite, SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionIdentity, type SessionTokens,
 } from '../domain/sessions.ts';
@@ -68,19 +69,12 @@ export interface Visitor {
   communityTag: string | null;
 }
 
-const HOST_CACHE_MS = 5000;
-const hostCaches = new WeakMap<Db, Map<string, { tag: string | null; at: number }>>();
+// Site routes ask this on every request; it lives with the other community lookups (and their cache).
+export { communityTagForHost };
 
-/** The community served on this request's host (its custom domain, or `<tag>.localhost`), cached briefly. */
-export async function communityTagForHost(db: Db, hostname: string): Promise<string | null> {
-  let cache = hostCaches.get(db);
-  if (!cache) hostCaches.set(db, (cache = new Map()));
-  const hit = cache.get(hostname);
-  if (hit && Date.now() - hit.at < HOST_CACHE_MS) return hit.tag;
-  const tag = (await findCommunityByDomain(db, hostname))?.tag ?? null;
-  if (cache.size > 10_000) cache.clear();
-  cache.set(hostname, { tag, at: Date.now() });
-  return tag;
+/** `scheme://host[:port]` of the site this request was made to (as this process sees it), or null for a malformed Host. */
+export function requestOrigin(req: Request): string | null {
+  return normalizeOrigin(`${req.protocol}://${req.host}`);
 }
 
 /**

@@ -18,13 +18,15 @@
 // visitor's cookie; the per-IP budget and the domain's own rules bound what a script can do.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/index.ts';
-import { parseJson } from '../db/ids.ts';
 import { SECRET_PREFIX, type KeyResolver } from '../domain/api-keys.ts';
+import {
+  communityOrigins, foreignReturnUrls, normalizeOrigin, ownOrigins, type CommunityOrigins,
+} from '../domain/community-origins.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from './messages.ts';
 import type { RateLimits } from './rate-limit.ts';
-import { assertOwnOrigin, communityTagForHost, signedInVisitor, type Visitor } from './session.ts';
+import { assertOwnOrigin, communityTagForHost, requestOrigin, signedInVisitor, type Visitor } from './session.ts';
 
 /** Who is calling a widget action; handed to the handler as `ctx.widget`. */
 export interface WidgetCaller {
@@ -49,70 +51,14 @@ export interface WidgetDeps {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Embed origins
+// Embed origins (the origin rule: server/domain/community-origins.ts)
 // ---------------------------------------------------------------------------------------------
 
-/**
- * `scheme://host[:port]` as a browser serialises it in `Origin` (lower-case host, default port
- * dropped, IDN in punycode), or null for anything that is not a plain http(s) origin: `*`,
- * `null`, a path, a query, credentials. Stored embed origins are read through this, so a listed
- * `https://Shop.Example:443/` allows `https://shop.example`, and a malformed entry allows nothing.
- */
-export function normalizeOrigin(text: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return null;
-  // `new URL('https://a.example?')` has an empty search but the text had one: refuse that too.
-  if (/[?#]/.test(text)) return null;
-  return url.origin;
-}
-
-export interface WidgetCommunity {
-  id: string;
-  tag: string;
-  /** Normalised embed origins. */
-  origins: ReadonlySet<string>;
-}
-
-/** How long a community's embed origins are trusted before they are read again. */
-export const WIDGET_ORIGINS_CACHE_MS = 5000;
-const originCaches = new WeakMap<Db, Map<string, { community: WidgetCommunity | null; at: number }>>();
-
-/** The community of a widget-action path and its embed origins, cached briefly (also "not found"). */
-export async function widgetCommunity(db: Db, tag: string): Promise<WidgetCommunity | null> {
-  let cache = originCaches.get(db);
-  if (!cache) originCaches.set(db, (cache = new Map()));
-  const hit = cache.get(tag);
-  if (hit && Date.now() - hit.at < WIDGET_ORIGINS_CACHE_MS) return hit.community;
-  const row = await db.selectFrom('communities').select(['id', 'tag', 'embed_origins']).where('tag', '=', tag).executeTakeFirst();
-  const listed = row ? parseJson<unknown>(row.embed_origins, []) : [];
-  const origins = new Set<string>();
-  for (const entry of Array.isArray(listed) ? listed : []) {
-    const origin = typeof entry === 'string' ? normalizeOrigin(entry) : null;
-    if (origin) origins.add(origin);
-  }
-  const community = row ? { id: row.id, tag: row.tag, origins } : null;
-  if (cache.size > 10_000) cache.clear();
-  cache.set(tag, { community, at: Date.now() });
-  return community;
-}
-
-/** Forgets cached embed origins (all communities, or one), e.g. right after they are changed here. */
-export function forgetWidgetOrigins(db: Db, tag?: string): void {
-  if (tag === undefined) originCaches.delete(db);
-  else originCaches.get(db)?.delete(tag);
-}
-
 /** The request's `Origin` when it is exactly one of the community's embed origins, else null. */
-function allowedOrigin(req: Request, community: WidgetCommunity | null): string | null {
+function allowedOrigin(req: Request, community: CommunityOrigins | null): string | null {
   const origin = req.headers.origin;
   // Compared as sent: browsers send the serialised form, so anything else is not a browser's.
-  return community && origin && community.origins.has(origin) ? origin : null;
+  return community && origin && community.embeds.has(origin) ? origin : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,7 +84,7 @@ export function widgetActionCors(deps: { db: Db }): RequestHandler {
   return async (req, res, next) => {
     res.vary('Origin');
     const tag = req.params.communityTag;
-    const community = typeof tag === 'string' && req.headers.origin ? await widgetCommunity(deps.db, tag) : null;
+    const community = typeof tag === 'string' && req.headers.origin ? await communityOrigins(deps.db, tag) : null;
     const origin = allowedOrigin(req, community);
     if (req.method === 'OPTIONS') {
       if (!origin) throw new ApiError('ORIGIN_NOT_ALLOWED', messages.originNotAllowed);
@@ -191,7 +137,7 @@ async function viaPublishableKey(
   if (key.kind !== 'publishable') throw new ApiError('SECRET_KEY_NOT_ALLOWED', messages.secretKeyNotAllowed);
   // Before the community is looked up, as on /v1: a key never learns whether another community exists.
   if (key.communityTag !== tag) throw new ApiError('COMMUNITY_MISMATCH', messages.keyOtherCommunity);
-  const community = await widgetCommunity(deps.db, tag);
+  const community = await communityOrigins(deps.db, tag);
   if (!allowedOrigin(req, community)) throw new ApiError('ORIGIN_NOT_ALLOWED', messages.originNotAllowed);
   return {
     community: { id: key.communityId, tag },
@@ -209,7 +155,7 @@ async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: st
   // Judged before the cookie is read, and whether or not there is one: a cross-site request is
   // refused, not downgraded to anonymous.
   assertOwnOrigin(req);
-  const community = await widgetCommunity(deps.db, tag);
+  const community = await communityOrigins(deps.db, tag);
   if (!community) throw new ApiError('NOT_FOUND', messages.communityNotFound);
   // A missing, invalid or expired token, or one of a deleted user, is an anonymous visitor.
   const signedIn = await signedInVisitor(deps.db, deps.sessions, req, tag);
@@ -224,48 +170,35 @@ async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: st
   };
 }
 
-/** `field` is refused unless `url`'s origin is one of `allowed`. */
-function assertReturnUrls(allowed: ReadonlySet<string>, urls: ReadonlyArray<readonly [field: string, url: string | undefined]>): void {
-  for (const [field, url] of urls) {
-    if (url === undefined) continue;
-    let origin: string | null = null;
-    try {
-      origin = normalizeOrigin(new URL(url).origin);
-    } catch {
-      origin = null;
-    }
-    if (!origin || !allowed.has(origin)) throw new ApiError('INVALID_INPUT', messages.returnUrlNotAllowed(field), { field });
-  }
+type ReturnUrls = ReadonlyArray<readonly [field: string, url: string | undefined]>;
+
+/** The first of `urls` whose origin is not in `allowed` is a 400 naming its field. */
+function assertReturnUrls(allowed: ReadonlySet<string>, urls: ReturnUrls): void {
+  const [field] = foreignReturnUrls(allowed, urls);
+  if (field !== undefined) throw new ApiError('INVALID_INPUT', messages.returnUrlNotAllowed(field), { field });
 }
 
 /**
- * A widget's successUrl/cancelUrl must lead back to the community's own sites: the page that
- * called (its Origin was already judged: an embed origin or the hosted site) or another of its
- * embed origins. Anyone can call a widget action with the public key, so without this a checkout
- * bearing the community's name could send its buyer anywhere (an open redirect for phishing).
+ * A widget's successUrl/cancelUrl must lead back to the community (the origin rule), or to the
+ * page that called (its Origin was already judged: an embed origin or the hosted site). Anyone can
+ * call a widget action with the public key, so without this a checkout bearing the community's
+ * name could send its buyer anywhere (an open redirect for phishing).
  */
 export async function assertWidgetReturnUrls(
-  db: Db, caller: WidgetCaller, req: Request, urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
+  deps: { db: Db; publicUrl: string }, caller: WidgetCaller, req: Request, urls: ReturnUrls,
 ): Promise<void> {
-  const community = await widgetCommunity(db, caller.community.tag);
-  const allowed = new Set(community?.origins ?? []);
-  const own = normalizeOrigin(req.get('origin') ?? '');
-  if (own) allowed.add(own);
-  assertReturnUrls(allowed, urls);
+  const community = await communityOrigins(deps.db, caller.community.tag);
+  assertReturnUrls(ownOrigins(community, deps.publicUrl, normalizeOrigin(req.get('origin') ?? '')), urls);
 }
 
 /**
- * The same rule for a signed-in visitor's own checkout: the community's embed origins, plus the
- * site the request is on when that is the community's own hosted site.
+ * The same rule for a signed-in visitor's own checkout: the community's origins, plus the site the
+ * request is on when that is the community's own hosted site.
  */
 export async function assertCommunityReturnUrls(
-  db: Db, communityTag: string, req: Request, urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
+  deps: { db: Db; publicUrl: string }, communityTag: string, req: Request, urls: ReturnUrls,
 ): Promise<void> {
-  const community = await widgetCommunity(db, communityTag);
-  const allowed = new Set(community?.origins ?? []);
-  if ((await communityTagForHost(db, req.hostname)) === communityTag) {
-    const own = normalizeOrigin(`${req.protocol}://${req.get('host') ?? ''}`);
-    if (own) allowed.add(own);
-  }
-  assertReturnUrls(allowed, urls);
+  const community = await communityOrigins(deps.db, communityTag);
+  const onItsSite = (await communityTagForHost(deps.db, req.hostname)) === communityTag;
+  assertReturnUrls(ownOrigins(community, deps.publicUrl, onItsSite ? requestOrigin(req) : null), urls);
 }

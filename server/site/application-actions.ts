@@ -14,7 +14,7 @@ export function mountApplicationWidgetActions(router: Router, deps: RouteDeps): 
     doSubmit(transaction, widget.community.id, { segmentId: params.segmentId, ...body }), deps);
 
   mountRoute(router, widgetApplyCheckout, async ({ body, widget, req, transaction }) => {
-    await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+    await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     // The plan's own return URLs (on the success URL's origin) give way to the widget's, judged above.
     return doCheckout(deps, transaction, widget.community.id, body.requestId,
       async () => new URL(body.successUrl).origin, { successUrl: body.successUrl, cancelUrl: body.cancelUrl });

@@ -30,6 +30,7 @@ import {
   LINK_REAUTH_SECONDS, linkOAuthProvider, unlinkOAuthProvider, type OAuthErrorCode,
 } from '../../contract/routes/auth.ts';
 import { issueSession } from '../domain/accounts.ts';
+import { safeReturnTarget } from '../domain/community-origins.ts';
 import {
   linkIdentity, signInWithIdentity, unlinkProvider, type ExternalIdentity, type OnLinked,
 } from '../domain/oauth-identities.ts';
@@ -37,7 +38,7 @@ import { ApiError } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import {
-  communityTagForHost, cookieNameFor, parseCookies, setSessionCookie, signedInVisitor, type Visitor,
+  communityTagForHost, cookieNameFor, parseCookies, requestOrigin, setSessionCookie, signedInVisitor, type Visitor,
 } from '../http/session.ts';
 import { identityLinkedMail } from '../mail/identity-linked-email.ts';
 import { OutboxMailer } from '../mail/mailer.ts';
@@ -46,7 +47,6 @@ import { FLOW_TTL_SECONDS, FlowTokens, type OAuthFlow } from '../oauth/flow-toke
 import { createHandoff, redeemHandoff, sha256 } from '../oauth/handoffs.ts';
 import { callbackPath, OAUTH_BASE, PROVIDER_NAMES, startPath } from '../oauth/links.ts';
 import { OAuthProviders, ProviderError } from '../oauth/providers.ts';
-import { safeNext } from './sign-in-page.ts';
 
 /** RouteDeps plus what app.ts passes for this feature (absent: every provider off). */
 export type OAuthRouteDeps = RouteDeps & { oauth?: OAuthConfig; logger?: Logger };
@@ -57,10 +57,14 @@ export const flowCookieName = (provider: OAuthProviderId): string => `svc_oauth_
 export const BIND_COOKIE = 'svc_oauth_bind';
 const COOKIE_PATH = '/api/auth/oauth/';
 
-/** Only a path on this same site; `//host`, `/\host`, absolute URLs and the like become `/`. */
-export const safeReturnTo = (value: unknown): string => safeNext(value);
-
 const originOf = (req: Request): string => `${req.protocol}://${req.host}`;
+
+/**
+ * Only a path on the site the request is on, resolved as the browser will (the origin rule's
+ * safeReturnTarget): `//host`, `/.//host`, `/\host`, another origin and the like become `/`.
+ */
+const safeReturnTo = (value: unknown, req: Request, publicUrl: string): string =>
+  safeReturnTarget(value, requestOrigin(req) ?? publicUrl, undefined, { pathOnly: true });
 const single = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function timingSafeEqualText(a: string, b: string): boolean {
@@ -180,7 +184,7 @@ export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
       // signed in here plays no part: the flow signs in, it never links.
       const bind = crypto.randomBytes(32).toString('base64url');
       const ticket = await tokens.sealTicket({
-        provider, returnTo: safeReturnTo(req.query.returnTo), handoff: { origin: originOf(req), bindHash: sha256(bind) },
+        provider, returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl), handoff: { origin: originOf(req), bindHash: sha256(bind) },
       });
       // The binding outlives the ticket by the flow's own 10 minutes at the provider.
       res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, bind, FLOW_TTL_SECONDS + 120));
@@ -198,7 +202,7 @@ export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
       if (!ticket || ticket.provider !== provider) return failTo(res, 'oauth_flow_expired');
       base = { returnTo: ticket.returnTo, link: null, handoff: ticket.handoff };
     } else {
-      base = { returnTo: safeReturnTo(req.query.returnTo), link: null, handoff: null };
+      base = { returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl), link: null, handoff: null };
     }
     let started: { flow: OAuthFlow; url: URL };
     try {
@@ -267,7 +271,7 @@ export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
     assertPlatform(req, visitor!);
     const provider = providerOf(params.provider);
     await deps.rateLimits.consume('oauth-ip', req.ip ?? 'unknown', res);
-    const returnTo = safeReturnTo(body.returnTo);
+    const returnTo = safeReturnTo(body.returnTo, req, deps.publicUrl);
     // By sign-in time, which a refresh keeps: a session extended for weeks is not a recent sign-in.
     if (Date.now() / 1000 - visitor!.session.authTime > LINK_REAUTH_SECONDS) {
       return { body: { redirectUrl: signInPageWith('oauth_reauth_required', { origin: deps.publicUrl, returnTo }) }, headers: NO_STORE };

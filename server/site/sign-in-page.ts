@@ -14,6 +14,8 @@ import type { Request, Response, Router } from 'express';
 import type { Db } from '../db/index.ts';
 import { parseJson } from '../db/ids.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
+import { communityOrigins, ownOrigins, safeReturnTarget } from '../domain/community-origins.ts';
+import { requestOrigin } from '../http/session.ts';
 import { escapeHtml } from '../mail/templates.ts';
 import type { OAuthConfig } from '../oauth/config.ts';
 import { oauthErrorMessage, providerLinks } from '../oauth/links.ts';
@@ -31,65 +33,33 @@ export function signInPageCsp(nonce: string): string {
   ].join('; ');
 }
 
-/**
- * Where to go after signing in: a path on this same site; or an absolute http(s) URL whose origin
- * the community itself lists (its embed origins and landing site: where its widgets' "Sign in"
- * links come from); else `/`. Anything else that could leave the site (`//evil`, `/\evil`,
- * `javascript:`, another origin, control characters) is refused: no open redirect.
- */
-export function safeNext(value: unknown, allowedOrigins: ReadonlySet<string> = new Set()): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2000) return '/';
-  // Browsers read `\` as `/`, and strip tabs and newlines before resolving a URL.
-  if (/[\\\u0000-\u001f\u007f]/.test(value)) return '/';
-  if (value.startsWith('/') && !value.startsWith('//')) {
-    const base = 'http://same.invalid';
-    try {
-      const url = new URL(value, base);
-      return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : '/';
-    } catch {
-      return '/';
-    }
-  }
-  try {
-    const url = new URL(value);
-    const ok = (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && allowedOrigins.has(url.origin);
-    return ok ? url.href : '/';
-  } catch {
-    return '/';
-  }
-}
-
-/** `https://Example.com:443/x` -> `https://example.com`; null for anything that is not an http(s) URL. */
-function originOf(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The site a hosted page is on: the community of the request's host, else the platform ("svc"). */
 export interface PageSite {
   name: string;
   brand: string | null;
-  /** Other origins `next` may point at: the community's embed origins and landing site. */
-  origins: Set<string>;
+  /** The community's tag; null on the platform host. */
+  tag: string | null;
 }
 
 export async function siteFor(db: Db, req: Request): Promise<PageSite> {
   const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
-  // The page's own origin, as the browser that asked for it sees it.
-  const own = originOf(`${req.protocol}://${req.get('host')}`);
   const community = host ? await findCommunityByDomain(db, host) : undefined;
-  if (!community) return { name: 'svc', brand: null, origins: new Set(own ? [own] : []) };
+  if (!community) return { name: 'svc', brand: null, tag: null };
   const theme = parseJson<Record<string, unknown>>(community.theme_config, {});
   const color = [theme.brandColor, theme.primaryColor].find((c) => typeof c === 'string' && /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i.test(c));
-  const listed = parseJson<unknown>(community.embed_origins, []);
-  const origins = new Set([...(Array.isArray(listed) ? listed : []), community.landing_url].map(originOf).filter((o): o is string => o !== null));
-  if (own) origins.add(own);
-  return { name: community.name, brand: (color as string | undefined) ?? null, origins };
+  return { name: community.name, brand: (color as string | undefined) ?? null, tag: community.tag };
+}
+
+/**
+ * Where to go after signing in (`next`), judged by the origin rule: a path on this site, or a URL
+ * on one of the community's own origins (its embed origins, where its widgets' "Sign in" links
+ * come from, its landing site and hosted sites); else `/` (safeReturnTarget). On the platform
+ * host, only this site.
+ */
+async function nextFor(deps: { db: Db; publicUrl: string }, req: Request, site: PageSite): Promise<string> {
+  const here = requestOrigin(req) ?? deps.publicUrl;
+  const community = site.tag ? await communityOrigins(deps.db, site.tag) : null;
+  return safeReturnTarget(req.query.next, here, ownOrigins(community, deps.publicUrl, here));
 }
 
 /** The look every hosted page shares (sign-in, reset, notifications). */
@@ -332,18 +302,18 @@ function page(res: Response, site: PageSite, opts: { title: string; next: string
  * The enabled providers' buttons. A flow can only come back to a path on this site, so a `next`
  * on another of the community's origins returns to `/` here.
  */
-function providerButtons(oauth: OAuthConfig | undefined, next: string): string {
+function providerButtons(oauth: OAuthConfig | undefined, next: string, here: string): string {
   const links = providerLinks(oauth);
   if (links.length === 0) return '';
-  const returnTo = encodeURIComponent(safeNext(next));
+  const returnTo = encodeURIComponent(safeReturnTarget(next, here, undefined, { pathOnly: true }));
   const buttons = links.map((p) => `<a class="provider" href="${escapeHtml(`${p.startUrl}?returnTo=${returnTo}`)}">Continue with ${escapeHtml(p.name)}</a>`);
   return `<div class="providers">\n${buttons.join('\n')}\n</div>\n<p class="or">or with your e-mail or phone</p>\n`;
 }
 
-export function mountSignInPages(router: Router, deps: { db: Db; oauth?: OAuthConfig }): void {
+export function mountSignInPages(router: Router, deps: { db: Db; publicUrl: string; oauth?: OAuthConfig }): void {
   router.get('/sign-in', async (req, res) => {
     const site = await siteFor(deps.db, req);
-    const next = safeNext(req.query.next, site.origins);
+    const next = await nextFor(deps, req, site);
     const signInTitle = `Sign in to ${site.name}`;
     const failed = oauthErrorMessage(req.query.error);
     page(res, site, {
@@ -351,7 +321,7 @@ export function mountSignInPages(router: Router, deps: { db: Db; oauth?: OAuthCo
       next,
       script: SIGN_IN_SCRIPT + SMS_SCRIPT,
       body: `<h1 id="title" data-sign-in="${escapeHtml(signInTitle)}" data-sign-up="${escapeHtml(`Join ${site.name}`)}">${escapeHtml(signInTitle)}</h1>
-${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${providerButtons(deps.oauth, next)}<div id="password-part">
+${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${providerButtons(deps.oauth, next, requestOrigin(req) ?? deps.publicUrl)}<div id="password-part">
 <form id="form" method="post" action="/sign-in" novalidate>
 <div id="name-row" hidden><label for="name">Name</label><input id="name" name="name" autocomplete="name" maxlength="100"></div>
 <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" aria-describedby="status">
@@ -374,7 +344,7 @@ ${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${pr
 
   router.get('/reset-password', async (req, res) => {
     const site = await siteFor(deps.db, req);
-    const next = safeNext(req.query.next, site.origins);
+    const next = await nextFor(deps, req, site);
     const withToken = typeof req.query.token === 'string' && req.query.token.length > 0;
     const body = withToken
       ? `<h1>Choose a new password</h1>

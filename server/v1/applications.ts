@@ -7,13 +7,12 @@ import {
   applyCheckout, approveApplication, banMember, kickMember, rejectApplication, submitApplication,
 } from '../../contract/routes/applications.ts';
 import type { Db, Trx } from '../db/index.ts';
-import { parseJson } from '../db/ids.ts';
 import * as applications from '../domain/applications.ts';
+import { communityOrigins, communitySites, normalizeOrigin, ownOrigins } from '../domain/community-origins.ts';
 import * as membershipPayments from '../domain/membership-payments.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
 import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
-import { normalizeOrigin } from '../http/widget-actions.ts';
 import { PaymentProcessorError, PaymentsUnavailableError } from '../payments/index.ts';
 
 function asApiError(err: unknown): never {
@@ -67,29 +66,17 @@ function checkoutApiError(err: unknown): never {
 }
 
 /**
- * Where a paid applicant may be sent back to: the community's embed origins, its landing URL's
- * origin and its hosted sites (registered domains, and `<tag>.localhost`, on the platform's scheme
- * and port). The first is the caller's `origin`, which must be one of them (the checkout page bears
- * the community's name, so it must never redirect elsewhere); without it, the landing URL, else the
- * first registered domain, else `<tag>.localhost`.
+ * Where a paid applicant is sent back to: the caller's `origin` when it belongs to the community
+ * (the origin rule: the checkout page bears the community's name, so it must never redirect
+ * elsewhere); without it, the first of the community's sites (landing site, registered domain,
+ * `<tag>.localhost`).
  */
-async function returnOrigin(db: Db, publicUrl: string, communityId: string, asked: string | undefined): Promise<string> {
-  const c = await db.selectFrom('communities').select(['tag', 'landing_url', 'embed_origins']).where('id', '=', communityId).executeTakeFirstOrThrow();
-  const domains = await db.selectFrom('community_domains').select('hostname').where('community_id', '=', communityId).orderBy('hostname').execute();
-  const platform = new URL(publicUrl);
-  const hosted = (host: string) => normalizeOrigin(`${platform.protocol}//${host}${platform.port ? `:${platform.port}` : ''}`);
-  let landing: string | null = null;
-  try {
-    landing = c.landing_url ? normalizeOrigin(new URL(c.landing_url).origin) : null;
-  } catch {
-    landing = null;
-  }
-  const sites = [landing, ...domains.map((d) => hosted(d.hostname)), hosted(`${c.tag}.localhost`)].filter((o): o is string => o !== null);
-  if (asked === undefined) return sites[0];
-  const listed = parseJson<unknown>(c.embed_origins, []);
-  const embeds = (Array.isArray(listed) ? listed : []).map((o) => (typeof o === 'string' ? normalizeOrigin(o) : null));
+async function returnOrigin(db: Db, publicUrl: string, communityTag: string, asked: string | undefined): Promise<string> {
+  const community = await communityOrigins(db, communityTag);
+  if (!community) throw notFound(messages.communityNotFound);
+  if (asked === undefined) return communitySites(community, publicUrl)[0];
   const origin = normalizeOrigin(asked);
-  if (!origin || ![...sites, ...embeds].includes(origin)) throw new ApiError('INVALID_INPUT', messages.applyOriginNotAllowed, { field: 'origin' });
+  if (!origin || !ownOrigins(community, publicUrl).has(origin)) throw new ApiError('INVALID_INPUT', messages.applyOriginNotAllowed, { field: 'origin' });
   return origin;
 }
 
@@ -155,7 +142,7 @@ export function mountApplications(router: Router, deps: RouteDeps): void {
 
   mountRoute(router, applyCheckout, async ({ body, key, transaction }) =>
     doCheckout(deps, transaction, key!.communityId, body.requestId,
-      () => returnOrigin(deps.db, deps.publicUrl, key!.communityId, body.origin)), deps);
+      () => returnOrigin(deps.db, deps.publicUrl, key!.communityTag, body.origin)), deps);
 
   mountRoute(router, approveApplication, async ({ params, key, transaction }) => {
     try {

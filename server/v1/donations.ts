@@ -143,13 +143,13 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
   mountRoute(router, widgetDonateProduct, async ({ params, body, widget, req, res, transaction }) => {
     await spendDonationBudget(deps, req, res);
     await assertPublicTarget(deps, 'PRODUCT', widget.community.id, params.sku);
-    await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+    await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'PRODUCT', widget.community.id, params.sku, body, widget.visitor?.userId ?? null);
   }, deps);
   mountRoute(router, widgetDonateEvent, async ({ params, body, widget, req, res, transaction }) => {
     await spendDonationBudget(deps, req, res);
     await assertPublicTarget(deps, 'EVENT', widget.community.id, params.slug);
-    await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+    await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'EVENT', widget.community.id, params.slug, body, widget.visitor?.userId ?? null);
   }, deps);
 
@@ -169,7 +169,7 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
 
   mountRoute(router, widgetProductCheckout, async ({ params, body, widget, req, transaction }) => {
     await assertPublicTarget(deps, 'PRODUCT', widget.community.id, params.sku);
-    await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+    await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return productCheckout(transaction, widget.community.id, params.sku, body, widget.visitor?.userId ?? null);
   }, deps);
 
@@ -178,7 +178,7 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
     if (!tag) throw new ApiError('INVALID_INPUT', messages.communityTagRequired, { field: 'communityTag' });
     const community = await deps.db.selectFrom('communities').select('id').where('tag', '=', tag).executeTakeFirst();
     if (!community) throw notFound(messages.communityNotFound);
-    await assertCommunityReturnUrls(deps.db, tag, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+    await assertCommunityReturnUrls(deps, tag, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return productCheckout(transaction, community.id, body.sku, body, visitor!.userId);
   }, deps);
 }

@@ -143,13 +143,13 @@ export function mountTicketWidgetActions(router: Router, deps: RouteDeps): void 
 
   mountRoute(router, widgetRsvp, async ({ params, body, widget, req, transaction }) => {
     await assertPublicEvent(widget.community.id, params.slug);
-    await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+    await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return doRsvp(deps, transaction, { communityId: widget.community.id, holder: widget.idempotencyOwner }, params.slug, body);
   }, deps);
 
   mountRoute(router, widgetCheckout, async ({ params, body, widget, req, transaction }) => {
     await assertPublicEvent(widget.community.id, params.slug);
-    await assertWidgetReturnUrls(deps.db, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+    await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return doCheckout(deps, transaction, { communityId: widget.community.id, holder: widget.idempotencyOwner }, params.slug, body);
   }, deps);
 }

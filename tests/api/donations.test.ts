@@ -279,6 +279,36 @@ describe('security', () => {
     expect(res.body.extras.field).toBe('successUrl');
   });
 
+  it('stores return URLs as the URL parser reads them, so every later reader sees the host that was judged', async () => {
+    await makeProduct('p');
+    const widget = { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' };
+    const viaWidget = await server.request(`/api/actions/${community.tag}/products/p/donate`, {
+      method: 'POST', headers: widget, json: {
+        donation: { amount: 500 }, customer: { email: 'a@example.com' },
+        successUrl: 'https://shop.example\\@evil.example/thanks/{CHECKOUT_SESSION_ID}', cancelUrl: 'HTTPS://SHOP.EXAMPLE:443/a/../cancel',
+      },
+    });
+    expect(viaWidget.status).toBe(200);
+    expect(await checkoutRow(viaWidget.body.sessionId)).toMatchObject({
+      success_url: 'https://shop.example/@evil.example/thanks/{CHECKOUT_SESSION_ID}', cancel_url: 'https://shop.example/cancel',
+    });
+    // A server's secret key may send its buyers anywhere, but what is stored is still the normalised URL.
+    const viaV1 = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'a@example.com' }, successUrl: 'http://127.0.0.1:3290\\@evil.example/', cancelUrl: URLS.cancelUrl });
+    expect(viaV1.status).toBe(200);
+    expect((await checkoutRow(viaV1.body.sessionId)).success_url).toBe('http://127.0.0.1:3290/@evil.example/');
+  });
+
+  it('refuses return URLs with credentials in them (400 naming the field), and opens nothing', async () => {
+    await makeProduct('p');
+    for (const [field, url] of [['successUrl', 'https://user@shop.example/'], ['cancelUrl', 'https://u:p@shop.example/cancel']] as const) {
+      const res = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'a@example.com' }, ...URLS, [field]: url });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field } });
+      expect(res.body.error).toContain('must not contain a user name or password');
+    }
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+  });
+
   it('the member checkout returns only to the community\'s sites', async () => {
     await makeProduct('mug', { priceCents: 800 });
     const user = await makeUser(db(), 'finn');

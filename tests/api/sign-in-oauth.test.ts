@@ -736,6 +736,26 @@ describe('security', () => {
     }
   });
 
+  it('resolves returnTo as the browser will: dot segments and encoded dots that make //host end on Location: /', async () => {
+    const login = account();
+    for (const returnTo of ['/.//evil.example/phish', '/..//evil.example', '/%2e//evil.example', '/%2E%2E/./\\evil.example']) {
+      for (const site of [platform, club]) {
+        const { landed, steps } = await signIn(new TestBrowser(), `${site}/api/auth/oauth/google/start?returnTo=${encodeURIComponent(returnTo)}`, login);
+        expect(steps.at(-1)!.res.headers.location, `${site} ${returnTo}`).toBe('/');
+        expect(landed.href).toBe(`${site}/`);
+      }
+    }
+    // A path here is handed on normalised, not as it was written.
+    const { steps } = await signIn(new TestBrowser(), `${club}/api/auth/oauth/google/start?returnTo=${encodeURIComponent('/a/./b/../events?x=1')}`, login);
+    expect(steps.at(-1)!.res.headers.location).toBe('/a/events?x=1');
+  });
+
+  it('links from the sign-in page carry a returnTo that cannot leave the site', async () => {
+    const page = await rawRequest(port, 'GET', `/sign-in?next=${encodeURIComponent('/.//evil.example/phish')}`, { Host: `${CLUB_HOST}:${port}` });
+    expect(page.text).toContain('<a class="provider" href="/api/auth/oauth/google/start?returnTo=%2F">');
+    expect(page.text).not.toContain('evil.example');
+  });
+
   it('keeps the handoff code and other secrets out of Referer and caches', async () => {
     const browser = new TestBrowser();
     const complete = await handoffFor(browser, account());

@@ -2,6 +2,7 @@
 // so each test sets Host, Origin, X-Forwarded-* and Cookie exactly as a browser (or a forger)
 // would. The server trusts one proxy hop so tests can speak from several client IPs and https.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetCommunityCaches } from '../../server/domain/communities.ts';
 import { verifyPassword } from '../../server/domain/passwords.ts';
 import { SESSION_LIFETIME_SECONDS } from '../../server/domain/sessions.ts';
 import { makeCommunity } from './support/factory.ts';
@@ -344,9 +345,11 @@ describe('sign-in: security', () => {
     }
     expect(await nextOf('/%0a/evil')).toBe('/%0a/evil');
     // The community's own sites (its embed origins and landing URL) are where its widgets' "Sign in" links come from.
+    // Written behind the app's back (with an entry no update file could hold): forget what it cached, as an update does.
     await server.database.db.updateTable('communities')
       .set({ embed_origins: JSON.stringify(['https://shop.example', 'not a url']), landing_url: 'https://www.club.example/home' })
       .where('tag', '=', 'club').execute();
+    forgetCommunityCaches(server.database.db);
     expect(await nextOf('https://shop.example/events?x=1&y=2#top')).toBe('https://shop.example/events?x=1&y=2#top');
     expect(await nextOf('https://www.club.example/')).toBe('https://www.club.example/');
     expect(await nextOf(`${c.origin('club.localhost')}/here`)).toBe(`${c.origin('club.localhost')}/here`);
@@ -355,4 +358,23 @@ describe('sign-in: security', () => {
     const platform = await c.get(`/sign-in?next=${encodeURIComponent('https://shop.example/')}`);
     expect(platform.text).toContain('data-next="/"');
   });
+
+  it('resolves next as the browser will, on the platform and on community hosts: what leads to another host ends on /', async () => {
+    const hostile = [
+      '/.//evil.example/phish', '/..//evil.example', '/%2e//evil.example', '/%2E%2E//evil.example/x', '/./\\evil.example',
+      '/\t/evil.example', 'https:\\\\evil.example', 'https://club.localhost@evil.example/', 'JAVASCRIPT:alert(1)',
+    ];
+    for (const host of [undefined, 'club.localhost']) {
+      for (const next of hostile) {
+        for (const page of ['/sign-in', '/reset-password']) {
+          const res = await c.get(`${page}?next=${encodeURIComponent(next)}`, host ? { host } : {});
+          expect(res.status).toBe(200);
+          expect(/data-next="([^"]*)"/.exec(res.text)?.[1], `${host} ${page} ${next}`).toBe('/');
+          // Nowhere on the page: not in the links to the other page, not in a provider's returnTo.
+          expect(res.text, `${host} ${page} ${next}`).not.toMatch(/evil\.example|javascript:/i);
+        }
+      }
+    }
+  });
+
 });

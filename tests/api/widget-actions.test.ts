@@ -22,7 +22,7 @@ import { createRateLimits } from '../../server/http/rate-limit.ts';
 import { ReadCache } from '../../server/http/read-cache.ts';
 import { requestId } from '../../server/http/request-id.ts';
 import { mountRoute, type RouteDeps } from '../../server/http/routes.ts';
-import { normalizeOrigin } from '../../server/http/widget-actions.ts';
+import { normalizeOrigin } from '../../server/domain/community-origins.ts';
 import { makeCommunity, makeKey, makeUser } from './support/factory.ts';
 
 const Made = z.object({
