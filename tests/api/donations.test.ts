@@ -306,6 +306,12 @@ describe('security', () => {
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('PAGE_MEMBERS_ONLY');
     expect((await summary('products/hidden')).body.code).toBe('PAGE_MEMBERS_ONLY');
+    // A secret key reads the summary whatever the page's visibility; the event's own visibility still holds.
+    const reader = await makeKey(db(), community.id, ['READ_PUBLIC']);
+    const hidden = await server.request(`${v1()}/products/hidden/donations/summary`, { key: reader });
+    expect(hidden.status).toBe(200);
+    expect(hidden.body).toEqual({ total: 0, count: 0, currency: null });
+    expect((await server.request(`${v1()}/events/secret/donations/summary`, { key: reader })).status).toBe(404);
   });
 
   it('the summary is aggregates only', async () => {
