@@ -28,7 +28,9 @@ afterEach(async () => {
 
 const base = () => `/v1/communities/${community.tag}`;
 const rsvp = (slug: string, json: object, key = sales) => server.request(`${base()}/events/${slug}/rsvp`, { method: 'POST', key, json });
-const checkout = (slug: string, json: object, key = sales) => server.request(`${base()}/events/${slug}/checkout`, { method: 'POST', key, json });
+const checkout = (slug: string, json: object, key = sales, headers?: Record<string, string>) =>
+  server.request(`${base()}/events/${slug}/checkout`, { method: 'POST', key, json, headers });
+const URLS = { successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' };
 const verify = (code: string, key = sales) => server.request(`${base()}/tickets/verify`, { method: 'POST', key, json: { code } });
 
 const tier = (id: string) => db().selectFrom('tiers').select(['sold', 'held', 'capacity']).where('id', '=', id).executeTakeFirstOrThrow()
@@ -224,6 +226,36 @@ describe('happy', () => {
     expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 500, donationAmount: 500 });
   });
 
+  it('a member named by X-Svc-Auth-Token (the site\'s token or the platform\'s) buys as themselves: the tickets and a sidecar donation are theirs', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'members-gala', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 2000, capacity: 10 }] });
+    const mira = await makeUser(db(), 'mira');
+    const siteToken = (await server.sessions.issue(mira.id, Date.now(), undefined, community.tag)).token;
+    const platformToken = (await server.sessions.issue(mira.id, Date.now(), undefined, null)).token;
+    // The body's e-mail is ignored for a named member, as customer.email is on donate.
+    const body = { tierId: ev.tierIds[0], ...URLS, email: 'someone-else@example.com' };
+    const bySite = await checkout('members-gala', { ...body, quantity: 2, donation: { amount: 300 } }, sales, { 'X-Svc-Auth-Token': siteToken });
+    const byPlatform = await checkout('members-gala', { ...body, quantity: 1, name: 'Mira M.' }, sales, { 'X-Svc-Auth-Token': platformToken });
+    expect([bySite.status, byPlatform.status]).toEqual([200, 200]);
+    for (const res of [bySite, byPlatform]) {
+      expect((await db().selectFrom('checkout_sessions').select('customer_email').where('processor_session_id', '=', res.body.sessionId).executeTakeFirstOrThrow()).customer_email).toBe('mira@example.com');
+      await pay(res.body.checkoutUrl);
+    }
+    // Without the token the same address is an anonymous buyer: an address alone makes nothing anyone's.
+    await pay((await checkout('members-gala', { ...body, quantity: 1, email: 'mira@example.com' })).body.checkoutUrl);
+
+    const tickets = await db().selectFrom('tickets').select(['user_id', 'email', 'name']).execute();
+    expect(tickets.map((t) => `${t.user_id} ${t.email} ${t.name}`).sort()).toEqual([
+      `${mira.id} mira@example.com Mira M.`,
+      `${mira.id} mira@example.com User mira`,
+      `${mira.id} mira@example.com User mira`,
+      'null mira@example.com mira@example.com',
+    ]);
+    expect(await db().selectFrom('donations').select(['donor_user_id', 'donor_email', 'amount']).execute())
+      .toEqual([{ donor_user_id: mira.id, donor_email: 'mira@example.com', amount: 300 }]);
+    expect((await mailTo('mira@example.com')).filter((m) => /^Your (ticket|\d+ tickets) for/.test(m.subject))).toHaveLength(3);
+    expect(await mailTo('someone-else@example.com')).toHaveLength(0);
+  });
+
   it('the widget action books a public event with the publishable key from an allowed origin', async () => {
     await db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
     const ev = await makeEvent(db(), community.id, { slug: 'widget', tiers: [{ priceCents: 0 }] });
@@ -371,6 +403,21 @@ describe('security', () => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('COMMUNITY_MISMATCH');
     expect(await ticketCount()).toBe(0);
+  });
+
+  it('a checkout with a bad X-Svc-Auth-Token, or another community\'s site token, is 401 and holds nothing', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'named', tiers: [{ priceCents: 1000, capacity: 5 }] });
+    const user = await makeUser(db(), 'nell');
+    const other = await makeCommunity(db(), 'other-site');
+    const otherSiteToken = (await server.sessions.issue(user.id, Date.now(), undefined, other.tag)).token;
+    const body = { tierId: ev.tierIds[0], quantity: 1, ...URLS, email: 'nell@example.com' };
+    for (const token of ['not-a-token', `${otherSiteToken.slice(0, -2)}xx`, otherSiteToken]) {
+      const res = await checkout('named', body, sales, { 'X-Svc-Auth-Token': token });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'SIGN_IN_REQUIRED', extras: { field: 'X-Svc-Auth-Token' } });
+    }
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
   });
 
   it("a genuine ticket code of another community is not valid here", async () => {
