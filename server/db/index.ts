@@ -22,6 +22,7 @@ import * as m0014 from './migrations/0014_sms_purpose.ts';
 import * as m0016 from './migrations/0016_applications.ts';
 import * as m0017 from './migrations/0017_membership_billing.ts';
 import * as m0018 from './migrations/0018_ticket_buyers.ts';
+import * as m0019 from './migrations/0019_receipts.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -81,6 +82,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_applications': m0016,
   '0017_membership_billing': m0017,
   '0018_ticket_buyers': m0018,
+  '0019_receipts': m0019,
 };
 
 export async function migrate(db: Db): Promise<void> {

@@ -9,6 +9,7 @@ import type { DonationTargetType } from '../db/schema-donations.ts';
 import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
+import { issueReceipt } from './receipts.ts';
 import { accountContact } from './users.ts';
 
 /** The spec's floor for a donation that is not riding on a paid sale (smallest currency unit). */
@@ -160,6 +161,7 @@ export function donationFulfilment(): FulfilmentHandler {
         communityId: community.id, communityTag: community.tag, targetType: p.targetType, targetId: p.targetId, checkout,
         transactionId: payment.transactionId, amount: p.amount, sidecar: false, donorUserId: p.donorUserId,
       });
+      await issueReceipt(trx, { checkout, transactionId: payment.transactionId, donation: { amount: p.amount, standalone: true }, userId: p.donorUserId });
     },
     async refunded(trx, checkout, refund) {
       await refundDonationOf(trx, checkout, refund.transactionId);

@@ -7,6 +7,7 @@ import type { CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
 import { checkDonationAmount, donationTarget, DonationError, recordDonation, refundDonationOf } from './donations.ts';
+import { issueReceipt } from './receipts.ts';
 import { accountContact } from './users.ts';
 
 export class ProductOrderError extends Error {
@@ -97,6 +98,10 @@ export function productFulfilment(): FulfilmentHandler {
           transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: p.buyerUserId,
         });
       }
+      await issueReceipt(trx, {
+        checkout, transactionId: payment.transactionId, userId: p.buyerUserId,
+        donation: p.donationAmount > 0 ? { amount: p.donationAmount, standalone: false } : null,
+      });
     },
     async refunded(trx, checkout, refund) {
       await trx.updateTable('product_orders').set({ refunded_at: nowIso() })

@@ -10,11 +10,12 @@ import { newId, nowIso, parseJson } from '../db/ids.ts';
 import { OutboxMailer } from '../mail/mailer.ts';
 import { ticketEmail } from '../mail/ticket-email.ts';
 import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
-import type { FulfilmentHandler } from '../payments/payments.ts';
+import type { FulfilmentHandler, PaymentFacts } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
 import { checkDonationAmount, DonationError, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
 import { checkFormAnswers, type FormAnswers } from './forms.ts';
 import { notify } from './notifications.ts';
+import { issueReceipt } from './receipts.ts';
 import { qrPngBase64, type TicketCodes } from './ticket-codes.ts';
 import { accountContact } from './users.ts';
 
@@ -282,6 +283,23 @@ async function dropHold(trx: Trx, checkoutId: string, into: 'sold' | 'free'): Pr
   return true;
 }
 
+/**
+ * A ticket checkout's sidecar donation, when it has one: its donation row and `donation.received`,
+ * and the payment's receipt (the tickets themselves are e-mailed apart, when they are issued).
+ */
+async function settleSidecarDonation(trx: Trx, community: { id: string; tag: string }, checkout: CheckoutRecord, payment: PaymentFacts): Promise<void> {
+  const p = checkout.purpose as TicketsPurpose;
+  if (p.donationAmount <= 0) return;
+  await recordDonation(trx, {
+    communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
+    transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: p.buyerUserId ?? null,
+  });
+  await issueReceipt(trx, {
+    checkout, transactionId: payment.transactionId, donation: { amount: p.donationAmount, standalone: false },
+    userId: p.buyerUserId ?? null, name: p.name,
+  });
+}
+
 export interface TicketsHandlerDeps {
   codes: TicketCodes;
   logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -305,12 +323,7 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
         // capacity. The payment and its donation are recorded, and order.completed says
         // `seated: false` so a person (or the community's own system) refunds the tickets.
         deps.logger?.error({ checkoutId: checkout.id, transactionId: payment.transactionId }, 'paid after expiry and the tier is full: refund this payment');
-        if (p.donationAmount > 0) {
-          await recordDonation(trx, {
-            communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
-            transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: p.buyerUserId ?? null,
-          });
-        }
+        await settleSidecarDonation(trx, community, checkout, payment);
         await emit(trx, community, 'order.completed', {
           orderId: checkout.id, eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, quantity: p.quantity, ticketIds: [], seated: false,
           amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
@@ -352,12 +365,7 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
         amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
         customerEmail: email || null, transactionId: payment.transactionId, completedAt: now,
       });
-      if (p.donationAmount > 0) {
-        await recordDonation(trx, {
-          communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
-          transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: p.buyerUserId ?? null,
-        });
-      }
+      await settleSidecarDonation(trx, community, checkout, payment);
       if (p.rsvp && ids.length > 0) {
         await emit(trx, community, 'rsvp.confirmed', {
           rsvpId: ids[0], eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, email, name: p.name ?? email, confirmedAt: now,

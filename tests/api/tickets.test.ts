@@ -5,6 +5,7 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pay } from './support/checkout.ts';
+import { outboxTo } from './support/mail.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
 import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 
@@ -37,7 +38,7 @@ const tier = (id: string) => db().selectFrom('tiers').select(['sold', 'held', 'c
   .then((t) => ({ sold: Number(t.sold), held: Number(t.held) }));
 const eventsNamed = async (name: string) =>
   (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
-const mailTo = (to: string) => db().selectFrom('mail_outbox').selectAll().where('to_address', '=', to).execute();
+const mailTo = (to: string) => outboxTo(db(), to);
 const ticketCount = async () => Number((await db().selectFrom('tickets').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 function decodeQr(base64: string): string {
@@ -161,13 +162,25 @@ describe('happy', () => {
     expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 1005, donationAmount: 5 });
   });
 
-  it('a sidecar donation is recorded as a donation to the event, once, with donation.received', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'rec', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 1000 }] });
-    const res = await checkout('rec', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'd@example.com', donation: { amount: 7 } });
-    await pay(res.body.checkoutUrl);
+  it('a sidecar donation is recorded as a donation to the event, once, with donation.received and one receipt beside the tickets', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'rec', name: 'Rec Night', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ name: 'Door', priceCents: 1000 }] });
+    const res = await checkout('rec', { tierId: ev.tierIds[0], quantity: 1, ...URLS, email: 'd@example.com', name: 'Dee', donation: { amount: 7 } });
+    await Promise.all([pay(res.body.checkoutUrl), pay(res.body.checkoutUrl)]);
+    await server.payments.fulfil(res.body.sessionId, 'pi_reported_again');
     const rows = await db().selectFrom('donations').select(['target_type', 'target_id', 'amount', 'sidecar']).execute();
     expect(rows).toEqual([{ target_type: 'EVENT', target_id: ev.id, amount: 7, sidecar: 1 }]);
+    const [received] = await eventsNamed('donation.received');
     expect(await eventsNamed('donation.received')).toEqual([expect.objectContaining({ amount: 7, target: { type: 'EVENT', id: ev.id }, donorEmail: 'd@example.com' })]);
+    const mails = await mailTo('d@example.com');
+    expect(mails.map((m) => m.subject).sort()).toEqual(['Your receipt from Tix Club', 'Your ticket for Rec Night']);
+    const receipt = mails.find((m) => m.subject === 'Your receipt from Tix Club')!;
+    for (const line of [
+      'Receipt no.: R-000001', `Payment reference: ${received.transactionId}`, 'Rec Night: Door: $10.00', 'Donation to Tix Club: $0.07',
+      'Total paid: $10.07', 'Donor: Dee <d@example.com>', 'Recipient: Tix Club', 'Amount donated: $0.07',
+      'This donation was made with a purchase of $10.00 in the same payment; only $0.07 of it is a donation.',
+    ]) {
+      expect(receipt.text_body).toContain(line);
+    }
   });
 
   it('a payment that commits after its checkout was cancelled still seats the buyer while seats remain', async () => {
@@ -203,7 +216,7 @@ describe('happy', () => {
     expect(await ticketCount()).toBe(0);
   });
 
-  it('the same completion delivered concurrently issues the tickets and the e-mail once', async () => {
+  it('the same completion delivered concurrently issues the tickets and the e-mail once (a ticket order without a donation has no receipt: its tickets are the e-mail)', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'dup', tiers: [{ priceCents: 1000, capacity: 10 }] });
     const res = await checkout('dup', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'g@example.com' });
     await Promise.all(Array.from({ length: 10 }, () => server.payments.fulfil(res.body.sessionId, 'pi_same')));
@@ -222,6 +235,9 @@ describe('happy', () => {
     await pay(res.body.checkoutUrl);
     const [ticket] = await db().selectFrom('tickets').select(['kind', 'email']).execute();
     expect(ticket).toEqual({ kind: 'RSVP', email: 'h@example.com' });
+    const receipt = (await mailTo('h@example.com')).find((m) => m.subject === 'Your receipt from Tix Club');
+    expect(receipt?.text_body).toContain('Amount donated: $5.00');
+    expect(receipt?.text_body).toContain('This donation was made with a free order in the same payment; the whole payment is the donation.');
     expect(await eventsNamed('rsvp.confirmed')).toHaveLength(1);
     expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 500, donationAmount: 500 });
   });
