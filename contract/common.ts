@@ -40,6 +40,9 @@ export const CommunityTag = z
   .max(64)
   .regex(/^[a-z0-9][a-z0-9-]*$/, { error: coded('INVALID_SLUG', 'must be lowercase letters, digits and hyphens') });
 export const Email = z.email({ error: coded('INVALID_EMAIL', 'must be an e-mail address') }).max(254);
+/** The page-visibility rule of the reads of a page's content, for route descriptions (docs/api.md). */
+export const pageVisibilityNote = (page: string) =>
+  `When the ${page} page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.`;
 /** Money in the smallest currency unit. */
 export const AmountCents = z.int({ error: coded('INVALID_AMOUNT', 'must be a non-negative integer in the smallest currency unit') })
   .min(0, { error: coded('INVALID_AMOUNT', 'must be a non-negative integer in the smallest currency unit') });

@@ -1,7 +1,7 @@
 // Articles: the public reads (published only) and the ADMIN writes with the publishing state
 // machine of the spec (DRAFT <-> PUBLISHED).
 import { z } from 'zod';
-import { CommunityTag, HttpUrl, Limit, Line, OptionalOffset, Uuid } from '../common.ts';
+import { CommunityTag, HttpUrl, Limit, Line, OptionalOffset, pageVisibilityNote, Uuid } from '../common.ts';
 import { ArticleStatus } from '../enums.ts';
 import { Article } from '../resources.ts';
 import { route } from '../route.ts';
@@ -50,7 +50,8 @@ export const listArticles = route({
   summary: 'List published articles',
   description:
     'Published articles, newest first by `publishedAt`. Page with `limit` and `offset`; `X-Total-Count` is the number ' +
-    'of published articles and `Link: <...>; rel="next"` points at the next page while there is one.',
+    'of published articles and `Link: <...>; rel="next"` points at the next page while there is one. ' +
+    pageVisibilityNote('BLOG'),
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity,
   query: z.object({ limit: Limit, offset: OptionalOffset.describe('default 0') }).strict(),

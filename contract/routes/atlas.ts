@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CommunityTag, Limit, OptionalOffset, Uuid } from '../common.ts';
+import { CommunityTag, Limit, OptionalOffset, pageVisibilityNote, Uuid } from '../common.ts';
 import { AtlasCategory, AtlasHotspot } from '../resources.ts';
 import { route } from '../route.ts';
 
@@ -53,8 +53,7 @@ export const listAtlasHotspots = route({
   description:
     'The hotspots of the community\'s atlas by name, optionally only one category and only those inside a bounding ' +
     'box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. On all atlas routes: 403 ' +
-    'FEATURE_NOT_ENABLED when the community does not have the atlas, 403 PAGE_MEMBERS_ONLY when its ATLAS page is ' +
-    'members-only (API keys read as the public).',
+    `FEATURE_NOT_ENABLED when the community does not have the atlas. ${pageVisibilityNote('ATLAS')}`,
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity,
   query: z

@@ -34,7 +34,7 @@ const DONATE_DESCRIPTION =
   'below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent\'s pricing currency. A member is named by ' +
   '`X-Svc-Auth-Token` (the sign-in cookie\'s value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is ' +
   'not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. ' +
-  'Limited to 30 per client IP per hour. Completion emits `donation.received` once.';
+  'Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once.';
 
 const SUMMARY_DESCRIPTION = 'Anonymized aggregates of completed donations; refunded ones are excluded.';
 

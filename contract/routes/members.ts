@@ -1,6 +1,6 @@
 // The public member directory. Kick, ban and applications belong to the membership issue.
 import { z } from 'zod';
-import { CommunityTag, Limit, OptionalOffset } from '../common.ts';
+import { CommunityTag, Limit, OptionalOffset, pageVisibilityNote } from '../common.ts';
 import { Member } from '../resources.ts';
 import { route } from '../route.ts';
 
@@ -13,7 +13,7 @@ export const listMembers = route({
   description:
     'ACCEPTED members only, in the order they joined (oldest first, so offset pages stay stable while people join), ' +
     'with exactly the public fields. Never e-mail, phone, status or payment identifiers. `X-Total-Count` and `Link` as ' +
-    'on every list.',
+    `on every list. ${pageVisibilityNote('MEMBERS')}`,
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: z.object({ communityTag: CommunityTag }),
   query: z.object({ limit: Limit, offset: OptionalOffset.describe('default 0') }).strict(),

@@ -1,6 +1,6 @@
 // Marketplace products: the public reads. Donations and purchases are a separate issue.
 import { z } from 'zod';
-import { CommunityTag, Limit, OptionalOffset } from '../common.ts';
+import { CommunityTag, Limit, OptionalOffset, pageVisibilityNote } from '../common.ts';
 import { Product } from '../resources.ts';
 import { route } from '../route.ts';
 
@@ -15,7 +15,8 @@ export const listProducts = route({
   summary: 'List active products',
   description:
     'Active products in the order the community listed them. Page with `limit` and `offset`; `X-Total-Count` and ' +
-    '`Link: <...>; rel="next"` as on every list. `sellerId` is present only in user-seller mode.',
+    '`Link: <...>; rel="next"` as on every list. `sellerId` is present only in user-seller mode. ' +
+    pageVisibilityNote('MARKETPLACE'),
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity,
   query: z.object({ limit: Limit, offset: OptionalOffset.describe('default 0') }).strict(),

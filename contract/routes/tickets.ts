@@ -79,7 +79,9 @@ export const checkoutEvent = route({
   path: `${base}/events/{slug}/checkout`,
   tag: 'Events',
   summary: 'Buy tickets of a paid tier',
-  description: CHECKOUT_DESCRIPTION,
+  description: `${CHECKOUT_DESCRIPTION} A signed-in member is named by \`X-Svc-Auth-Token\` (the sign-in cookie's ` +
+    'value, a token of this community\'s site or of the platform; any other is 401): the tickets are theirs and their ' +
+    'account\'s address is used (`email` is ignored). `X-Svc-Member-Token` (SSO) is not supported and ignored.',
   auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
   params: EventParams,
   body: CheckoutBody,

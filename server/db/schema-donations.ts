@@ -1,4 +1,4 @@
-// Table types of migration 0015_donations.
+// Table types of migrations 0015_donations and 0019_receipts.
 
 export type DonationTargetType = 'PRODUCT' | 'EVENT';
 
@@ -36,7 +36,27 @@ export interface ProductOrdersTable {
   refunded_at: string | null;
 }
 
+/** One per completed payment that carries a donation or buys products (server/domain/receipts.ts). */
+export interface ReceiptsTable {
+  id: string;
+  community_id: string;
+  /** The community's running number: shown as `R-000042`. */
+  number: number;
+  checkout_session_id: string;
+  /** Where it was e-mailed (lower case). */
+  email: string;
+  issued_at: string;
+}
+
+/** The last receipt number each community has given. */
+export interface ReceiptCountersTable {
+  community_id: string;
+  last_number: number;
+}
+
 export interface DonationTables {
   donations: DonationsTable;
   product_orders: ProductOrdersTable;
+  receipts: ReceiptsTable;
+  receipt_counters: ReceiptCountersTable;
 }

@@ -1,4 +1,4 @@
-// Table types of migration 0012_tickets (see the migration for the capacity invariant).
+// Table types of migrations 0012_tickets (see it for the capacity invariant) and 0018_ticket_buyers.
 
 export type TicketKind = 'RSVP' | 'PAID';
 
@@ -13,6 +13,8 @@ export interface TicketsTable {
   /** Lower case. */
   email: string;
   name: string;
+  /** The signed-in member who bought it (X-Svc-Auth-Token on checkout); null otherwise. */
+  user_id: string | null;
   /** JSON object keyed by form field id, or null. */
   form_answers: string | null;
   created_at: string;

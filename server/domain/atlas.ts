@@ -1,34 +1,31 @@
 // The atlas as the public API shows it: hotspots (filtered by category and bounding box) and
-// their categories. Only a community with the `atlas` feature has one, and API keys read as the
-// anonymous public, so only an atlas whose ATLAS page is public is served (as public-pages.ts
-// decides for the other pages).
+// their categories. Only a community with the `atlas` feature has one, and the ATLAS page's
+// visibility decides who may read it, as public-pages.ts decides for the other pages: the public
+// (the publishable key) only when it is PUBLIC, the community's own server (secret keys) always.
 import type { AtlasCategory, AtlasHotspot } from '../../contract/resources.ts';
 import type { Bbox } from '../../contract/routes/atlas.ts';
 import type { Db } from '../db/index.ts';
 import type { Selectable } from 'kysely';
 import type { AtlasHotspotsTable } from '../db/schema.ts';
 import { parseJson } from '../db/ids.ts';
-import { evaluatePageAccess } from './page-access.ts';
+import { pageHidesFrom, resolvedPageVisibility, type PageReader } from './public-pages.ts';
 
 export interface AtlasAccess {
   communityId: string;
   /** The community has the `atlas` feature switched on. */
   enabled: boolean;
-  /** The ATLAS page is public (its own visibility, else the community's). */
-  isPublic: boolean;
+  /** The ATLAS page (its own visibility, else the community's) keeps this reader out. */
+  hidden: boolean;
 }
 
 /** Null when the community no longer exists (a cached key can outlive it by a few seconds). */
-export async function atlasAccess(db: Db, communityId: string): Promise<AtlasAccess | null> {
+export async function atlasAccess(db: Db, communityId: string, reader: PageReader): Promise<AtlasAccess | null> {
   const row = await db.selectFrom('communities').select(['features', 'visibility', 'page_settings'])
     .where('id', '=', communityId).executeTakeFirst();
   if (!row) return null;
   const features = parseJson<unknown>(row.features, []);
   const enabled = Array.isArray(features) && features.includes('atlas');
-  const verdict = evaluatePageAccess(
-    { visibility: row.visibility, pageSettings: parseJson<unknown>(row.page_settings, null) }, { userId: null }, 'ATLAS',
-  );
-  return { communityId, enabled, isPublic: verdict.resolvedVisibility === 'PUBLIC' };
+  return { communityId, enabled, hidden: pageHidesFrom(resolvedPageVisibility(row, 'ATLAS'), reader) };
 }
 
 function toHotspot(row: Selectable<AtlasHotspotsTable>): AtlasHotspot {

@@ -9,6 +9,8 @@ import type { DonationTargetType } from '../db/schema-donations.ts';
 import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
+import { issueReceipt } from './receipts.ts';
+import { accountContact } from './users.ts';
 
 /** The spec's floor for a donation that is not riding on a paid sale (smallest currency unit). */
 export const STANDALONE_DONATION_MINIMUM = 50;
@@ -92,11 +94,8 @@ export async function planDonation(db: Db | Trx, community: { id: string; name: 
   const target = await donationTarget(db, community.id, input.targetType, input.key);
   if (!target) throw new DonationError('target_not_found');
   checkDonationAmount(target, input.amount, { sidecar: false });
-  let email = input.email?.trim().toLowerCase() ?? null;
-  if (input.donorUserId) {
-    const user = await db.selectFrom('users').select('email').where('id', '=', input.donorUserId).executeTakeFirst();
-    email = user?.email.toLowerCase() ?? email;
-  }
+  const donor = input.donorUserId ? await accountContact(db, input.donorUserId) : null;
+  const email = donor?.email ?? input.email?.trim().toLowerCase() ?? null;
   if (!email) throw new DonationError('email_required');
   const purpose: DonationPurpose = { kind: 'donation', targetType: target.type, targetId: target.id, amount: input.amount, donorUserId: input.donorUserId };
   const label = target.config?.label?.trim();
@@ -162,6 +161,7 @@ export function donationFulfilment(): FulfilmentHandler {
         communityId: community.id, communityTag: community.tag, targetType: p.targetType, targetId: p.targetId, checkout,
         transactionId: payment.transactionId, amount: p.amount, sidecar: false, donorUserId: p.donorUserId,
       });
+      await issueReceipt(trx, { checkout, transactionId: payment.transactionId, donation: { amount: p.amount, standalone: true }, userId: p.donorUserId });
     },
     async refunded(trx, checkout, refund) {
       await refundDonationOf(trx, checkout, refund.transactionId);

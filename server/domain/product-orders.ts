@@ -7,6 +7,8 @@ import type { CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
 import { checkDonationAmount, donationTarget, DonationError, recordDonation, refundDonationOf } from './donations.ts';
+import { issueReceipt } from './receipts.ts';
+import { accountContact } from './users.ts';
 
 export class ProductOrderError extends Error {
   constructor(readonly reason: 'product_not_found' | 'product_inactive' | 'product_free' | 'email_required') {
@@ -53,11 +55,8 @@ export async function planProductCheckout(
     if (!target) throw new DonationError('target_not_found');
     checkDonationAmount(target, donationAmount, { sidecar: true });
   }
-  let email = input.email?.trim().toLowerCase() || null;
-  if (input.buyerUserId) {
-    const user = await trx.selectFrom('users').select('email').where('id', '=', input.buyerUserId).executeTakeFirst();
-    email = user?.email.toLowerCase() ?? email;
-  }
+  const buyer = input.buyerUserId ? await accountContact(trx, input.buyerUserId) : null;
+  const email = buyer?.email ?? (input.email?.trim().toLowerCase() || null);
   const purpose: ProductPurpose = {
     kind: 'product', productId: product.id, sku: product.sku, quantity: input.quantity, unitAmount: Number(product.price_cents),
     donationAmount, buyerUserId: input.buyerUserId ?? null,
@@ -99,6 +98,10 @@ export function productFulfilment(): FulfilmentHandler {
           transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: p.buyerUserId,
         });
       }
+      await issueReceipt(trx, {
+        checkout, transactionId: payment.transactionId, userId: p.buyerUserId,
+        donation: p.donationAmount > 0 ? { amount: p.donationAmount, standalone: false } : null,
+      });
     },
     async refunded(trx, checkout, refund) {
       await trx.updateTable('product_orders').set({ refunded_at: nowIso() })

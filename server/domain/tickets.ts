@@ -10,12 +10,14 @@ import { newId, nowIso, parseJson } from '../db/ids.ts';
 import { OutboxMailer } from '../mail/mailer.ts';
 import { ticketEmail } from '../mail/ticket-email.ts';
 import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
-import type { FulfilmentHandler } from '../payments/payments.ts';
+import type { FulfilmentHandler, PaymentFacts } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
 import { checkDonationAmount, DonationError, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
 import { checkFormAnswers, type FormAnswers } from './forms.ts';
 import { notify } from './notifications.ts';
+import { issueReceipt } from './receipts.ts';
 import { qrPngBase64, type TicketCodes } from './ticket-codes.ts';
+import { accountContact } from './users.ts';
 
 export type TicketErrorReason =
   | 'event_not_found' | 'tier_not_found' | 'tier_inactive' | 'tier_is_paid' | 'tier_is_free' | 'event_past'
@@ -111,7 +113,7 @@ export async function rsvp(trx: Trx, community: Community, codes: TicketCodes, i
   // the unique index) inserts nothing and takes no seat.
   const inserted = await trx.insertInto('tickets').values({
     id, community_id: community.id, event_id: ctx.event.id, tier_id: ctx.tier.id, kind: 'RSVP', checkout_session_id: null,
-    email, name: input.name.trim(), form_answers: answers ? JSON.stringify(answers) : null, created_at: now, refunded_at: null,
+    email, name: input.name.trim(), user_id: null, form_answers: answers ? JSON.stringify(answers) : null, created_at: now, refunded_at: null,
   }).onConflict((oc) => oc.columns(['tier_id', 'email']).where(sql.ref('kind'), '=', sql.lit('RSVP')).doNothing()).executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
     const existing = await trx.selectFrom('tickets').select('id')
@@ -161,6 +163,12 @@ export interface TicketCheckoutInput {
   formAnswers?: unknown;
   /** A sidecar donation in the tier's currency, minor units: its own line item, no minimum. */
   donation?: { amount: number };
+  /**
+   * A signed-in member buying as themselves (X-Svc-Auth-Token): their account's address is the
+   * buyer's (`email` is ignored), their name the tickets' unless `name` is given, and the tickets
+   * (and a sidecar donation) are theirs.
+   */
+  buyerUserId?: string | null;
 }
 
 /** The fulfilment purpose of a ticket checkout (checkout_sessions.purpose). */
@@ -179,6 +187,8 @@ export interface TicketsPurpose {
   donationAmount: number;
   /** A free RSVP paid through a checkout because it carries a donation: issues an RSVP ticket. */
   rsvp: boolean;
+  /** The member who buys as themselves; absent on checkouts opened before it existed. */
+  buyerUserId?: string | null;
   [key: string]: unknown;
 }
 
@@ -218,10 +228,12 @@ export async function planTicketCheckout(
   const remaining = ctx.tier.capacity === null ? null : Math.max(0, Number(ctx.tier.capacity) - ctx.tier.sold - ctx.tier.held);
   if (remaining !== null && remaining < input.quantity) throw new TicketError('sold_out', { remaining });
   const donationAmount = input.donation?.amount ?? 0;
+  const buyer = input.buyerUserId ? await accountContact(db, input.buyerUserId) : null;
   const purpose: TicketsPurpose = {
     kind: 'tickets', communityTag: community.tag, eventId: ctx.event.id, eventSlug: ctx.event.slug, eventName: ctx.event.name,
     tierId: ctx.tier.id, tierName: ctx.tier.name, quantity: input.quantity, unitAmount: ctx.tier.price_cents,
-    name: input.name?.trim() || null, formAnswers: answers, donationAmount, rsvp: Boolean(opts.rsvpWithDonation),
+    name: input.name?.trim() || buyer?.name || null, formAnswers: answers, donationAmount, rsvp: Boolean(opts.rsvpWithDonation),
+    buyerUserId: buyer ? input.buyerUserId : null,
   };
   return {
     tierId: ctx.tier.id,
@@ -234,7 +246,7 @@ export async function planTicketCheckout(
         ...(donationAmount > 0 ? [{ name: `Donation to ${community.name}`, unitAmount: donationAmount, quantity: 1 }] : []),
       ],
       currency: ctx.tier.currency,
-      customerEmail: input.email?.trim().toLowerCase() || null,
+      customerEmail: buyer?.email ?? (input.email?.trim().toLowerCase() || null),
       successUrl: input.successUrl,
       cancelUrl: input.cancelUrl,
     },
@@ -271,6 +283,23 @@ async function dropHold(trx: Trx, checkoutId: string, into: 'sold' | 'free'): Pr
   return true;
 }
 
+/**
+ * A ticket checkout's sidecar donation, when it has one: its donation row and `donation.received`,
+ * and the payment's receipt (the tickets themselves are e-mailed apart, when they are issued).
+ */
+async function settleSidecarDonation(trx: Trx, community: { id: string; tag: string }, checkout: CheckoutRecord, payment: PaymentFacts): Promise<void> {
+  const p = checkout.purpose as TicketsPurpose;
+  if (p.donationAmount <= 0) return;
+  await recordDonation(trx, {
+    communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
+    transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: p.buyerUserId ?? null,
+  });
+  await issueReceipt(trx, {
+    checkout, transactionId: payment.transactionId, donation: { amount: p.donationAmount, standalone: false },
+    userId: p.buyerUserId ?? null, name: p.name,
+  });
+}
+
 export interface TicketsHandlerDeps {
   codes: TicketCodes;
   logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -294,12 +323,7 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
         // capacity. The payment and its donation are recorded, and order.completed says
         // `seated: false` so a person (or the community's own system) refunds the tickets.
         deps.logger?.error({ checkoutId: checkout.id, transactionId: payment.transactionId }, 'paid after expiry and the tier is full: refund this payment');
-        if (p.donationAmount > 0) {
-          await recordDonation(trx, {
-            communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
-            transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: null,
-          });
-        }
+        await settleSidecarDonation(trx, community, checkout, payment);
         await emit(trx, community, 'order.completed', {
           orderId: checkout.id, eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, quantity: p.quantity, ticketIds: [], seated: false,
           amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
@@ -310,7 +334,7 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
       const ids = Array.from({ length: p.quantity }, () => newId());
       const rows = ids.map((id) => ({
         id, community_id: community.id, event_id: p.eventId, tier_id: p.tierId, kind: (p.rsvp ? 'RSVP' : 'PAID') as 'RSVP' | 'PAID',
-        checkout_session_id: checkout.id, email, name: p.name ?? email,
+        checkout_session_id: checkout.id, email, name: p.name ?? email, user_id: p.buyerUserId ?? null,
         form_answers: p.formAnswers ? JSON.stringify(p.formAnswers) : null, created_at: now, refunded_at: null,
       }));
       if (p.rsvp) {
@@ -341,12 +365,7 @@ export function ticketsFulfilment(deps: TicketsHandlerDeps): FulfilmentHandler {
         amount: checkout.amountTotal, currency: checkout.currency, donationAmount: p.donationAmount,
         customerEmail: email || null, transactionId: payment.transactionId, completedAt: now,
       });
-      if (p.donationAmount > 0) {
-        await recordDonation(trx, {
-          communityId: community.id, communityTag: community.tag, targetType: 'EVENT', targetId: p.eventId, checkout,
-          transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: null,
-        });
-      }
+      await settleSidecarDonation(trx, community, checkout, payment);
       if (p.rsvp && ids.length > 0) {
         await emit(trx, community, 'rsvp.confirmed', {
           rsvpId: ids[0], eventId: p.eventId, eventSlug: p.eventSlug, tierId: p.tierId, email, name: p.name ?? email, confirmedAt: now,

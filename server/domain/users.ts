@@ -27,6 +27,15 @@ export async function updateOwnProfile(
   return getOwnProfile(trx, userId);
 }
 
+/**
+ * How to reach a signed-in buyer or donor: their account's address (lower case) and name, which
+ * a purchase or donation they make as themselves uses. Null when the account is gone.
+ */
+export async function accountContact(db: Db | Trx, userId: string): Promise<{ email: string; name: string } | null> {
+  const u = await db.selectFrom('users').select(['email', 'name']).where('id', '=', userId).executeTakeFirst();
+  return u ? { email: u.email.toLowerCase(), name: u.name } : null;
+}
+
 /** What anyone but the user may see: never e-mail, phone or other private fields. */
 export interface PublicProfile { id: string; usertag: string; name: string; profileImage: string | null }
 

@@ -1,6 +1,6 @@
 // X-Svc-Auth-Token: a server forwarding its visitor's sign-in token (the cookie's value) so a
 // call made with the community's secret key is attributed to that member (rules acceptance,
-// donations). Checked exactly as a signed-in request is: signature, expiry, sign-out and "sign
+// donations, ticket checkouts). Checked exactly as a signed-in request is: signature, expiry, sign-out and "sign
 // out everywhere", and only a token of this community's own site or of the platform's sign-in
 // pages: another community's token is refused here as it is on that community's pages.
 import type { Request } from 'express';

@@ -131,7 +131,8 @@ async function authenticate(req: Request, res: Response, def: RouteDef, deps: Ro
 export interface MountOptions {
   /**
    * Public GET responses of keyed routes may be served from the per-community read cache. Only
-   * for reads whose answer depends on nothing but the community, the path and the query.
+   * for reads whose answer depends on nothing but the community, the kind of key, the path and
+   * the query.
    */
   cache?: boolean;
 }
@@ -171,8 +172,9 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const visitor = def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : widget?.visitor ?? null;
     if (def.auth.kind === 'sameOrigin' && def.method !== 'get') assertOwnOrigin(req);
     // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
-    // so a hit can skip parsing it again.
-    const cacheKey = cacheable ? `${def.operationId} ${req.originalUrl}` : '';
+    // so a hit can skip parsing it again. And by the kind of key: a secret key may read what
+    // the publishable key may not (page visibility), so neither is ever answered from the other's.
+    const cacheKey = cacheable ? `${def.operationId} ${key!.kind} ${req.originalUrl}` : '';
     if (cacheable) {
       const hit = deps.readCache.get(key!.communityId, cacheKey);
       if (hit) return send(res, hit.status, hit.json, hit.headers);

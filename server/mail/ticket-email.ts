@@ -1,6 +1,7 @@
 // The ticket e-mail: one QR code per ticket, attached as an inline image (cid:) so mail clients
 // that block remote and data: images still show it, plus each ticket's code as text.
 import type { MailMessage } from './mailer.ts';
+import { formatUtc } from './format.ts';
 import { escapeHtml } from './templates.ts';
 
 export interface TicketEmailInput {
@@ -15,17 +16,12 @@ export interface TicketEmailInput {
 
 const SAFE_COLOR = /^#[0-9a-fA-F]{3,8}$/;
 
-function when(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
 export function ticketEmail(input: TicketEmailInput): MailMessage {
   const n = input.tickets.length;
   const subject = `Your ${n > 1 ? `${n} tickets` : 'ticket'} for ${input.event.name}`;
   // The brand colour comes from community settings: only a plain hex colour reaches the markup.
   const brand = input.community.brandColor && SAFE_COLOR.test(input.community.brandColor) ? input.community.brandColor : '#1b1d21';
-  const intro = `Hi ${input.name}, you are going to ${input.event.name} (${input.tierName}) on ${when(input.event.start_date)}.`;
+  const intro = `Hi ${input.name}, you are going to ${input.event.name} (${input.tierName}) on ${formatUtc(input.event.start_date)}.`;
   const show = n > 1 ? 'Show one QR code per person at the door.' : 'Show this QR code at the door.';
   const text = [
     intro, '', show, '',

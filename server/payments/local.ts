@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { Email } from '../../contract/common.ts';
 import type { Db } from '../db/index.ts';
+import { formatMoney } from '../mail/format.ts';
 import { escapeHtml } from '../mail/templates.ts';
 import { withSessionId, type CheckoutRecord, type PaymentGateway } from './gateway.ts';
 import type { Payments } from './payments.ts';
@@ -22,17 +23,6 @@ export class LocalGateway implements PaymentGateway {
     // Unguessable: the URL is the only thing that lets someone press Pay.
     const processorSessionId = `cs_local_${crypto.randomBytes(16).toString('hex')}`;
     return { processorSessionId, checkoutUrl: `${this.publicUrl}/checkout/${processorSessionId}` };
-  }
-}
-
-/** 1234 EUR -> "€12.34", using the currency's own number of decimals (JPY has none). */
-export function formatMoney(minor: number, currency: string): string {
-  try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    return format.format(minor / 10 ** digits);
-  } catch {
-    return `${minor} ${currency} (minor units)`;
   }
 }
 

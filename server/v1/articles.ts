@@ -4,20 +4,16 @@ import {
   createArticle, getArticleBySlug, listArticles, publishArticle, unpublishArticle, updateArticle,
 } from '../../contract/routes/articles.ts';
 import * as articles from '../domain/articles.ts';
-import { publicPage } from '../domain/public-pages.ts';
+import type { ApiKeyIdentity } from '../domain/api-keys.ts';
 import type { Db, Trx } from '../db/index.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../http/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import { readablePage, readerOf } from './page-visibility.ts';
 
 export function mountArticles(router: Router, deps: RouteDeps): void {
   const { db } = deps;
-  const readable = async (communityId: string) => {
-    const page = await publicPage(db, communityId, 'BLOG');
-    if (page.kind === 'missing') throw notFound(messages.communityNotFound);
-    if (page.kind === 'members-only') throw new ApiError('PAGE_MEMBERS_ONLY', messages.pageMembersOnly('blog'));
-    return page.community;
-  };
+  const readable = (key: ApiKeyIdentity) => readablePage(db, key.communityId, 'BLOG', readerOf(key), 'blog');
   const writable = async (trx: Db | Trx, communityId: string) => {
     const community = await articles.communityForWrite(trx, communityId);
     if (!community) throw notFound(messages.communityNotFound);
@@ -26,12 +22,12 @@ export function mountArticles(router: Router, deps: RouteDeps): void {
 
   mountRoute(router, listArticles, async ({ query, key }) => {
     const offset = query.offset ?? 0;
-    const page = await articles.listPublished(db, await readable(key!.communityId), { limit: query.limit, offset });
+    const page = await articles.listPublished(db, await readable(key!), { limit: query.limit, offset });
     return { body: page.items, page: { total: page.total, limit: query.limit, offset, nextCursor: null, hasMore: page.hasMore } };
   }, deps, { cache: true });
 
   mountRoute(router, getArticleBySlug, async ({ params, key }) => {
-    const article = await articles.getPublishedBySlug(db, await readable(key!.communityId), params.slug);
+    const article = await articles.getPublishedBySlug(db, await readable(key!), params.slug);
     if (!article) throw notFound(messages.articleNotFound);
     return { body: article };
   }, deps, { cache: true });

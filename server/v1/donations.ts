@@ -10,7 +10,7 @@ import type { Db, Trx } from '../db/index.ts';
 import type { DonationTargetType } from '../db/schema-donations.ts';
 import * as donations from '../domain/donations.ts';
 import * as events from '../domain/events.ts';
-import { publicPage } from '../domain/public-pages.ts';
+import type { PageReader } from '../domain/public-pages.ts';
 import { ProductOrderError, planProductCheckout } from '../domain/product-orders.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
@@ -20,6 +20,7 @@ import { assertCommunityReturnUrls, assertWidgetReturnUrls } from '../http/widge
 import { communityTagForHost } from '../http/session.ts';
 import { PaymentProcessorError, PaymentsUnavailableError, type CheckoutRequest, type Payments } from '../payments/index.ts';
 import { donationApiError } from './donation-errors.ts';
+import { readablePage, readerOf } from './page-visibility.ts';
 
 /** The spec's budget of standalone donations per client IP per hour (RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR). */
 export const DONATIONS_PER_IP_PER_HOUR = 30;
@@ -88,19 +89,19 @@ function paymentApiError(err: unknown, notFoundMessage: string): never {
 const notFoundFor = (type: DonationTargetType) => (type === 'PRODUCT' ? messages.productNotFound : messages.eventNotFound);
 
 /**
- * What the public may see, for the reads every key makes and the writes widgets make (both act as
- * the anonymous public): an event as the events list shows it, a product only on a public
- * marketplace page. A server's secret key donates to anything of its community.
+ * What `reader` may see of a donation target, for the summaries and the writes widgets make
+ * (widgets act as the anonymous public): an event as the events list shows it, whoever reads (its
+ * own visibility decides); a product only on a marketplace page that does not hide it from the
+ * reader (secret keys are not gated by page visibility). A server's secret key donates to
+ * anything of its community.
  */
-async function assertPublicTarget(deps: RouteDeps, type: DonationTargetType, communityId: string, key: string): Promise<void> {
+async function assertReadableTarget(deps: RouteDeps, type: DonationTargetType, communityId: string, key: string, reader: PageReader): Promise<void> {
   if (type === 'EVENT') {
     const audience = await events.publicAudience(deps.db, communityId);
     if (!audience || !(await events.getEvent(deps.db, audience, key))) throw notFound(messages.eventNotFound);
     return;
   }
-  const page = await publicPage(deps.db, communityId, 'MARKETPLACE');
-  if (page.kind === 'missing') throw notFound(messages.communityNotFound);
-  if (page.kind === 'members-only') throw new ApiError('PAGE_MEMBERS_ONLY', messages.pageMembersOnly('marketplace'));
+  await readablePage(deps.db, communityId, 'MARKETPLACE', reader, 'marketplace');
 }
 
 export function mountDonations(router: Router, deps: RouteDeps): void {
@@ -129,11 +130,11 @@ export function mountDonations(router: Router, deps: RouteDeps): void {
     return { body: result, headers: { 'Cache-Control': 'no-store' } };
   };
   mountRoute(router, productDonationSummary, async ({ params, key }) => {
-    await assertPublicTarget(deps, 'PRODUCT', key!.communityId, params.sku);
+    await assertReadableTarget(deps, 'PRODUCT', key!.communityId, params.sku, readerOf(key!));
     return summary('PRODUCT')(key!.communityId, params.sku);
   }, deps);
   mountRoute(router, eventDonationSummary, async ({ params, key }) => {
-    await assertPublicTarget(deps, 'EVENT', key!.communityId, params.slug);
+    await assertReadableTarget(deps, 'EVENT', key!.communityId, params.slug, readerOf(key!));
     return summary('EVENT')(key!.communityId, params.slug);
   }, deps);
 }
@@ -142,13 +143,13 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
 
   mountRoute(router, widgetDonateProduct, async ({ params, body, widget, req, res, transaction }) => {
     await spendDonationBudget(deps, req, res);
-    await assertPublicTarget(deps, 'PRODUCT', widget.community.id, params.sku);
+    await assertReadableTarget(deps, 'PRODUCT', widget.community.id, params.sku, 'public');
     await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'PRODUCT', widget.community.id, params.sku, body, widget.visitor?.userId ?? null);
   }, deps);
   mountRoute(router, widgetDonateEvent, async ({ params, body, widget, req, res, transaction }) => {
     await spendDonationBudget(deps, req, res);
-    await assertPublicTarget(deps, 'EVENT', widget.community.id, params.slug);
+    await assertReadableTarget(deps, 'EVENT', widget.community.id, params.slug, 'public');
     await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return openDonation(deps, transaction, 'EVENT', widget.community.id, params.slug, body, widget.visitor?.userId ?? null);
   }, deps);
@@ -168,7 +169,7 @@ export function mountDonationWidgetActions(router: Router, deps: RouteDeps): voi
   };
 
   mountRoute(router, widgetProductCheckout, async ({ params, body, widget, req, transaction }) => {
-    await assertPublicTarget(deps, 'PRODUCT', widget.community.id, params.sku);
+    await assertReadableTarget(deps, 'PRODUCT', widget.community.id, params.sku, 'public');
     await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
     return productCheckout(transaction, widget.community.id, params.sku, body, widget.visitor?.userId ?? null);
   }, deps);

@@ -1,5 +1,6 @@
 // Tickets: RSVP and checkout on /v1 (secret key, WRITE_SALES) and as widget actions (<svc-rsvp>);
-// both call the same domain functions in server/domain/tickets.ts.
+// both call the same domain functions in server/domain/tickets.ts. A /v1 checkout names its buyer
+// with X-Svc-Auth-Token exactly as the donate routes name their donor (server/http/member-token.ts).
 import type { Router } from 'express';
 import { checkoutEvent, rsvpToEvent, verifyTicket, widgetCheckout, widgetRsvp } from '../../contract/routes/tickets.ts';
 import type { Db, Trx } from '../db/index.ts';
@@ -9,6 +10,7 @@ import * as tickets from '../domain/tickets.ts';
 import { DonationError } from '../domain/donations.ts';
 import { donationApiError } from './donation-errors.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
+import { memberFromAuthToken } from '../http/member-token.ts';
 import { messages } from '../http/messages.ts';
 import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
 import { assertWidgetReturnUrls } from '../http/widget-actions.ts';
@@ -107,10 +109,11 @@ async function doRsvp(deps: RouteDeps, transaction: RunTransaction, caller: Call
   }
 }
 
-async function doCheckout(deps: RouteDeps, transaction: RunTransaction, caller: Caller, slug: string, body: CheckoutBody) {
+/** `buyerUserId`: the member a server named with X-Svc-Auth-Token, whose tickets these are. */
+async function doCheckout(deps: RouteDeps, transaction: RunTransaction, caller: Caller, slug: string, body: CheckoutBody, buyerUserId: string | null = null) {
   try {
     const community = await communityOf(deps.db, caller.communityId);
-    const plan = await tickets.planTicketCheckout(deps.db, community, { slug, ...body });
+    const plan = await tickets.planTicketCheckout(deps.db, community, { slug, ...body, buyerUserId });
     return await openPlanned(deps, transaction, plan, caller.holder);
   } catch (err) {
     asApiError(err, slug);
@@ -121,8 +124,10 @@ export function mountTickets(router: Router, deps: RouteDeps): void {
   mountRoute(router, rsvpToEvent, async ({ params, body, key, transaction }) =>
     doRsvp(deps, transaction, { communityId: key!.communityId, holder: null }, params.slug, body), deps);
 
-  mountRoute(router, checkoutEvent, async ({ params, body, key, transaction }) =>
-    doCheckout(deps, transaction, { communityId: key!.communityId, holder: null }, params.slug, body), deps);
+  mountRoute(router, checkoutEvent, async ({ params, body, key, req, transaction }) => {
+    const buyer = await memberFromAuthToken(deps.db, deps.sessions, req, params.communityTag);
+    return doCheckout(deps, transaction, { communityId: key!.communityId, holder: null }, params.slug, body, buyer);
+  }, deps);
 
   mountRoute(router, verifyTicket, async ({ body, key }) => ({
     body: await tickets.verifyTicketCode(deps.db, key!.communityId, need(deps.ticketCodes, 'ticketCodes'), body.code),

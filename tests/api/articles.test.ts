@@ -338,7 +338,7 @@ describe('articles: security', () => {
     expect(served.text).not.toMatch(/onerror|onload|<script|alert/);
   });
 
-  it('does not serve the blog of a community whose blog is members-only', async () => {
+  it('a members-only blog is kept from the publishable key, not from secret keys', async () => {
     const db = s.database.db;
     const closed = await makeCommunity(db, 'private-pen');
     await db.updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'BLOG', enabled: true, visibility: 'MEMBERS_ONLY' }]) })
@@ -347,6 +347,15 @@ describe('articles: security', () => {
     const a = await s.request('/v1/communities/private-pen/articles', { method: 'POST', key, json: { title: 'Members news', bannerUrl: banner } });
     expect(a.status).toBe(201);
     expect((await s.request(`/v1/communities/private-pen/articles/${a.body.id}/publish`, { method: 'POST', key })).status).toBe(200);
+    const reader = await makeKey(db, closed.id, ['READ_PUBLIC']);
+    for (const secret of [reader, key]) {
+      const list = await s.request('/v1/communities/private-pen/articles', { key: secret });
+      expect(list.status).toBe(200);
+      expect(list.body.map((x: any) => x.title)).toEqual(['Members news']);
+      const one = await s.request('/v1/communities/private-pen/articles/slug/members-news', { key: secret });
+      expect(one.status).toBe(200);
+      expect(one.body.title).toBe('Members news');
+    }
     for (const path of ['/v1/communities/private-pen/articles', '/v1/communities/private-pen/articles/slug/members-news']) {
       const r = await s.request(path, { key: closed.pk });
       expect(r.status).toBe(403);

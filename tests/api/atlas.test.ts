@@ -247,6 +247,13 @@ describe('atlas: security', () => {
       }
     };
     await expectClosed();
+    // Secret keys are not gated by page visibility, whatever their scopes.
+    for (const scopes of [['READ_PUBLIC'], ['ADMIN']] as const) {
+      const key = await makeKey(db, closed.id, [...scopes]);
+      for (const path of paths) expect((await s.request(`/v1/communities/secret-maps/${path}`, { key })).status, path).toBe(200);
+      expect(names((await s.request('/v1/communities/secret-maps/atlas/hotspots', { key })).body)).toEqual(['Gold Cache']);
+    }
+    await expectClosed();
     // A members-only community whose ATLAS page inherits is closed too.
     await db.updateTable('communities').set({ visibility: 'MEMBERS_ONLY', page_settings: '[]' }).where('id', '=', closed.id).execute();
     s.readCache.invalidate(closed.id);

@@ -1,9 +1,11 @@
 // Donations to products and events (POST .../donate, GET .../donations/summary) and buying a
 // product (widget action and the member's own checkout), through the real local checkout page,
-// with donation.received / donation.refunded / product.purchased counted in the outbox.
+// with donation.received / donation.refunded / product.purchased counted in the outbox, and the
+// receipt e-mail of each completed payment read from the mail outbox.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId, nowIso } from '../../server/db/ids.ts';
 import { pay } from './support/checkout.ts';
+import { outboxTo } from './support/mail.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
 import { startTestServer, type StartOptions, type TestServer } from './support/harness.ts';
 
@@ -48,6 +50,12 @@ const summary = (path: string) => server.request(`${v1()}/${path}/donations/summ
 const eventsNamed = async (name: string) =>
   (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
 const checkoutRow = (sessionId: string) => db().selectFrom('checkout_sessions').selectAll().where('processor_session_id', '=', sessionId).executeTakeFirstOrThrow();
+const receiptsTo = async (email: string) => (await outboxTo(db(), email)).filter((m) => /receipt/i.test(m.subject));
+const receiptRow = (sessionId: string) => db().selectFrom('receipts').innerJoin('checkout_sessions', 'checkout_sessions.id', 'receipts.checkout_session_id')
+  .select(['receipts.number', 'receipts.email', 'receipts.issued_at', 'receipts.community_id']).where('processor_session_id', '=', sessionId).executeTakeFirstOrThrow();
+/** The receipt's date line as a reader sees it: minutes, in UTC. */
+const dateLine = (iso: string) => `Date: ${iso.slice(0, 16).replace('T', ' ')} UTC`;
+const NO_GOODS = 'No goods or services were provided in exchange for this donation.';
 
 describe('happy', () => {
   beforeEach(() => start());
@@ -144,6 +152,115 @@ describe('happy', () => {
     })]);
     expect(await eventsNamed('donation.received')).toEqual([expect.objectContaining({ amount: 10, target: { type: 'PRODUCT', id: productId } })]);
     expect((await summary('products/guide')).body).toEqual({ total: 10, count: 1, currency: 'EUR' });
+  });
+
+  it('a completed donation e-mails one receipt with what a donor keeps for their records, however often the completion is reported', async () => {
+    await makeProduct('atlas');
+    const before = new Date().toISOString();
+    const res = await donate('products/atlas', { donation: { amount: 750 }, customer: { email: 'Ann@Example.com' }, ...URLS });
+    // Pay pressed three times at once, then the processor reporting the payment again, and once more under another payment id.
+    await Promise.all([pay(res.body.checkoutUrl), pay(res.body.checkoutUrl), pay(res.body.checkoutUrl)]);
+    const [received] = await eventsNamed('donation.received');
+    expect(await server.payments.fulfil(res.body.sessionId, received.transactionId)).toBe('duplicate');
+    expect(await server.payments.fulfil(res.body.sessionId, 'pi_reported_twice')).toBe('duplicate');
+
+    const mails = await outboxTo(db(), 'ann@example.com');
+    expect(mails).toHaveLength(1);
+    const [mail] = mails;
+    expect(mail.subject).toBe('Receipt for your donation to Givers');
+    const receipt = await receiptRow(res.body.sessionId);
+    expect(receipt).toMatchObject({ number: 1, email: 'ann@example.com', community_id: community.id });
+    expect(receipt.issued_at >= before && receipt.issued_at <= new Date().toISOString()).toBe(true);
+    for (const line of [
+      'Receipt no.: R-000001', dateLine(receipt.issued_at), `Payment reference: ${received.transactionId}`,
+      'Donor: ann@example.com', 'Recipient: Givers', 'For: Keep the trail open', 'Amount donated: €7.50', NO_GOODS,
+    ]) {
+      expect(mail.text_body).toContain(line);
+    }
+    expect(mail.html_body).toContain(NO_GOODS);
+    expect(mail.html_body).toContain('€7.50');
+  });
+
+  it('amounts are in the currency\'s own decimals, and a member donor is named by their account', async () => {
+    await makeProduct('yen', { currency: 'JPY', donationConfig: { enabled: true, mode: 'pwyw', currency: 'JPY' } });
+    await makeProduct('dinar', { currency: 'KWD', donationConfig: { enabled: true, mode: 'pwyw', currency: 'KWD' } });
+    await makeEvent(db(), community.id, { slug: 'trail-day', donationConfig: FIXED, tiers: [{ priceCents: 0 }] });
+    const cleo = await makeUser(db(), 'cleo');
+    const { token } = await server.sessions.issue(cleo.id, Date.now(), undefined, community.tag);
+    const cases = [
+      { path: 'products/yen', amount: 500, shown: '¥500' },
+      { path: 'products/dinar', amount: 1250, shown: 'KWD\u00a01.250' },
+      { path: 'events/trail-day', amount: 1000, shown: '$10.00' },
+    ];
+    for (const c of cases) {
+      const res = await donate(c.path, { donation: { amount: c.amount }, ...URLS }, { headers: { 'X-Svc-Auth-Token': token } });
+      expect(res.status).toBe(200);
+      await pay(res.body.checkoutUrl);
+    }
+    const mails = await outboxTo(db(), 'cleo@example.com');
+    expect(mails.map((m) => m.text_body.match(/Amount donated: (.*)/)?.[1])).toEqual(cases.map((c) => c.shown));
+    expect(mails.map((m) => m.text_body.match(/Receipt no\.: (.*)/)?.[1])).toEqual(['R-000001', 'R-000002', 'R-000003']);
+    for (const m of mails) expect(m.text_body).toContain('Donor: User cleo <cleo@example.com>');
+  });
+
+  it('a product purchase e-mails one receipt with its lines; a sidecar donation in it gets the donor\'s record, saying which part was donated', async () => {
+    await makeProduct('guide', { priceCents: 1500, donationConfig: { enabled: true, mode: 'pwyw', currency: 'EUR' } });
+    const res = await server.request(`/api/actions/${community.tag}/products/guide/checkout`, {
+      method: 'POST', json: { quantity: 2, ...URLS, donation: { amount: 10 } },
+      headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    await Promise.all([pay(res.body.checkoutUrl, 'buyer@example.com'), pay(res.body.checkoutUrl, 'buyer@example.com')]);
+    await server.payments.fulfil(res.body.sessionId, 'pi_again');
+    const mails = await outboxTo(db(), 'buyer@example.com');
+    expect(mails).toHaveLength(1);
+    const [mail] = mails;
+    expect(mail.subject).toBe('Your receipt from Givers');
+    const [purchased] = await eventsNamed('product.purchased');
+    const receipt = await receiptRow(res.body.sessionId);
+    for (const line of [
+      'Receipt no.: R-000001', dateLine(receipt.issued_at), `Payment reference: ${purchased.transactionId}`,
+      'Product guide × 2: €30.00', 'Donation: Product guide: €0.10', 'Total paid: €30.10',
+      'Donor: buyer@example.com', 'Recipient: Givers', 'Amount donated: €0.10',
+      'This donation was made with a purchase of €30.00 in the same payment; only €0.10 of it is a donation.',
+    ]) {
+      expect(mail.text_body).toContain(line);
+    }
+    expect(mail.text_body).not.toContain(NO_GOODS);
+  });
+
+  it('a purchase without a donation has a receipt naming who paid, and no donor record', async () => {
+    await makeProduct('mug', { priceCents: 800 });
+    const dina = await makeUser(db(), 'dina');
+    const { token } = await server.sessions.issue(dina.id, Date.now(), undefined, null);
+    const res = await server.request('/api/users/me/checkout', {
+      method: 'POST', json: { sku: 'mug', quantity: 1, communityTag: community.tag, ...URLS }, headers: { Authorization: `Bearer ${token}` },
+    });
+    await pay(res.body.checkoutUrl);
+    const [mail] = await receiptsTo('dina@example.com');
+    expect(mail.subject).toBe('Your receipt from Givers');
+    for (const line of ['Product mug: €8.00', 'Total paid: €8.00', 'Paid by: User dina <dina@example.com>']) expect(mail.text_body).toContain(line);
+    expect(mail.text_body).not.toMatch(/Donor|Amount donated|No goods/);
+  });
+
+  it('receipt numbers run per community, consecutively under concurrent completions', async () => {
+    await makeProduct('bell');
+    const opened = [];
+    for (let i = 0; i < 8; i++) opened.push((await donate('products/bell', { donation: { amount: 500 }, customer: { email: `d${i}@example.com` }, ...URLS })).body);
+    await Promise.all(opened.map((o, i) => server.payments.fulfil(o.sessionId, `pi_bell_${i}`)));
+    const numbers = (await db().selectFrom('receipts').select('number').where('community_id', '=', community.id).execute()).map((r) => Number(r.number));
+    expect(numbers.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // Another community starts at 1.
+    const other = await makeCommunity(db(), 'others', { name: 'Others' });
+    const otherSales = await makeKey(db(), other.id, ['WRITE_SALES']);
+    await db().insertInto('products').values({
+      id: newId(), community_id: other.id, sku: 'bell', name: 'Bell', description: null, price_cents: 100, currency: 'EUR', image_url: null,
+      is_active: 1, seller_id: null, donation_config: JSON.stringify(PWYW), created_at: nowIso(), updated_at: nowIso(),
+    }).execute();
+    const theirs = await server.request('/v1/communities/others/products/bell/donate', {
+      method: 'POST', key: otherSales, json: { donation: { amount: 500 }, customer: { email: 'o@example.com' }, ...URLS },
+    });
+    await pay(theirs.body.checkoutUrl);
+    expect((await receiptsTo('o@example.com'))[0].text_body).toContain('Receipt no.: R-000001');
   });
 
   it('a signed-in member buys with POST /api/users/me/checkout on the community\'s site', async () => {
@@ -336,6 +453,28 @@ describe('security', () => {
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('PAGE_MEMBERS_ONLY');
     expect((await summary('products/hidden')).body.code).toBe('PAGE_MEMBERS_ONLY');
+    // A secret key reads the summary whatever the page's visibility; the event's own visibility still holds.
+    const reader = await makeKey(db(), community.id, ['READ_PUBLIC']);
+    const hidden = await server.request(`${v1()}/products/hidden/donations/summary`, { key: reader });
+    expect(hidden.status).toBe(200);
+    expect(hidden.body).toEqual({ total: 0, count: 0, currency: null });
+    expect((await server.request(`${v1()}/events/secret/donations/summary`, { key: reader })).status).toBe(404);
+  });
+
+  it('receipts escape what the community and the products are called, and a refunded-before-completion payment sends none', async () => {
+    await db().updateTable('communities').set({ name: 'Givers <img src=x onerror=alert(1)>' }).where('id', '=', community.id).execute();
+    await makeProduct('p', { donationConfig: { ...PWYW, label: '<script>alert(2)</script>' } });
+    const res = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'a@example.com' }, ...URLS });
+    await pay(res.body.checkoutUrl);
+    const [mail] = await outboxTo(db(), 'a@example.com');
+    expect(mail.html_body).not.toMatch(/<img|<script/);
+    expect(mail.html_body).toContain('Givers &lt;img src=x onerror=alert(1)&gt;');
+    expect(mail.text_body).toContain('For: <script>alert(2)</script>');
+
+    const early = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'b@example.com' }, ...URLS });
+    await server.payments.refund('pi_refunded_first', 500);
+    await server.payments.fulfil(early.body.sessionId, 'pi_refunded_first');
+    expect(await outboxTo(db(), 'b@example.com')).toHaveLength(0);
   });
 
   it('the summary is aggregates only', async () => {

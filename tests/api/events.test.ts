@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeCommunity, makeEvent } from './support/factory.ts';
+import { makeCommunity, makeEvent, makeKey } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 
 let s: TestServer;
 let pk: string;
+let communityId: string;
 let otherPk: string;
 const events: { slug: string; start: string; id: string; tierIds: string[] }[] = [];
 const day = 24 * 3600_000;
@@ -13,6 +14,7 @@ beforeAll(async () => {
   const db = s.database.db;
   const c = await makeCommunity(db, 'hikers');
   pk = c.pk;
+  communityId = c.id;
   otherPk = (await makeCommunity(db, 'other')).pk;
   // 5 past, 7 upcoming; one featured; one members-only that must never show.
   for (let i = -5; i < 7; i++) {
@@ -207,11 +209,14 @@ describe('events: security', () => {
     expect(opened.body.map((e: any) => e.slug).sort()).toEqual(['inherits', 'open-day']);
   });
 
-  it('never lists or serves a members-only event', async () => {
-    const all = await s.request('/v1/communities/hikers/events?limit=100', { key: pk });
-    expect(all.body.map((e: any) => e.slug)).not.toContain('secret-meeting');
-    const one = await s.request('/v1/communities/hikers/events/secret-meeting', { key: pk });
-    expect(one.status).toBe(404);
+  it('never lists or serves a members-only event, to any key (an event\'s own visibility is not page visibility)', async () => {
+    const admin = await makeKey(s.database.db, communityId, ['ADMIN']);
+    for (const key of [pk, admin]) {
+      const all = await s.request('/v1/communities/hikers/events?limit=100', { key });
+      expect(all.body.map((e: any) => e.slug)).not.toContain('secret-meeting');
+      const one = await s.request('/v1/communities/hikers/events/secret-meeting', { key });
+      expect(one.status).toBe(404);
+    }
   });
 
   it("answers 403 to another community's key and does not reveal whether the event exists", async () => {

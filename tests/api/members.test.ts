@@ -151,12 +151,19 @@ describe('members: security', () => {
     expect(r.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: ['WRITE_MEMBERS'] } });
   });
 
-  it('does not serve the directory when the MEMBERS page is members-only', async () => {
+  it('a members-only MEMBERS page keeps the directory from the publishable key, not from secret keys', async () => {
     const db = s.database.db;
     const c = await makeCommunity(db, 'quiet-club');
     await db.updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'MEMBERS', enabled: true, visibility: 'MEMBERS_ONLY' }]) })
       .where('id', '=', c.id).execute();
     await addMember(db, c.id, (await makeUser(db, 'quiet-one')).id, 'ACCEPTED', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z');
+    // The community's own server decides who sees what: READ_PUBLIC and ADMIN secret keys read it.
+    for (const scopes of [['READ_PUBLIC'], ['ADMIN']] as const) {
+      const r = await s.request('/v1/communities/quiet-club/members', { key: await makeKey(db, c.id, [...scopes]) });
+      expect(r.status, scopes[0]).toBe(200);
+      expect(r.body.map((m: any) => m.usertag)).toEqual(['quiet-one']);
+    }
+    // Asked after the secret keys, so a cached secret-key answer would show here.
     const r = await s.request('/v1/communities/quiet-club/members', { key: c.pk });
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ code: 'PAGE_MEMBERS_ONLY', error: 'This community shows its member directory to members only' });

@@ -391,6 +391,35 @@ describe('paid membership through Stripe', () => {
   });
 });
 
+describe('a donation through Stripe', () => {
+  it('redelivered and concurrent completion events record the donation and e-mail its receipt once, with the payment intent as reference', async () => {
+    stripeApi = await startStripeApi();
+    server = await startTestServer({ env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET }, payments: { stripe: stripeApi.client } });
+    running = server;
+    const db = server.database.db;
+    const c = await makeCommunity(db, 'stripegivers', { name: 'Stripe Givers' });
+    const key = (await createSecretKey(db, c.id, ['WRITE_SALES'])).key;
+    await db.insertInto('products').values({
+      id: newId(), community_id: c.id, sku: 'well', name: 'Well', description: null, price_cents: 1000, currency: 'USD', image_url: null,
+      is_active: 1, seller_id: null, donation_config: JSON.stringify({ enabled: true, mode: 'pwyw', currency: 'USD' }), created_at: nowIso(), updated_at: nowIso(),
+    }).execute();
+    const opened = await server.request('/v1/communities/stripegivers/products/well/donate', {
+      method: 'POST', key, json: { donation: { amount: 2500 }, customer: { email: 'giver@example.com' }, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' },
+    });
+    expect(opened.status).toBe(200);
+    const completed = { id: opened.body.sessionId, object: 'checkout.session', payment_status: 'paid', payment_intent: 'pi_gift' };
+    await deliver('checkout.session.completed', completed);
+    const results = await Promise.all(Array.from({ length: 4 }, () => deliver('checkout.session.completed', completed)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(await db.selectFrom('donations').select('transaction_id').execute()).toEqual([{ transaction_id: 'pi_gift' }]);
+    const mails = await db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', 'giver@example.com').execute();
+    expect(mails).toHaveLength(1);
+    expect(mails[0].subject).toBe('Receipt for your donation to Stripe Givers');
+    expect(mails[0].text_body).toContain('Payment reference: pi_gift');
+    expect(mails[0].text_body).toContain('Amount donated: $25.00');
+  });
+});
+
 describe('errors', () => {
   it('a checkout whose transaction fails is discarded at Stripe, and no row is left', async () => {
     await start();

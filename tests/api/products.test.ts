@@ -131,11 +131,18 @@ describe('products: security', () => {
     expect(r.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: ['WRITE_SALES'] } });
   });
 
-  it('does not serve the catalogue of a community whose marketplace is members-only', async () => {
+  it('a members-only marketplace is kept from the publishable key, not from secret keys', async () => {
     const db = s.database.db;
     const closed = await makeCommunity(db, 'closed-shop', { visibility: 'MEMBERS_ONLY' });
     await db.updateTable('communities').set({ page_settings: '[]' }).where('id', '=', closed.id).execute();
     await makeProduct(db, closed.id, { sku: 'secret-mug' });
+    for (const scopes of [['READ_PUBLIC'], ['ADMIN']] as const) {
+      const key = await makeKey(db, closed.id, [...scopes]);
+      const list = await s.request('/v1/communities/closed-shop/products', { key });
+      expect(list.status, scopes[0]).toBe(200);
+      expect(list.body.map((p: any) => p.sku)).toEqual(['secret-mug']);
+      expect((await s.request('/v1/communities/closed-shop/products/secret-mug', { key })).body.sku).toBe('secret-mug');
+    }
     for (const path of ['/v1/communities/closed-shop/products', '/v1/communities/closed-shop/products/secret-mug']) {
       const r = await s.request(path, { key: closed.pk });
       expect(r.status).toBe(403);

@@ -5,6 +5,7 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pay } from './support/checkout.ts';
+import { outboxTo } from './support/mail.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
 import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 
@@ -28,14 +29,16 @@ afterEach(async () => {
 
 const base = () => `/v1/communities/${community.tag}`;
 const rsvp = (slug: string, json: object, key = sales) => server.request(`${base()}/events/${slug}/rsvp`, { method: 'POST', key, json });
-const checkout = (slug: string, json: object, key = sales) => server.request(`${base()}/events/${slug}/checkout`, { method: 'POST', key, json });
+const checkout = (slug: string, json: object, key = sales, headers?: Record<string, string>) =>
+  server.request(`${base()}/events/${slug}/checkout`, { method: 'POST', key, json, headers });
+const URLS = { successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' };
 const verify = (code: string, key = sales) => server.request(`${base()}/tickets/verify`, { method: 'POST', key, json: { code } });
 
 const tier = (id: string) => db().selectFrom('tiers').select(['sold', 'held', 'capacity']).where('id', '=', id).executeTakeFirstOrThrow()
   .then((t) => ({ sold: Number(t.sold), held: Number(t.held) }));
 const eventsNamed = async (name: string) =>
   (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
-const mailTo = (to: string) => db().selectFrom('mail_outbox').selectAll().where('to_address', '=', to).execute();
+const mailTo = (to: string) => outboxTo(db(), to);
 const ticketCount = async () => Number((await db().selectFrom('tickets').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 function decodeQr(base64: string): string {
@@ -159,13 +162,25 @@ describe('happy', () => {
     expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 1005, donationAmount: 5 });
   });
 
-  it('a sidecar donation is recorded as a donation to the event, once, with donation.received', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'rec', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 1000 }] });
-    const res = await checkout('rec', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'd@example.com', donation: { amount: 7 } });
-    await pay(res.body.checkoutUrl);
+  it('a sidecar donation is recorded as a donation to the event, once, with donation.received and one receipt beside the tickets', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'rec', name: 'Rec Night', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ name: 'Door', priceCents: 1000 }] });
+    const res = await checkout('rec', { tierId: ev.tierIds[0], quantity: 1, ...URLS, email: 'd@example.com', name: 'Dee', donation: { amount: 7 } });
+    await Promise.all([pay(res.body.checkoutUrl), pay(res.body.checkoutUrl)]);
+    await server.payments.fulfil(res.body.sessionId, 'pi_reported_again');
     const rows = await db().selectFrom('donations').select(['target_type', 'target_id', 'amount', 'sidecar']).execute();
     expect(rows).toEqual([{ target_type: 'EVENT', target_id: ev.id, amount: 7, sidecar: 1 }]);
+    const [received] = await eventsNamed('donation.received');
     expect(await eventsNamed('donation.received')).toEqual([expect.objectContaining({ amount: 7, target: { type: 'EVENT', id: ev.id }, donorEmail: 'd@example.com' })]);
+    const mails = await mailTo('d@example.com');
+    expect(mails.map((m) => m.subject).sort()).toEqual(['Your receipt from Tix Club', 'Your ticket for Rec Night']);
+    const receipt = mails.find((m) => m.subject === 'Your receipt from Tix Club')!;
+    for (const line of [
+      'Receipt no.: R-000001', `Payment reference: ${received.transactionId}`, 'Rec Night: Door: $10.00', 'Donation to Tix Club: $0.07',
+      'Total paid: $10.07', 'Donor: Dee <d@example.com>', 'Recipient: Tix Club', 'Amount donated: $0.07',
+      'This donation was made with a purchase of $10.00 in the same payment; only $0.07 of it is a donation.',
+    ]) {
+      expect(receipt.text_body).toContain(line);
+    }
   });
 
   it('a payment that commits after its checkout was cancelled still seats the buyer while seats remain', async () => {
@@ -201,7 +216,7 @@ describe('happy', () => {
     expect(await ticketCount()).toBe(0);
   });
 
-  it('the same completion delivered concurrently issues the tickets and the e-mail once', async () => {
+  it('the same completion delivered concurrently issues the tickets and the e-mail once (a ticket order without a donation has no receipt: its tickets are the e-mail)', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'dup', tiers: [{ priceCents: 1000, capacity: 10 }] });
     const res = await checkout('dup', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'g@example.com' });
     await Promise.all(Array.from({ length: 10 }, () => server.payments.fulfil(res.body.sessionId, 'pi_same')));
@@ -220,8 +235,41 @@ describe('happy', () => {
     await pay(res.body.checkoutUrl);
     const [ticket] = await db().selectFrom('tickets').select(['kind', 'email']).execute();
     expect(ticket).toEqual({ kind: 'RSVP', email: 'h@example.com' });
+    const receipt = (await mailTo('h@example.com')).find((m) => m.subject === 'Your receipt from Tix Club');
+    expect(receipt?.text_body).toContain('Amount donated: $5.00');
+    expect(receipt?.text_body).toContain('This donation was made with a free order in the same payment; the whole payment is the donation.');
     expect(await eventsNamed('rsvp.confirmed')).toHaveLength(1);
     expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 500, donationAmount: 500 });
+  });
+
+  it('a member named by X-Svc-Auth-Token (the site\'s token or the platform\'s) buys as themselves: the tickets and a sidecar donation are theirs', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'members-gala', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 2000, capacity: 10 }] });
+    const mira = await makeUser(db(), 'mira');
+    const siteToken = (await server.sessions.issue(mira.id, Date.now(), undefined, community.tag)).token;
+    const platformToken = (await server.sessions.issue(mira.id, Date.now(), undefined, null)).token;
+    // The body's e-mail is ignored for a named member, as customer.email is on donate.
+    const body = { tierId: ev.tierIds[0], ...URLS, email: 'someone-else@example.com' };
+    const bySite = await checkout('members-gala', { ...body, quantity: 2, donation: { amount: 300 } }, sales, { 'X-Svc-Auth-Token': siteToken });
+    const byPlatform = await checkout('members-gala', { ...body, quantity: 1, name: 'Mira M.' }, sales, { 'X-Svc-Auth-Token': platformToken });
+    expect([bySite.status, byPlatform.status]).toEqual([200, 200]);
+    for (const res of [bySite, byPlatform]) {
+      expect((await db().selectFrom('checkout_sessions').select('customer_email').where('processor_session_id', '=', res.body.sessionId).executeTakeFirstOrThrow()).customer_email).toBe('mira@example.com');
+      await pay(res.body.checkoutUrl);
+    }
+    // Without the token the same address is an anonymous buyer: an address alone makes nothing anyone's.
+    await pay((await checkout('members-gala', { ...body, quantity: 1, email: 'mira@example.com' })).body.checkoutUrl);
+
+    const tickets = await db().selectFrom('tickets').select(['user_id', 'email', 'name']).execute();
+    expect(tickets.map((t) => `${t.user_id} ${t.email} ${t.name}`).sort()).toEqual([
+      `${mira.id} mira@example.com Mira M.`,
+      `${mira.id} mira@example.com User mira`,
+      `${mira.id} mira@example.com User mira`,
+      'null mira@example.com mira@example.com',
+    ]);
+    expect(await db().selectFrom('donations').select(['donor_user_id', 'donor_email', 'amount']).execute())
+      .toEqual([{ donor_user_id: mira.id, donor_email: 'mira@example.com', amount: 300 }]);
+    expect((await mailTo('mira@example.com')).filter((m) => /^Your (ticket|\d+ tickets) for/.test(m.subject))).toHaveLength(3);
+    expect(await mailTo('someone-else@example.com')).toHaveLength(0);
   });
 
   it('the widget action books a public event with the publishable key from an allowed origin', async () => {
@@ -371,6 +419,21 @@ describe('security', () => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('COMMUNITY_MISMATCH');
     expect(await ticketCount()).toBe(0);
+  });
+
+  it('a checkout with a bad X-Svc-Auth-Token, or another community\'s site token, is 401 and holds nothing', async () => {
+    const ev = await makeEvent(db(), community.id, { slug: 'named', tiers: [{ priceCents: 1000, capacity: 5 }] });
+    const user = await makeUser(db(), 'nell');
+    const other = await makeCommunity(db(), 'other-site');
+    const otherSiteToken = (await server.sessions.issue(user.id, Date.now(), undefined, other.tag)).token;
+    const body = { tierId: ev.tierIds[0], quantity: 1, ...URLS, email: 'nell@example.com' };
+    for (const token of ['not-a-token', `${otherSiteToken.slice(0, -2)}xx`, otherSiteToken]) {
+      const res = await checkout('named', body, sales, { 'X-Svc-Auth-Token': token });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'SIGN_IN_REQUIRED', extras: { field: 'X-Svc-Auth-Token' } });
+    }
+    expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+    expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
   });
 
   it("a genuine ticket code of another community is not valid here", async () => {

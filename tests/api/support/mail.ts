@@ -11,6 +11,8 @@ import { waitFor } from './wait.ts';
 
 export const outboxRow = (db: Db, id: string) => db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 export const outboxRowTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).executeTakeFirst();
+/** Every message to `to`, oldest first. */
+export const outboxTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').orderBy('id').execute();
 
 /** Writes a message as the app does (the outbox, in a transaction), and returns its row id. */
 export async function queueMail(db: Db, to: string, subject: string, text: string): Promise<string> {
