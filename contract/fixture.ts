@@ -195,6 +195,43 @@ const PageSettingEntry = PageSetting.extend({
 });
 
 // ---------------------------------------------------------------------------------------------
+// A community's settings: in the import file, and alone in `svc community update`'s file
+
+/**
+ * The settings fields, without defaults: the import file adds its defaults, and an update file
+ * is a partial where a field left out stays as it is.
+ */
+const settingsFields = {
+  visibility: Visibility,
+  accessibility: Accessibility,
+  domains: z.array(Hostname),
+  landingUrl: HttpUrl.nullable(),
+  embedOrigins: z.array(Origin),
+  pageSettings: z.array(PageSettingEntry),
+  storefrontConfig: StorefrontConfig,
+  themeConfig: ThemeConfig,
+};
+
+/** No domain, origin or page twice. */
+function refineSettings(
+  c: { domains?: string[]; embedOrigins?: string[]; pageSettings?: Array<{ pageKey: string }> }, ctx: z.RefinementCtx,
+): void {
+  unique(ctx, c.domains ?? [], (d) => d, (i) => ['domains', i], 'domain');
+  unique(ctx, c.embedOrigins ?? [], (o) => o, (i) => ['embedOrigins', i], 'origin');
+  unique(ctx, c.pageSettings ?? [], (p) => p.pageKey, (i) => ['pageSettings', i, 'pageKey'], 'pageKey');
+}
+
+/**
+ * `svc community update <tag> <file.json>`: any of a community's settings, each as the import file
+ * writes it; a field given replaces the stored value whole (`landingUrl: null` removes it), one
+ * left out is kept. Unknown fields (name, tag, events, ...) are refused.
+ */
+export const CommunitySettingsUpdate = z.object(settingsFields).partial().strict().superRefine(refineSettings);
+export type CommunitySettingsUpdate = z.output<typeof CommunitySettingsUpdate>;
+export type CommunitySettingsField = keyof typeof settingsFields;
+export const COMMUNITY_SETTINGS_FIELDS = Object.keys(settingsFields) as CommunitySettingsField[];
+
+// ---------------------------------------------------------------------------------------------
 // The file
 
 /** The schema of an import file, with relative dates resolved against `now`. */
@@ -420,15 +457,15 @@ export function fixtureSchema(now: Date) {
     .object({
       tag: CommunityTag,
       name: Name,
-      visibility: Visibility,
-      accessibility: Accessibility,
+      visibility: settingsFields.visibility,
+      accessibility: settingsFields.accessibility,
       features: z.array(Feature).default([]),
-      domains: z.array(Hostname).default([]),
-      landingUrl: HttpUrl.nullish(),
-      embedOrigins: z.array(Origin).default([]),
-      pageSettings: z.array(PageSettingEntry).default([]),
-      storefrontConfig: StorefrontConfig.default({}),
-      themeConfig: ThemeConfig.default({}),
+      domains: settingsFields.domains.default([]),
+      landingUrl: settingsFields.landingUrl.optional(),
+      embedOrigins: settingsFields.embedOrigins.default([]),
+      pageSettings: settingsFields.pageSettings.default([]),
+      storefrontConfig: settingsFields.storefrontConfig.default({}),
+      themeConfig: settingsFields.themeConfig.default({}),
       rulesVersion: z.int().min(0).default(0),
       /** Usertag of the founder: a user of this file or already in the database. */
       founder: Usertag,
@@ -446,9 +483,7 @@ export function fixtureSchema(now: Date) {
     .strict()
     .superRefine((c, ctx) => {
       unique(ctx, c.features, (f) => f, (i) => ['features', i], 'feature');
-      unique(ctx, c.domains, (d) => d, (i) => ['domains', i], 'domain');
-      unique(ctx, c.embedOrigins, (o) => o, (i) => ['embedOrigins', i], 'origin');
-      unique(ctx, c.pageSettings, (p) => p.pageKey, (i) => ['pageSettings', i, 'pageKey'], 'pageKey');
+      refineSettings(c, ctx);
       unique(ctx, c.users, (u) => u.usertag, (i) => ['users', i, 'usertag'], 'usertag');
       unique(ctx, c.users, (u) => u.email, (i) => ['users', i, 'email'], 'email');
       unique(ctx, c.memberships, (m) => m.usertag, (i) => ['memberships', i, 'usertag'], 'membership for usertag');

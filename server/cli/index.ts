@@ -2,6 +2,7 @@
 // (DATABASE_URL / SVC_DATA_DIR) and migrates the database before any command. Exit code 0 on
 // success, 1 on any error (message on stderr; a stack trace only with SVC_DEBUG=1).
 import { Command } from 'commander';
+import { registerCommunityCommands } from './communities.ts';
 import { registerImportCommands } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerMailCommands } from './mail.ts';
@@ -15,6 +16,7 @@ function buildProgram(): Command {
     .description('svc admin command line. Uses the server\'s configuration: DATABASE_URL, or SQLite under SVC_DATA_DIR (./data).')
     .showHelpAfterError('(add --help for usage)')
     .configureHelp({ sortSubcommands: true });
+  registerCommunityCommands(program);
   registerImportCommands(program);
   registerKeyCommands(program);
   registerMailCommands(program);

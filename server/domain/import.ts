@@ -73,11 +73,14 @@ export interface ImportResult {
   unchanged: number;
 }
 
-/** A fixture that does not validate, or does not fit what the database already holds. */
+/**
+ * A fixture (or another file in its schema, `what`: a settings file) that does not validate, or
+ * does not fit what the database already holds.
+ */
 export class FixtureError extends Error {
-  constructor(readonly issues: FixtureIssue[], source?: string) {
+  constructor(readonly issues: FixtureIssue[], source?: string, readonly what = 'fixture') {
     const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
-    super(`invalid fixture${source ? ` ${source}` : ''} (${count}):\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
+    super(`invalid ${what}${source ? ` ${source}` : ''} (${count}):\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
     this.name = 'FixtureError';
   }
 }
@@ -100,20 +103,20 @@ const emptyCounts = (): Counts =>
 // ---------------------------------------------------------------------------------------------
 // Entry points
 
-/** Reads and JSON-parses a fixture file; a missing file or bad JSON is a FixtureError. */
-export async function readFixtureFile(file: string): Promise<unknown> {
+/** Reads and JSON-parses a fixture file (or a settings file, `what`); a missing file or bad JSON is a FixtureError. */
+export async function readFixtureFile(file: string, what = 'fixture'): Promise<unknown> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
-    throw new FixtureError([{ path: '(file)', message: `cannot read the file: ${why}` }], file);
+    throw new FixtureError([{ path: '(file)', message: `cannot read the file: ${why}` }], file, what);
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new FixtureError([{ path: '(file)', message: `not valid JSON: ${(err as Error).message}` }], file);
+    throw new FixtureError([{ path: '(file)', message: `not valid JSON: ${(err as Error).message}` }], file, what);
   }
 }
 

@@ -4,6 +4,7 @@
 // receipt e-mail of each completed payment read from the mail outbox.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId, nowIso } from '../../server/db/ids.ts';
+import { updateCommunitySettings } from '../../server/domain/community-settings.ts';
 import { pay } from './support/checkout.ts';
 import { outboxTo } from './support/mail.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
@@ -394,6 +395,21 @@ describe('security', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.extras.field).toBe('successUrl');
+  });
+
+  it('widget return URLs follow the one origin rule: the landing site and hosted sites are the community\'s too', async () => {
+    await makeProduct('p');
+    await updateCommunitySettings(db(), community.tag, { landingUrl: 'https://givers.example/welcome' });
+    const hosted = `http://${community.tag}.localhost:${new URL(server.url).port}`;
+    const widget = { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' };
+    const open = (successUrl: string) => server.request(`/api/actions/${community.tag}/products/p/donate`, {
+      method: 'POST', headers: widget, json: { donation: { amount: 500 }, customer: { email: 'a@example.com' }, successUrl, cancelUrl: URLS.cancelUrl },
+    });
+    expect((await open('https://givers.example/thanks')).status).toBe(200);
+    expect((await open(`${hosted}/thanks`)).status).toBe(200);
+    const elsewhere = await open('https://givers.example.evil.example/thanks');
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.extras.field).toBe('successUrl');
   });
 
   it('stores return URLs as the URL parser reads them, so every later reader sees the host that was judged', async () => {

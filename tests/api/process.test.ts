@@ -1,32 +1,11 @@
 // The process as `npm start` runs it: config -> database -> migrations -> seed -> listen, and a
 // graceful stop on SIGTERM.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rawExchange } from './support/raw-http.ts';
-
-function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { out += d; });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => out };
-}
-
-async function waitFor(url: string, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try { if ((await fetch(url)).ok) return; } catch { /* starting */ }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`${url} never became ready`);
-}
+import { runServer as run, waitFor } from './support/server-process.ts';
 
 describe('server process: happy path', () => {
   it('starts on an empty data dir, seeds the demo, prints the demo URLs and stops cleanly on SIGTERM', async () => {

@@ -3,6 +3,7 @@
 // would. The server trusts one proxy hop so tests can speak from several client IPs and https.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetCommunityCaches } from '../../server/domain/communities.ts';
+import { updateCommunitySettings } from '../../server/domain/community-settings.ts';
 import { verifyPassword } from '../../server/domain/passwords.ts';
 import { SESSION_LIFETIME_SECONDS } from '../../server/domain/sessions.ts';
 import { makeCommunity } from './support/factory.ts';
@@ -377,4 +378,18 @@ describe('sign-in: security', () => {
     }
   });
 
+  it('hands the browser the normalised URL, never the text it was given', async () => {
+    const update = await updateCommunitySettings(server.database.db, 'club', { embedOrigins: ['https://shop.example'] });
+    expect(update?.applied).toBe(true);
+    const nextOf = async (next: string) => {
+      const res = await c.get(`/sign-in?next=${encodeURIComponent(next)}`, { host: 'club.localhost' });
+      return /data-next="([^"]*)"/.exec(res.text)?.[1]?.replaceAll('&amp;', '&');
+    };
+    // The change above is seen at once: updateCommunitySettings forgets this process's caches.
+    expect(await nextOf('HTTPS://SHOP.EXAMPLE:443/a/../events')).toBe('https://shop.example/events');
+    expect(await nextOf('https://shop.example\\@evil.example/')).toBe('https://shop.example/@evil.example/');
+    expect(await nextOf('/a/./b/../c?x=1')).toBe('/a/c?x=1');
+    expect(await updateCommunitySettings(server.database.db, 'club', { embedOrigins: [] })).toMatchObject({ applied: true });
+    expect(await nextOf('https://shop.example/events')).toBe('/');
+  });
 });
