@@ -79,10 +79,21 @@ export const ReturnUrl = HttpUrl
   }, 'must not contain a user name or password')
   .overwrite((text) => parsedUrl(text)?.href.replaceAll(encodeURI(SESSION_ID_PLACEHOLDER), SESSION_ID_PLACEHOLDER) ?? text);
 
-/** Query-string boolean: only `true`/`false`/`1`/`0` are accepted, anything else is a 400. */
+/**
+ * Schemas the OpenAPI document shows by what they mean rather than by their wire spelling, with
+ * the JSON Schema to show instead (server/openapi/schemas.ts applies it).
+ */
+export const documentedAs = z.registry<{ type: 'boolean' }>();
+
+/**
+ * Query-string boolean: only `true`/`false`/`1`/`0` are accepted, anything else is a 400. The
+ * document declares it `type: boolean`, so generated clients take a boolean (openapi-fetch and
+ * others write it as `true`/`false`) instead of a union of four strings.
+ */
 export const QueryBool = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1');
+  .transform((v) => v === 'true' || v === '1')
+  .register(documentedAs, { type: 'boolean' });
 
 export const Limit = z.coerce.number({ error: 'must be an integer from 1 to 100' }).int('must be an integer from 1 to 100').min(1).max(100).default(20);
 /** Without a default, so a list can tell "no offset" (cursor paging allowed) from `offset=0`. */

@@ -10,6 +10,7 @@
 // The output side keeps the plain id (`DonationConfig`); an input side that differs from it
 // gets `<id>Input`, and so does every input component that references such a one.
 import { z } from 'zod';
+import { documentedAs } from '../../contract/common.ts';
 import type { JsonSchema } from './types.ts';
 
 export type Io = 'input' | 'output';
@@ -43,6 +44,12 @@ export class SchemaCollector {
       unrepresentable: 'any',
       cycles: 'ref',
       reused: 'inline',
+      override: ({ zodSchema, jsonSchema }) => {
+        const shown = documentedAs.get(zodSchema as unknown as z.ZodType);
+        if (!shown) return;
+        for (const key of Object.keys(jsonSchema)) delete (jsonSchema as JsonSchema)[key];
+        Object.assign(jsonSchema, shown);
+      },
     }) as JsonSchema;
     // `$schema` is implied by the OpenAPI 3.1 dialect; `$defs` move to components.
     const { $schema: _dialect, $defs, ...root } = converted;

@@ -72,6 +72,13 @@ describe('events: happy path', () => {
     expect(featured.body.map((e: any) => [e.slug, e.featured])).toEqual([['walk-8', true]]);
   });
 
+  it('reads the query booleans as 1/0 as well as true/false, though the document declares them boolean', async () => {
+    const spelled = async (qs: string) => (await s.request(`/v1/communities/hikers/events?${qs}`, { key: pk })).body.map((e: any) => e.slug);
+    expect(await spelled('upcoming=1')).toEqual(await spelled('upcoming=true'));
+    expect(await spelled('past=1&upcoming=0')).toEqual(await spelled('past=true&upcoming=false'));
+    expect(await spelled('featured=0')).toEqual(await spelled('featured=false'));
+  });
+
   it('pages by offset with a Link to the next offset', async () => {
     const r = await s.request('/v1/communities/hikers/events?limit=5&offset=5', { key: pk });
     expect(r.body.map((e: any) => e.slug)).toEqual(sortedAsc().slice(5, 10).map((e) => e.slug));
