@@ -19,6 +19,7 @@ import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
 import { sessionSiteScope } from './http/session.ts';
+import { transportSecurity } from './http/transport-security.ts';
 import { widgetsStatic } from './site/widgets-static.ts';
 import { v1Router } from './v1/index.ts';
 import { SessionTokens } from './domain/sessions.ts';
@@ -66,6 +67,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestId);
   app.use(requestLogger(logger));
+  // HSTS on every answer and Secure cookies on every host when SVC_PUBLIC_URL is https.
+  app.use(transportSecurity(app, config.publicUrl));
 
   const payments = deps.payments ?? setUpPayments(config, database.db, logger);
   // Friend requests per sender (server/site/visitor.ts); each one notifies somebody.

@@ -48,6 +48,11 @@ export interface StartOptions {
   onQuery?: (sql: string) => void;
   /** A Stripe client pointed at a test server, or fulfilment handlers of the test's own. */
   payments?: PaymentsOverrides;
+  /**
+   * SVC_PUBLIC_URL as a deployment would set it (`https://svc.example`), instead of the address the
+   * test server listens on; requests still go to that plain-http listener, as from a TLS proxy.
+   */
+  publicUrl?: string;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -107,7 +112,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const server: Server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  config.publicUrl = url;
+  config.publicUrl = opts.publicUrl ?? url;
   const readCache = new ReadCache(config.readCacheMs);
   const sessions = new SessionTokens(crypto.randomBytes(32));
   const logger = opts.logger ?? createLogger('silent');
