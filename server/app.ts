@@ -26,6 +26,7 @@ import { SessionTokens } from './domain/sessions.ts';
 import { FRIEND_REQUESTS_PER_HOUR } from './domain/friends.ts';
 import { deriveKey, loadMasterKey } from './secrets.ts';
 import type { Mailer } from './mail/mailer.ts';
+import { loadOutboxSeal } from './outbox-seal.ts';
 import type { SmsSender } from './sms/sender.ts';
 import { setUpPayments, type PaymentsSetup } from './payments/index.ts';
 import { ticketCodesFor } from './domain/ticket-codes.ts';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Express {
     sessions: deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
     mailer: deps.mailer,
     smsSender: deps.smsSender,
+    outboxSeal: loadOutboxSeal(config),
     // Google / Slack / Discord sign-in (server/site/oauth.ts): the enabled providers, and where flow failures are logged.
     oauth: config.oauth,
     logger,

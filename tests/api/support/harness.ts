@@ -13,6 +13,7 @@ import { createLogger } from '../../../server/http/logger.ts';
 import { ReadCache } from '../../../server/http/read-cache.ts';
 import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
 import { SessionTokens } from '../../../server/domain/sessions.ts';
+import { loadOutboxSeal, type OutboxSeal } from '../../../server/outbox-seal.ts';
 
 export interface TestServer {
   url: string;
@@ -26,6 +27,8 @@ export interface TestServer {
   sessions: SessionTokens;
   /** The server's payments (open, fulfil, release checkouts as its routes do). */
   payments: Payments;
+  /** Opens what the server sealed in its outboxes (reset links, SMS codes), as its mail worker and CLI do. */
+  outboxSeal: OutboxSeal;
   close(): Promise<void>;
   /** fetch against the server with JSON helpers. */
   request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<TestResponse>;
@@ -127,6 +130,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     config,
     sessions,
     payments: payments.payments,
+    outboxSeal: loadOutboxSeal(config),
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

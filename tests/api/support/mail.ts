@@ -4,13 +4,17 @@ import type { Db } from '../../../server/db/index.ts';
 import { transaction } from '../../../server/db/index.ts';
 import { newId, nowIso } from '../../../server/db/ids.ts';
 import { hashPassword } from '../../../server/domain/passwords.ts';
-import { OutboxMailer } from '../../../server/mail/mailer.ts';
+import { listOutbox, OutboxMailer, type OutboxEntry } from '../../../server/mail/mailer.ts';
 import type { TestServer } from './harness.ts';
 import { rawRequest, type RawResponse } from './raw-http.ts';
 import { waitFor } from './wait.ts';
 
 export const outboxRow = (db: Db, id: string) => db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 export const outboxRowTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).executeTakeFirst();
+
+/** The messages to `to` (every message without it), newest first, opened with the server's key as `svc mail list` does. */
+export const outboxTo = (server: TestServer, to?: string): Promise<OutboxEntry[]> =>
+  listOutbox(server.database.db, server.outboxSeal, { to, limit: 1000 });
 
 /** Writes a message as the app does (the outbox, in a transaction), and returns its row id. */
 export async function queueMail(db: Db, to: string, subject: string, text: string): Promise<string> {
