@@ -21,12 +21,14 @@ import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
 import { sessionSiteScope } from './http/session.ts';
+import { transportSecurity } from './http/transport-security.ts';
 import { widgetsStatic } from './site/widgets-static.ts';
 import { v1Router } from './v1/index.ts';
 import { SessionTokens } from './domain/sessions.ts';
 import { FRIEND_REQUESTS_PER_HOUR } from './domain/friends.ts';
 import { deriveKey, loadMasterKey } from './secrets.ts';
 import type { Mailer } from './mail/mailer.ts';
+import { loadOutboxSeal } from './outbox-seal.ts';
 import type { SmsSender } from './sms/sender.ts';
 import { setUpPayments, type PaymentsSetup } from './payments/index.ts';
 import { ticketCodesFor } from './domain/ticket-codes.ts';
@@ -68,6 +70,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestId);
   app.use(requestLogger(logger));
+  // HSTS on every answer and Secure cookies on every host when SVC_PUBLIC_URL is https.
+  app.use(transportSecurity(app, config.publicUrl));
   // Before every route, contract or not: no handler sees a path or query it cannot decode or store.
   app.use(refuseUnreadableUrl(ROUTES));
 
@@ -87,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
     sessions: deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
     mailer: deps.mailer,
     smsSender: deps.smsSender,
+    outboxSeal: loadOutboxSeal(config),
     // Google / Slack / Discord sign-in (server/site/oauth.ts): the enabled providers, and where flow failures are logged.
     oauth: config.oauth,
     logger,

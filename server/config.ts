@@ -1,6 +1,7 @@
 // Environment -> typed config. Every default lives here; a bad value stops the process at start
 // with a message that names the variable.
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { parsePaymentsConfig, type PaymentsConfig } from './payments/config.ts';
 import { parseOAuthConfig, type OAuthConfig } from './oauth/config.ts';
@@ -74,8 +75,15 @@ const Env = z.object({
   SVC_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   /** How long public read responses are cached in process (0 = off); writes here invalidate at once. */
   SVC_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-  /** Express `trust proxy`: set it to the number of proxies in front (or `true`) so per-IP limits see clients. */
-  SVC_TRUST_PROXY: z.string().regex(/^(true|false|\d+)$/, 'must be true, false or a hop count').default('false'),
+  /** Which proxies' X-Forwarded-* headers count: a hop count or their addresses (parseTrustProxy); never every client's. */
+  SVC_TRUST_PROXY: z.string().transform((value, ctx) => {
+    const parsed = parseTrustProxy(value);
+    if ('error' in parsed) {
+      ctx.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }
+    return parsed.trust;
+  }).prefault('false'),
   /** Seed the demo community on the first start of an empty database (default: only on embedded SQLite). */
   SVC_SEED_DEMO: z.enum(['true', 'false']).optional(),
   /** `production` turns off development conveniences (private webhook receivers). */
@@ -105,6 +113,43 @@ const Env = z.object({
 });
 
 
+/**
+ * Express `trust proxy` as svc allows it: `false` (no proxy: the socket's address is the client),
+ * a hop count (the client is that many addresses back from the socket, i.e. the address the outermost
+ * of our proxies appended to X-Forwarded-For), or the proxies themselves (addresses, CIDR ranges, or
+ * Express's names `loopback`, `linklocal`, `uniquelocal`): X-Forwarded-For is walked back only
+ * through those. Never `true`, which believes whatever the client put in X-Forwarded-For.
+ */
+export type TrustProxy = false | number | string[];
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address as proxy-addr reads it: dotted-quad IPv4 or IPv6, with an optional prefix length. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (rest.length > 0 || !(v4 || ipaddr.IPv6.isValid(address))) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (v4 ? 32 : 128);
+}
+
+const TRUST_PROXY_HELP = 'set the number of proxies in front of svc (e.g. 1 for one load balancer) or their addresses '
+  + '(comma-separated IPs or CIDR ranges, e.g. 10.0.0.0/8,192.0.2.10)';
+
+export function parseTrustProxy(text: string): { trust: TrustProxy } | { error: string } {
+  const value = text.trim().toLowerCase();
+  if (value === 'false' || value === '0') return { trust: false };
+  if (value === 'true') {
+    return { error: `true would believe the X-Forwarded-For of every client, who could then pick their IP and escape every per-IP limit; ${TRUST_PROXY_HELP}` };
+  }
+  if (/^\d{1,3}$/.test(value)) return { trust: Number(value) };
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isProxyAddress(e));
+  if (bad.length > 0) return { error: `${bad.map((b) => `"${b}"`).join(', ')} is not a proxy address; ${TRUST_PROXY_HELP}` };
+  return { trust: entries };
+}
+
 /** A 32-byte key from base64 or hex, or null. */
 export function decodeKey(text: string): Buffer | null {
   const buf = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
@@ -132,7 +177,8 @@ export interface Config {
   /** Node HTTP server timeouts (server/http/http-server.ts). */
   http: { requestTimeoutMs: number; headersTimeoutMs: number };
   seedDemo: boolean;
-  trustProxy: boolean | number;
+  /** Express `trust proxy` (see TrustProxy); never `true`. */
+  trustProxy: TrustProxy;
   keyCacheMs: number;
   readCacheMs: number;
   webhooks: WebhookConfig;
@@ -243,7 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SVC_SEED_DEMO === undefined ? !e.DATABASE_URL : e.SVC_SEED_DEMO === 'true',
     keyCacheMs: e.SVC_KEY_CACHE_MS,
     readCacheMs: e.SVC_READ_CACHE_MS,
-    trustProxy: e.SVC_TRUST_PROXY === 'true' ? true : e.SVC_TRUST_PROXY === 'false' ? false : Number(e.SVC_TRUST_PROXY),
+    trustProxy: e.SVC_TRUST_PROXY,
     webhooks: {
       allowPrivate: e.SVC_ALLOW_PRIVATE_WEBHOOKS === undefined ? e.NODE_ENV !== 'production' : e.SVC_ALLOW_PRIVATE_WEBHOOKS === 'true',
       retryDelaysMs: e.SVC_WEBHOOK_RETRY_DELAYS,

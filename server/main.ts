@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { describeTightened, tightenDataDir } from './data-dir.ts';
 import { migrate, openDatabase } from './db/index.ts';
 import { seedDemoIfEmpty } from './domain/seed.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
@@ -13,6 +14,7 @@ import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { chooseMailTransport } from './mail/choose-transport.ts';
 import { MailDeliveryWorker } from './mail/worker.ts';
+import { loadOutboxSeal } from './outbox-seal.ts';
 import { setUpPayments } from './payments/index.ts';
 import { checkoutsExpireWorker } from './payments/payments.ts';
 import { lapseExpired } from './domain/membership-payments.ts';
@@ -32,6 +34,11 @@ function readConfig(): Config {
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
+  // Before anything opens it: the database, the key file and the mail are for svc's user alone.
+  const tightened = tightenDataDir(config.dataDir);
+  if (tightened.length > 0) {
+    logger.warn({ dataDir: config.dataDir, changed: tightened.map(describeTightened) }, 'data directory was readable by other users; made it private (directories 0700, files 0600)');
+  }
   const database = openDatabase(config.database);
   await migrate(database.db);
   if (config.seedDemo) {
@@ -75,6 +82,7 @@ async function main(): Promise<void> {
   const mailWorker = config.mail.worker
     ? new MailDeliveryWorker({
       db: database.db, dialect: database.dialect, config: config.mail, transport: chooseMailTransport(config.mail, config.dataDir), logger,
+      seal: loadOutboxSeal(config),
     })
     : null;
   mailWorker?.start();

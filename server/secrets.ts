@@ -6,18 +6,25 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './data-dir.ts';
 
 export const KEY_FILE_NAME = 'encryption.key';
+
+/** The master key if there is one (SVC_ENCRYPTION_KEY or the key file), without making a key file: for commands that only read. */
+export function existingMasterKey(config: Pick<Config, 'encryptionKey' | 'dataDir'>): Buffer | null {
+  if (config.encryptionKey) return config.encryptionKey;
+  return fs.existsSync(path.join(config.dataDir, KEY_FILE_NAME)) ? loadMasterKey(config) : null;
+}
 
 export function loadMasterKey(config: Pick<Config, 'encryptionKey' | 'dataDir'>): Buffer {
   if (config.encryptionKey) return config.encryptionKey;
   const file = path.join(config.dataDir, KEY_FILE_NAME);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDir(config.dataDir);
   if (!fs.existsSync(file)) {
     // Written aside and linked into place: link fails if the file exists, so two processes
     // starting together agree on one key, and neither ever reads a half-written file.
     const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(tmp, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    fs.writeFileSync(tmp, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: PRIVATE_FILE_MODE });
     try {
       fs.linkSync(tmp, file);
     } catch (err) {

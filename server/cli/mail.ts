@@ -59,7 +59,7 @@ const ID_PREFIX = /^[\w-]{1,100}$/;
 async function findOne(prefix: string): Promise<{ entry: OutboxEntry; defaultFrom: string }> {
   if (!ID_PREFIX.test(prefix)) throw new CliError(`"${prefix}" is not a message id (or its beginning): see \`svc mail list\`.`);
   const { matches, defaultFrom } = await withDatabase(async (db, ctx) => ({
-    matches: await findOutboxByIdPrefix(db, prefix),
+    matches: await findOutboxByIdPrefix(db, ctx.outboxSeal(), prefix),
     defaultFrom: ctx.config.mail.from,
   }));
   if (matches.length === 0) throw new CliError(`No mail with id ${prefix}.`);
@@ -80,7 +80,7 @@ export function registerMailCommands(program: Command): void {
       if (!to.includes('@')) throw new CliError(`--to must be an e-mail address (got "${value}")`);
       return to;
     },
-    list: listOutbox,
+    list: (db, opts, ctx) => listOutbox(db, ctx.outboxSeal(), opts),
     headers: (m) => [
       `To:      ${m.to}`,
       `Subject: ${m.subject}`,

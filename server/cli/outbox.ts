@@ -4,7 +4,7 @@
 // secrets until they expire.
 import type { Command } from 'commander';
 import type { Db } from '../db/index.ts';
-import { CliError, out, printJson, withDatabase, type JsonOption } from './runtime.ts';
+import { CliError, out, printJson, withDatabase, type CliContext, type JsonOption } from './runtime.ts';
 
 const MAX_LIST = 1000;
 
@@ -23,7 +23,7 @@ export interface OutboxCommand<E extends { id: string; createdAt: string; to: st
   toHelp: string;
   /** Checks and normalises `--to`; throws CliError with the expected form. */
   parseTo: (value: string) => string;
-  list: (db: Db, opts: { to?: string; limit: number }) => Promise<E[]>;
+  list: (db: Db, opts: { to?: string; limit: number }, ctx: CliContext) => Promise<E[]>;
   /** Header lines between the separator and the text, e.g. To and Subject. */
   headers: (entry: E) => string[];
   /** What "nothing" is called: `mail`, `SMS`. */
@@ -43,7 +43,7 @@ export function registerOutboxCommand<E extends { id: string; createdAt: string;
     .action(async (opts: JsonOption & { to?: string; limit?: string }) => {
       const to = opts.to === undefined ? undefined : spec.parseTo(opts.to);
       const limit = parseLimit(opts.limit);
-      const messages = await withDatabase((db) => spec.list(db, { to, limit }));
+      const messages = await withDatabase((db, ctx) => spec.list(db, { to, limit }, ctx));
       if (opts.json) {
         printJson(messages);
         return;

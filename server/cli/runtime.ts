@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { migrate, openDatabase, type Db, type Dialect } from '../db/index.ts';
 import { FixtureError } from '../domain/import.ts';
+import { readingOutboxSeal, type OutboxSeal } from '../outbox-seal.ts';
 import { KEY_FILE_NAME } from '../secrets.ts';
 import { WebhookAdminError } from '../webhooks/endpoints.ts';
 import { loadSecretBox, type SecretBox } from '../webhooks/secret-box.ts';
@@ -23,6 +24,8 @@ export interface CliContext {
    * that never touch a secret never create a key file.
    */
   secrets(): SecretBox;
+  /** Opens the sealed messages of the mail and SMS outboxes (server/outbox-seal.ts); never makes a key file. */
+  outboxSeal(): OutboxSeal;
 }
 
 /** Opens the database exactly as the server would (DATABASE_URL / SVC_DATA_DIR), migrates it, runs fn, closes it. */
@@ -37,6 +40,7 @@ export async function withDatabase<T>(fn: (db: Db, ctx: CliContext) => Promise<T
       box ??= loadCliSecretBox(config);
       return box;
     },
+    outboxSeal: () => readingOutboxSeal(config),
   };
   try {
     await migrate(handle.db);

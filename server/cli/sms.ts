@@ -18,7 +18,7 @@ export function registerSmsCommands(program: Command): void {
       if (!to) throw new CliError(`--to must be an international phone number: + and 8 to 15 digits, e.g. +14155550123 (got "${value}")`);
       return to;
     },
-    list: listSmsOutbox,
+    list: (db, opts, ctx) => listSmsOutbox(db, ctx.outboxSeal(), opts),
     headers: (m) => [`To: ${m.to}`],
     noun: 'SMS',
   });

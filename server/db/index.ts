@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogEvent, type Migration, type Transaction } from 'kysely';
 import pg from 'pg';
+import { ensurePrivateFile } from '../data-dir.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -27,7 +28,8 @@ export interface OpenOptions {
 export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): DatabaseHandle {
   const log = opts.onQuery ? (e: LogEvent) => opts.onQuery!(e.query.sql) : undefined;
   if (target.kind === 'sqlite') {
-    if (target.file !== ':memory:') fs.mkdirSync(path.dirname(target.file), { recursive: true });
+    // Made 0600 before SQLite opens it, so its -wal and -shm files are 0600 too (server/data-dir.ts).
+    if (target.file !== ':memory:') ensurePrivateFile(target.file);
     const conn = new SQLite(target.file);
     conn.pragma('journal_mode = WAL');
     conn.pragma('foreign_keys = ON');

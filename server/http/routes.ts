@@ -18,6 +18,7 @@ import type { ReadCache } from './read-cache.ts';
 import { parseOrThrow } from './validate.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { OutboxSeal } from '../outbox-seal.ts';
 import type { SmsSender } from '../sms/sender.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { TicketCodes } from '../domain/ticket-codes.ts';
@@ -41,6 +42,8 @@ export interface RouteDeps {
   mailer?: Mailer;
   /** Sends SMS sign-in codes; default: the database outbox (server/sms). */
   smsSender?: SmsSender;
+  /** Seals what the outboxes store of sign-in secrets (reset links, SMS codes): server/outbox-seal.ts. */
+  outboxSeal: OutboxSeal;
   /** Opens checkouts with the configured gateway (server/payments). */
   payments?: Payments;
   /** Signs and checks ticket codes (the QR on every ticket). */

@@ -14,6 +14,7 @@ import {
 } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from './messages.ts';
+import { secureAttribute } from './transport-security.ts';
 
 export const SESSION_COOKIE = 'svc_auth';
 export const sessionCookieName = (communityTag: string): string => `${SESSION_COOKIE}_${communityTag}`;
@@ -113,16 +114,15 @@ export function assertOwnOrigin(req: Request): void {
   if (!origin || origin !== `${req.protocol}://${req.host}`) throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
 }
 
-/** Sets the sign-in cookie: HttpOnly, SameSite=Lax, host-only, Secure on https. */
+/** Sets the sign-in cookie: HttpOnly, SameSite=Lax, host-only, Secure when the deployment is https. */
 export function setSessionCookie(req: Request, res: Response, name: string, token: string, expiresAt: Date): void {
   const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
-  const secure = req.protocol === 'https' ? '; Secure' : '';
-  res.append('Set-Cookie', `${name}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`);
+  res.append('Set-Cookie', `${name}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secureAttribute(req)}`);
 }
 
 /** Expires every cookie name this site's token may be under. */
 export function clearSessionCookies(req: Request, res: Response, communityTag: string | null): void {
-  const secure = req.protocol === 'https' ? '; Secure' : '';
+  const secure = secureAttribute(req);
   for (const name of new Set([...(communityTag ? [sessionCookieName(communityTag)] : []), SESSION_COOKIE, `${SESSION_COOKIE}_${bareHostname(req)}`])) {
     res.append('Set-Cookie', `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
   }

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../data-dir.ts';
 import { mailOptions, type MailTransport } from './transport.ts';
 
 /** `2025-06-01T10:00:00.123Z` + id -> `20250601T100000.123Z-<id>.eml`: sorts by time, and no `:` for filesystems that refuse it. */
@@ -18,7 +19,7 @@ export function emlFileName(createdAt: string, id: string): string {
 async function writeAtomically(file: string, content: Buffer): Promise<void> {
   // Dot-prefixed, so a reader listing `*.eml` never picks up a file being written.
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${crypto.randomUUID()}.tmp`);
-  const handle = await fs.open(temp, 'wx', 0o600);
+  const handle = await fs.open(temp, 'wx', PRIVATE_FILE_MODE);
   try {
     await handle.writeFile(content);
     // On disk before the rename makes it visible, and before the row is marked sent.
@@ -39,7 +40,7 @@ export function emlFileTransport(dir: string): MailTransport {
   return {
     async send(mail) {
       const info = await composer.sendMail(mailOptions(mail));
-      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fs.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const file = path.join(dir, emlFileName(mail.createdAt, mail.id));
       try {
         await writeAtomically(file, info.message as Buffer);

@@ -7,6 +7,7 @@ import { sql, type Selectable } from 'kysely';
 import { afterCommit, type Db, type Trx } from '../db/index.ts';
 import type { MailOutboxTable } from '../db/schema-accounts.ts';
 import { newId, nowIso } from '../db/ids.ts';
+import { UNREADABLE_SEALED, type OutboxSeal } from '../outbox-seal.ts';
 import { wakeMailWorkers } from './wake.ts';
 
 /** A file sent with the message; with `cid`, an inline image the HTML shows as `<img src="cid:...">`. */
@@ -23,6 +24,11 @@ export interface MailMessage {
   text: string;
   html?: string;
   attachments?: MailAttachment[];
+  /**
+   * The message carries a sign-in secret (a reset link): only a mailer holding the outbox seal
+   * writes it, sealed, so the outbox is never a store of live tokens (server/outbox-seal.ts).
+   */
+  secret?: boolean;
 }
 
 export interface Mailer {
@@ -46,19 +52,48 @@ function attachmentsSafe(attachments: MailAttachment[] | undefined): string | nu
   }));
 }
 
-/** Queues every message in the `mail_outbox` table (read back with `svc mail list`). */
+/** A message's content as the outbox stores it (sealed or not). */
+interface StoredContent { text_body: string; html_body: string | null; attachments: string | null }
+
+function sealContent(seal: OutboxSeal, id: string, c: StoredContent): StoredContent {
+  const sealOrNull = (value: string | null, column: 'mail_outbox.html_body' | 'mail_outbox.attachments') =>
+    (value === null ? null : seal.seal(value, column, id));
+  return {
+    text_body: seal.seal(c.text_body, 'mail_outbox.text_body', id),
+    html_body: sealOrNull(c.html_body, 'mail_outbox.html_body'),
+    attachments: sealOrNull(c.attachments, 'mail_outbox.attachments'),
+  };
+}
+
+export interface MailContent { text: string; html: string | null; attachments: MailAttachment[] }
+
+/** A row's content as it was written; throws when it was sealed under another master key. */
+export function openMailContent(seal: OutboxSeal, row: StoredContent & { id: string }): MailContent {
+  const attachments = row.attachments === null ? null : seal.open(row.attachments, 'mail_outbox.attachments', row.id);
+  return {
+    text: seal.open(row.text_body, 'mail_outbox.text_body', row.id),
+    html: row.html_body === null ? null : seal.open(row.html_body, 'mail_outbox.html_body', row.id),
+    attachments: attachments === null ? [] : JSON.parse(attachments) as MailAttachment[],
+  };
+}
+
+/**
+ * Queues every message in the `mail_outbox` table (read back with `svc mail list`). Given the
+ * outbox seal, it stores every message sealed; without it, it refuses a message marked `secret`.
+ */
 export class OutboxMailer implements Mailer {
-  constructor(private readonly db: Db | Trx) {}
+  constructor(private readonly db: Db | Trx, private readonly seal?: OutboxSeal) {}
 
   async send(message: MailMessage): Promise<void> {
+    if (message.secret && !this.seal) throw new Error('a message carrying a sign-in secret must be written with the outbox seal');
+    const id = newId();
     const now = nowIso();
+    const content: StoredContent = { text_body: message.text, html_body: message.html ?? null, attachments: attachmentsSafe(message.attachments) };
     await this.db.insertInto('mail_outbox').values({
-      id: newId(),
+      id,
       to_address: headerSafe(message.to, 'recipient'),
       subject: headerSafe(message.subject, 'subject'),
-      text_body: message.text,
-      html_body: message.html ?? null,
-      attachments: attachmentsSafe(message.attachments),
+      ...(this.seal ? sealContent(this.seal, id, content) : content),
       created_at: now,
       sent_at: null,
       next_attempt_at: now,
@@ -98,14 +133,24 @@ const statusOf = (r: { sent_at: string | null; failed_at: string | null }): Outb
 
 type OutboxRow = Selectable<MailOutboxTable>;
 
-function toEntry(r: OutboxRow): OutboxEntry {
+/** The content, or a note in its place when this process's key does not open it: one such row must not hide the rest. */
+function readableContent(seal: OutboxSeal, r: OutboxRow): MailContent {
+  try {
+    return openMailContent(seal, r);
+  } catch {
+    return { text: UNREADABLE_SEALED, html: null, attachments: [] };
+  }
+}
+
+function toEntry(seal: OutboxSeal, r: OutboxRow): OutboxEntry {
+  const content = readableContent(seal, r);
   return {
     id: r.id,
     from: r.from_address,
     to: r.to_address,
     subject: r.subject,
-    text: r.text_body,
-    html: r.html_body,
+    text: content.text,
+    html: content.html,
     createdAt: r.created_at,
     status: statusOf(r),
     attempts: Number(r.attempts),
@@ -113,7 +158,7 @@ function toEntry(r: OutboxRow): OutboxEntry {
     sentAt: r.sent_at,
     failedAt: r.failed_at,
     lastError: r.last_error,
-    attachments: (r.attachments ? JSON.parse(r.attachments) as MailAttachment[] : []).map((a) => ({
+    attachments: content.attachments.map((a) => ({
       filename: a.filename, contentType: a.contentType, size: Buffer.byteLength(a.contentBase64, 'base64'), cid: a.cid ?? null,
     })),
     emlPath: r.eml_path,
@@ -121,11 +166,11 @@ function toEntry(r: OutboxRow): OutboxEntry {
 }
 
 /** Outbox messages, newest first; `to` matches the recipient case-insensitively. */
-export async function listOutbox(db: Db, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
+export async function listOutbox(db: Db, seal: OutboxSeal, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
   let q = db.selectFrom('mail_outbox').selectAll();
   if (opts.to) q = q.where(sql<string>`lower(to_address)`, '=', opts.to.trim().toLowerCase());
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 20).execute();
-  return rows.map(toEntry);
+  return rows.map((r) => toEntry(seal, r));
 }
 
 /**
@@ -133,13 +178,13 @@ export async function listOutbox(db: Db, opts: { to?: string; limit?: number } =
  * one is a match, several an ambiguous prefix. substr() rather than LIKE, so `_` and `%` in what
  * was typed mean themselves and the comparison is case-sensitive on both databases.
  */
-export async function findOutboxByIdPrefix(db: Db, prefix: string, limit = 5): Promise<OutboxEntry[]> {
+export async function findOutboxByIdPrefix(db: Db, seal: OutboxSeal, prefix: string, limit = 5): Promise<OutboxEntry[]> {
   const exact = await db.selectFrom('mail_outbox').selectAll().where('id', '=', prefix).executeTakeFirst();
-  if (exact) return [toEntry(exact)];
+  if (exact) return [toEntry(seal, exact)];
   const rows = await db.selectFrom('mail_outbox').selectAll()
     .where(sql<string>`substr(id, 1, ${prefix.length})`, '=', prefix)
     .orderBy('created_at').orderBy('id').limit(limit).execute();
-  return rows.map(toEntry);
+  return rows.map((r) => toEntry(seal, r));
 }
 
 export type RetryOutcome = 'queued' | 'not_found' | 'not_failed';

@@ -22,6 +22,7 @@ export function passwordResetMail(opts: { to: string; siteName: string; link: st
     subject,
     text: `${intro}\n\nChoose a new password here:\n${opts.link}\n\n${action}\n\n${ignore}\n`,
     html: html(subject, [intro, action, ignore], { href: opts.link, label: 'Choose a new password' }),
+    secret: true,
   };
 }
 

@@ -13,7 +13,8 @@ import type { Logger } from 'pino';
 import type { Db, Dialect } from '../db/index.ts';
 import { nowIso } from '../db/ids.ts';
 import type { MailConfig } from './config.ts';
-import type { MailAttachment } from './mailer.ts';
+import type { OutboxSeal } from '../outbox-seal.ts';
+import { openMailContent } from './mailer.ts';
 import { SMTP_MAX_CONNECTIONS } from './smtp.ts';
 import { classifySendError, type MailTransport } from './transport.ts';
 import { onNewMail } from './wake.ts';
@@ -33,6 +34,8 @@ export interface MailWorkerDeps {
   config: MailConfig;
   transport: MailTransport;
   logger: Logger;
+  /** Opens sealed messages (server/outbox-seal.ts): the same master key as the processes that wrote them. */
+  seal: OutboxSeal;
 }
 
 interface Claimed {
@@ -173,6 +176,8 @@ export class MailDeliveryWorker {
     }
     let file: string | null;
     try {
+      // Opened here, so a message sealed under another key is retried (the key may be fixed) like a send that failed.
+      const content = openMailContent(this.#deps.seal, row);
       ({ file } = await transport.send({
         id: row.id,
         createdAt: row.created_at,
@@ -180,9 +185,7 @@ export class MailDeliveryWorker {
         to: row.to_address,
         // One line whatever is stored: a line break in a header would start another header.
         subject: row.subject.replace(/[\r\n\0]+/g, ' '),
-        text: row.text_body,
-        html: row.html_body,
-        attachments: row.attachments ? JSON.parse(row.attachments) as MailAttachment[] : [],
+        ...content,
       }));
     } catch (err) {
       const failure = classifySendError(err);

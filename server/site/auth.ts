@@ -61,8 +61,9 @@ export async function siteOf(deps: Pick<RouteDeps, 'db' | 'publicUrl'>, _req: Re
 }
 
 export function mountAuth(router: Router, deps: OAuthRouteDeps): void {
-  const mailer = deps.mailer ?? new OutboxMailer(deps.db);
-  const smsSender = deps.smsSender ?? new OutboxSmsSender(deps.db);
+  // Reset links are sign-in secrets: the outbox keeps them sealed (server/outbox-seal.ts).
+  const mailer = deps.mailer ?? new OutboxMailer(deps.db, deps.outboxSeal);
+  const smsSender = deps.smsSender ?? new OutboxSmsSender(deps.db, deps.outboxSeal);
   // Keys the hashes of SMS codes (server/domain/sms-sign-in.ts); never stored in the database.
   const smsCodeKey = deps.sessions.deriveKey('sms codes v1');
 

@@ -40,6 +40,7 @@ import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import {
   communityTagForHost, cookieNameFor, parseCookies, requestOrigin, setSessionCookie, signedInVisitor, type Visitor,
 } from '../http/session.ts';
+import { secureAttribute } from '../http/transport-security.ts';
 import { identityLinkedMail } from '../mail/identity-linked-email.ts';
 import { OutboxMailer } from '../mail/mailer.ts';
 import { OAUTH_DEFAULTS, type OAuthConfig, type OAuthProviderId } from '../oauth/config.ts';
@@ -74,8 +75,7 @@ function timingSafeEqualText(a: string, b: string): boolean {
 }
 
 function flowCookie(req: Request, name: string, value: string, maxAge: number): string {
-  const secure = req.protocol === 'https' ? '; Secure' : '';
-  return `${name}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+  return `${name}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secureAttribute(req)}`;
 }
 
 /** A navigation, not an API answer: no body, not cached, and the codes in URLs never leak as a Referer. */

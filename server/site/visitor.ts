@@ -79,7 +79,7 @@ export function mountVisitor(router: Router, deps: RouteDeps): void {
 
   // Phone ---------------------------------------------------------------------------------------
 
-  const smsSender = deps.smsSender ?? new OutboxSmsSender(db);
+  const smsSender = deps.smsSender ?? new OutboxSmsSender(db, deps.outboxSeal);
   // The key SMS sign-in hashes its codes under: one table, one hashing (server/domain/sms-sign-in.ts).
   const smsCodeKey = deps.sessions.deriveKey('sms codes v1');
 

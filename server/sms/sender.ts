@@ -4,22 +4,28 @@
 // (Twilio, Vonage, ...) is a class implementing SmsSender; see docs/sign-in.md.
 import type { Db, Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
+import type { OutboxSeal } from '../outbox-seal.ts';
 
 export interface SmsSender {
   /** `to` is an E.164 number (`+14155550123`); `text` is the whole message. */
   send(to: string, text: string): Promise<void>;
 }
 
-/** Writes every message to the `sms_outbox` table (read back, newest first, with `svc sms list`). */
+/**
+ * Writes every message to the `sms_outbox` table (read back, newest first, with `svc sms list`),
+ * sealed: every text svc sends is a sign-in or verification code (server/outbox-seal.ts).
+ */
 export class OutboxSmsSender implements SmsSender {
-  constructor(private readonly db: Db | Trx) {}
+  constructor(private readonly db: Db | Trx, private readonly seal: OutboxSeal) {}
 
   async send(to: string, text: string): Promise<void> {
+    const id = newId();
     await this.db.insertInto('sms_outbox').values({
-      id: newId(), to_number: to, text_body: text, created_at: nowIso(), sent_at: null,
+      id, to_number: to, text_body: this.seal.seal(text, 'sms_outbox.text_body', id), created_at: nowIso(), sent_at: null,
     }).execute();
   }
 }
+
 
 export interface SmsOutboxEntry {
   id: string;
@@ -30,9 +36,9 @@ export interface SmsOutboxEntry {
 }
 
 /** Outbox messages, newest first; `to` is an E.164 number (normalise it first). */
-export async function listSmsOutbox(db: Db, opts: { to?: string; limit?: number } = {}): Promise<SmsOutboxEntry[]> {
+export async function listSmsOutbox(db: Db, seal: OutboxSeal, opts: { to?: string; limit?: number } = {}): Promise<SmsOutboxEntry[]> {
   let q = db.selectFrom('sms_outbox').selectAll();
   if (opts.to) q = q.where('to_number', '=', opts.to);
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 20).execute();
-  return rows.map((r) => ({ id: r.id, to: r.to_number, text: r.text_body, createdAt: r.created_at, sentAt: r.sent_at }));
+  return rows.map((r) => ({ id: r.id, to: r.to_number, text: seal.read(r.text_body, 'sms_outbox.text_body', r.id), createdAt: r.created_at, sentAt: r.sent_at }));
 }

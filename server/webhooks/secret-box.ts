@@ -9,9 +9,12 @@ const VERSION = 'v1';
 
 export class SecretBox {
   readonly #key: Buffer;
-  constructor(key: Buffer) {
+  /** What is sealed, for the error when it does not open (`a webhook secret`). */
+  readonly #what: string;
+  constructor(key: Buffer, what = 'a webhook secret') {
     if (key.length !== 32) throw new Error('the encryption key must be 32 bytes');
     this.#key = key;
+    this.#what = what;
   }
 
   seal(plaintext: string, boundTo: string): string {
@@ -32,7 +35,7 @@ export class SecretBox {
     try {
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     } catch {
-      throw new Error('cannot decrypt a webhook secret: SVC_ENCRYPTION_KEY (or the key file) differs from the one it was stored with');
+      throw new Error(`cannot decrypt ${this.#what}: SVC_ENCRYPTION_KEY (or the key file) differs from the one it was stored with`);
     }
   }
 }

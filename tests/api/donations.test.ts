@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId, nowIso } from '../../server/db/ids.ts';
 import { updateCommunitySettings } from '../../server/domain/community-settings.ts';
 import { pay } from './support/checkout.ts';
-import { outboxTo } from './support/mail.ts';
+import { outboxRowsTo } from './support/mail.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
 import { startTestServer, type StartOptions, type TestServer } from './support/harness.ts';
 
@@ -51,7 +51,7 @@ const summary = (path: string) => server.request(`${v1()}/${path}/donations/summ
 const eventsNamed = async (name: string) =>
   (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
 const checkoutRow = (sessionId: string) => db().selectFrom('checkout_sessions').selectAll().where('processor_session_id', '=', sessionId).executeTakeFirstOrThrow();
-const receiptsTo = async (email: string) => (await outboxTo(db(), email)).filter((m) => /receipt/i.test(m.subject));
+const receiptsTo = async (email: string) => (await outboxRowsTo(db(), email)).filter((m) => /receipt/i.test(m.subject));
 const receiptRow = (sessionId: string) => db().selectFrom('receipts').innerJoin('checkout_sessions', 'checkout_sessions.id', 'receipts.checkout_session_id')
   .select(['receipts.number', 'receipts.email', 'receipts.issued_at', 'receipts.community_id']).where('processor_session_id', '=', sessionId).executeTakeFirstOrThrow();
 /** The receipt's date line as a reader sees it: minutes, in UTC. */
@@ -165,7 +165,7 @@ describe('happy', () => {
     expect(await server.payments.fulfil(res.body.sessionId, received.transactionId)).toBe('duplicate');
     expect(await server.payments.fulfil(res.body.sessionId, 'pi_reported_twice')).toBe('duplicate');
 
-    const mails = await outboxTo(db(), 'ann@example.com');
+    const mails = await outboxRowsTo(db(), 'ann@example.com');
     expect(mails).toHaveLength(1);
     const [mail] = mails;
     expect(mail.subject).toBe('Receipt for your donation to Givers');
@@ -198,7 +198,7 @@ describe('happy', () => {
       expect(res.status).toBe(200);
       await pay(res.body.checkoutUrl);
     }
-    const mails = await outboxTo(db(), 'cleo@example.com');
+    const mails = await outboxRowsTo(db(), 'cleo@example.com');
     expect(mails.map((m) => m.text_body.match(/Amount donated: (.*)/)?.[1])).toEqual(cases.map((c) => c.shown));
     expect(mails.map((m) => m.text_body.match(/Receipt no\.: (.*)/)?.[1])).toEqual(['R-000001', 'R-000002', 'R-000003']);
     for (const m of mails) expect(m.text_body).toContain('Donor: User cleo <cleo@example.com>');
@@ -212,7 +212,7 @@ describe('happy', () => {
     });
     await Promise.all([pay(res.body.checkoutUrl, 'buyer@example.com'), pay(res.body.checkoutUrl, 'buyer@example.com')]);
     await server.payments.fulfil(res.body.sessionId, 'pi_again');
-    const mails = await outboxTo(db(), 'buyer@example.com');
+    const mails = await outboxRowsTo(db(), 'buyer@example.com');
     expect(mails).toHaveLength(1);
     const [mail] = mails;
     expect(mail.subject).toBe('Your receipt from Givers');
@@ -482,7 +482,7 @@ describe('security', () => {
     await makeProduct('p', { donationConfig: { ...PWYW, label: '<script>alert(2)</script>' } });
     const res = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'a@example.com' }, ...URLS });
     await pay(res.body.checkoutUrl);
-    const [mail] = await outboxTo(db(), 'a@example.com');
+    const [mail] = await outboxRowsTo(db(), 'a@example.com');
     expect(mail.html_body).not.toMatch(/<img|<script/);
     expect(mail.html_body).toContain('Givers &lt;img src=x onerror=alert(1)&gt;');
     expect(mail.text_body).toContain('For: <script>alert(2)</script>');
@@ -490,7 +490,7 @@ describe('security', () => {
     const early = await donate('products/p', { donation: { amount: 500 }, customer: { email: 'b@example.com' }, ...URLS });
     await server.payments.refund('pi_refunded_first', 500);
     await server.payments.fulfil(early.body.sessionId, 'pi_refunded_first');
-    expect(await outboxTo(db(), 'b@example.com')).toHaveLength(0);
+    expect(await outboxRowsTo(db(), 'b@example.com')).toHaveLength(0);
   });
 
   it('the summary is aggregates only', async () => {

@@ -4,7 +4,7 @@
 // RSVP ticket); the files are read back as MIME text. Also: retries of failed disk writes, two
 // workers writing each message once, the server process starting the worker (and
 // SVC_MAIL_WORKER=false not), and `svc mail show` printing what was written.
-import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { newId, nowIso } from '../../server/db/ids.ts';
 import { chooseMailTransport, mailFilesDir } from '../../server/mail/choose-transport.ts';
 import { emlFileName, emlFileTransport } from '../../server/mail/eml-files.ts';
 import { OutboxMailer } from '../../server/mail/mailer.ts';
+import { OutboxSeal } from '../../server/outbox-seal.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
 import type { MailTransport } from '../../server/mail/transport.ts';
 import { createLogger } from '../../server/http/logger.ts';
@@ -21,6 +22,8 @@ import { runSvc, schemaUrl } from './support/cli.ts';
 import { makeCommunity, makeEvent, makeKey } from './support/factory.ts';
 import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 import { askPasswordReset, failedRow, outboxRow, outboxRowTo, queueMail } from './support/mail.ts';
+import { decoded, parseMime, partOfType } from './support/mime.ts';
+import { startServerProcess } from './support/server-process.ts';
 import { rawRequest } from './support/raw-http.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -33,38 +36,6 @@ const logger = createLogger('silent');
 let server: TestServer;
 let worker: MailDeliveryWorker;
 
-// --- A small MIME reader: mailparser is not installed, and the point is to read the file as text.
-
-interface MimePart { headers: Map<string, string>; body: string; parts: MimePart[] }
-
-function parseMime(raw: string): MimePart {
-  const split = raw.indexOf('\r\n\r\n');
-  const head = split < 0 ? raw : raw.slice(0, split);
-  const body = split < 0 ? '' : raw.slice(split + 4);
-  const headers = new Map<string, string>();
-  for (const line of head.replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
-  }
-  const boundary = /boundary="?([^";]+)"?/.exec(headers.get('content-type') ?? '')?.[1];
-  if (!boundary) return { headers, body, parts: [] };
-  // Between the preamble and the closing `--boundary--`, each part ends with the CRLF before the next delimiter.
-  const parts = body.split(`--${boundary}`).slice(1, -1).map((p) => parseMime(p.replace(/^\r\n/, '').replace(/\r\n$/, '')));
-  return { headers, body, parts };
-}
-
-const leaves = (p: MimePart): MimePart[] => (p.parts.length === 0 ? [p] : p.parts.flatMap(leaves));
-
-function decoded(p: MimePart): Buffer {
-  const encoding = p.headers.get('content-transfer-encoding') ?? '7bit';
-  if (encoding === 'base64') return Buffer.from(p.body.replace(/\s+/g, ''), 'base64');
-  if (encoding === 'quoted-printable') {
-    return Buffer.from(p.body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
-  }
-  return Buffer.from(p.body, 'utf8');
-}
-
-const partOfType = (message: MimePart, type: string) => leaves(message).find((p) => (p.headers.get('content-type') ?? '').startsWith(type));
 
 // ---
 
@@ -73,7 +44,7 @@ const rowTo = (to: string) => outboxRowTo(server.database.db, to);
 const sentRow = (id: string) => waitFor(async () => { const r = await row(id); return r.sent_at ? r : undefined; }, `mail ${id} to be written`);
 
 function newWorker(database: DatabaseHandle, transport: MailTransport = chooseMailTransport(server.config.mail, server.config.dataDir)) {
-  return new MailDeliveryWorker({ db: database.db, dialect: database.dialect, config: server.config.mail, transport, logger });
+  return new MailDeliveryWorker({ db: database.db, dialect: database.dialect, config: server.config.mail, transport, logger, seal: server.outboxSeal });
 }
 
 /** Runs `fn` with the shared worker stopped, so only the workers `fn` starts take mail. */
@@ -247,6 +218,36 @@ describe('errors', () => {
     });
   });
 
+  it('retries a sealed message this process\'s key does not open, and delivers it once the key is the writer\'s', { timeout: 60_000 }, async () => {
+    let id = '';
+    await withoutSharedWorker(async () => {
+      await transaction(server.database.db, (trx) => new OutboxMailer(trx, server.outboxSeal).send({
+        to: 'sealed@example.com', subject: 'Sealed', text: 'https://svc.example/reset-password?token=sealed-token', secret: true,
+      }));
+      id = (await rowTo('sealed@example.com'))!.id;
+      const wrongKey = new MailDeliveryWorker({
+        db: server.database.db, dialect: server.database.dialect, config: server.config.mail, logger,
+        transport: chooseMailTransport(server.config.mail, server.config.dataDir), seal: new OutboxSeal(crypto.randomBytes(32)),
+      });
+      const [first] = await wrongKey.deliverDue();
+      expect(first).toMatchObject({ id, outcome: 'retry', error: expect.stringContaining('cannot decrypt an outbox message') });
+      expect((await row(id)).sent_at).toBeNull();
+      const w = newWorker(server.database);
+      w.start();
+      try {
+        const sent = await sentRow(id);
+        const text = decoded(partOfType(parseMime(fs.readFileSync(sent.eml_path!, 'utf8')), 'text/plain')!).toString('utf8');
+        expect(text.trim()).toBe('https://svc.example/reset-password?token=sealed-token');
+      } finally {
+        await w.stop();
+      }
+    });
+    // The admin CLI on the same data directory (so the same key file) opens it too.
+    const shown = await runSvc(['mail', 'show', id], cliEnv());
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('https://svc.example/reset-password?token=sealed-token');
+  });
+
   it('fails the message with the last disk error after the last retry', async () => {
     const blocked = path.join(tmp, 'blocked-for-good');
     fs.writeFileSync(blocked, 'not a directory');
@@ -316,20 +317,7 @@ describe('security', () => {
 });
 
 describe('the server process', () => {
-  /** `node server/main.ts` on its own SQLite data directory; resolves with the port once ready. */
-  async function startProcess(dir: string, env: Record<string, string>) {
-    const portNo = String(3900 + Math.floor(Math.random() * 90));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-      env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', PORT: portNo, SVC_DATA_DIR: dir, SVC_SEED_DEMO: 'false', SVC_PUBLIC_URL: `http://127.0.0.1:${portNo}`, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => { output += d; });
-    child.stderr.on('data', (d) => { output += d; });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await waitFor(async () => { try { return (await fetch(`http://127.0.0.1:${portNo}/readyz`)).ok; } catch { return false; } }, `the server (${output})`, 30_000);
-    return { port: portNo, stop: async () => { child.kill('SIGTERM'); return exited; } };
-  }
+  const startProcess = (dir: string, env: Record<string, string>) => startServerProcess(dir, { SVC_SEED_DEMO: 'false', ...env });
 
   /** Signs up and asks for a reset link through the API: one e-mail queued. */
   async function askForReset(p: string, email: string) {

@@ -103,6 +103,7 @@ const logger = pino({ level: 'info' }, new Writable({
 function newWorker(database: DatabaseHandle): MailDeliveryWorker {
   return new MailDeliveryWorker({
     db: database.db, dialect: database.dialect, config: server.config.mail, transport: smtpTransport(server.config.mail.smtp!), logger,
+    seal: server.outboxSeal,
   });
 }
 
@@ -170,7 +171,7 @@ describe('happy', () => {
     // Dated when it was written, whenever a retry gets it out; over SMTP no file is written.
     expect(new Date(mail.headers.get('date')![0]).getTime()).toBe(Math.floor(Date.parse(sent.created_at) / 1000) * 1000);
     expect([sent.from_address, sent.eml_path]).toEqual([FROM, null]);
-    const [listed] = await listOutbox(server.database.db, { to: email });
+    const [listed] = await listOutbox(server.database.db, server.outboxSeal, { to: email });
     expect(listed).toMatchObject({ status: 'sent', attempts: 1, lastError: null, from: FROM, emlPath: null });
   });
 
@@ -184,7 +185,7 @@ describe('happy', () => {
     expect(mail.raw).toContain('Content-ID: <ticket-1>');
     expect(mail.raw).toMatch(/Content-Type: image\/png; name=ticket-1\.png/);
     expect(mail.raw).toContain(png);
-    const [listed] = await listOutbox(server.database.db, { to: 'tickets@example.com' });
+    const [listed] = await listOutbox(server.database.db, server.outboxSeal, { to: 'tickets@example.com' });
     expect(listed.attachments).toEqual([{ filename: 'ticket-1.png', contentType: 'image/png', size: 16, cid: 'ticket-1' }]);
     await expect(new OutboxMailer(server.database.db).send({
       to: 'x@example.com', subject: 'x', text: 'x', attachments: [{ filename: 'a\r\nBcc: evil@attacker.test', contentType: 'image/png', contentBase64: png }],
@@ -271,7 +272,7 @@ describe('errors', () => {
     // Past every retry delay: no second attempt.
     await new Promise((r) => setTimeout(r, 500));
     expect(rcptSeen.get(to)).toBe(1);
-    const [listed] = await listOutbox(server.database.db, { to });
+    const [listed] = await listOutbox(server.database.db, server.outboxSeal, { to });
     expect(listed).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringContaining('550') });
 
     expect(await retryOutboxMessage(server.database.db, id)).toBe('queued');

@@ -10,7 +10,7 @@ import { SMS_CODE_MAX_ATTEMPTS } from '../../server/domain/sms-sign-in.ts';
 import { makeCommunity, makeUser } from './support/factory.ts';
 import { openTestDatabase, startTestServer, type TestServer } from './support/harness.ts';
 import { clientAddresses, rawClient, type RawOpts as Opts } from './support/raw-http.ts';
-import { lastSmsCode, otherThan } from './support/sms.ts';
+import { lastSmsCode, otherThan, smsTexts } from './support/sms.ts';
 
 interface Visitor { id: string; usertag: string; cookie: string; host?: string }
 
@@ -38,8 +38,7 @@ const signInStart = (phone: string) => c.post('/api/auth/sms/start', { phone }, 
 const signInVerify = (phone: string, code: string) => c.post('/api/auth/sms/verify', { phone, code }, { headers: fromIp() });
 
 const lastCode = (phone: string, s: TestServer = server) => lastSmsCode(s, phone);
-const texts = async (phone: string, s: TestServer = server) =>
-  (await s.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', phone).execute()).map((r) => r.text_body);
+const texts = (phone: string, s: TestServer = server) => smsTexts(s, phone);
 const phoneOf = async (userId: string, s: TestServer = server) =>
   (await s.database.db.selectFrom('users').select('phone').where('id', '=', userId).executeTakeFirstOrThrow()).phone;
 const codeRows = (phone: string) => server.database.db.selectFrom('sms_codes').selectAll().where('phone', '=', phone).orderBy('created_at').execute();

@@ -38,4 +38,12 @@ describe('server process: errors', () => {
     expect(p.output()).toMatch(/PORT:/);
     expect(p.output()).not.toMatch(/at .*\.ts:\d+/);
   });
+
+  it('refuses SVC_TRUST_PROXY=true (every client could pick its IP) and says what to set instead', async () => {
+    const p = run({ SVC_TRUST_PROXY: 'true' });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('SVC_TRUST_PROXY: true would believe the X-Forwarded-For of every client');
+    expect(p.output()).toContain('set the number of proxies in front of svc (e.g. 1 for one load balancer) or their addresses');
+    expect(p.output()).not.toContain('svc is running');
+  });
 });

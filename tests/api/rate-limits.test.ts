@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCommunity, makeKey } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
+import { rawRequest } from './support/raw-http.ts';
 
 let s: TestServer;
 let pk: string;
@@ -89,5 +90,48 @@ describe('rate limits: security', () => {
     const community = await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'acme').executeTakeFirstOrThrow();
     const fresh = await makeKey(s.database.db, community.id, ['READ_PUBLIC']);
     expect((await s.request('/v1/communities/acme/events', { key: fresh })).status).toBe(200);
+  });
+});
+
+describe('rate limits: security behind proxies (SVC_TRUST_PROXY)', () => {
+  // A per-IP limit of 3 an hour (reset requests), so only the client address decides, not timing.
+  // The test client connects from 127.0.0.1 and plays the proxy: what it puts last in
+  // X-Forwarded-For is what a real proxy appends, anything before that is what its client sent.
+  const PER_IP = 3;
+  let servers: TestServer[] = [];
+  const behind = async (trust: string) => {
+    const server = await startTestServer({ env: { SVC_TRUST_PROXY: trust }, rateLimits: { signIn: { accountWritesPerIp: PER_IP } } });
+    servers.push(server);
+    const port = new URL(server.url).port;
+    const host = `127.0.0.1:${port}`;
+    return (forwardedFor: string) => rawRequest(port, 'POST', '/api/auth/password-reset', {
+      Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Forwarded-For': forwardedFor,
+    }, JSON.stringify({ email: 'nobody@example.com' })).then((r) => r.status);
+  };
+  afterAll(async () => { await Promise.all(servers.map((x) => x.close())); servers = []; });
+
+  it('with a hop count of 1, counts only the address the proxy appended: a spoofed chain does not escape the limit', async () => {
+    const reset = await behind('1');
+    const statuses: number[] = [];
+    for (let i = 1; i <= PER_IP + 3; i++) statuses.push(await reset(`10.9.${i}.1, 192.0.2.${i}, 198.51.100.7`));
+    expect(statuses).toEqual([202, 202, 202, 429, 429, 429]);
+    // Another client behind the same proxy has its own budget.
+    expect(await reset('10.9.9.9, 198.51.100.8')).toBe(202);
+  });
+
+  it('with proxy addresses (CIDR), honours X-Forwarded-For from a listed proxy, walking back no further than its client', async () => {
+    const reset = await behind('10.0.0.0/8, 127.0.0.1/32');
+    const statuses: number[] = [];
+    for (let i = 1; i <= PER_IP + 2; i++) statuses.push(await reset(i % 2 ? '198.51.100.7' : `192.0.2.${i}, 198.51.100.7`));
+    expect(statuses).toEqual([202, 202, 202, 429, 429]);
+    expect(await reset('198.51.100.8')).toBe(202);
+  });
+
+  it('with proxy addresses, ignores the X-Forwarded-For of a request that does not come from a listed proxy', async () => {
+    const reset = await behind('10.0.0.0/8');
+    const statuses: number[] = [];
+    // 127.0.0.1 is not a listed proxy: it is the client, whatever it claims to forward.
+    for (let i = 1; i <= PER_IP + 2; i++) statuses.push(await reset(`198.51.100.${i}`));
+    expect(statuses).toEqual([202, 202, 202, 429, 429]);
   });
 });

@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../../server/config.ts';
 import { FlowTokens } from '../../server/oauth/flow-tokens.ts';
 import { sha256 } from '../../server/oauth/handoffs.ts';
 import { makeCommunity, makeUser } from './support/factory.ts';
+import { databaseText } from './support/db-text.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import {
   authorizeAtProvider, listenOidcProvider, TestBrowser, type Step, type TestOidcProvider,
@@ -697,8 +698,11 @@ describe('security', () => {
     const browser = new TestBrowser();
     const complete = await handoffFor(browser, account());
     const code = complete.searchParams.get('code')!;
-    const rows = await s.database.db.selectFrom('oauth_handoffs').selectAll().execute();
-    expect(JSON.stringify(rows)).not.toContain(code);
+    // Neither the code nor the binding cookie that must come with it is anywhere in the database.
+    const everything = await databaseText(s.database);
+    expect(everything).toContain(sha256(code));
+    expect(everything).not.toContain(code);
+    expect(everything).not.toContain(browser.cookie(CLUB_HOST, 'svc_oauth_bind')!);
     await s.database.db.updateTable('oauth_handoffs').set({ expires_at: new Date(Date.now() - 1000).toISOString() })
       .where('code_hash', '=', sha256(code)).execute();
     const { landed, steps } = await finishFrom(browser, complete);

@@ -7,7 +7,8 @@ import { SMS_CODE_MAX_ATTEMPTS } from '../../server/domain/sms-sign-in.ts';
 import { makeCommunity, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { clientAddresses, cookieJar, rawClient, type RawOpts, type RawResponse as Raw } from './support/raw-http.ts';
-import { lastSmsCode, otherThan } from './support/sms.ts';
+import { databaseText } from './support/db-text.ts';
+import { lastSmsCode, otherThan, smsTexts } from './support/sms.ts';
 
 const without = (body: any, ...keys: string[]) => Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k)));
 /** Response headers that may differ between any two answers (timing, ids). */
@@ -58,7 +59,7 @@ describe('SMS sign-in: happy path', () => {
     expect(res.headers['set-cookie']).toBeUndefined();
     const sms = await server.database.db.selectFrom('sms_outbox').selectAll().where('to_number', '=', user.phone).execute();
     expect(sms).toHaveLength(1);
-    expect(sms[0].text_body).toMatch(/^Your The Club code is \d{6}$/);
+    expect(await smsTexts(server, user.phone)).toEqual([expect.stringMatching(/^Your The Club code is \d{6}$/)]);
     expect(sms[0].sent_at).toBeNull();
 
     const ok = await verify(spaced, await lastCode(user.phone), { host: 'club.localhost' });
@@ -75,8 +76,7 @@ describe('SMS sign-in: happy path', () => {
   it('names the platform as svc off a community\'s domain, and sets svc_auth there', async () => {
     const user = await userWithPhone();
     expect((await start(user.phone)).status).toBe(202);
-    const row = await server.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', user.phone).executeTakeFirstOrThrow();
-    expect(row.text_body).toMatch(/^Your svc code is \d{6}$/);
+    expect(await smsTexts(server, user.phone)).toEqual([expect.stringMatching(/^Your svc code is \d{6}$/)]);
     const ok = await verify(user.phone, await lastCode(user.phone));
     expect(ok.status).toBe(200);
     expect(Object.keys(cookieJar(ok))).toEqual(['svc_auth']);
@@ -199,12 +199,12 @@ describe('SMS sign-in: security', () => {
     const live = await server.database.db.selectFrom('sms_codes').select('id')
       .where('phone', '=', user.phone).where('used_at', 'is', null).where('superseded_at', 'is', null).execute();
     expect(live).toHaveLength(1);
-    const sent = await server.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', user.phone).execute();
+    const sent = await smsTexts(server, user.phone);
     expect(sent).toHaveLength(6);
     // Exactly one of the codes sent is the live one (guessing through them would spend its 5 attempts).
     const row = await server.database.db.selectFrom('sms_codes').select(['id', 'code_hash']).where('id', '=', live[0].id).executeTakeFirstOrThrow();
     const key = server.sessions.deriveKey('sms codes v1');
-    const codes = sent.map((m) => /(\d{6})$/.exec(m.text_body)![1]);
+    const codes = sent.map((text) => /(\d{6})$/.exec(text)![1]);
     const matching = codes.filter((code) => crypto.createHmac('sha256', key).update(`${row.id}:${user.phone}:${code}`).digest('base64url') === row.code_hash);
     expect(matching.length).toBeGreaterThanOrEqual(1);
     expect((await verify(user.phone, matching[0])).status).toBe(200);
@@ -252,6 +252,17 @@ describe('SMS sign-in: security', () => {
     expect(row.code_hash).not.toBe(crypto.createHash('sha256').update(code).digest('base64url'));
     const key = server.sessions.deriveKey('sms codes v1');
     expect(row.code_hash).toBe(crypto.createHmac('sha256', key).update(`${row.id}:${user.phone}:${code}`).digest('base64url'));
+  });
+
+  it('keeps no usable code in the database: the text in the SMS outbox is sealed, and the code it carries signs in', async () => {
+    const user = await userWithPhone();
+    await start(user.phone, { host: 'club.localhost' });
+    const code = await lastCode(user.phone);
+    expect(await databaseText(server.database)).not.toContain(`code is ${code}`);
+    const sent = await server.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', user.phone).executeTakeFirstOrThrow();
+    expect(sent.text_body).toMatch(/^sealed:v1:/);
+    expect(sent.text_body).not.toContain(code);
+    expect((await verify(user.phone, code, { host: 'club.localhost' })).status).toBe(200);
   });
 
   const forged: Array<[string, (port: string) => Record<string, string>, number]> = [

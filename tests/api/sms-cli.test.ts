@@ -1,10 +1,12 @@
 // `svc sms list` as a developer runs it: a child process on a temporary SQLite data directory
 // (always SQLite: this suite does not touch DATABASE_URL).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../server/db/index.ts';
+import { loadOutboxSeal, UNREADABLE_SEALED } from '../../server/outbox-seal.ts';
 import { listSmsOutbox, OutboxSmsSender } from '../../server/sms/sender.ts';
 import { runSvc } from './support/cli.ts';
 
@@ -14,11 +16,15 @@ const env = { SVC_DATA_DIR: path.join(tmp, 'data'), DATABASE_URL: '', REDIS_URL:
 beforeAll(async () => {
   const handle = openDatabase({ kind: 'sqlite', file: path.join(env.SVC_DATA_DIR, 'svc.db') });
   await migrate(handle.db);
-  const sender = new OutboxSmsSender(handle.db);
+  // Sealed under the data directory's key, as the server would: the CLI below opens it with the same key file.
+  const seal = loadOutboxSeal({ encryptionKey: null, dataDir: env.SVC_DATA_DIR });
+  const sender = new OutboxSmsSender(handle.db, seal);
   await sender.send('+14155550123', 'Your The Club code is 123456');
   await new Promise((r) => setTimeout(r, 5));
   await sender.send('+447700900123', 'Your svc code is 654321');
-  expect((await listSmsOutbox(handle.db, { to: '+14155550123' })).map((m) => m.text)).toEqual(['Your The Club code is 123456']);
+  expect((await listSmsOutbox(handle.db, seal, { to: '+14155550123' })).map((m) => m.text)).toEqual(['Your The Club code is 123456']);
+  const stored = await handle.db.selectFrom('sms_outbox').select('text_body').execute();
+  expect(stored.map((r) => r.text_body).join()).not.toMatch(/123456|654321/);
   await handle.close();
 });
 afterAll(() => { fs.rmSync(tmp, { recursive: true, force: true }); });
@@ -42,6 +48,14 @@ describe('svc sms list', { timeout: 60_000 }, () => {
     const none = await runSvc(['sms', 'list', '--to', '+15555550000'], env);
     expect(none.code).toBe(0);
     expect(none.stdout.trim()).toBe('No SMS to +15555550000.');
+  });
+
+  it('opens the sealed texts only with the master key they were written under, and says so otherwise', async () => {
+    const other = await runSvc(['sms', 'list', '--json'], { ...env, SVC_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64') });
+    expect(other.code).toBe(0);
+    const texts = (JSON.parse(other.stdout) as Array<{ text: string }>).map((m) => m.text);
+    expect(texts).toEqual([UNREADABLE_SEALED, UNREADABLE_SEALED]);
+    expect(other.stdout).not.toMatch(/123456|654321/);
   });
 
   it('refuses bad options with a message and exit code 1', async () => {

@@ -5,7 +5,7 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pay } from './support/checkout.ts';
-import { outboxTo } from './support/mail.ts';
+import { outboxRowsTo } from './support/mail.ts';
 import { makeCommunity, makeEvent, makeKey, makeUser } from './support/factory.ts';
 import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 
@@ -38,7 +38,7 @@ const tier = (id: string) => db().selectFrom('tiers').select(['sold', 'held', 'c
   .then((t) => ({ sold: Number(t.sold), held: Number(t.held) }));
 const eventsNamed = async (name: string) =>
   (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
-const mailTo = (to: string) => outboxTo(db(), to);
+const mailTo = (to: string) => outboxRowsTo(db(), to);
 const ticketCount = async () => Number((await db().selectFrom('tickets').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 function decodeQr(base64: string): string {

@@ -15,6 +15,7 @@ import type { DatabaseHandle } from '../../server/db/index.ts';
 import { openTestDatabase, type TestDatabase } from './support/harness.ts';
 import { cachedKeyResolver } from '../../server/domain/api-keys.ts';
 import { SessionTokens } from '../../server/domain/sessions.ts';
+import { OutboxSeal } from '../../server/outbox-seal.ts';
 import { jsonBodyReader } from '../../server/http/body.ts';
 import { errorHandler } from '../../server/http/error-handler.ts';
 import { createLogger } from '../../server/http/logger.ts';
@@ -56,7 +57,7 @@ function deps(widgetActionsPerMin: number): RouteDeps {
   return {
     db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0),
     rateLimits: createRateLimits({ publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4, authFailuresPerMin: 1e4, widgetActionsPerMin }, null),
-    publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), sessions, validateResponses: true,
+    publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), sessions, validateResponses: true, outboxSeal: new OutboxSeal(crypto.randomBytes(32)),
   };
 }
 

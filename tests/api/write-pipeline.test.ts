@@ -24,6 +24,7 @@ import { ReadCache } from '../../server/http/read-cache.ts';
 import { cachedKeyResolver, hashKey } from '../../server/domain/api-keys.ts';
 import { makeCommunity, makeKey } from './support/factory.ts';
 import { SessionTokens } from '../../server/domain/sessions.ts';
+import { OutboxSeal } from '../../server/outbox-seal.ts';
 
 const createThing = route({
   operationId: 'testCreateThing', method: 'post', path: '/v1/communities/{communityTag}/things', tag: 'Events',
@@ -84,7 +85,7 @@ beforeAll(async () => {
   }, {
     db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0), rateLimits,
     publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), idempotency: { lockMs: LOCK_MS, waitMs: 1500 },
-    sessions: new SessionTokens(crypto.randomBytes(32)),
+    sessions: new SessionTokens(crypto.randomBytes(32)), outboxSeal: new OutboxSeal(crypto.randomBytes(32)),
   });
   app.use(errorHandler(createLogger('silent'), '1mb'));
   server = http.createServer(app);

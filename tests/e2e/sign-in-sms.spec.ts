@@ -1,11 +1,9 @@
 // The hosted sign-in page's "Text me a code" on the community's apex (demo.localhost): a visitor
 // types the number, reads the code the server texted (the embedded default writes texts to
-// `sms_outbox`, read here straight from the server's database), types it, and comes back signed
+// `sms_outbox`, sealed, read here with `svc sms list`), types it, and comes back signed
 // in. And the header's bell opens the hosted /notifications page.
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { expect, test, type Page } from '@playwright/test';
-import { HOSTED_ORIGIN, axeViolations, recordProblems } from './support.ts';
+import { HOSTED_ORIGIN, axeViolations, recordProblems, svc } from './support.ts';
 
 const HOSTED_URL = `${HOSTED_ORIGIN}/demo/hosted`;
 // demo/fixture.json: Priya has a phone and no password; Maya a password.
@@ -14,21 +12,15 @@ const MAYA = { email: 'maya@example.com', password: 'demo-password', name: 'Maya
 
 const header = (page: Page) => page.locator('svc-header').first();
 
-/** The code in the newest text to `phone`, from the e2e server's own database. */
+/** The code in the newest text to `phone` sent after `after`, read with the real CLI (texts are stored sealed). */
 async function textedCode(phone: string, after: string): Promise<string> {
-  const db = new SQLite(path.join(process.env.SVC_E2E_DATA_DIR!, 'svc.db'), { readonly: true, fileMustExist: true });
-  try {
-    let body: string | undefined;
-    await expect.poll(() => {
-      const row = db.prepare('select text_body from sms_outbox where to_number = ? and created_at > ? order by created_at desc, id desc limit 1')
-        .get(phone, after) as { text_body: string } | undefined;
-      body = row?.text_body;
-      return body;
-    }).toBeTruthy();
-    return /(\d{6})$/.exec(body!)![1];
-  } finally {
-    db.close();
-  }
+  let text: string | undefined;
+  await expect.poll(async () => {
+    const [newest] = JSON.parse(await svc('sms', 'list', '--to', phone, '--limit', '1', '--json')) as Array<{ text: string; createdAt: string }>;
+    text = newest && newest.createdAt > after ? newest.text : undefined;
+    return text;
+  }).toBeTruthy();
+  return /(\d{6})$/.exec(text!)![1];
 }
 
 /** Signs in through the API from the page, then tells the widgets (the documented host-page hook). */

@@ -65,6 +65,40 @@ describe('config: HTTP timeouts', () => {
   });
 });
 
+describe('config: SVC_TRUST_PROXY', () => {
+  it('defaults to no proxy: the socket address is the client', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ SVC_TRUST_PROXY: '0' }).trustProxy).toBe(false);
+  });
+
+  it('takes a hop count', () => {
+    expect(loadConfig({ SVC_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ SVC_TRUST_PROXY: ' 2 ' }).trustProxy).toBe(2);
+  });
+
+  it('takes a comma-separated list of proxy addresses, CIDR ranges (IPv4 and IPv6) and Express\'s range names', () => {
+    expect(loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,2001:db8::/32 ,::1,loopback,uniquelocal' }).trustProxy)
+      .toEqual(['10.0.0.0/8', '192.0.2.10', '2001:db8::/32', '::1', 'loopback', 'uniquelocal']);
+  });
+
+  it('refuses true, saying why and what to set instead', () => {
+    for (const value of ['true', 'TRUE', ' true ']) {
+      expect(() => loadConfig({ SVC_TRUST_PROXY: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ SVC_TRUST_PROXY: value })).toThrow(
+        /SVC_TRUST_PROXY: true would believe the X-Forwarded-For of every client.*set the number of proxies in front of svc \(e\.g\. 1.*or their addresses/,
+      );
+    }
+  });
+
+  it.each([
+    ['yes'], ['10.0.0.0/33'], ['10.0.0.0/8/8'], ['2001:db8::/129'], ['10.0.0.0/255.0.0.0'], ['127.1'], ['0x7f.0.0.1'],
+    ['10.0.0.1,'], ['proxy.example'], ['-1'], ['1000'],
+  ])('refuses %s, naming the variable and what it takes', (value) => {
+    expect(() => loadConfig({ SVC_TRUST_PROXY: value })).toThrow(/SVC_TRUST_PROXY: .*set the number of proxies in front of svc/);
+  });
+});
+
 describe('config: webhooks', () => {
   it('defaults to the spec schedule (six attempts), a 10 s timeout and the worker on', () => {
     const { webhooks, encryptionKey } = loadConfig({});

@@ -1,10 +1,13 @@
 // The mail outbox (the embedded default transport) and the account e-mail templates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type DatabaseHandle } from '../../server/db/index.ts';
-import { listOutbox, OutboxMailer } from '../../server/mail/mailer.ts';
+import crypto from 'node:crypto';
+import { listOutbox, openMailContent, OutboxMailer } from '../../server/mail/mailer.ts';
+import { OutboxSeal, UNREADABLE_SEALED } from '../../server/outbox-seal.ts';
 import { escapeHtml, passwordResetMail, signUpAttemptMail } from '../../server/mail/templates.ts';
 
 let handle: DatabaseHandle;
+const seal = new OutboxSeal(crypto.randomBytes(32));
 
 beforeAll(async () => {
   handle = openDatabase({ kind: 'sqlite', file: ':memory:' });
@@ -18,12 +21,37 @@ describe('OutboxMailer', () => {
     await mailer.send({ to: 'a@example.com', subject: 'first', text: 'one' });
     await mailer.send({ to: 'b@example.com', subject: 'second', text: 'two', html: '<p>two</p>' });
     await mailer.send({ to: 'a@example.com', subject: 'third', text: 'three' });
-    const all = await listOutbox(handle.db);
+    const all = await listOutbox(handle.db, seal);
     expect(all.map((m) => m.subject)).toEqual(['third', 'second', 'first']);
     expect(all[1]).toMatchObject({ to: 'b@example.com', text: 'two', html: '<p>two</p>', sentAt: null });
     expect(all[0].html).toBeNull();
-    expect((await listOutbox(handle.db, { to: 'A@Example.COM' })).map((m) => m.subject)).toEqual(['third', 'first']);
-    expect(await listOutbox(handle.db, { limit: 1 })).toHaveLength(1);
+    expect((await listOutbox(handle.db, seal, { to: 'A@Example.COM' })).map((m) => m.subject)).toEqual(['third', 'first']);
+    expect(await listOutbox(handle.db, seal, { limit: 1 })).toHaveLength(1);
+  });
+
+  it('with the outbox seal, stores text, HTML and attachments sealed to their row, and reads them back with the same key only', async () => {
+    const png = Buffer.from('not really a png').toString('base64');
+    await new OutboxMailer(handle.db, seal).send({
+      to: 'sealed@example.com', subject: 'Reset', text: 'token=TEXT-SECRET', html: '<a href="?token=HTML-SECRET">', secret: true,
+      attachments: [{ filename: 'a.png', contentType: 'image/png', contentBase64: png }],
+    });
+    const row = await handle.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', 'sealed@example.com').executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toMatch(/TEXT-SECRET|HTML-SECRET|a\.png/);
+    expect(row.subject).toBe('Reset');
+    expect(openMailContent(seal, row)).toEqual({
+      text: 'token=TEXT-SECRET', html: '<a href="?token=HTML-SECRET">', attachments: [{ filename: 'a.png', contentType: 'image/png', contentBase64: png }],
+    });
+    // Another key opens nothing, and says so rather than hiding the other messages.
+    const elsewhere = await listOutbox(handle.db, new OutboxSeal(crypto.randomBytes(32)));
+    expect(elsewhere.find((m) => m.to === 'sealed@example.com')).toMatchObject({ text: UNREADABLE_SEALED, html: null, attachments: [] });
+    expect(elsewhere.find((m) => m.subject === 'second')).toMatchObject({ text: 'two' });
+    // Copied onto another row, a sealed body does not open there.
+    expect(() => openMailContent(seal, { ...row, id: 'another-row' })).toThrow(/cannot decrypt an outbox message/);
+  });
+
+  it('refuses a message that carries a sign-in secret when it has no seal to store it with', async () => {
+    await expect(new OutboxMailer(handle.db).send({ to: 'a@example.com', subject: 's', text: 'token', secret: true })).rejects.toThrow(/outbox seal/);
+    expect(await handle.db.selectFrom('mail_outbox').select('id').where('text_body', '=', 'token').execute()).toEqual([]);
   });
 
   it('refuses a recipient or subject with a line break (no header injection through a later SMTP transport)', async () => {
@@ -43,6 +71,8 @@ describe('account e-mail templates', () => {
     expect(mail.html).not.toContain('<script>');
     expect(mail.html).toContain('Club &lt;script&gt;&quot;&amp;&quot;');
     expect(mail.html).toContain(`href="${link}"`);
+    // It carries a sign-in secret: only a sealing outbox may store it.
+    expect(mail.secret).toBe(true);
   });
 
   it('tells an existing account where to sign in or reset, and says nothing changed', () => {

@@ -14,6 +14,7 @@ import { createLogger } from '../../../server/http/logger.ts';
 import { ReadCache } from '../../../server/http/read-cache.ts';
 import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
 import { SessionTokens } from '../../../server/domain/sessions.ts';
+import { loadOutboxSeal, type OutboxSeal } from '../../../server/outbox-seal.ts';
 
 export interface TestServer {
   url: string;
@@ -27,6 +28,8 @@ export interface TestServer {
   sessions: SessionTokens;
   /** The server's payments (open, fulfil, release checkouts as its routes do). */
   payments: Payments;
+  /** Opens what the server sealed in its outboxes (reset links, SMS codes), as its mail worker and CLI do. */
+  outboxSeal: OutboxSeal;
   close(): Promise<void>;
   /** fetch against the server with JSON helpers. */
   request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<TestResponse>;
@@ -49,6 +52,11 @@ export interface StartOptions {
   onQuery?: (sql: string) => void;
   /** A Stripe client pointed at a test server, or fulfilment handlers of the test's own. */
   payments?: PaymentsOverrides;
+  /**
+   * SVC_PUBLIC_URL as a deployment would set it (`https://svc.example`), instead of the address the
+   * test server listens on; requests still go to that plain-http listener, as from a TLS proxy.
+   */
+  publicUrl?: string;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -110,7 +118,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const server: Server = createHttpServer(config, logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  config.publicUrl = url;
+  config.publicUrl = opts.publicUrl ?? url;
   const readCache = new ReadCache(config.readCacheMs);
   const sessions = new SessionTokens(crypto.randomBytes(32));
   const payments = setUpPayments(config, database.db, logger, opts.payments);
@@ -124,6 +132,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     config,
     sessions,
     payments: payments.payments,
+    outboxSeal: loadOutboxSeal(config),
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

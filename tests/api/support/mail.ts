@@ -4,15 +4,19 @@ import type { Db } from '../../../server/db/index.ts';
 import { transaction } from '../../../server/db/index.ts';
 import { newId, nowIso } from '../../../server/db/ids.ts';
 import { hashPassword } from '../../../server/domain/passwords.ts';
-import { OutboxMailer } from '../../../server/mail/mailer.ts';
+import { listOutbox, OutboxMailer, type OutboxEntry } from '../../../server/mail/mailer.ts';
 import type { TestServer } from './harness.ts';
 import { rawRequest, type RawResponse } from './raw-http.ts';
 import { waitFor } from './wait.ts';
 
 export const outboxRow = (db: Db, id: string) => db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 export const outboxRowTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).executeTakeFirst();
-/** Every message to `to`, oldest first. */
-export const outboxTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').orderBy('id').execute();
+/** Every row to `to`, oldest first, as stored (messages written without the outbox seal read as they are). */
+export const outboxRowsTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').orderBy('id').execute();
+
+/** The messages to `to` (every message without it), newest first, opened with the server's key as `svc mail list` does. */
+export const outboxTo = (server: TestServer, to?: string): Promise<OutboxEntry[]> =>
+  listOutbox(server.database.db, server.outboxSeal, { to, limit: 1000 });
 
 /** Writes a message as the app does (the outbox, in a transaction), and returns its row id. */
 export async function queueMail(db: Db, to: string, subject: string, text: string): Promise<string> {
