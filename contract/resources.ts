@@ -268,3 +268,18 @@ export const PageVerdict = z
 export const PageAccess = z
   .object(Object.fromEntries(PAGE_KEYS.map((k) => [k, PageVerdict])) as Record<(typeof PAGE_KEYS)[number], typeof PageVerdict>)
   .meta({ id: 'PageAccess' });
+
+/** The signed-in visitor as `/api/users/me` and the sign-in routes return them: the only place a user's own e-mail and phone appear. */
+export const Me = z
+  .object({
+    id: z.string(),
+    usertag: z.string(),
+    name: z.string(),
+    email: z.string(),
+    phone: z.string().nullable(),
+    profileImage: z.string().nullable(),
+    bio: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Me' });
+export type Me = z.infer<typeof Me>;

@@ -17,7 +17,8 @@ function sources(dir: string): string[] {
 /** The folder that names a file's layer: `server/v1`, `server/domain`, `contract`, ... */
 export function layerOf(file: string): string {
   const parts = file.split(path.sep);
-  if (parts[0] === 'server') return parts.length > 2 ? `server/${parts[1]}` : 'server';
+  // Top-level server files stand alone: app.ts and main.ts compose everything, config.ts is read by all.
+  if (parts[0] === 'server') return parts.length > 2 ? `server/${parts[1]}` : file;
   return parts[0];
 }
 

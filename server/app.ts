@@ -13,7 +13,7 @@ import { requestId } from './http/request-id.ts';
 import { refuseUnreadableUrl } from './http/validate.ts';
 import { ROUTES } from '../contract/routes/index.ts';
 import { ApiError } from './http/api-error.ts';
-import { messages } from './http/messages.ts';
+import { messages } from './shared/messages.ts';
 import { ReadCache } from './http/read-cache.ts';
 import { cachedKeyResolver, type KeyResolver } from './domain/api-keys.ts';
 import { getOpenApiDocument } from './openapi/document.ts';

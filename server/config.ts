@@ -6,17 +6,9 @@ import { z } from 'zod';
 import { parsePaymentsConfig, type PaymentsConfig } from './payments/config.ts';
 import { parseOAuthConfig, type OAuthConfig } from './oauth/config.ts';
 import { parseMailConfig, type MailConfig } from './mail/config.ts';
+import { parseDuration } from './shared/duration.ts';
 
 const Port = z.coerce.number().int().min(0).max(65535);
-
-const DURATION = /^(\d+)(ms|s|m|h|d)$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** `250ms`, `30s`, `5m`, `2h`, `1d` -> milliseconds; null when it is none of those. */
-export function parseDuration(text: string): number | null {
-  const m = DURATION.exec(text.trim());
-  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : null;
-}
 
 /** The spec's schedule: retries 1 m, 5 m, 30 m, 2 h and 24 h after the previous attempt (6 attempts, ~27 h). */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS = '1m,5m,30m,2h,24h';

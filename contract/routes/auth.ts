@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import { Email, Line } from '../common.ts';
 import { coded } from '../errors.ts';
+import { Me } from '../resources.ts';
 import { Usertag } from '../fixture.ts';
 import { route, type RouteDef } from '../route.ts';
-import { Me } from './visitor.ts';
 
 /** Long enough to matter, short enough that hashing it is cheap (scrypt reads every byte). */
 export const Password = z.string().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters');

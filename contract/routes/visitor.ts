@@ -2,24 +2,9 @@
 // themselves. Private fields (e-mail, phone) appear only here, to their owner.
 import { z } from 'zod';
 import { CommunityTag, IsoDateTime, Limit, Line, OptionalOffset, Uuid } from '../common.ts';
-import { Membership } from '../resources.ts';
+import { Me, Membership } from '../resources.ts';
 import { route, type RouteDef } from '../route.ts';
 import { SmsSignInStart, SmsSignInVerify } from './auth.ts';
-
-/** The signed-in user as they see themselves: the only place their e-mail and phone are returned. */
-export const Me = z
-  .object({
-    id: z.string(),
-    usertag: z.string(),
-    name: z.string(),
-    email: z.string(),
-    phone: z.string().nullable(),
-    profileImage: z.string().nullable(),
-    bio: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .meta({ id: 'Me' });
-export type Me = z.infer<typeof Me>;
 
 export const getMe = route({
   operationId: 'getMe',
@@ -61,10 +46,9 @@ export const updateMe = route({
 // The visitor's phone number: added only by typing back a code texted to it (docs/sign-in.md)
 // ---------------------------------------------------------------------------------------------
 
-// The phone and code fields are sign-in's own (./auth.ts), read through getters: auth.ts imports
-// Me from this module, so reading them at load time would meet them not yet defined.
+// The phone and code fields are sign-in's own (./auth.ts).
 export const PhoneVerificationStart = z
-  .object({ get phone() { return SmsSignInStart.shape.phone; } })
+  .object({ phone: SmsSignInStart.shape.phone })
   .strict()
   .meta({ id: 'PhoneVerificationStart' });
 
@@ -74,8 +58,8 @@ export const PhoneVerificationStarted = z
 
 export const PhoneVerificationConfirm = z
   .object({
-    get phone() { return SmsSignInVerify.shape.phone; },
-    get code() { return SmsSignInVerify.shape.code; },
+    phone: SmsSignInVerify.shape.phone,
+    code: SmsSignInVerify.shape.code,
   })
   .strict()
   .meta({ id: 'PhoneVerificationConfirm' });

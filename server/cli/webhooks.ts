@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { IsoDateTime } from '../../contract/common.ts';
 import { ALL_EVENTS, WEBHOOK_EVENT_NAMES } from '../../contract/webhook-events.ts';
-import { parseDuration } from '../config.ts';
+import { parseDuration } from '../shared/duration.ts';
 import type { Db } from '../db/index.ts';
 import type { WebhookDeliveryStatus, WebhookEndpointStatus } from '../db/schema.ts';
 import { findCommunityByTag } from '../domain/communities.ts';

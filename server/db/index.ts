@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogEvent, type Migration, type Transaction } from 'kysely';
+import {
+  Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql,
+  type DatabaseIntrospector, type DatabaseMetadata, type LogEvent, type Migration, type SchemaMetadata, type TableMetadata, type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import { ensurePrivateFile } from '../data-dir.ts';
 import type { Database } from './schema.ts';
@@ -44,8 +47,40 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
     // Tests isolate themselves in a schema of their own on the shared database.
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/**
+ * Kysely's PostgreSQL introspector lists the tables of every schema (with
+ * pg_get_serial_sequence on each), and the Migrator asks it whether its bookkeeping tables
+ * exist: on a database that holds other schemas, one dropped at that moment fails our migration.
+ * Ours looks at the connection's own schema only, which is all the Migrator needs.
+ */
+class OwnSchemaIntrospector implements DatabaseIntrospector {
+  constructor(private readonly db: Kysely<any>) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const { rows } = await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace`.execute(this.db);
+    return rows;
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ name: string; schema: string; type: string }>`
+      select table_name as name, table_schema as schema, table_type as type
+      from information_schema.tables where table_schema = current_schema()`.execute(this.db);
+    return rows.map((r) => ({ name: r.name, schema: r.schema, isView: r.type === 'VIEW', columns: [] }));
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
+}
+
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
+  }
 }
 
 /** A migration file's name: four digits, then what it does (`0012_tickets.ts`). */

@@ -2,7 +2,7 @@
 // body of any other media type is a 415, not a silent empty body.
 import express, { type Request, type Response } from 'express';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 

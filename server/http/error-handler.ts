@@ -2,7 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 
 /** body-parser and the router tag their errors with `type`/`status`; map them to our codes. */
 function fromFrameworkError(err: { type?: string; status?: number; statusCode?: number }, bodyLimit: string): ApiError | null {

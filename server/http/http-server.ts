@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mintRequestId } from './request-id.ts';
 
 /**

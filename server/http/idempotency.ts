@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import type { Request } from 'express';
 import { isUniqueViolation, type Db, type Trx } from '../db/index.ts';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const POLL_MS = 25;

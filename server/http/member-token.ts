@@ -8,7 +8,7 @@ import { MEMBER_TOKEN_HEADER } from '../../contract/routes/rules.ts';
 import type { Db } from '../db/index.ts';
 import { userForToken, type SessionTokens } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 
 /** The member the header names; null without the header; 401 SIGN_IN_REQUIRED for a bad token. */
 export async function memberFromAuthToken(db: Db, sessions: SessionTokens, req: Request, communityTag: string): Promise<string | null> {

@@ -8,7 +8,7 @@ import {
 } from 'rate-limiter-flexible';
 import { SIGN_IN_LIMIT_DEFAULTS, WIDGET_ACTIONS_PER_MIN_DEFAULT, type SignInLimits } from '../config.ts';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 
 export interface BucketSpec {
   points: number;

@@ -11,7 +11,7 @@ import { ApiError, withRequestId } from './api-error.ts';
 import {
   fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions, type StoredResult,
 } from './idempotency.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 import { paginationHeaders, type PageInfo } from './pagination.ts';
 import type { RateLimits } from './rate-limit.ts';
 import type { ReadCache } from './read-cache.ts';

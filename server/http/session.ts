@@ -13,7 +13,7 @@ import {
   runForSite, SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionIdentity, type SessionTokens,
 } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 import { secureAttribute } from './transport-security.ts';
 
 export const SESSION_COOKIE = 'svc_auth';

@@ -8,7 +8,7 @@ import { refusedText } from '../../contract/common.ts';
 import { splitCoded } from '../../contract/errors.ts';
 import { expressPath, type RouteDef } from '../../contract/route.ts';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 
 type Where = 'params' | 'query' | 'body';
 

@@ -24,7 +24,7 @@ import {
 } from '../domain/community-origins.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
-import { messages } from './messages.ts';
+import { messages } from '../shared/messages.ts';
 import type { RateLimits } from './rate-limit.ts';
 import { assertOwnOrigin, communityTagForHost, requestOrigin, signedInVisitor, type Visitor } from './session.ts';
 

@@ -1,7 +1,7 @@
 // Mail settings, read from the environment once at start (see docs/mail.md). SMTP_URL chooses
 // the transport: SMTP when set, `.eml` files under SVC_DATA_DIR/mail when not.
 import { z } from 'zod';
-import { parseDuration } from '../config.ts';
+import { parseDuration } from '../shared/duration.ts';
 
 /** Retries 1 m, 5 m, 30 m, 2 h and 12 h after the previous attempt: 6 attempts over about 15 h. */
 export const DEFAULT_MAIL_RETRY_DELAYS = '1m,5m,30m,2h,12h';

@@ -2,7 +2,7 @@
 // provider account signs in everywhere (the platform and every community), so a link its owner did
 // not make must not go unnoticed. Links are built by the caller from the platform's public URL.
 import type { MailMessage } from './mailer.ts';
-import { escapeHtml } from './templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 
 export interface IdentityLinkedMailInput {
   to: string;

@@ -1,7 +1,7 @@
 // The e-mails an applicant gets: received (waiting for review), approved, not accepted. None of
 // them ever carries the reviewer's internal reason: the caller does not even pass it.
 import type { MailMessage } from './mailer.ts';
-import { escapeHtml } from './templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 
 export interface MembershipEmailInput {
   community: { name: string };

@@ -1,7 +1,7 @@
 // Sent to the account's address when a phone number is added: a phone signs in, so the owner
 // hears about it even when someone else did it with their session.
 import type { MailMessage } from './mailer.ts';
-import { escapeHtml } from './templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 
 /** `+14155550142` -> `+1 *** *** 0142`: enough to recognise, not to harvest. */
 function masked(phone: string): string {

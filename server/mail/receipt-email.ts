@@ -5,7 +5,7 @@
 // given in exchange for it (a donation made with a purchase says which part was the donation).
 import { formatMoney, formatUtc } from './format.ts';
 import type { MailMessage } from './mailer.ts';
-import { escapeHtml } from './templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 
 export interface ReceiptLine {
   name: string;

@@ -1,10 +1,7 @@
 // The e-mails the platform sends, as plain text (what matters) and a small HTML version. Every
 // value put into the HTML is escaped; links are built by the caller from trusted origins only.
+import { escapeHtml } from '../shared/html.ts';
 import type { MailMessage } from './mailer.ts';
-
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
 
 function html(title: string, paragraphs: string[], link?: { href: string; label: string }): string {
   const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');

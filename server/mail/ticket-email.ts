@@ -2,7 +2,7 @@
 // that block remote and data: images still show it, plus each ticket's code as text.
 import type { MailMessage } from './mailer.ts';
 import { formatUtc } from './format.ts';
-import { escapeHtml } from './templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 
 export interface TicketEmailInput {
   community: { name: string; brandColor: string | null };

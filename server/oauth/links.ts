@@ -1,7 +1,7 @@
 // What pages and the providers list need to know about the flow without loading it: the paths,
 // the enabled providers' buttons, and the sentence for a failed flow's `?error=` code.
 import type { OAuthErrorCode } from '../../contract/routes/auth.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { OAUTH_PROVIDER_IDS, type OAuthConfig, type OAuthProviderId } from './config.ts';
 
 export const OAUTH_BASE = '/api/auth/oauth';

@@ -8,7 +8,7 @@ import { ERROR_STATUS, type ErrorCode } from '../../contract/errors.ts';
 import { API_TAGS, type ApiTag, type RouteDef } from '../../contract/route.ts';
 import { ROUTES } from '../../contract/routes/index.ts';
 import { SCOPES, type Scope } from '../../contract/enums.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { SchemaCollector } from './schemas.ts';
 import type {
   HeaderObject, JsonSchema, OpenApiDocument, OperationObject, ParameterObject, RefObject, RequestBodyObject,
@@ -87,7 +87,7 @@ const EXAMPLE_CODE: Partial<Record<number, ErrorCode>> = {
   500: 'INTERNAL',
 };
 
-/** Example messages come from server/http/messages.ts so the docs quote what the server says. */
+/** Example messages come from server/shared/messages.ts so the docs quote what the server says. */
 const EXAMPLE_MESSAGE: Partial<Record<ErrorCode, string>> = {
   API_KEY_REQUIRED: messages.apiKeyRequired,
   INVALID_API_KEY: messages.invalidApiKey,

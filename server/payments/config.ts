@@ -1,6 +1,6 @@
 // Payment settings, read from the environment once at start (see docs/payments.md).
 import { z } from 'zod';
-import { parseDuration } from '../config.ts';
+import { parseDuration } from '../shared/duration.ts';
 
 export interface PaymentsConfig {
   /** `stripe` when STRIPE_SECRET_KEY is set; `local` (the hosted test checkout) on a development

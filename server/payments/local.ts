@@ -9,7 +9,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { Email } from '../../contract/common.ts';
 import type { Db } from '../db/index.ts';
 import { formatMoney } from '../mail/format.ts';
-import { escapeHtml } from '../mail/templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 import { withSessionId, type CheckoutRecord, type PaymentGateway } from './gateway.ts';
 import type { Payments } from './payments.ts';
 

@@ -8,7 +8,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
 import { ApiError } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { PaymentProcessorError, type CheckoutRecord, type PaymentGateway } from './gateway.ts';
 import type { Payments, RenewalOutcome } from './payments.ts';
 

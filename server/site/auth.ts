@@ -20,7 +20,7 @@ import { hashPassword } from '../domain/passwords.ts';
 import { createSmsCode, verifySmsCode } from '../domain/sms-sign-in.ts';
 import { getOwnProfile, type OwnProfile } from '../domain/users.ts';
 import { ApiError } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import {
   clearSessionCookies, communityTagForHost, cookieNameFor, presentedToken, setSessionCookie,

@@ -7,7 +7,7 @@ import { pageAccessFor } from '../domain/page-access.ts';
 import { presentedToken, signedInVisitor } from '../http/session.ts';
 import { communityViewer, findCommunityByDomain, findCommunityByTag, toPublicCommunity } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
 
 /** Both answers vary with the credentials, so every cache keys them on Cookie and Authorization. */

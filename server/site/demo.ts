@@ -14,7 +14,7 @@ import type { Db } from '../db/index.ts';
 import { provisionPublishableKey } from '../domain/api-keys.ts';
 import { findCommunityByDomain, findCommunityByTag } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 
 const DEMO_TAG = 'demo';
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

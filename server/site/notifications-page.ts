@@ -12,7 +12,7 @@ import * as notifications from '../domain/notifications.ts';
 import type { NotificationView } from '../domain/notifications.ts';
 import { signedInVisitor, communityTagForHost } from '../http/session.ts';
 import type { RouteDeps } from '../http/routes.ts';
-import { escapeHtml } from '../mail/templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 import { sendHostedPage, siteFor, type PageSite } from './sign-in-page.ts';
 
 export const NOTIFICATIONS_PAGE_SIZE = 20;

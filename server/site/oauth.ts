@@ -35,7 +35,7 @@ import {
   linkIdentity, signInWithIdentity, unlinkProvider, type ExternalIdentity, type OnLinked,
 } from '../domain/oauth-identities.ts';
 import { ApiError } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import {
   communityTagForHost, cookieNameFor, parseCookies, requestOrigin, setSessionCookie, signedInVisitor, type Visitor,

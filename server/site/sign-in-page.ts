@@ -16,7 +16,7 @@ import { parseJson } from '../db/ids.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
 import { communityOrigins, ownOrigins, safeReturnTarget } from '../domain/community-origins.ts';
 import { requestOrigin } from '../http/session.ts';
-import { escapeHtml } from '../mail/templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 import type { OAuthConfig } from '../oauth/config.ts';
 import { oauthErrorMessage, providerLinks } from '../oauth/links.ts';
 

@@ -17,7 +17,7 @@ import * as phones from '../domain/phone.ts';
 import { listOwnMemberships } from '../domain/applications.ts';
 import { getOwnProfile, updateOwnProfile } from '../domain/users.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import type { PageInfo } from '../http/pagination.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import { OutboxSmsSender } from '../sms/sender.ts';

@@ -11,7 +11,7 @@ import * as applications from '../domain/applications.ts';
 import { communityOrigins, communitySites, normalizeOrigin, ownOrigins } from '../domain/community-origins.ts';
 import * as membershipPayments from '../domain/membership-payments.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
 import { PaymentProcessorError, PaymentsUnavailableError } from '../payments/index.ts';
 

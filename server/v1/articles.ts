@@ -7,7 +7,7 @@ import * as articles from '../domain/articles.ts';
 import type { ApiKeyIdentity } from '../domain/api-keys.ts';
 import type { Db, Trx } from '../db/index.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import { readablePage, readerOf } from './page-visibility.ts';
 

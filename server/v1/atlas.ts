@@ -4,7 +4,7 @@ import { getAtlasHotspot, listAtlasCategories, listAtlasHotspots } from '../../c
 import * as atlas from '../domain/atlas.ts';
 import type { ApiKeyIdentity } from '../domain/api-keys.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import { pageMembersOnly, readerOf } from './page-visibility.ts';
 

@@ -2,7 +2,7 @@
 // ticket and product checkouts.
 import { DonationError } from '../domain/donations.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 
 export function donationApiError(err: DonationError, notFoundMessage: string = messages.donationTargetNotFound): never {
   switch (err.reason) {

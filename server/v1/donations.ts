@@ -14,7 +14,7 @@ import type { PageReader } from '../domain/public-pages.ts';
 import { ProductOrderError, planProductCheckout } from '../domain/product-orders.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
 import { assertCommunityReturnUrls, assertWidgetReturnUrls } from '../http/widget-actions.ts';
 import { communityTagForHost } from '../http/session.ts';

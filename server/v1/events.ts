@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { getEvent, getTierForm, listEvents, listEventTiers } from '../../contract/routes/events.ts';
 import * as events from '../domain/events.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 
 export function mountEvents(router: Router, deps: RouteDeps): void {

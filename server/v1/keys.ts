@@ -4,7 +4,7 @@ import { getPublishableKey } from '../../contract/routes/communities.ts';
 import { provisionPublishableKey } from '../domain/api-keys.ts';
 import { findCommunityByTag } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 
 export function mountKeys(router: Router, deps: RouteDeps): void {

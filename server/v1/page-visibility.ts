@@ -8,7 +8,7 @@ import type { ApiKeyIdentity } from '../domain/api-keys.ts';
 import type { PageKey } from '../domain/page-access.ts';
 import { pageContent, type PageReader, type PublicCommunity } from '../domain/public-pages.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 
 export const readerOf = (key: Pick<ApiKeyIdentity, 'kind'>): PageReader => (key.kind === 'secret' ? 'community' : 'public');
 

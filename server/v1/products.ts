@@ -4,7 +4,7 @@ import { getProduct, listProducts } from '../../contract/routes/products.ts';
 import * as products from '../domain/products.ts';
 import type { ApiKeyIdentity } from '../domain/api-keys.ts';
 import { notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 import { readablePage, readerOf } from './page-visibility.ts';
 

@@ -7,7 +7,7 @@ import type { SessionTokens } from '../domain/sessions.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 
 /** The user the request names: the body's userId, the token's user, or both when they agree. */

@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { checkSegmentEmail, getSegmentForm, listPublicSegments, updateSegment } from '../../contract/routes/segments.ts';
 import * as segments from '../domain/segments.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
 
 function refusal(r: segments.PatchRefusal): ApiError {

@@ -11,7 +11,7 @@ import { DonationError } from '../domain/donations.ts';
 import { donationApiError } from './donation-errors.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
-import { messages } from '../http/messages.ts';
+import { messages } from '../shared/messages.ts';
 import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
 import { assertWidgetReturnUrls } from '../http/widget-actions.ts';
 import { PaymentProcessorError, PaymentsUnavailableError } from '../payments/index.ts';

@@ -4,7 +4,8 @@ import { migrate, openDatabase, type DatabaseHandle } from '../../server/db/inde
 import crypto from 'node:crypto';
 import { listOutbox, openMailContent, OutboxMailer } from '../../server/mail/mailer.ts';
 import { OutboxSeal, UNREADABLE_SEALED } from '../../server/outbox-seal.ts';
-import { escapeHtml, passwordResetMail, signUpAttemptMail } from '../../server/mail/templates.ts';
+import { passwordResetMail, signUpAttemptMail } from '../../server/mail/templates.ts';
+import { escapeHtml } from '../../server/shared/html.ts';
 
 let handle: DatabaseHandle;
 const seal = new OutboxSeal(crypto.randomBytes(32));

@@ -6,7 +6,7 @@
 // cookies, so the session reads as signed out there and "Sign in" opens the community's hosted
 // sign-in page, which returns to `next` afterwards.
 import { atom } from 'nanostores';
-import type { Me } from '../../contract/routes/visitor.ts';
+import type { Me } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from './api.ts';
 import { loadCommunity } from './community.ts';
 import type { EmbedConfig } from './contract.ts';
