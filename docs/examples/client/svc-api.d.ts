@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Buy tickets of a paid tier
-         * @description Paid tickets: holds `quantity` seats while the checkout is open (released on expiry or cancel) and answers with the hosted checkout. Payment issues one ticket (one QR code) per seat, e-mails them and emits `order.completed`. More than the remaining seats is 422.
+         * @description Paid tickets: holds `quantity` seats while the checkout is open (released on expiry or cancel) and answers with the hosted checkout. Payment issues one ticket (one QR code) per seat, e-mails them and emits `order.completed`. More than the remaining seats is 422. A signed-in member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the platform; any other is 401): the tickets are theirs and their account's address is used (`email` is ignored). `X-Svc-Member-Token` (SSO) is not supported and ignored.
          */
         post: operations["checkoutEvent"];
         delete?: never;
@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Donate to a product
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` once.
+         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once.
          */
         post: operations["donateToProduct"];
         delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
         put?: never;
         /**
          * Donate to an event
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` once.
+         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once.
          */
         post: operations["donateToEvent"];
         delete?: never;
@@ -253,7 +253,7 @@ export interface paths {
         };
         /**
          * List published articles
-         * @description Published articles, newest first by `publishedAt`. Page with `limit` and `offset`; `X-Total-Count` is the number of published articles and `Link: <...>; rel="next"` points at the next page while there is one.
+         * @description Published articles, newest first by `publishedAt`. Page with `limit` and `offset`; `X-Total-Count` is the number of published articles and `Link: <...>; rel="next"` points at the next page while there is one. When the BLOG page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["listArticles"];
         put?: never;
@@ -357,7 +357,7 @@ export interface paths {
         };
         /**
          * List active products
-         * @description Active products in the order the community listed them. Page with `limit` and `offset`; `X-Total-Count` and `Link: <...>; rel="next"` as on every list. `sellerId` is present only in user-seller mode.
+         * @description Active products in the order the community listed them. Page with `limit` and `offset`; `X-Total-Count` and `Link: <...>; rel="next"` as on every list. `sellerId` is present only in user-seller mode. When the MARKETPLACE page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["listProducts"];
         put?: never;
@@ -397,7 +397,7 @@ export interface paths {
         };
         /**
          * List members
-         * @description ACCEPTED members only, in the order they joined (oldest first, so offset pages stay stable while people join), with exactly the public fields. Never e-mail, phone, status or payment identifiers. `X-Total-Count` and `Link` as on every list.
+         * @description ACCEPTED members only, in the order they joined (oldest first, so offset pages stay stable while people join), with exactly the public fields. Never e-mail, phone, status or payment identifiers. `X-Total-Count` and `Link` as on every list. When the MEMBERS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["listMembers"];
         put?: never;
@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * List atlas hotspots
-         * @description The hotspots of the community's atlas by name, optionally only one category and only those inside a bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. On all atlas routes: 403 FEATURE_NOT_ENABLED when the community does not have the atlas, 403 PAGE_MEMBERS_ONLY when its ATLAS page is members-only (API keys read as the public).
+         * @description The hotspots of the community's atlas by name, optionally only one category and only those inside a bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. On all atlas routes: 403 FEATURE_NOT_ENABLED when the community does not have the atlas. When the ATLAS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["listAtlasHotspots"];
         put?: never;
@@ -1116,7 +1116,7 @@ export interface paths {
         put?: never;
         /**
          * Donate to a product from a widget
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` once. On the hosted site a signed-in visitor donates as themselves.
+         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once. On the hosted site a signed-in visitor donates as themselves.
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -1138,7 +1138,7 @@ export interface paths {
         put?: never;
         /**
          * Donate to an event from a widget
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` once. On the hosted site a signed-in visitor donates as themselves.
+         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once. On the hosted site a signed-in visitor donates as themselves.
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
