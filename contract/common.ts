@@ -10,7 +10,10 @@ import { coded } from './errors.ts';
 
 /** The C0 controls and DEL that no text keeps; multi-line text keeps tab, LF and CR. */
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const CONTROL_IN_LINE = /[\u0000-\u001f\u007f]/;
+/** Every C0 control and DEL: the characters one-line text refuses (also the `Line` pattern the document shows). */
+const LINE_CONTROLS = '\\u0000-\\u001f\\u007f';
+const CONTROL_IN_LINE = new RegExp(`[${LINE_CONTROLS}]`);
+const ONE_LINE = new RegExp(`^[^${LINE_CONTROLS}]*$`);
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -25,7 +28,7 @@ export function refusedText(text: string, kind: 'line' | 'text'): 'control chara
  * One line of text (names, titles, labels), trimmed: no control characters at all, tab and line
  * breaks included. Multi-line text is a plain z.string(); the server refuses its other controls.
  */
-export const Line = (max: number) => z.string().trim().max(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'must be one line of text without control characters');
+export const Line = (max: number) => z.string().trim().max(max).regex(ONE_LINE, 'must be one line of text without control characters');
 
 export const Uuid = z.string().uuid();
 export const IsoDateTime = z.iso.datetime({ offset: true, error: coded('INVALID_DATE', 'must be an ISO 8601 date-time') });
