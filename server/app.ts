@@ -32,7 +32,8 @@ import { loadOutboxSeal } from './outbox-seal.ts';
 import type { SmsSender } from './sms/sender.ts';
 import { setUpPayments, type PaymentsSetup } from './payments/index.ts';
 import { ticketCodesFor } from './domain/ticket-codes.ts';
-import { DONATIONS_PER_IP_PER_HOUR } from './v1/donations.ts';
+import { DONATIONS_PER_IP_PER_HOUR } from './use-cases/donations.ts';
+import { widgetActionsRouter } from './actions/index.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -78,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
   const payments = deps.payments ?? setUpPayments(config, database.db, logger);
   // Friend requests per sender (server/site/visitor.ts); each one notifies somebody.
   deps.rateLimits.define('friend-requests', { points: config.rateLimits.friendRequestsPerHour ?? FRIEND_REQUESTS_PER_HOUR, durationSec: 60 * 60 });
-  // The spec's 30 standalone donations per client IP per hour (server/v1/donations.ts).
+  // The spec's 30 standalone donations per client IP per hour (server/use-cases/donations.ts).
   deps.rateLimits.define('donations-ip', { points: config.rateLimits.donationsPerIpPerHour ?? DONATIONS_PER_IP_PER_HOUR, durationSec: 60 * 60 });
   const routeDeps = {
     db: database.db,
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): Express {
 
   // A sign-in token issued while serving a site is bound to that site (server/domain/sessions.ts).
   app.use(sessionSiteScope(database.db));
+  app.use(widgetActionsRouter(routeDeps));
   app.use(siteApiRouter(routeDeps));
   // /checkout/<id> (local gateway) and /stripe/webhook (raw body: before anything parses it).
   app.use(payments.router);

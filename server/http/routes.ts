@@ -8,6 +8,7 @@ import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { ApiError, withRequestId } from './api-error.ts';
+import { asApiError } from './refusals.ts';
 import {
   fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions, type StoredResult,
 } from './idempotency.ts';
@@ -71,6 +72,9 @@ export interface HandlerContext<P, Q, B, W extends WidgetCaller | null = WidgetC
    */
   transaction<R extends HandlerResult>(fn: (trx: Trx) => Promise<R>): Promise<R>;
 }
+
+/** HandlerContext's `transaction`, for the functions a handler hands it to. */
+export type RunTransaction = <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => Promise<R>;
 
 export interface HandlerResult {
   status?: number;
@@ -190,6 +194,9 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     if (def.method !== 'get') await deps.readBody(req, res);
     const bodySchema = def.body ?? (def.method === 'get' ? null : NO_BODY);
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
+    // A domain refusal becomes the API's error here, before the idempotency layer decides
+    // whether the answer is stored (it keeps 4xx refusals, like every ApiError below 500).
+    const run = () => handler(ctx).catch((err: unknown) => { throw asApiError(err); });
     let hold: IdempotencyHold | null = null;
     let committed: StoredResult | null = null;
     const ctx = {
@@ -214,7 +221,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
       const hash = fingerprint(def.method, req.originalUrl, req.body ?? null);
       const stored = await runIdempotent(deps.db, owner, idemKey, hash, async (h) => {
         hold = h;
-        const r = await handler(ctx);
+        const r = await run();
         // The answer is what the transaction committed with; the first response and every
         // replay are the same, whatever the handler did with it afterwards.
         return committed ?? { status: r.status ?? def.response.status, body: r.body, headers: r.headers };
@@ -222,7 +229,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
       if (stored.replayed) res.setHeader('Idempotent-Replayed', 'true');
       result = stored;
     } else {
-      result = await handler(ctx);
+      result = await run();
     }
 
     const status = result.status ?? def.response.status;

@@ -1,6 +1,7 @@
 // {site_base}/api: the community site API. Public reads here are open to any origin without
 // credentials; cookie-authenticated routes (sign-in, visitor endpoints) will only answer the
-// community's own origins.
+// community's own origins. The widget actions (server/actions/) are mounted just before this
+// router; its methodNotAllowed covers their paths too.
 import express, { type Router } from 'express';
 import { ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
@@ -10,9 +11,6 @@ import { mountVisitor } from './visitor.ts';
 import { mountAuth } from './auth.ts';
 import { mountSignInPages } from './sign-in-page.ts';
 import { mountNotificationsPage } from './notifications-page.ts';
-import { mountTicketWidgetActions } from '../v1/tickets.ts';
-import { mountDonationWidgetActions } from '../v1/donations.ts';
-import { mountApplicationWidgetActions } from './application-actions.ts';
 
 export function siteApiRouter(deps: RouteDeps): Router {
   const router = express.Router();
@@ -22,9 +20,6 @@ export function siteApiRouter(deps: RouteDeps): Router {
   mountAuth(router, deps);
   mountSignInPages(router, deps);
   mountNotificationsPage(router, deps);
-  mountTicketWidgetActions(router, deps);
-  mountDonationWidgetActions(router, deps);
-  mountApplicationWidgetActions(router, deps);
   methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
   return router;
 }

@@ -21,13 +21,7 @@ export function mountEvents(router: Router, deps: RouteDeps): void {
     if (query.upcoming && query.past) {
       throw new ApiError('INVALID_INPUT', messages.upcomingAndPast, { field: 'past' });
     }
-    let page: events.EventPage;
-    try {
-      page = await events.listEvents(db, await audienceOf(key!.communityId), query);
-    } catch (err) {
-      if (err instanceof events.InvalidCursorError) throw new ApiError('INVALID_INPUT', messages.invalidCursor, { field: 'cursor' });
-      throw err;
-    }
+    const page = await events.listEvents(db, await audienceOf(key!.communityId), query);
     return {
       body: page.items,
       page: { total: page.total, limit: query.limit, offset: query.cursor ? null : (query.offset ?? 0), nextCursor: page.nextCursor, hasMore: page.hasMore },

@@ -2,20 +2,9 @@
 import type { Router } from 'express';
 import { checkSegmentEmail, getSegmentForm, listPublicSegments, updateSegment } from '../../contract/routes/segments.ts';
 import * as segments from '../domain/segments.ts';
-import { ApiError, notFound } from '../http/api-error.ts';
+import { notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
-
-function refusal(r: segments.PatchRefusal): ApiError {
-  switch (r.kind) {
-    case 'installment_unit':
-      return new ApiError('INVALID_INPUT', messages.installmentUnit(r.missing), { field: r.missing[0], fields: r.missing });
-    case 'installment_partial':
-      return new ApiError('INVALID_INPUT', messages.installmentPartial, { field: r.field });
-    case 'renews_needs_plan':
-      return new ApiError('INVALID_INPUT', messages.renewsAnnuallyNeedsPlan, { field: r.field });
-  }
-}
 
 export function mountSegments(router: Router, deps: RouteDeps): void {
   const { db } = deps;
@@ -43,18 +32,7 @@ export function mountSegments(router: Router, deps: RouteDeps): void {
   mountRoute(router, updateSegment, async ({ params, body, key, transaction }) => {
     // Refused before the transaction opens, so a malformed plan never touches the database.
     const shape = segments.checkPatchShape(body);
-    if (shape) throw refusal(shape);
-    return transaction(async (trx) => {
-      let updated: Awaited<ReturnType<typeof segments.updateSegment>>;
-      try {
-        updated = await segments.updateSegment(trx, key!.communityId, params.segmentId, body);
-      } catch (err) {
-        if (err instanceof segments.SegmentPatchError) throw refusal(err.refusal);
-        throw err;
-      }
-      if (updated === null) throw notFound(messages.segmentNotFound);
-      if (updated === 'name_taken') throw new ApiError('SEGMENT_NAME_TAKEN', messages.segmentNameTaken, { field: 'name' });
-      return { body: updated };
-    });
+    if (shape) throw shape;
+    return transaction(async (trx) => ({ body: await segments.updateSegment(trx, key!.communityId, params.segmentId, body) }));
   }, deps);
 }
