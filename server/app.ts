@@ -15,6 +15,7 @@ import { ROUTES } from '../contract/routes/index.ts';
 import { ApiError } from './http/api-error.ts';
 import { messages } from './shared/messages.ts';
 import { ReadCache } from './http/read-cache.ts';
+import { assertEveryRouteMounted } from './http/handlers.ts';
 import { cachedKeyResolver, type KeyResolver } from './domain/api-keys.ts';
 import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
@@ -100,7 +101,8 @@ export function createApp(deps: AppDeps): Express {
     ticketCodes: ticketCodesFor(config),
   };
   // The public API first: it is the hot path, and nothing before it needs to see its requests.
-  app.use(v1Router(routeDeps));
+  const v1 = v1Router(routeDeps);
+  app.use(v1);
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
@@ -126,8 +128,12 @@ export function createApp(deps: AppDeps): Express {
 
   // A sign-in token issued while serving a site is bound to that site (server/domain/sessions.ts).
   app.use(sessionSiteScope(database.db));
-  app.use(widgetActionsRouter(routeDeps));
-  app.use(siteApiRouter(routeDeps));
+  const actions = widgetActionsRouter(routeDeps);
+  app.use(actions);
+  const siteApi = siteApiRouter(routeDeps);
+  app.use(siteApi);
+  // Every declared route has exactly one handler, or the app does not start.
+  assertEveryRouteMounted(ROUTES, [v1, actions, siteApi]);
   // /checkout/<id> (local gateway) and /stripe/webhook (raw body: before anything parses it).
   app.use(payments.router);
   app.use(demoRouter({ db: database.db, publicUrl: config.publicUrl, rootDir: ROOT_DIR }));

@@ -49,6 +49,6 @@ export function mountDonationActions(router: Router, deps: RouteDeps, sales: Sal
     if (!tag) throw new ApiError('INVALID_INPUT', messages.communityTagRequired, { field: 'communityTag' });
     const community = await communityOf({ tag });
     await assertCommunityReturnUrls(deps, tag, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
-    return productCheckout(sales, transaction, community, body.sku, body, visitor!.userId);
+    return productCheckout(sales, transaction, community, body.sku, body, visitor.userId);
   }, deps);
 }

@@ -35,36 +35,36 @@ async function returnOrigin(db: Db, publicUrl: string, communityTag: string, ask
 export function mountApplications(router: Router, deps: RouteDeps): void {
   const sales = saleDeps(deps);
   mountRoute(router, submitApplication, async ({ params, body, key, transaction }) =>
-    submit(transaction, key!.communityId, { segmentId: params.segmentId, ...body }), deps);
+    submit(transaction, key.communityId, { segmentId: params.segmentId, ...body }), deps);
 
   mountRoute(router, applyCheckout, async ({ body, key, transaction }) =>
-    applicationCheckout(sales, transaction, key!.communityId, body.requestId,
-      () => returnOrigin(deps.db, deps.publicUrl, key!.communityTag, body.origin)), deps);
+    applicationCheckout(sales, transaction, key.communityId, body.requestId,
+      () => returnOrigin(deps.db, deps.publicUrl, key.communityTag, body.origin)), deps);
 
   mountRoute(router, approveApplication, async ({ params, key, transaction }) => {
     return transaction(async (trx) => {
-      const r = await applications.approveApplication(trx, key!.communityId, params.requestId, key!.id);
+      const r = await applications.approveApplication(trx, key.communityId, params.requestId, key.id);
       return { body: { ok: true as const, membershipId: r.membershipId, userId: r.userId } };
     });
   }, deps);
 
   mountRoute(router, rejectApplication, async ({ params, body, key, transaction }) => {
     return transaction(async (trx) => {
-      await applications.rejectApplication(trx, key!.communityId, params.requestId, key!.id, reasonOf(body));
+      await applications.rejectApplication(trx, key.communityId, params.requestId, key.id, reasonOf(body));
       return { body: { ok: true as const } };
     });
   }, deps);
 
   mountRoute(router, kickMember, async ({ params, body, key, transaction }) => {
     return transaction(async (trx) => {
-      const r = await applications.kickMember(trx, key!.communityId, params.userId, key!.id, reasonOf(body));
+      const r = await applications.kickMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
       return { body: { ok: true as const, kickedAt: r.kickedAt } };
     });
   }, deps);
 
   mountRoute(router, banMember, async ({ params, body, key, transaction }) => {
     return transaction(async (trx) => {
-      const r = await applications.banMember(trx, key!.communityId, params.userId, key!.id, reasonOf(body));
+      const r = await applications.banMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
       return { body: { ok: true as const, bannedAt: r.bannedAt } };
     });
   }, deps);

@@ -25,13 +25,13 @@ export function mountDonations(router: Router, deps: RouteDeps): void {
   mountRoute(router, donateToProduct, async ({ params, body, key, req, res, transaction }) => {
     await spendDonationBudget(deps.rateLimits, req, res);
     const member = await memberFromAuthToken(db, deps.sessions, req, params.communityTag);
-    return donate(sales, transaction, await communityOf(key!.communityId), 'PRODUCT', params.sku, body, member);
+    return donate(sales, transaction, await communityOf(key.communityId), 'PRODUCT', params.sku, body, member);
   }, deps);
 
   mountRoute(router, donateToEvent, async ({ params, body, key, req, res, transaction }) => {
     await spendDonationBudget(deps.rateLimits, req, res);
     const member = await memberFromAuthToken(db, deps.sessions, req, params.communityTag);
-    return donate(sales, transaction, await communityOf(key!.communityId), 'EVENT', params.slug, body, member);
+    return donate(sales, transaction, await communityOf(key.communityId), 'EVENT', params.slug, body, member);
   }, deps);
 
   const summary = async (type: DonationTargetType, communityId: string, targetKey: string) => {
@@ -41,11 +41,11 @@ export function mountDonations(router: Router, deps: RouteDeps): void {
     return { body: result, headers: { 'Cache-Control': 'no-store' } };
   };
   mountRoute(router, productDonationSummary, async ({ params, key }) => {
-    await assertReadableTarget(deps, 'PRODUCT', key!.communityId, params.sku, readerOf(key!));
-    return summary('PRODUCT', key!.communityId, params.sku);
+    await assertReadableTarget(deps, 'PRODUCT', key.communityId, params.sku, readerOf(key));
+    return summary('PRODUCT', key.communityId, params.sku);
   }, deps);
   mountRoute(router, eventDonationSummary, async ({ params, key }) => {
-    await assertReadableTarget(deps, 'EVENT', key!.communityId, params.slug, readerOf(key!));
-    return summary('EVENT', key!.communityId, params.slug);
+    await assertReadableTarget(deps, 'EVENT', key.communityId, params.slug, readerOf(key));
+    return summary('EVENT', key.communityId, params.slug);
   }, deps);
 }

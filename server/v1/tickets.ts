@@ -21,14 +21,14 @@ export function mountTickets(router: Router, deps: RouteDeps): void {
   };
 
   mountRoute(router, rsvpToEvent, async ({ params, body, key, transaction }) =>
-    rsvp(sales, transaction, await serverCaller(key!.communityId), params.slug, body), deps);
+    rsvp(sales, transaction, await serverCaller(key.communityId), params.slug, body), deps);
 
   mountRoute(router, checkoutEvent, async ({ params, body, key, req, transaction }) => {
     const buyer = await memberFromAuthToken(deps.db, deps.sessions, req, params.communityTag);
-    return ticketCheckout(sales, transaction, await serverCaller(key!.communityId), params.slug, body, buyer);
+    return ticketCheckout(sales, transaction, await serverCaller(key.communityId), params.slug, body, buyer);
   }, deps);
 
   mountRoute(router, verifyTicket, async ({ body, key }) => ({
-    body: await tickets.verifyTicketCode(deps.db, key!.communityId, sales.ticketCodes, body.code),
+    body: await tickets.verifyTicketCode(deps.db, key.communityId, sales.ticketCodes, body.code),
   }), deps);
 }
