@@ -72,6 +72,28 @@ export interface RefusalDetails {
   segment_name_taken: void;
   // Lists
   invalid_cursor: void;
+  // Friends (server/domain/friends.ts)
+  friend_request_limit: { max: number };
+  /** `retryAfter`: seconds until the sender may ask the same person again. */
+  friend_request_cooldown: { retryAfter: number };
+  friend_request_self: void;
+  friend_request_exists: void;
+  already_friends: void;
+  user_not_found: void;
+  friend_request_not_found: void;
+  // Conversations (server/domain/conversations.ts)
+  conversation_needs_others: void;
+  /** A usertag of the new conversation names nobody. */
+  conversation_user_not_found: { usertag: string };
+  conversation_not_found: void;
+  message_not_in_conversation: void;
+  // Accounts
+  email_in_use: void;
+  /** Another account has verified this number (told only to someone who proved they hold it). */
+  phone_in_use: void;
+  usertag_taken: void;
+  oauth_not_linked: void;
+  last_sign_in_method: void;
 }
 
 export type RefusalReason = keyof RefusalDetails;

@@ -13,6 +13,8 @@ export interface RefusalAnswer<D> {
   status: number;
   message: (detail: D) => string;
   extras?: (detail: D) => ErrorExtras;
+  /** Headers the answer carries (Retry-After). */
+  headers?: (detail: D) => Record<string, string>;
 }
 
 type RefusalTable = { [R in RefusalReason]: RefusalAnswer<RefusalDetails[R]> };
@@ -123,12 +125,34 @@ export const REFUSALS = {
   segment_name_taken: fixed('SEGMENT_NAME_TAKEN', messages.segmentNameTaken, { field: 'name' }),
 
   invalid_cursor: fixed('INVALID_INPUT', messages.invalidCursor, { field: 'cursor' }),
+
+  friend_request_limit: { code: 'FRIEND_REQUEST_LIMIT', status: 409, message: (d) => messages.friendRequestLimit(d.max) },
+  friend_request_cooldown: {
+    code: 'FRIEND_REQUEST_COOLDOWN', status: 409, message: () => messages.friendRequestCooldown,
+    extras: (d) => ({ retryAfter: d.retryAfter }), headers: (d) => ({ 'Retry-After': String(d.retryAfter) }),
+  },
+  friend_request_self: fixed('FRIEND_REQUEST_SELF', messages.friendRequestSelf, { field: 'usertag' }),
+  friend_request_exists: fixed('FRIEND_REQUEST_EXISTS', messages.friendRequestExists),
+  already_friends: fixed('ALREADY_FRIENDS', messages.alreadyFriends),
+  user_not_found: fixed('NOT_FOUND', messages.userNotFound),
+  friend_request_not_found: fixed('NOT_FOUND', messages.friendRequestNotFound),
+
+  conversation_needs_others: fixed('INVALID_INPUT', messages.conversationNeedsOthers, { field: 'usertags' }),
+  conversation_user_not_found: { code: 'NOT_FOUND', status: 404, message: () => messages.userNotFound, extras: (d) => ({ field: 'usertags', usertag: d.usertag }) },
+  conversation_not_found: fixed('NOT_FOUND', messages.conversationNotFound),
+  message_not_in_conversation: fixed('INVALID_INPUT', messages.messageNotInConversation, { field: 'upTo' }),
+
+  email_in_use: fixed('EMAIL_IN_USE', messages.emailInUse, { field: 'email' }),
+  phone_in_use: fixed('PHONE_IN_USE', messages.phoneInUse, { field: 'phone' }),
+  usertag_taken: fixed('USERTAG_TAKEN', messages.usertagTaken, { field: 'usertag' }),
+  oauth_not_linked: fixed('NOT_FOUND', messages.oauthNotLinked),
+  last_sign_in_method: fixed('LAST_SIGN_IN_METHOD', messages.oauthLastSignInMethod),
 } satisfies RefusalTable;
 
 /** The refusal as the API's error. */
 export function refusalError(refusal: Refusal): ApiError {
   const answer = (REFUSALS as RefusalTable)[refusal.reason] as RefusalAnswer<unknown>;
-  return new ApiError(answer.code, answer.message(refusal.detail), answer.extras?.(refusal.detail));
+  return new ApiError(answer.code, answer.message(refusal.detail), answer.extras?.(refusal.detail), answer.headers?.(refusal.detail));
 }
 
 /** A thrown Refusal as the API's error; anything else unchanged. */

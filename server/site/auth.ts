@@ -15,6 +15,7 @@ import {
 } from '../domain/accounts.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
 import { hashPassword } from '../domain/passwords.ts';
+import { isRefusal } from '../domain/refusal.ts';
 import { createSmsCode, verifySmsCode } from '../domain/sms-sign-in.ts';
 import { getOwnProfile, type OwnProfile } from '../domain/users.ts';
 import { ApiError } from '../http/api-error.ts';
@@ -124,16 +125,16 @@ async function signUp({ body, req, res }: Ctx<typeof routes.signUp>, deps: AuthD
   await deps.rateLimits.consume('account-writes-ip', ipOf(req));
   // Hashed before anything is looked up: a taken e-mail answers no faster than a new one.
   const passwordHash = await hashPassword(body.password);
-  const created = await createAccount(deps.db, { email: body.email, passwordHash, name: body.name, usertag: body.usertag });
-  if (!created.ok) {
-    if (created.reason === 'usertag_taken') throw new ApiError('USERTAG_TAKEN', messages.usertagTaken, { field: 'usertag' });
-    // The owner hears of it; the caller only learns what sign-up cannot hide.
-    await sendAccountMail(deps, body.email, async () => {
-      const site = await siteOf(deps, req);
-      return signUpAttemptMail({ to: normalizeEmail(body.email), siteName: site.name, signInLink: `${site.origin}/sign-in`, resetLink: `${site.origin}/reset-password` });
-    });
-    throw new ApiError('EMAIL_IN_USE', messages.emailInUse, { field: 'email' });
-  }
+  const created = await createAccount(deps.db, { email: body.email, passwordHash, name: body.name, usertag: body.usertag }).catch(async (err: unknown) => {
+    if (isRefusal(err, 'email_in_use')) {
+      // The owner hears of it; the caller only learns what sign-up cannot hide.
+      await sendAccountMail(deps, body.email, async () => {
+        const site = await siteOf(deps, req);
+        return signUpAttemptMail({ to: normalizeEmail(body.email), siteName: site.name, signInLink: `${site.origin}/sign-in`, resetLink: `${site.origin}/reset-password` });
+      });
+    }
+    throw err;
+  });
   await signInAs(deps, req, res, created.userId);
   return { status: 201, body: await me(deps, created.userId), headers: PRIVATE };
 }

@@ -308,9 +308,7 @@ async function linkOAuthProvider({ params, body, visitor, req, res }: HandlerCon
 async function unlinkOAuthProvider({ params, visitor, req, transaction }: HandlerContext<typeof routes.unlinkOAuthProvider>, deps: OAuthDeps) {
   assertPlatform(deps, req, visitor);
   return transaction(async (trx) => {
-    const outcome = await unlinkProvider(trx, visitor.userId, params.provider);
-    if (outcome === 'not_linked') throw new ApiError('NOT_FOUND', messages.oauthNotLinked);
-    if (outcome === 'last_sign_in_method') throw new ApiError('LAST_SIGN_IN_METHOD', messages.oauthLastSignInMethod);
+    await unlinkProvider(trx, visitor.userId, params.provider);
     return { status: 204, body: undefined, headers: NO_STORE };
   });
 }

@@ -9,6 +9,7 @@ import * as conversations from '../domain/conversations.ts';
 import * as friends from '../domain/friends.ts';
 import * as notifications from '../domain/notifications.ts';
 import * as phones from '../domain/phone.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { listOwnMemberships } from '../domain/applications.ts';
 import { getOwnProfile, updateOwnProfile } from '../domain/users.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
@@ -41,21 +42,6 @@ async function smsSiteName(deps: Pick<RouteDeps, 'db'>, req: Request): Promise<s
 
 function pageInfo(total: number, limit: number, offset: number): PageInfo {
   return { total, limit, offset, nextCursor: null, hasMore: offset + limit < total };
-}
-
-/** Domain refusals of the friends rules -> the HTTP error with its stable code. */
-function friendError(err: unknown): never {
-  if (!(err instanceof friends.FriendError)) throw err;
-  switch (err.reason) {
-    case 'limit': throw new ApiError('FRIEND_REQUEST_LIMIT', messages.friendRequestLimit(friends.FRIEND_REQUEST_PENDING_MAX));
-    case 'cooldown': throw new ApiError('FRIEND_REQUEST_COOLDOWN', messages.friendRequestCooldown,
-      { retryAfter: err.retryAfter }, { 'Retry-After': String(err.retryAfter) });
-    case 'self': throw new ApiError('FRIEND_REQUEST_SELF', messages.friendRequestSelf, { field: 'usertag' });
-    case 'exists': throw new ApiError('FRIEND_REQUEST_EXISTS', messages.friendRequestExists);
-    case 'already_friends': throw new ApiError('ALREADY_FRIENDS', messages.alreadyFriends);
-    case 'user_not_found': throw notFound(messages.userNotFound);
-    case 'no_request': throw notFound(messages.friendRequestNotFound);
-  }
 }
 
 /** RouteDeps plus the services the phone routes share, built once per app. */
@@ -123,18 +109,17 @@ async function verifyPhone({ visitor, body, req, transaction }: Ctx<typeof route
     throw new ApiError('PHONE_CODE_INVALID', messages.invalidPhoneCode, { field: 'code' });
   }
   await deps.rateLimits.reward('sign-in-ip', ip);
-  const inUse = () => new ApiError('PHONE_IN_USE', messages.phoneInUse, { field: 'phone' });
   try {
     return await transaction(async (trx) => {
       // Told only now, to someone who proved they hold the number: never who has it.
-      if ((await phones.attachPhone(trx, userId, body.phone)) === 'in_use') throw inUse();
+      await phones.attachPhone(trx, userId, body.phone);
       const me = await getOwnProfile(trx, userId);
       if (!me) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
       await new OutboxMailer(trx).send(phoneAddedMail({ to: me.email, phone: body.phone, siteName: 'svc' }));
       return { body: me, headers: PRIVATE };
     });
   } catch (err) {
-    if (phones.isPhoneTaken(err)) throw inUse();
+    if (phones.isPhoneTaken(err)) throw new Refusal('phone_in_use');
     throw err;
   }
 }
@@ -160,11 +145,7 @@ async function sendFriendRequest({ visitor, body, res, transaction }: Ctx<typeof
   // defined in createApp (RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR).
   await deps.rateLimits.consume('friend-requests', visitor.userId, res);
   return transaction(async (trx) => {
-    try {
-      return { body: await friends.sendFriendRequest(trx, visitor.userId, body.usertag), headers: PRIVATE };
-    } catch (err) {
-      return friendError(err);
-    }
+    return { body: await friends.sendFriendRequest(trx, visitor.userId, body.usertag), headers: PRIVATE };
   });
 }
 
@@ -176,35 +157,21 @@ async function listIncomingFriendRequests({ visitor, query }: Ctx<typeof routes.
 
 async function acceptFriendRequest({ visitor, params, transaction }: Ctx<typeof routes.acceptFriendRequest>) {
   return transaction(async (trx) => {
-    try {
-      return { body: await friends.acceptFriendRequest(trx, visitor.userId, params.usertag), headers: PRIVATE };
-    } catch (err) {
-      return friendError(err);
-    }
+    return { body: await friends.acceptFriendRequest(trx, visitor.userId, params.usertag), headers: PRIVATE };
   });
 }
 
 async function rejectFriendRequest({ visitor, params, transaction }: Ctx<typeof routes.rejectFriendRequest>) {
   return transaction(async (trx) => {
-    try {
-      await friends.rejectFriendRequest(trx, visitor.userId, params.usertag);
-    } catch (err) {
-      friendError(err);
-    }
+    await friends.rejectFriendRequest(trx, visitor.userId, params.usertag);
     return { body: { ok: true as const }, headers: PRIVATE };
   });
 }
 
 async function createConversation({ visitor, body, transaction }: Ctx<typeof routes.createConversation>) {
   return transaction(async (trx) => {
-    try {
-      const { conversation, created } = await conversations.createConversation(trx, visitor.userId, body.usertags);
-      return { status: created ? 201 : 200, body: conversation, headers: PRIVATE };
-    } catch (err) {
-      if (!(err instanceof conversations.ConversationError)) throw err;
-      if (err.reason === 'needs_others') throw new ApiError('INVALID_INPUT', messages.conversationNeedsOthers, { field: 'usertags' });
-      throw new ApiError('NOT_FOUND', messages.userNotFound, { field: 'usertags', usertag: err.usertag });
-    }
+    const { conversation, created } = await conversations.createConversation(trx, visitor.userId, body.usertags);
+    return { status: created ? 201 : 200, body: conversation, headers: PRIVATE };
   });
 }
 
@@ -234,8 +201,6 @@ async function listMessages({ visitor, params, query }: Ctx<typeof routes.listMe
 async function markConversationRead({ visitor, params, body, transaction }: Ctx<typeof routes.markConversationRead>) {
   return transaction(async (trx) => {
     const result = await conversations.markRead(trx, visitor.userId, params.conversationId, body.upTo);
-    if (!result.ok && result.reason === 'not_participant') throw notFound(messages.conversationNotFound);
-    if (!result.ok) throw new ApiError('INVALID_INPUT', messages.messageNotInConversation, { field: 'upTo' });
     return { body: { conversationId: params.conversationId, unreadCount: result.unreadCount }, headers: PRIVATE };
   });
 }
