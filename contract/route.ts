@@ -48,8 +48,10 @@ export interface RouteDef<
   R extends z.ZodType = z.ZodType,
   /** Kept literal by `route()`, so a handler's context can depend on the auth kind. */
   A extends RouteAuth = RouteAuth,
+  /** Kept literal by `route()`, so handler maps can be keyed and checked by it (server/http/handlers.ts). */
+  O extends string = string,
 > {
-  operationId: string;
+  operationId: O;
   method: HttpMethod;
   /** OpenAPI-style path, e.g. `/v1/communities/{communityTag}/events/{slug}`. */
   path: string;
@@ -71,9 +73,9 @@ export interface RouteDef<
   errors: number[];
 }
 
-export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, A extends RouteAuth>(
-  def: RouteDef<P, Q, B, R, A>,
-): RouteDef<P, Q, B, R, A> {
+export function route<
+  P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, A extends RouteAuth, O extends string,
+>(def: RouteDef<P, Q, B, R, A, O>): RouteDef<P, Q, B, R, A, O> {
   return def;
 }
 

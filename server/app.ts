@@ -15,6 +15,7 @@ import { ROUTES } from '../contract/routes/index.ts';
 import { ApiError } from './http/api-error.ts';
 import { messages } from './shared/messages.ts';
 import { ReadCache } from './http/read-cache.ts';
+import { assertEveryRouteMounted } from './http/handlers.ts';
 import { cachedKeyResolver, type KeyResolver } from './domain/api-keys.ts';
 import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
@@ -32,7 +33,8 @@ import { loadOutboxSeal } from './outbox-seal.ts';
 import type { SmsSender } from './sms/sender.ts';
 import { setUpPayments, type PaymentsSetup } from './payments/index.ts';
 import { ticketCodesFor } from './domain/ticket-codes.ts';
-import { DONATIONS_PER_IP_PER_HOUR } from './v1/donations.ts';
+import { DONATIONS_PER_IP_PER_HOUR } from './use-cases/donations.ts';
+import { widgetActionsRouter } from './actions/index.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -78,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
   const payments = deps.payments ?? setUpPayments(config, database.db, logger);
   // Friend requests per sender (server/site/visitor.ts); each one notifies somebody.
   deps.rateLimits.define('friend-requests', { points: config.rateLimits.friendRequestsPerHour ?? FRIEND_REQUESTS_PER_HOUR, durationSec: 60 * 60 });
-  // The spec's 30 standalone donations per client IP per hour (server/v1/donations.ts).
+  // The spec's 30 standalone donations per client IP per hour (server/use-cases/donations.ts).
   deps.rateLimits.define('donations-ip', { points: config.rateLimits.donationsPerIpPerHour ?? DONATIONS_PER_IP_PER_HOUR, durationSec: 60 * 60 });
   const routeDeps = {
     db: database.db,
@@ -99,7 +101,8 @@ export function createApp(deps: AppDeps): Express {
     ticketCodes: ticketCodesFor(config),
   };
   // The public API first: it is the hot path, and nothing before it needs to see its requests.
-  app.use(v1Router(routeDeps));
+  const v1 = v1Router(routeDeps);
+  app.use(v1);
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
@@ -125,7 +128,12 @@ export function createApp(deps: AppDeps): Express {
 
   // A sign-in token issued while serving a site is bound to that site (server/domain/sessions.ts).
   app.use(sessionSiteScope(database.db));
-  app.use(siteApiRouter(routeDeps));
+  const actions = widgetActionsRouter(routeDeps);
+  app.use(actions);
+  const siteApi = siteApiRouter(routeDeps);
+  app.use(siteApi);
+  // Every declared route has exactly one handler, or the app does not start.
+  assertEveryRouteMounted(ROUTES, [v1, actions, siteApi]);
   // /checkout/<id> (local gateway) and /stripe/webhook (raw body: before anything parses it).
   app.use(payments.router);
   app.use(demoRouter({ db: database.db, publicUrl: config.publicUrl, rootDir: ROOT_DIR }));

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { isUniqueViolation, transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
+import { Refusal } from './refusal.ts';
 import { SESSION_MAX_SECONDS, type SessionClaims, type SessionSite, type SessionTokens } from './sessions.ts';
 
 /** A reset link works once, within this. */
@@ -48,10 +49,6 @@ export async function verifyCredentials(db: Db, email: string, password: string)
 // ---------------------------------------------------------------------------------------------
 // Sign-up
 
-export type CreateAccountResult =
-  | { ok: true; userId: string; usertag: string }
-  | { ok: false; reason: 'email_taken' | 'usertag_taken' };
-
 /** `Ada Lovelace` -> `ada-lovelace`: lowercase ASCII letters and digits joined by `-`, 2-24 chars. */
 export function usertagFromName(name: string): string {
   const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
@@ -86,10 +83,10 @@ async function emailTaken(db: Db, email: string): Promise<boolean> {
  */
 export async function createAccount(
   db: Db, input: { email: string; passwordHash: string; name: string; usertag?: string },
-): Promise<CreateAccountResult> {
+): Promise<{ userId: string; usertag: string }> {
   const email = normalizeEmail(input.email);
-  if (await emailTaken(db, email)) return { ok: false, reason: 'email_taken' };
-  if (input.usertag !== undefined && isReservedUsertag(input.usertag)) return { ok: false, reason: 'usertag_taken' };
+  if (await emailTaken(db, email)) throw new Refusal('email_in_use');
+  if (input.usertag !== undefined && isReservedUsertag(input.usertag)) throw new Refusal('usertag_taken');
   for (let round = 0; round < 4; round += 1) {
     const usertag = input.usertag ?? (await freeUsertag(db, input.name, round));
     const id = newId();
@@ -98,12 +95,12 @@ export async function createAccount(
         id, email, name: input.name, usertag, profile_image: null, bio: null, phone: null,
         password_hash: input.passwordHash, created_at: nowIso(),
       }).execute();
-      return { ok: true, userId: id, usertag };
+      return { userId: id, usertag };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // Someone took the e-mail or the usertag in between: say which, or try another tag.
-      if (await emailTaken(db, email)) return { ok: false, reason: 'email_taken' };
-      if (input.usertag !== undefined) return { ok: false, reason: 'usertag_taken' };
+      if (await emailTaken(db, email)) throw new Refusal('email_in_use');
+      if (input.usertag !== undefined) throw new Refusal('usertag_taken');
     }
   }
   throw new Error('could not find a free usertag');

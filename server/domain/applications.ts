@@ -15,24 +15,9 @@ import { emit } from '../webhooks/emit.ts';
 import { isReservedUsertag, normalizeEmail, usertagFromName } from './accounts.ts';
 import { checkFormAnswers, type FormAnswers } from './forms.ts';
 import { notify } from './notifications.ts';
+import { Refusal } from './refusal.ts';
 
 export type BillingCycle = z.infer<typeof BillingCycleSchema>;
-
-export type ApplicationErrorReason =
-  | 'invite_only' | 'segment_not_found' | 'segment_closed' | 'answers_missing' | 'answer_invalid'
-  | 'billing_cycle_required' | 'billing_cycle_not_offered' | 'already_member' | 'application_pending' | 'banned'
-  | 'request_not_found' | 'request_rejected' | 'request_cancelled' | 'request_awaiting_payment' | 'request_approved'
-  | 'member_not_found' | 'not_accepted' | 'founder';
-
-export class ApplicationError extends Error {
-  constructor(
-    readonly reason: ApplicationErrorReason,
-    readonly detail: { fieldIds?: string[]; fieldId?: string; why?: string; offered?: BillingCycle[] } = {},
-  ) {
-    super(reason);
-    this.name = 'ApplicationError';
-  }
-}
 
 interface CommunityContext { id: string; tag: string; name: string; accessibility: 'OPEN' | 'APPLICATION' | 'INVITE_ONLY'; live: boolean }
 
@@ -102,10 +87,10 @@ export function offeredCycles(s: PriceColumns): BillingCycle[] {
 /** The cycle the request is for: the one asked, or the only one offered; null for a free segment. */
 export function chooseCycle(offered: BillingCycle[], asked: BillingCycle | undefined): BillingCycle | null {
   if (asked !== undefined) {
-    if (!offered.includes(asked)) throw new ApplicationError('billing_cycle_not_offered', { offered });
+    if (!offered.includes(asked)) throw new Refusal('billing_cycle_not_offered', { offered });
     return asked;
   }
-  if (offered.length > 1) throw new ApplicationError('billing_cycle_required', { offered });
+  if (offered.length > 1) throw new Refusal('billing_cycle_required', { offered });
   return offered[0] ?? null;
 }
 
@@ -162,14 +147,14 @@ export interface SubmitResult {
 function checkedAnswers(form: ApplicationForm, answers: unknown): FormAnswers {
   const check = checkFormAnswers(form.fields, answers);
   if (check.ok) return check.answers;
-  if (check.kind === 'missing') throw new ApplicationError('answers_missing', { fieldIds: check.fieldIds });
-  throw new ApplicationError('answer_invalid', { fieldId: check.fieldId, why: check.reason });
+  if (check.kind === 'missing') throw new Refusal('answers_missing', { fieldIds: check.fieldIds });
+  throw new Refusal('answer_invalid', { fieldId: check.fieldId, why: check.reason });
 }
 
-function refusalFor(status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED' | undefined): ApplicationError | null {
-  if (status === 'ACCEPTED') return new ApplicationError('already_member');
-  if (status === 'BANNED') return new ApplicationError('banned');
-  if (status === 'PENDING') return new ApplicationError('application_pending');
+function refusalFor(status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED' | undefined): Refusal | null {
+  if (status === 'ACCEPTED') return new Refusal('already_member');
+  if (status === 'BANNED') return new Refusal('banned');
+  if (status === 'PENDING') return new Refusal('application_pending');
   return null;
 }
 
@@ -184,7 +169,7 @@ async function sendMail(trx: Trx, kind: MembershipEmailKind, community: { name: 
  */
 export async function submitApplication(trx: Trx, communityId: string, input: SubmitInput): Promise<SubmitResult> {
   const community = await communityOf(trx, communityId);
-  if (community.accessibility === 'INVITE_ONLY') throw new ApplicationError('invite_only');
+  if (community.accessibility === 'INVITE_ONLY') throw new Refusal('invite_only');
   const segment = await trx.selectFrom('segments')
     .leftJoin('segment_forms', 'segment_forms.segment_id', 'segments.id')
     .select(['segments.id', 'segments.name', 'segments.is_active', 'segments.auto_approve', 'segments.price_monthly',
@@ -192,10 +177,10 @@ export async function submitApplication(trx: Trx, communityId: string, input: Su
       'segment_forms.schema'])
     .where('segments.community_id', '=', communityId).where('segments.id', '=', input.segmentId)
     .executeTakeFirst();
-  if (!segment) throw new ApplicationError('segment_not_found');
+  if (!segment) throw new Refusal('segment_not_found');
   // Segments have no member capacity in v1 (only a founding-price cap, which is not "sold out"):
   // closing a segment is how a community stops taking members into it.
-  if (Number(segment.is_active) !== 1) throw new ApplicationError('segment_closed');
+  if (Number(segment.is_active) !== 1) throw new Refusal('segment_closed');
   const form = applicationForm(parseJson<FormField[]>(segment.schema, []));
   const answers = checkedAnswers(form, input.answers);
   const cycle = chooseCycle(offeredCycles(segment), input.billingCycle);
@@ -219,7 +204,7 @@ export async function submitApplication(trx: Trx, communityId: string, input: Su
     id: requestId, community_id: communityId, segment_id: segment.id, user_id: user.id, email, answers: JSON.stringify(answers),
     source, billing_cycle: cycle, status, reason: null, created_at: now, decided_at: autoApprove ? now : null, decided_by: null,
   }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new ApplicationError('application_pending');
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new Refusal('application_pending');
 
   const result: SubmitResult = { requestId, status, segmentId: segment.id, segmentName: segment.name, userId: user.id };
   if (status === 'PAYMENT_PENDING') return result;
@@ -235,7 +220,7 @@ export async function submitApplication(trx: Trx, communityId: string, input: Su
     // Another request changed the membership after it was read above.
     const raced = await trx.selectFrom('memberships').select('status')
       .where('community_id', '=', communityId).where('user_id', '=', user.id).executeTakeFirst();
-    throw refusalFor(raced?.status) ?? new ApplicationError('application_pending');
+    throw refusalFor(raced?.status) ?? new Refusal('application_pending');
   }
 
   if (autoApprove) {
@@ -277,12 +262,12 @@ async function mailContext(trx: Trx, r: RequestRow): Promise<{ name: string; seg
 
 export interface ApproveResult { membershipId: string; userId: string }
 
-function undecidable(status: MembershipRequestStatus, action: 'approve' | 'reject'): ApplicationError {
+function undecidable(status: MembershipRequestStatus, action: 'approve' | 'reject'): Refusal {
   switch (status) {
-    case 'REJECTED': return new ApplicationError('request_rejected');
-    case 'CANCELLED': return new ApplicationError('request_cancelled');
-    case 'PAYMENT_PENDING': return new ApplicationError('request_awaiting_payment');
-    case 'APPROVED': return new ApplicationError('request_approved');
+    case 'REJECTED': return new Refusal('request_rejected');
+    case 'CANCELLED': return new Refusal('request_cancelled');
+    case 'PAYMENT_PENDING': return new Refusal('request_awaiting_payment');
+    case 'APPROVED': return new Refusal('request_approved');
     case 'PENDING': throw new Error(`a PENDING request can always ${action}`);
   }
 }
@@ -293,7 +278,7 @@ function undecidable(status: MembershipRequestStatus, action: 'approve' | 'rejec
  */
 export async function approveApplication(trx: Trx, communityId: string, requestId: string, keyId: string): Promise<ApproveResult> {
   const request = await requestOf(trx, communityId, requestId);
-  if (!request) throw new ApplicationError('request_not_found');
+  if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
   const won = await trx.updateTable('membership_requests').set({ status: 'APPROVED', decided_at: now, decided_by: keyId })
     .where('id', '=', requestId).where('status', '=', 'PENDING').executeTakeFirst();
@@ -326,7 +311,7 @@ export async function approveApplication(trx: Trx, communityId: string, requestI
  */
 export async function rejectApplication(trx: Trx, communityId: string, requestId: string, keyId: string, reason: string | null): Promise<void> {
   const request = await requestOf(trx, communityId, requestId);
-  if (!request) throw new ApplicationError('request_not_found');
+  if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
   const won = await trx.updateTable('membership_requests').set({ status: 'REJECTED', reason, decided_at: now, decided_by: keyId })
     .where('id', '=', requestId).where('status', 'in', ['PENDING', 'PAYMENT_PENDING']).executeTakeFirst();
@@ -376,10 +361,10 @@ export async function kickMember(trx: Trx, communityId: string, userId: string, 
     .returning('id').executeTakeFirst();
   if (!kicked) {
     const m = await membershipRow(trx, communityId, userId);
-    if (!m) throw new ApplicationError('member_not_found');
-    if (m.role === 'founder') throw new ApplicationError('founder');
+    if (!m) throw new Refusal('member_not_found');
+    if (m.role === 'founder') throw new Refusal('founder');
     if (m.status === 'REJECTED' && m.kicked_at) return { kickedAt: m.kicked_at };
-    throw new ApplicationError('not_accepted');
+    throw new Refusal('not_accepted');
   }
   await audit(trx, communityId, userId, kicked.id, 'KICK', reason, keyId, now);
   await emit(trx, await communityOf(trx, communityId), 'member.kicked', { memberId: kicked.id, userId, kickedAt: now, kickedBy: keyId });
@@ -399,11 +384,11 @@ export async function banMember(trx: Trx, communityId: string, userId: string, k
     .returning('id').executeTakeFirst();
   if (!banned) {
     const m = await membershipRow(trx, communityId, userId);
-    if (m?.role === 'founder') throw new ApplicationError('founder');
+    if (m?.role === 'founder') throw new Refusal('founder');
     if (m?.status === 'BANNED') return { bannedAt: m.banned_at ?? now };
     const applied = await trx.selectFrom('membership_requests').select('created_at')
       .where('community_id', '=', communityId).where('user_id', '=', userId).orderBy('created_at').executeTakeFirst();
-    if (!applied) throw new ApplicationError('member_not_found');
+    if (!applied) throw new Refusal('member_not_found');
     banned = await trx.insertInto('memberships').values({
       id: newId(), community_id: communityId, user_id: userId, status: 'BANNED', role: 'member', segment_id: null,
       created_at: applied.created_at, accepted_at: null, kicked_at: null, banned_at: now,

@@ -5,6 +5,7 @@ import type { Community } from '../../contract/resources.ts';
 import type { Db } from '../db/index.ts';
 import type { CommunityRow } from '../db/schema.ts';
 import { parseJson } from '../db/ids.ts';
+import { audienceOf, type EventAudience } from './events.ts';
 import { filterNav } from './nav.ts';
 import { viewerOf, type Viewer } from './page-access.ts';
 
@@ -56,6 +57,28 @@ export function forgetCommunityCaches(db: Db): void {
 
 export async function findCommunityByTag(db: Db, tag: string): Promise<CommunityRow | undefined> {
   return db.selectFrom('communities').selectAll().where('tag', '=', tag).executeTakeFirst();
+}
+
+/** What a sale (an RSVP, a checkout, a donation) needs of its community: read once per request. */
+export interface SaleCommunity {
+  id: string;
+  tag: string;
+  name: string;
+  /** themeConfig.brandColor, for the ticket e-mail. */
+  brandColor: string | null;
+  /** Who may see its events, for the widgets' "publicly shown events only" rule. */
+  events: EventAudience;
+}
+
+export async function saleCommunity(db: Db, by: { id: string } | { tag: string }): Promise<SaleCommunity | null> {
+  const query = db.selectFrom('communities').select(['id', 'tag', 'name', 'theme_config', 'visibility', 'page_settings']);
+  const row = await ('id' in by ? query.where('id', '=', by.id) : query.where('tag', '=', by.tag)).executeTakeFirst();
+  if (!row) return null;
+  const brandColor = parseJson<{ brandColor?: unknown } | null>(row.theme_config, null)?.brandColor;
+  return {
+    id: row.id, tag: row.tag, name: row.name, brandColor: typeof brandColor === 'string' ? brandColor : null,
+    events: audienceOf(row.id, row),
+  };
 }
 
 /** `<tag>.localhost` always names the community `<tag>`: it can only resolve on the developer's machine. */

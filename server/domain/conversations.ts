@@ -6,16 +6,8 @@
 import type { Db, Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import type { Page } from './notifications.ts';
+import { Refusal } from './refusal.ts';
 import { publicProfiles, publicProfilesByUsertag, type PublicProfile } from './users.ts';
-
-export type ConversationErrorReason = 'needs_others' | 'user_not_found';
-
-export class ConversationError extends Error {
-  constructor(readonly reason: ConversationErrorReason, readonly usertag?: string) {
-    super(reason);
-    this.name = 'ConversationError';
-  }
-}
 
 export interface MessageView {
   id: string;
@@ -117,9 +109,9 @@ export async function createConversation(
 ): Promise<{ conversation: ConversationView; created: boolean }> {
   const found = await publicProfilesByUsertag(trx, usertags);
   const missing = usertags.find((t) => !found.has(t));
-  if (missing !== undefined) throw new ConversationError('user_not_found', missing);
+  if (missing !== undefined) throw new Refusal('conversation_user_not_found', { usertag: missing });
   const others = [...new Set([...found.values()].map((u) => u.id))].filter((id) => id !== userId);
-  if (others.length === 0) throw new ConversationError('needs_others');
+  if (others.length === 0) throw new Refusal('conversation_needs_others');
 
   const now = nowIso();
   const id = newId();
@@ -214,24 +206,24 @@ export async function listMessages(
   };
 }
 
-export type MarkReadResult = { ok: true; unreadCount: number } | { ok: false; reason: 'not_participant' | 'message_not_found' };
-
 /**
  * Marks the conversation read for `userId` up to the message `upTo` (by its sequence number, so
  * everything older is read too), or up to the newest message. The mark only moves forward.
+ * Answers the unread count left. A non-participant is refused as if there were no such
+ * conversation, so ids cannot be probed.
  */
-export async function markRead(trx: Trx, userId: string, conversationId: string, upTo?: string): Promise<MarkReadResult> {
+export async function markRead(trx: Trx, userId: string, conversationId: string, upTo?: string): Promise<{ unreadCount: number }> {
   const member = await trx.selectFrom('conversation_members as cm')
     .innerJoin('conversations as c', 'c.id', 'cm.conversation_id')
     .select(['c.last_seq'])
     .where('cm.conversation_id', '=', conversationId).where('cm.user_id', '=', userId)
     .executeTakeFirst();
-  if (!member) return { ok: false, reason: 'not_participant' };
+  if (!member) throw new Refusal('conversation_not_found');
   let seq = Number(member.last_seq);
   if (upTo !== undefined) {
     const message = await trx.selectFrom('messages').select('seq')
       .where('id', '=', upTo).where('conversation_id', '=', conversationId).executeTakeFirst();
-    if (!message) return { ok: false, reason: 'message_not_found' };
+    if (!message) throw new Refusal('message_not_in_conversation');
     seq = Number(message.seq);
   }
   if (seq > 0) {
@@ -240,7 +232,7 @@ export async function markRead(trx: Trx, userId: string, conversationId: string,
       .execute();
   }
   const unread = await unreadByConversation(trx, userId, [conversationId]);
-  return { ok: true, unreadCount: unread.get(conversationId) ?? 0 };
+  return { unreadCount: unread.get(conversationId) ?? 0 };
 }
 
 /** Unread messages from others: in total and per conversation (those with none left out). */

@@ -10,19 +10,11 @@ import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
 import { issueReceipt } from './receipts.ts';
+import { Refusal } from './refusal.ts';
 import { accountContact } from './users.ts';
 
 /** The spec's floor for a donation that is not riding on a paid sale (smallest currency unit). */
 export const STANDALONE_DONATION_MINIMUM = 50;
-
-export type DonationErrorReason = 'target_not_found' | 'not_enabled' | 'not_a_listed_amount' | 'below_minimum' | 'email_required' | 'currency_mismatch';
-
-export class DonationError extends Error {
-  constructor(readonly reason: DonationErrorReason, readonly detail: { minimum?: number; amounts?: number[]; currency?: string } = {}) {
-    super(reason);
-    this.name = 'DonationError';
-  }
-}
 
 export interface DonationTarget {
   type: DonationTargetType;
@@ -58,14 +50,14 @@ export async function donationTarget(db: Db | Trx, communityId: string, type: Do
  */
 export function checkDonationAmount(target: DonationTarget, amount: number, opts: { sidecar: boolean }): void {
   const config = target.config;
-  if (!config?.enabled) throw new DonationError('not_enabled');
+  if (!config?.enabled) throw new Refusal('donations_not_enabled');
   if (config.mode === 'fixed') {
     const amounts = config.amounts ?? [];
-    if (!amounts.includes(amount)) throw new DonationError('not_a_listed_amount', { amounts });
+    if (!amounts.includes(amount)) throw new Refusal('donation_not_listed', { amounts });
     return;
   }
   const minimum = Math.max(config.minAmount ?? 0, opts.sidecar ? 1 : STANDALONE_DONATION_MINIMUM);
-  if (amount < minimum) throw new DonationError('below_minimum', { minimum });
+  if (amount < minimum) throw new Refusal('donation_below_minimum', { minimum });
 }
 
 export interface DonationPurpose {
@@ -92,11 +84,11 @@ export interface DonateInput {
 /** A standalone donation, validated and described for the payment gateway (reads only). */
 export async function planDonation(db: Db | Trx, community: { id: string; name: string }, input: DonateInput): Promise<CheckoutRequest> {
   const target = await donationTarget(db, community.id, input.targetType, input.key);
-  if (!target) throw new DonationError('target_not_found');
+  if (!target) throw new Refusal(input.targetType === 'PRODUCT' ? 'product_not_found' : 'event_not_found');
   checkDonationAmount(target, input.amount, { sidecar: false });
   const donor = input.donorUserId ? await accountContact(db, input.donorUserId) : null;
   const email = donor?.email ?? input.email?.trim().toLowerCase() ?? null;
-  if (!email) throw new DonationError('email_required');
+  if (!email) throw new Refusal('donor_email_required');
   const purpose: DonationPurpose = { kind: 'donation', targetType: target.type, targetId: target.id, amount: input.amount, donorUserId: input.donorUserId };
   const label = target.config?.label?.trim();
   return {

@@ -5,6 +5,7 @@ import type { Db } from '../db/index.ts';
 import type { SelectQueryBuilder } from 'kysely';
 import type { Database, EventRow } from '../db/schema.ts';
 import { parseJson, toBool } from '../db/ids.ts';
+import { Refusal } from './refusal.ts';
 
 export interface ListEventsQuery {
   limit: number;
@@ -24,7 +25,11 @@ export interface EventPage {
 }
 
 /** Thrown for a cursor we did not issue, or issued for another ordering. */
-export class InvalidCursorError extends Error {}
+export class InvalidCursorError extends Refusal<'invalid_cursor'> {
+  constructor() {
+    super('invalid_cursor');
+  }
+}
 
 /** Position (start date, id) and the query it belongs to (`q`: order and filters). */
 interface CursorPayload { d: string; i: string; q: string }
@@ -62,7 +67,11 @@ export interface EventAudience {
 export async function publicAudience(db: Db, communityId: string): Promise<EventAudience | null> {
   const row = await db.selectFrom('communities').select(['visibility', 'page_settings'])
     .where('id', '=', communityId).executeTakeFirst();
-  if (!row) return null;
+  return row ? audienceOf(communityId, row) : null;
+}
+
+/** The events audience from the community row's visibility and page settings (publicAudience, saleCommunity). */
+export function audienceOf(communityId: string, row: { visibility: EventAudience['inherited']; page_settings: string | null }): EventAudience {
   const settings = parseJson<unknown>(row.page_settings, []);
   const events = Array.isArray(settings)
     ? (settings as { pageKey?: unknown; visibility?: unknown }[]).find((p) => p?.pageKey === 'EVENTS')

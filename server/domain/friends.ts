@@ -11,8 +11,7 @@ import { newId, nowIso } from '../db/ids.ts';
 import type { FriendshipsTable } from '../db/schema-social.ts';
 import { markReadFromActor, notify, type Page } from './notifications.ts';
 import { findPublicProfileByUsertag, publicProfiles, type PublicProfile } from './users.ts';
-
-export type FriendErrorReason = 'user_not_found' | 'self' | 'exists' | 'already_friends' | 'no_request' | 'limit' | 'cooldown';
+import { Refusal } from './refusal.ts';
 
 /** Unanswered requests one user may have out at once. */
 export const FRIEND_REQUEST_PENDING_MAX = 100;
@@ -20,17 +19,6 @@ export const FRIEND_REQUEST_PENDING_MAX = 100;
 export const FRIEND_REQUESTS_PER_HOUR = 30;
 /** After a rejection, how long before the same sender may ask the same person again. */
 export const FRIEND_REQUEST_COOLDOWN_MS = 7 * 24 * 3_600_000;
-
-/** A rule the request broke; the HTTP layer maps `reason` to a status and code. */
-export class FriendError extends Error {
-  /** For `cooldown`: seconds until the sender may ask again. */
-  readonly retryAfter?: number;
-  constructor(readonly reason: FriendErrorReason, retryAfter?: number) {
-    super(reason);
-    this.name = 'FriendError';
-    if (retryAfter !== undefined) this.retryAfter = retryAfter;
-  }
-}
 
 export interface FriendshipView {
   user: PublicProfile;
@@ -72,28 +60,29 @@ async function acceptRow(trx: Trx, row: Row, accepter: string, requester: string
   return { ...row, status: 'ACCEPTED', accepted_at: now };
 }
 
-/** Throws `cooldown` or `limit` when `fromUserId` may not send `toUserId` a new request now. */
+/** Refuses (friend_request_cooldown, friend_request_limit) when `fromUserId` may not send `toUserId` a new request now. */
 async function assertMayAsk(trx: Trx, fromUserId: string, toUserId: string): Promise<void> {
   const rejected = await trx.selectFrom('friend_request_rejections').select('rejected_at')
     .where('requester_id', '=', fromUserId).where('addressee_id', '=', toUserId).executeTakeFirst();
   if (rejected) {
     const until = Date.parse(rejected.rejected_at) + FRIEND_REQUEST_COOLDOWN_MS;
-    if (until > Date.now()) throw new FriendError('cooldown', Math.ceil((until - Date.now()) / 1000));
+    if (until > Date.now()) throw new Refusal('friend_request_cooldown', { retryAfter: Math.ceil((until - Date.now()) / 1000) });
   }
   const pending = await trx.selectFrom('friendships').select((eb) => eb.fn.countAll().as('n'))
     .where('requester_id', '=', fromUserId).where('status', '=', 'PENDING').executeTakeFirstOrThrow();
-  if (Number(pending.n) >= FRIEND_REQUEST_PENDING_MAX) throw new FriendError('limit');
+  if (Number(pending.n) >= FRIEND_REQUEST_PENDING_MAX) throw new Refusal('friend_request_limit', { max: FRIEND_REQUEST_PENDING_MAX });
 }
 
 /**
  * `fromUserId` asks `toUsertag`. If the other user had already asked, this accepts their request.
- * Throws FriendError: user_not_found, self, exists (already pending from me), already_friends,
- * and for a new request, cooldown (turned down by them lately) or limit (too many unanswered).
+ * Refuses: user_not_found, friend_request_self, friend_request_exists (already pending from me), already_friends,
+ * and for a new request, friend_request_cooldown (turned down by them lately) or friend_request_limit
+ * (too many unanswered).
  */
 export async function sendFriendRequest(trx: Trx, fromUserId: string, toUsertag: string): Promise<FriendshipView> {
   const target = await findPublicProfileByUsertag(trx, toUsertag);
-  if (!target) throw new FriendError('user_not_found');
-  if (target.id === fromUserId) throw new FriendError('self');
+  if (!target) throw new Refusal('user_not_found');
+  if (target.id === fromUserId) throw new Refusal('friend_request_self');
   // Only a new request is held to the limits; an existing row is answered as before below.
   if (!(await rowOfPair(trx, fromUserId, target.id))) await assertMayAsk(trx, fromUserId, target.id);
   const [low, high] = pair(fromUserId, target.id);
@@ -114,14 +103,14 @@ export async function sendFriendRequest(trx: Trx, fromUserId: string, toUsertag:
     }
     const existing = await rowOfPair(trx, fromUserId, target.id);
     if (!existing) continue;
-    if (existing.status === 'ACCEPTED') throw new FriendError('already_friends');
-    if (existing.requester_id === fromUserId) throw new FriendError('exists');
+    if (existing.status === 'ACCEPTED') throw new Refusal('already_friends');
+    if (existing.requester_id === fromUserId) throw new Refusal('friend_request_exists');
     const accepted = await acceptRow(trx, existing, fromUserId, target.id);
     if (accepted) return view(accepted, fromUserId, target);
   }
   // Lost every race against the other user's accept/reject: say what is there now.
   const now = await rowOfPair(trx, fromUserId, target.id);
-  throw new FriendError(now?.status === 'ACCEPTED' ? 'already_friends' : 'exists');
+  throw new Refusal(now?.status === 'ACCEPTED' ? 'already_friends' : 'friend_request_exists');
 }
 
 /** Pending requests other users sent to `userId`, newest first. */
@@ -150,29 +139,29 @@ export async function listIncomingRequests(
  */
 export async function acceptFriendRequest(trx: Trx, userId: string, fromUsertag: string): Promise<FriendshipView> {
   const other = await findPublicProfileByUsertag(trx, fromUsertag);
-  if (!other || other.id === userId) throw new FriendError('no_request');
+  if (!other || other.id === userId) throw new Refusal('friend_request_not_found');
   const row = await rowOfPair(trx, userId, other.id);
-  if (!row) throw new FriendError('no_request');
+  if (!row) throw new Refusal('friend_request_not_found');
   if (row.status === 'ACCEPTED') return view(row, userId, other);
-  if (row.requester_id !== other.id) throw new FriendError('no_request');
+  if (row.requester_id !== other.id) throw new Refusal('friend_request_not_found');
   const accepted = await acceptRow(trx, row, userId, other.id);
   if (accepted) return view(accepted, userId, other);
   // Changed under us: accepted concurrently (answer it) or withdrawn (nothing to accept).
   const now = await rowOfPair(trx, userId, other.id);
   if (now?.status === 'ACCEPTED') return view(now, userId, other);
-  throw new FriendError('no_request');
+  throw new Refusal('friend_request_not_found');
 }
 
 /** Removes the pending request `fromUsertag` sent to `userId`; anything else is no_request. */
 export async function rejectFriendRequest(trx: Trx, userId: string, fromUsertag: string): Promise<void> {
   const other = await findPublicProfileByUsertag(trx, fromUsertag);
-  if (!other || other.id === userId) throw new FriendError('no_request');
+  if (!other || other.id === userId) throw new Refusal('friend_request_not_found');
   const [low, high] = pair(userId, other.id);
   const gone = await trx.deleteFrom('friendships')
     .where('user_low', '=', low).where('user_high', '=', high)
     .where('requester_id', '=', other.id).where('status', '=', 'PENDING')
     .executeTakeFirst();
-  if (Number(gone.numDeletedRows) !== 1) throw new FriendError('no_request');
+  if (Number(gone.numDeletedRows) !== 1) throw new Refusal('friend_request_not_found');
   // Remembered (the request row is gone) so the sender waits out the cooldown before asking again.
   const now = nowIso();
   await trx.insertInto('friend_request_rejections')

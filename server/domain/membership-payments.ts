@@ -21,6 +21,7 @@ import type { FulfilmentHandler, Payments, RenewalOutcome } from '../payments/pa
 import { emit } from '../webhooks/emit.ts';
 import { offeredCycles, type BillingCycle } from './applications.ts';
 import { notify } from './notifications.ts';
+import { Refusal } from './refusal.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Prices
@@ -126,15 +127,6 @@ const later = (a: string, b: string) => (a > b ? a : b);
 // ---------------------------------------------------------------------------------------------
 // Opening the checkout
 
-export type MembershipCheckoutErrorReason = 'request_not_found' | 'not_payment_pending' | 'no_price_for_cycle' | 'segment_closed';
-
-export class MembershipCheckoutError extends Error {
-  constructor(readonly reason: MembershipCheckoutErrorReason, readonly detail: { status?: string; cycle?: string | null } = {}) {
-    super(reason);
-    this.name = 'MembershipCheckoutError';
-  }
-}
-
 /** The hold failed because another checkout of the same request (or the last founding spot) won a race: plan again. */
 export class CheckoutRaceLost extends Error {
   constructor(readonly what: 'request' | 'founding') {
@@ -192,8 +184,8 @@ export async function planApplyCheckout(db: Db | Trx, communityId: string, input
   const request = await db.selectFrom('membership_requests')
     .select(['id', 'status', 'segment_id', 'user_id', 'email', 'billing_cycle', 'checkout_session_id'])
     .where('community_id', '=', communityId).where('id', '=', input.requestId).executeTakeFirst();
-  if (!request) throw new MembershipCheckoutError('request_not_found');
-  if (request.status !== 'PAYMENT_PENDING') throw new MembershipCheckoutError('not_payment_pending', { status: request.status });
+  if (!request) throw new Refusal('request_not_found');
+  if (request.status !== 'PAYMENT_PENDING') throw new Refusal('not_payment_pending', { status: request.status });
   if (request.checkout_session_id) {
     const open = await db.selectFrom('checkout_sessions').select(['status', 'checkout_url', 'processor_session_id', 'expires_at'])
       .where('id', '=', request.checkout_session_id).executeTakeFirst();
@@ -202,10 +194,10 @@ export async function planApplyCheckout(db: Db | Trx, communityId: string, input
     }
   }
   const segment = await db.selectFrom('segments').selectAll().where('id', '=', request.segment_id).executeTakeFirstOrThrow();
-  if (Number(segment.is_active) !== 1) throw new MembershipCheckoutError('segment_closed');
+  if (Number(segment.is_active) !== 1) throw new Refusal('checkout_segment_closed');
   const cycle = request.billing_cycle;
   const price = cycle && offeredCycles(segment).includes(cycle) ? priceFor(segment, cycle, input.foundingAllowed ?? true) : null;
-  if (!price) throw new MembershipCheckoutError('no_price_for_cycle', { cycle });
+  if (!price) throw new Refusal('no_price_for_cycle', { cycle });
 
   const purpose: MembershipPurpose = { kind: 'membership', requestId: request.id, segmentId: segment.id, userId: request.user_id, price };
   const origin = input.returnOrigin;

@@ -25,6 +25,7 @@ import { Email } from '../../contract/common.ts';
 import { isUniqueViolation, transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import { isReservedUsertag, normalizeEmail, revokeAllSessions, usertagFromName } from './accounts.ts';
+import { Refusal } from './refusal.ts';
 
 export interface ExternalIdentity {
   provider: string;
@@ -119,7 +120,6 @@ export async function linkIdentity(db: Db, identity: ExternalIdentity, userId: s
   });
 }
 
-export type IdentityUnlink = 'removed' | 'not_linked' | 'last_sign_in_method';
 
 /**
  * Removes the user's identities of `provider`, unless the account would be left with no password
@@ -127,18 +127,17 @@ export type IdentityUnlink = 'removed' | 'not_linked' | 'last_sign_in_method';
  * check, and then nothing would be left). A password reset by e-mail would still get such an
  * account back; refusing keeps the user from locking themselves out by accident.
  */
-export async function unlinkProvider(trx: Trx, userId: string, provider: string): Promise<IdentityUnlink> {
+export async function unlinkProvider(trx: Trx, userId: string, provider: string): Promise<void> {
   // Two unlinks of different providers at once must not each count the other's identity as the
   // one left: on PostgreSQL they take turns on the user's row (SQLite runs one write transaction
   // at a time anyway).
   const locked = trx.selectFrom('users').select('password_hash').where('id', '=', userId);
   const user = await (trx.getExecutor().adapter instanceof PostgresAdapter ? locked.forUpdate() : locked).executeTakeFirst();
-  if (!user) return 'not_linked';
+  if (!user) throw new Refusal('oauth_not_linked');
   const identities = await trx.selectFrom('oauth_identities').select('provider').where('user_id', '=', userId).execute();
-  if (!identities.some((i) => i.provider === provider)) return 'not_linked';
-  if (user.password_hash === null && !identities.some((i) => i.provider !== provider)) return 'last_sign_in_method';
+  if (!identities.some((i) => i.provider === provider)) throw new Refusal('oauth_not_linked');
+  if (user.password_hash === null && !identities.some((i) => i.provider !== provider)) throw new Refusal('last_sign_in_method');
   await trx.deleteFrom('oauth_identities').where('user_id', '=', userId).where('provider', '=', provider).execute();
-  return 'removed';
 }
 
 async function ownerOf(trx: Trx, identity: ExternalIdentity): Promise<string | null> {

@@ -9,6 +9,7 @@
 // i.e. to someone who holds the number, so it cannot be used to probe which numbers have accounts.
 import type { Db, Trx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
+import { Refusal } from './refusal.ts';
 import { issueSmsCode, spendSmsCode } from './sms-sign-in.ts';
 
 /**
@@ -28,18 +29,15 @@ export async function checkPhoneCode(db: Db, key: Uint8Array, userId: string, ph
   return (await spendSmsCode(db, key, { phone, purpose: 'VERIFY_PHONE', userId }, code, now)) === userId;
 }
 
-export type AttachPhoneResult = 'attached' | 'in_use';
-
 /**
- * Makes `phone` the user's (replacing any number they had), unless another account has it. The
+ * Makes `phone` the user's (replacing any number they had); refused (phone_in_use) when another account has it. The
  * unique index on `users.phone` settles two users verifying one number at once: the loser's
  * UPDATE fails, which {@link isPhoneTaken} recognises once the transaction has rolled back.
  */
-export async function attachPhone(trx: Trx, userId: string, phone: string): Promise<AttachPhoneResult> {
+export async function attachPhone(trx: Trx, userId: string, phone: string): Promise<void> {
   const holder = await trx.selectFrom('users').select('id').where('phone', '=', phone).where('id', '!=', userId).executeTakeFirst();
-  if (holder) return 'in_use';
+  if (holder) throw new Refusal('phone_in_use');
   await trx.updateTable('users').set({ phone }).where('id', '=', userId).execute();
-  return 'attached';
 }
 
 /** True when `err` is attachPhone losing the race for a number to another account. */

@@ -6,16 +6,10 @@ import { newId, nowIso } from '../db/ids.ts';
 import type { CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
-import { checkDonationAmount, donationTarget, DonationError, recordDonation, refundDonationOf } from './donations.ts';
+import { checkDonationAmount, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
 import { issueReceipt } from './receipts.ts';
+import { Refusal } from './refusal.ts';
 import { accountContact } from './users.ts';
-
-export class ProductOrderError extends Error {
-  constructor(readonly reason: 'product_not_found' | 'product_inactive' | 'product_free' | 'email_required') {
-    super(reason);
-    this.name = 'ProductOrderError';
-  }
-}
 
 export interface ProductPurpose {
   kind: 'product';
@@ -45,14 +39,14 @@ export async function planProductCheckout(
 ): Promise<CheckoutRequest> {
   const product = await trx.selectFrom('products').select(['id', 'sku', 'name', 'price_cents', 'currency', 'is_active'])
     .where('community_id', '=', community.id).where('sku', '=', input.sku).executeTakeFirst();
-  if (!product) throw new ProductOrderError('product_not_found');
-  if (Number(product.is_active) !== 1) throw new ProductOrderError('product_inactive');
+  if (!product) throw new Refusal('product_not_found');
+  if (Number(product.is_active) !== 1) throw new Refusal('product_inactive');
   // A free product has nothing to pay: there is no checkout for it in v1.
-  if (Number(product.price_cents) === 0) throw new ProductOrderError('product_free');
+  if (Number(product.price_cents) === 0) throw new Refusal('product_free');
   const donationAmount = input.donation?.amount ?? 0;
   if (donationAmount > 0) {
     const target = await donationTarget(trx, community.id, 'PRODUCT', input.sku);
-    if (!target) throw new DonationError('target_not_found');
+    if (!target) throw new Refusal('product_not_found');
     checkDonationAmount(target, donationAmount, { sidecar: true });
   }
   const buyer = input.buyerUserId ? await accountContact(trx, input.buyerUserId) : null;

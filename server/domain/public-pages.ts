@@ -8,6 +8,7 @@
 import type { Db } from '../db/index.ts';
 import { parseJson } from '../db/ids.ts';
 import { evaluatePageAccess, type PageKey, type Visibility } from './page-access.ts';
+import { Refusal } from './refusal.ts';
 
 export interface PublicCommunity {
   id: string;
@@ -50,4 +51,12 @@ export async function pageContent(db: Db, communityId: string, page: PageKey, re
       storefrontConfig: parseJson<unknown>(row.storefront_config, {}),
     },
   };
+}
+
+/** The community whose `page` content `reader` may read, refused when it is gone or the page hides it; `what` names it ("blog"). */
+export async function readablePage(db: Db, communityId: string, page: PageKey, reader: PageReader, what: string): Promise<PublicCommunity> {
+  const check = await pageContent(db, communityId, page, reader);
+  if (check.kind === 'missing') throw new Refusal('community_not_found');
+  if (check.kind === 'members-only') throw new Refusal('page_members_only', { what });
+  return check.community;
 }

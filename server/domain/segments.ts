@@ -7,6 +7,7 @@ import { isUniqueViolation, type Db, type Trx } from '../db/index.ts';
 import type { SegmentsTable } from '../db/schema.ts';
 import { nowIso, parseJson, toBool } from '../db/ids.ts';
 import { normalizeEmail } from './accounts.ts';
+import { Refusal } from './refusal.ts';
 
 type SegmentRow = Selectable<SegmentsTable> & { form_segment_id: string | null };
 
@@ -90,27 +91,16 @@ export async function checkEmail(db: Db, communityId: string, email: string): Pr
   return row ? { exists: true, status: row.status } : { exists: false, status: 'NONE' };
 }
 
-export type PatchRefusal =
-  | { kind: 'installment_unit'; missing: string[] }
-  | { kind: 'installment_partial'; field: string }
-  | { kind: 'renews_needs_plan'; field: string };
-
-export class SegmentPatchError extends Error {
-  constructor(readonly refusal: PatchRefusal) {
-    super(refusal.kind);
-  }
-}
-
 /** The patch's own rules; those that depend on the stored row are checked in updateSegment. */
-export function checkPatchShape(patch: SegmentPatch): PatchRefusal | null {
+export function checkPatchShape(patch: SegmentPatch): Refusal<'installment_unit' | 'installment_partial'> | null {
   const sent = INSTALLMENT_FIELDS.filter((f) => patch[f] !== undefined);
   if (sent.length > 0 && sent.length < INSTALLMENT_FIELDS.length) {
-    return { kind: 'installment_unit', missing: INSTALLMENT_FIELDS.filter((f) => patch[f] === undefined) };
+    return new Refusal('installment_unit', { missing: INSTALLMENT_FIELDS.filter((f) => patch[f] === undefined) });
   }
   if (sent.length === 0) return null;
   const numbers = (['installmentTotalPrice', 'installmentCount', 'installmentIntervalMonths'] as const);
   const nulls = numbers.filter((f) => patch[f] === null);
-  if (nulls.length > 0 && nulls.length < numbers.length) return { kind: 'installment_partial', field: nulls[0] };
+  if (nulls.length > 0 && nulls.length < numbers.length) return new Refusal('installment_partial', { field: nulls[0] });
   return null;
 }
 
@@ -121,15 +111,14 @@ const COLUMNS = {
 } as const satisfies Partial<Record<keyof SegmentPatch, keyof SegmentsTable>>;
 
 /**
- * Applies the fields sent; null on a price stops offering it. Null when the segment is not in this
- * community. Throws SegmentPatchError for a patch the segment cannot take, and 'name_taken' when
- * the new name is another segment's.
+ * Applies the fields sent; null on a price stops offering it. Refuses a segment not in this
+ * community, a patch the segment cannot take, and a new name that is another segment's.
  */
-export async function updateSegment(trx: Trx, communityId: string, segmentId: string, patch: SegmentPatch): Promise<Segment | null | 'name_taken'> {
+export async function updateSegment(trx: Trx, communityId: string, segmentId: string, patch: SegmentPatch): Promise<Segment> {
   const shape = checkPatchShape(patch);
-  if (shape) throw new SegmentPatchError(shape);
+  if (shape) throw shape;
   const current = await findSegment(trx, communityId, segmentId);
-  if (!current) return null;
+  if (!current) throw new Refusal('segment_not_found');
 
   const set: Updateable<SegmentsTable> = {};
   for (const field of Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]) {
@@ -145,13 +134,13 @@ export async function updateSegment(trx: Trx, communityId: string, segmentId: st
   const duration = patch.accessDurationMonths !== undefined ? patch.accessDurationMonths : current.access_duration_months;
   if (renews && (!plan || duration === null)) {
     const field = !plan ? 'installmentRenewsAnnually' : patch.accessDurationMonths === null ? 'accessDurationMonths' : 'installmentRenewsAnnually';
-    throw new SegmentPatchError({ kind: 'renews_needs_plan', field });
+    throw new Refusal('renews_needs_plan', { field });
   }
 
   if (patch.name !== undefined && patch.name !== current.name) {
     const clash = await trx.selectFrom('segments').select('id')
       .where('community_id', '=', communityId).where('name', '=', patch.name).where('id', '!=', segmentId).executeTakeFirst();
-    if (clash) return 'name_taken';
+    if (clash) throw new Refusal('segment_name_taken');
   }
   if (Object.keys(set).length > 0) {
     // The unique index still decides between two concurrent renames to the same name.
@@ -159,10 +148,11 @@ export async function updateSegment(trx: Trx, communityId: string, segmentId: st
       await trx.updateTable('segments').set({ ...set, updated_at: nowIso() })
         .where('id', '=', segmentId).where('community_id', '=', communityId).execute();
     } catch (err) {
-      if (isUniqueViolation(err)) return 'name_taken';
+      if (isUniqueViolation(err)) throw new Refusal('segment_name_taken');
       throw err;
     }
   }
   const updated = await findSegment(trx, communityId, segmentId);
-  return updated ? toSegment(updated) : null;
+  if (!updated) throw new Refusal('segment_not_found');
+  return toSegment(updated);
 }

@@ -12,23 +12,13 @@ import { ticketEmail } from '../mail/ticket-email.ts';
 import type { CheckoutRecord, CheckoutRequest } from '../payments/gateway.ts';
 import type { FulfilmentHandler, PaymentFacts } from '../payments/payments.ts';
 import { emit } from '../webhooks/emit.ts';
-import { checkDonationAmount, DonationError, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
+import { checkDonationAmount, donationTarget, recordDonation, refundDonationOf } from './donations.ts';
 import { checkFormAnswers, type FormAnswers } from './forms.ts';
 import { notify } from './notifications.ts';
 import { issueReceipt } from './receipts.ts';
+import { Refusal } from './refusal.ts';
 import { qrPngBase64, type TicketCodes } from './ticket-codes.ts';
 import { accountContact } from './users.ts';
-
-export type TicketErrorReason =
-  | 'event_not_found' | 'tier_not_found' | 'tier_inactive' | 'tier_is_paid' | 'tier_is_free' | 'event_past'
-  | 'sold_out' | 'too_many_held' | 'form_missing' | 'form_invalid';
-
-export class TicketError extends Error {
-  constructor(readonly reason: TicketErrorReason, readonly detail: { fieldIds?: string[]; fieldId?: string; why?: string; remaining?: number; held?: number } = {}) {
-    super(reason);
-    this.name = 'TicketError';
-  }
-}
 
 export interface Community { id: string; tag: string; name: string; brandColor: string | null }
 
@@ -42,14 +32,14 @@ interface TierContext {
 async function tierForSale(trx: Db | Trx, communityId: string, slug: string, tierId: string): Promise<TierContext> {
   const event = await trx.selectFrom('events').select(['id', 'slug', 'name', 'start_date', 'end_date'])
     .where('community_id', '=', communityId).where('slug', '=', slug).executeTakeFirst();
-  if (!event) throw new TicketError('event_not_found');
+  if (!event) throw new Refusal('event_not_found');
   const tier = await trx.selectFrom('tiers')
     .select(['id', 'name', 'price_cents', 'currency', 'capacity', 'sold', 'held', 'is_active'])
     .where('id', '=', tierId).where('event_id', '=', event.id).executeTakeFirst();
-  if (!tier) throw new TicketError('tier_not_found');
-  if (Number(tier.is_active) !== 1) throw new TicketError('tier_inactive');
+  if (!tier) throw new Refusal('tier_not_found');
+  if (Number(tier.is_active) !== 1) throw new Refusal('tier_inactive');
   // An event is past once it has ended (or started, when it has no end).
-  if (Date.parse(event.end_date ?? event.start_date) < Date.now()) throw new TicketError('event_past');
+  if (Date.parse(event.end_date ?? event.start_date) < Date.now()) throw new Refusal('event_past');
   const formRow = await trx.selectFrom('tier_forms').select('schema').where('tier_id', '=', tier.id).executeTakeFirst();
   return { event, tier: { ...tier, price_cents: Number(tier.price_cents), sold: Number(tier.sold), held: Number(tier.held) }, form: parseJson<FormField[]>(formRow?.schema, []) };
 }
@@ -58,8 +48,8 @@ function checkedAnswers(form: FormField[], answers: unknown): FormAnswers | null
   if (form.length === 0 && (answers === undefined || answers === null)) return null;
   const check = checkFormAnswers(form, answers);
   if (check.ok) return check.answers;
-  if (check.kind === 'missing') throw new TicketError('form_missing', { fieldIds: check.fieldIds });
-  throw new TicketError('form_invalid', { fieldId: check.fieldId, why: check.reason });
+  if (check.kind === 'missing') throw new Refusal('form_missing', { fieldIds: check.fieldIds });
+  throw new Refusal('form_invalid', { fieldId: check.fieldId, why: check.reason });
 }
 
 /**
@@ -104,7 +94,7 @@ export interface RsvpResult {
  */
 export async function rsvp(trx: Trx, community: Community, codes: TicketCodes, input: RsvpInput): Promise<RsvpResult> {
   const ctx = await tierForSale(trx, community.id, input.slug, input.tierId);
-  if (ctx.tier.price_cents > 0) throw new TicketError('tier_is_paid');
+  if (ctx.tier.price_cents > 0) throw new Refusal('tier_is_paid', { slug: input.slug });
   const answers = checkedAnswers(ctx.form, input.formAnswers);
   const email = input.email.trim().toLowerCase();
   const now = nowIso();
@@ -121,7 +111,7 @@ export async function rsvp(trx: Trx, community: Community, codes: TicketCodes, i
     return { ok: true, rsvpId: existing.id, tierId: ctx.tier.id, qrCode: await qrPngBase64(codes.codeFor(existing.id)), created: false };
   }
   // The thrown error rolls the ticket back with the transaction.
-  if (!(await takeSeats(trx, ctx.tier.id, 1, 'sold'))) throw new TicketError('sold_out', { remaining: 0 });
+  if (!(await takeSeats(trx, ctx.tier.id, 1, 'sold'))) throw new Refusal('sold_out', { remaining: 0 });
 
   const code = codes.codeFor(id);
   const qrCode = await qrPngBase64(code);
@@ -213,7 +203,7 @@ export async function planTicketCheckout(
 ): Promise<TicketCheckoutPlan> {
   const ctx = await tierForSale(db, community.id, input.slug, input.tierId);
   if (opts.rsvpWithDonation ? ctx.tier.price_cents > 0 : ctx.tier.price_cents === 0) {
-    throw new TicketError(opts.rsvpWithDonation ? 'tier_is_paid' : 'tier_is_free');
+    throw new Refusal(opts.rsvpWithDonation ? 'tier_is_paid' : 'tier_is_free', { slug: input.slug });
   }
   const answers = checkedAnswers(ctx.form, input.formAnswers);
   if (input.donation) {
@@ -222,11 +212,11 @@ export async function planTicketCheckout(
     const target = await donationTarget(db, community.id, 'EVENT', input.slug);
     checkDonationAmount(target!, input.donation.amount, { sidecar: !opts.rsvpWithDonation });
     // One event's donations add up in one currency (its summary's).
-    if (target!.currency !== ctx.tier.currency.toUpperCase()) throw new DonationError('currency_mismatch', { currency: target!.currency });
+    if (target!.currency !== ctx.tier.currency.toUpperCase()) throw new Refusal('donation_currency_mismatch', { currency: target!.currency });
   }
   // Fail early when the seats are plainly gone; the conditional UPDATE in holdTicketSeats decides.
   const remaining = ctx.tier.capacity === null ? null : Math.max(0, Number(ctx.tier.capacity) - ctx.tier.sold - ctx.tier.held);
-  if (remaining !== null && remaining < input.quantity) throw new TicketError('sold_out', { remaining });
+  if (remaining !== null && remaining < input.quantity) throw new Refusal('sold_out', { remaining });
   const donationAmount = input.donation?.amount ?? 0;
   const buyer = input.buyerUserId ? await accountContact(db, input.buyerUserId) : null;
   const purpose: TicketsPurpose = {
@@ -262,12 +252,12 @@ export async function holdTicketSeats(trx: Trx, plan: TicketCheckoutPlan, checko
   // Seats first: the UPDATE locks the tier row, so concurrent holds of one tier take turns and
   // the count below sees every earlier caller's committed holds (a throw rolls the seats back).
   if (!(await takeSeats(trx, plan.tierId, plan.quantity, 'held'))) {
-    throw new TicketError('sold_out', { remaining: await remainingSeats(trx, plan.tierId) });
+    throw new Refusal('sold_out', { remaining: await remainingSeats(trx, plan.tierId) });
   }
   if (holder) {
     const held = await trx.selectFrom('ticket_holds').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('quantity'), eb.lit(0)).as('n'))
       .where('tier_id', '=', plan.tierId).where('holder', '=', holder).executeTakeFirstOrThrow();
-    if (Number(held.n) + plan.quantity > MAX_HELD_PER_HOLDER) throw new TicketError('too_many_held', { held: Number(held.n) });
+    if (Number(held.n) + plan.quantity > MAX_HELD_PER_HOLDER) throw new Refusal('too_many_held', { held: Number(held.n) });
   }
   await trx.insertInto('ticket_holds').values({ checkout_session_id: checkoutId, tier_id: plan.tierId, quantity: plan.quantity, holder, created_at: nowIso() }).execute();
 }

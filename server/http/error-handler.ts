@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.ts';
+import { asApiError } from './refusals.ts';
 import { messages } from '../shared/messages.ts';
 
 /** body-parser and the router tag their errors with `type`/`status`; map them to our codes. */
@@ -31,7 +32,9 @@ function fromFrameworkError(err: { type?: string; status?: number; statusCode?: 
 }
 
 export function errorHandler(logger: Logger, bodyLimit: string): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return (thrown, req, res, _next) => {
+    // mountRoute translates refusals itself; this catches those thrown by routes mounted without it.
+    const err = asApiError(thrown);
     const apiError = err instanceof ApiError ? err : fromFrameworkError(err ?? {}, bodyLimit);
     const final = apiError ?? new ApiError('INTERNAL', messages.internal);
     if (!apiError) {

@@ -3,11 +3,12 @@
 // rate-limit nor validation failures consume an idempotency key.
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { expressPath, WIDGET_ACTIONS_BASE, type RouteDef } from '../../contract/route.ts';
+import { expressPath, WIDGET_ACTIONS_BASE, type RouteAuth, type RouteDef } from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { ApiError, withRequestId } from './api-error.ts';
+import { asApiError } from './refusals.ts';
 import {
   fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions, type StoredResult,
 } from './idempotency.ts';
@@ -50,16 +51,11 @@ export interface RouteDeps {
   ticketCodes?: TicketCodes;
 }
 
-export interface HandlerContext<P, Q, B, W extends WidgetCaller | null = WidgetCaller | null> {
+/** What every handler gets, whatever its route's auth. */
+export interface RequestContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** The authenticated key, for `apiKey` routes. */
-  key: ApiKeyIdentity | null;
-  /** The signed-in visitor, for `session` routes; on `widget` routes the optional one (`widget.visitor`). */
-  visitor: Visitor | null;
-  /** The caller of a `widget` route (community, how it came in, visitor); null on every other route. */
-  widget: W;
   req: Request;
   res: Response;
   /**
@@ -72,6 +68,30 @@ export interface HandlerContext<P, Q, B, W extends WidgetCaller | null = WidgetC
   transaction<R extends HandlerResult>(fn: (trx: Trx) => Promise<R>): Promise<R>;
 }
 
+/**
+ * Who called, as far as the route's auth kind can tell: `mountRoute` has already refused a
+ * request without the credential the kind requires, so what it guarantees is not nullable here,
+ * and what it cannot have is `null`.
+ */
+export type CallerOf<A extends RouteAuth> =
+  A extends { kind: 'apiKey' } ? { key: ApiKeyIdentity; visitor: null; widget: null }
+  : A extends { kind: 'session' } ? { key: null; visitor: Visitor; widget: null }
+  // The visitor is optional on widget actions; it is also `widget.visitor`.
+  : A extends { kind: 'widget' } ? { key: null; visitor: Visitor | null; widget: WidgetCaller }
+  : { key: null; visitor: null; widget: null };
+
+type Output<S, Otherwise> = NonNullable<S> extends z.ZodType ? z.output<NonNullable<S>> : Otherwise;
+
+/** The context of one route's handler: its parsed params, query and body, and its caller. */
+export type HandlerContext<D extends RouteDef> = RequestContext<
+  Output<D['params'], Record<string, never>>,
+  Output<D['query'], Record<string, never>>,
+  Output<D['body'], undefined>
+> & CallerOf<D['auth']>;
+
+/** RequestContext's `transaction`, for the functions a handler hands it to. */
+export type RunTransaction = <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => Promise<R>;
+
 export interface HandlerResult {
   status?: number;
   body: unknown;
@@ -79,14 +99,7 @@ export interface HandlerResult {
   page?: PageInfo;
 }
 
-export type Handler<D extends RouteDef> = (
-  ctx: HandlerContext<
-    NonNullable<D['params']> extends z.ZodType ? z.output<NonNullable<D['params']>> : Record<string, never>,
-    NonNullable<D['query']> extends z.ZodType ? z.output<NonNullable<D['query']>> : Record<string, never>,
-    NonNullable<D['body']> extends z.ZodType ? z.output<NonNullable<D['body']>> : undefined,
-    D['auth'] extends { kind: 'widget' } ? WidgetCaller : null
-  >,
-) => Promise<HandlerResult>;
+export type Handler<D extends RouteDef> = (ctx: HandlerContext<D>) => Promise<HandlerResult>;
 
 /**
  * The body of a write that takes none (publish, approve): nothing, or `{}`. Fields in it are
@@ -147,6 +160,25 @@ function send(res: Response, status: number, json: string, headers?: Record<stri
   res.end(json);
 }
 
+const mountedOnRouter = new WeakMap<Router, Set<string>>();
+
+/**
+ * Every route is mounted through mountRoute, from a handler map (./handlers.ts) or, until they
+ * are converted, by a direct call; this record lets createApp check the union of both against
+ * the route table.
+ */
+function recordMount(router: Router, operationId: string): void {
+  let ids = mountedOnRouter.get(router);
+  if (!ids) mountedOnRouter.set(router, (ids = new Set()));
+  if (ids.has(operationId)) throw new Error(`${operationId}: mounted twice`);
+  ids.add(operationId);
+}
+
+/** The operationIds mounted on `router` so far. */
+export function mountedOperations(router: Router): ReadonlySet<string> {
+  return mountedOnRouter.get(router) ?? new Set();
+}
+
 export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: Handler<D>, deps: RouteDeps, opts: MountOptions = {}): void {
   const path = expressPath(def.path);
   if (def.auth.kind === 'apiKey' && !def.path.includes('{communityTag}')) {
@@ -167,6 +199,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     }
     if (def.method === 'get') throw new Error(`${def.operationId}: widget routes are writes; reads go to /v1 with the publishable key`);
   }
+  recordMount(router, def.operationId);
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   const before = def.auth.kind === 'widget' ? [widgetCors(router, path, deps)] : [];
   router[def.method](path, ...before, async (req: Request, res: Response) => {
@@ -177,19 +210,24 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
     // so a hit can skip parsing it again. And by the kind of key: a secret key may read what
     // the publishable key may not (page visibility), so neither is ever answered from the other's.
-    const cacheKey = cacheable ? `${def.operationId} ${key!.kind} ${req.originalUrl}` : '';
-    if (cacheable) {
-      const hit = deps.readCache.get(key!.communityId, cacheKey);
+    // Only keyed reads are cacheable, so a cacheable request always has its key.
+    const cachedFor = cacheable ? key : null;
+    const cacheKey = cachedFor ? `${def.operationId} ${cachedFor.kind} ${req.originalUrl}` : '';
+    if (cachedFor) {
+      const hit = deps.readCache.get(cachedFor.communityId, cacheKey);
       if (hit) return send(res, hit.status, hit.json, hit.headers);
     }
     // Taken before the handler reads, so a write that lands meanwhile makes this answer stale
     // instead of being cached over.
-    const generation = cacheable ? deps.readCache.generation(key!.communityId) : 0;
+    const generation = cachedFor ? deps.readCache.generation(cachedFor.communityId) : 0;
     const params = def.params ? parseOrThrow(def.params, req.params, 'params') : {};
     const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
     if (def.method !== 'get') await deps.readBody(req, res);
     const bodySchema = def.body ?? (def.method === 'get' ? null : NO_BODY);
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
+    // A domain refusal becomes the API's error here, before the idempotency layer decides
+    // whether the answer is stored (it keeps 4xx refusals, like every ApiError below 500).
+    const run = () => handler(ctx).catch((err: unknown) => { throw asApiError(err); });
     let hold: IdempotencyHold | null = null;
     let committed: StoredResult | null = null;
     const ctx = {
@@ -204,7 +242,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
         committed = r.answer;
         return r.out;
       },
-    } as Parameters<Handler<D>>[0];
+    } as unknown as HandlerContext<D>;
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
     let result: HandlerResult;
@@ -214,7 +252,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
       const hash = fingerprint(def.method, req.originalUrl, req.body ?? null);
       const stored = await runIdempotent(deps.db, owner, idemKey, hash, async (h) => {
         hold = h;
-        const r = await handler(ctx);
+        const r = await run();
         // The answer is what the transaction committed with; the first response and every
         // replay are the same, whatever the handler did with it afterwards.
         return committed ?? { status: r.status ?? def.response.status, body: r.body, headers: r.headers };
@@ -222,7 +260,7 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
       if (stored.replayed) res.setHeader('Idempotent-Replayed', 'true');
       result = stored;
     } else {
-      result = await handler(ctx);
+      result = await run();
     }
 
     const status = result.status ?? def.response.status;
@@ -235,12 +273,22 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const json = JSON.stringify(status >= 400 ? withRequestId(result.body, req.id) : result.body);
     // Paging headers are computed once and cached with the body (the cache key is the URL).
     const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
-    if (cacheable && status === 200) deps.readCache.set(key!.communityId, cacheKey, { status, json, headers }, generation);
+    if (cachedFor && status === 200) deps.readCache.set(cachedFor.communityId, cacheKey, { status, json, headers }, generation);
     // A successful write makes the community's cached reads stale, whatever the route.
     const wrote = key?.communityId ?? widget?.community.id;
     if (def.method !== 'get' && wrote && status < 400) deps.readCache.invalidate(wrote);
     send(res, status, json, headers);
   });
+}
+
+/**
+ * Mounts a declared route that answers a browser navigation (a redirect, not JSON) as a plain
+ * Express handler on its path: no auth, validation or JSON envelope; the handler does its own.
+ */
+export function mountNavigation(router: Router, def: RouteDef, handler: (req: Request, res: Response) => Promise<void>): void {
+  if (def.method !== 'get') throw new Error(`${def.operationId}: a navigation is a GET`);
+  recordMount(router, def.operationId);
+  router.get(expressPath(def.path), handler);
 }
 
 const widgetPreflights = new WeakMap<Router, Map<string, ReturnType<typeof widgetActionCors>>>();

@@ -3,6 +3,7 @@
 // from the buyer's browser: Stripe's signed webhooks, or the local checkout's own Pay button,
 // call Payments.fulfil(), the one path from "paid" to the domain (server/payments/payments.ts).
 import type { GatewayName } from '../db/schema-payments.ts';
+import { Refusal } from '../domain/refusal.ts';
 
 export type { GatewayName };
 
@@ -85,10 +86,12 @@ export interface PaymentGateway {
 }
 
 /** The gateway could not open a checkout (the processor refused or was unreachable). */
-export class PaymentProcessorError extends Error {
+export class PaymentProcessorError extends Refusal<'payment_processor_error'> {
   constructor(message: string, cause?: unknown) {
-    super(message, { cause });
+    super('payment_processor_error');
     this.name = 'PaymentProcessorError';
+    this.message = message;
+    this.cause = cause;
   }
 }
 

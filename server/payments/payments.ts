@@ -15,6 +15,7 @@ import { transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, nowIso, parseJson } from '../db/ids.ts';
 import type { CheckoutSessionsTable, CheckoutStatus } from '../db/schema-payments.ts';
 import type { PaymentsConfig } from './config.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type {
   CheckoutLineItem, CheckoutPurpose, CheckoutRecord, CheckoutRequest, GatewayName, OpenedCheckout, PaymentGateway,
 } from './gateway.ts';
@@ -77,10 +78,11 @@ export interface PreparedCheckout {
 }
 
 /** Paid checkouts are refused: no gateway is configured (production without Stripe). */
-export class PaymentsUnavailableError extends Error {
+export class PaymentsUnavailableError extends Refusal<'payments_unavailable'> {
   constructor() {
-    super('payments are not configured');
+    super('payments_unavailable');
     this.name = 'PaymentsUnavailableError';
+    this.message = 'payments are not configured';
   }
 }
 

@@ -7,7 +7,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
-import { ApiError } from '../http/api-error.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { messages } from '../shared/messages.ts';
 import { PaymentProcessorError, type CheckoutRecord, type PaymentGateway } from './gateway.ts';
 import type { Payments, RenewalOutcome } from './payments.ts';
@@ -89,7 +89,7 @@ export function stripeWebhookRouter(stripe: Stripe, webhookSecret: string, payme
       event = stripe.webhooks.constructEvent(req.body as Buffer, signature, webhookSecret);
     } catch (err) {
       logger?.warn({ reason: (err as Error).message }, 'refused a Stripe webhook');
-      throw new ApiError('INVALID_SIGNATURE', messages.stripeSignatureHelp, { reason: (err as Error).message });
+      throw new Refusal('invalid_stripe_signature', { reason: (err as Error).message });
     }
     try {
       await handleEvent(event, payments, logger, stripe);
@@ -98,7 +98,7 @@ export function stripeWebhookRouter(stripe: Stripe, webhookSecret: string, payme
       // Logged here with the event's id, and answered as an envelope without the cause (the error
       // handler would log it again, as an unexpected error).
       logger?.error({ err, eventId: event.id, type: event.type, requestId: req.id }, 'handling a Stripe webhook failed; Stripe will retry');
-      res.status(500).json(new ApiError('INTERNAL', messages.stripeEventRetry).toEnvelope(req.id));
+      res.status(500).json({ error: messages.stripeEventRetry, code: 'INTERNAL', requestId: req.id });
     }
   });
   return router;

@@ -4,32 +4,32 @@
 // never depends on whether an e-mail or phone has an account, except at sign-up, where it cannot
 // help it (docs/sign-in.md). Google / Slack / Discord sign-in is in ./oauth.ts, mounted here.
 import crypto from 'node:crypto';
-import type { Request, Response, Router } from 'express';
-import {
-  confirmPasswordReset, listAuthProviders, refreshSession, requestPasswordReset, signIn, signOut, signUp,
-  startSmsSignIn, verifySmsSignIn,
-} from '../../contract/routes/auth.ts';
+import type { Request, Response } from 'express';
+import * as routes from '../../contract/routes/auth.ts';
 import type { AuthProviders } from '../../contract/routes/auth.ts';
 import type { z } from 'zod';
+import type { RouteDef } from '../../contract/route.ts';
 import {
   confirmPasswordReset as confirmReset, createAccount, createPasswordReset, issueSession, normalizeEmail,
   PASSWORD_RESET_TTL_MS, revokeAllSessions, revokeSession, verifyCredentials,
 } from '../domain/accounts.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
 import { hashPassword } from '../domain/passwords.ts';
+import { isRefusal } from '../domain/refusal.ts';
 import { createSmsCode, verifySmsCode } from '../domain/sms-sign-in.ts';
 import { getOwnProfile, type OwnProfile } from '../domain/users.ts';
 import { ApiError } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import type { HandlerContext, RouteDeps } from '../http/routes.ts';
+import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import {
   clearSessionCookies, communityTagForHost, cookieNameFor, presentedToken, setSessionCookie,
 } from '../http/session.ts';
-import { OutboxMailer, type MailMessage } from '../mail/mailer.ts';
+import { OutboxMailer, type MailMessage, type Mailer } from '../mail/mailer.ts';
 import { passwordResetMail, signUpAttemptMail } from '../mail/templates.ts';
-import { OutboxSmsSender } from '../sms/sender.ts';
+import { OutboxSmsSender, type SmsSender } from '../sms/sender.ts';
 import { providerLinks } from '../oauth/links.ts';
-import { mountOAuth, type OAuthRouteDeps } from './oauth.ts';
+import type { OAuthRouteDeps, OAuthRoutes } from './oauth.ts';
 
 const PRIVATE = { 'Cache-Control': 'private, no-store' };
 
@@ -60,153 +60,178 @@ export async function siteOf(deps: Pick<RouteDeps, 'db' | 'publicUrl'>, _req: Re
   return { origin: deps.publicUrl, name: 'svc' };
 }
 
-export function mountAuth(router: Router, deps: OAuthRouteDeps): void {
-  // Reset links are sign-in secrets: the outbox keeps them sealed (server/outbox-seal.ts).
-  const mailer = deps.mailer ?? new OutboxMailer(deps.db, deps.outboxSeal);
-  const smsSender = deps.smsSender ?? new OutboxSmsSender(deps.db, deps.outboxSeal);
-  // Keys the hashes of SMS codes (server/domain/sms-sign-in.ts); never stored in the database.
-  const smsCodeKey = deps.sessions.deriveKey('sms codes v1');
+/** OAuthRouteDeps plus the senders and keys of the sign-in routes, built once per app. */
+export interface AuthDeps extends OAuthRouteDeps {
+  mailer: Mailer;
+  smsSender: SmsSender;
+  /** Keys the hashes of SMS codes (server/domain/sms-sign-in.ts); never stored in the database. */
+  smsCodeKey: Buffer;
+  providers: z.output<typeof AuthProviders>;
+}
 
-  /** Sets the sign-in cookie of this request's site for the user. */
-  async function signInAs(req: Request, res: Response, userId: string): Promise<void> {
-    const tag = await communityTagForHost(deps.db, req.hostname);
-    const { token, expiresAt } = await issueSession(deps.db, deps.sessions, userId);
-    setSessionCookie(req, res, cookieNameFor(tag), token, expiresAt);
+export function authDeps(deps: OAuthRouteDeps): AuthDeps {
+  return {
+    ...deps,
+    // Reset links are sign-in secrets: the outbox keeps them sealed (server/outbox-seal.ts).
+    mailer: deps.mailer ?? new OutboxMailer(deps.db, deps.outboxSeal),
+    smsSender: deps.smsSender ?? new OutboxSmsSender(deps.db, deps.outboxSeal),
+    smsCodeKey: deps.sessions.deriveKey('sms codes v1'),
+    providers: providersOn(deps),
+  };
+}
+
+type Ctx<D extends RouteDef> = HandlerContext<D>;
+
+/** Sets the sign-in cookie of this request's site for the user. */
+async function signInAs(deps: AuthDeps, req: Request, res: Response, userId: string): Promise<void> {
+  const tag = await communityTagForHost(deps.db, req.hostname);
+  const { token, expiresAt } = await issueSession(deps.db, deps.sessions, userId);
+  setSessionCookie(req, res, cookieNameFor(tag), token, expiresAt);
+}
+
+async function me(deps: AuthDeps, userId: string): Promise<OwnProfile> {
+  const profile = await getOwnProfile(deps.db, userId);
+  // Created or verified a moment ago; gone now means deleted in between.
+  if (!profile) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
+  return profile;
+}
+
+/**
+ * Sends an account e-mail unless the address has had its hourly share: a spent budget sends
+ * nothing and says nothing, so nobody can flood an inbox or learn from the answer.
+ */
+async function sendAccountMail(deps: AuthDeps, email: string, build: () => Promise<MailMessage | null>): Promise<void> {
+  try {
+    await deps.rateLimits.consume('account-emails', accountKey(email));
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'RATE_LIMITED') return;
+    throw err;
   }
+  const message = await build();
+  if (message) await deps.mailer.send(message);
+}
 
-  async function me(userId: string): Promise<OwnProfile> {
-    const profile = await getOwnProfile(deps.db, userId);
-    // Created or verified a moment ago; gone now means deleted in between.
-    if (!profile) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
-    return profile;
-  }
+/**
+ * The name an SMS code is sent under: the community's on its hosted domain, else svc. Only a
+ * name (the text carries no link), so the Host header cannot send the code anywhere.
+ */
+async function siteNameOf(deps: AuthDeps, req: Request): Promise<string> {
+  const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+  const community = host ? await findCommunityByDomain(deps.db, host) : undefined;
+  return community ? community.name.replace(/\s+/g, ' ').trim() : 'svc';
+}
 
-  /**
-   * Sends an account e-mail unless the address has had its hourly share: a spent budget sends
-   * nothing and says nothing, so nobody can flood an inbox or learn from the answer.
-   */
-  async function sendAccountMail(email: string, build: () => Promise<MailMessage | null>): Promise<void> {
-    try {
-      await deps.rateLimits.consume('account-emails', accountKey(email));
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'RATE_LIMITED') return;
-      throw err;
-    }
-    const message = await build();
-    if (message) await mailer.send(message);
-  }
-
-  const providers = providersOn(deps);
-  mountRoute(router, listAuthProviders, async () => ({ body: providers, headers: { 'Cache-Control': 'public, max-age=300' } }), deps);
-  mountOAuth(router, deps);
-
-  mountRoute(router, signUp, async ({ body, req, res }) => {
-    await deps.rateLimits.consume('account-writes-ip', ipOf(req));
-    // Hashed before anything is looked up: a taken e-mail answers no faster than a new one.
-    const passwordHash = await hashPassword(body.password);
-    const created = await createAccount(deps.db, { email: body.email, passwordHash, name: body.name, usertag: body.usertag });
-    if (!created.ok) {
-      if (created.reason === 'usertag_taken') throw new ApiError('USERTAG_TAKEN', messages.usertagTaken, { field: 'usertag' });
+async function signUp({ body, req, res }: Ctx<typeof routes.signUp>, deps: AuthDeps) {
+  await deps.rateLimits.consume('account-writes-ip', ipOf(req));
+  // Hashed before anything is looked up: a taken e-mail answers no faster than a new one.
+  const passwordHash = await hashPassword(body.password);
+  const created = await createAccount(deps.db, { email: body.email, passwordHash, name: body.name, usertag: body.usertag }).catch(async (err: unknown) => {
+    if (isRefusal(err, 'email_in_use')) {
       // The owner hears of it; the caller only learns what sign-up cannot hide.
-      await sendAccountMail(body.email, async () => {
+      await sendAccountMail(deps, body.email, async () => {
         const site = await siteOf(deps, req);
         return signUpAttemptMail({ to: normalizeEmail(body.email), siteName: site.name, signInLink: `${site.origin}/sign-in`, resetLink: `${site.origin}/reset-password` });
       });
-      throw new ApiError('EMAIL_IN_USE', messages.emailInUse, { field: 'email' });
     }
-    await signInAs(req, res, created.userId);
-    return { status: 201, body: await me(created.userId), headers: PRIVATE };
-  }, deps);
-
-  mountRoute(router, signIn, async ({ body, req, res }) => {
-    // A point is taken before the password is checked and given back on success: the budgets
-    // count failures, and once one is spent even the right password waits (429).
-    const ip = ipOf(req);
-    const account = accountKey(body.email);
-    await deps.rateLimits.consume('sign-in-ip', ip);
-    await deps.rateLimits.consume('sign-in-account', account);
-    const userId = await verifyCredentials(deps.db, body.email, body.password);
-    // One answer for an unknown e-mail and a wrong password, after the same scrypt work.
-    if (!userId) throw new ApiError('INVALID_CREDENTIALS', messages.invalidCredentials);
-    await Promise.all([deps.rateLimits.reward('sign-in-ip', ip), deps.rateLimits.reward('sign-in-account', account)]);
-    await signInAs(req, res, userId);
-    return { body: await me(userId), headers: PRIVATE };
-  }, deps);
-
-  mountRoute(router, signOut, async ({ body, visitor, req, res, transaction }) => {
-    const token = presentedToken(req, visitor!.communityTag);
-    const claims = token ? await deps.sessions.verify(token) : null;
-    const result = await transaction(async (trx) => {
-      if (claims) await revokeSession(trx, claims);
-      if (body.everywhere) await revokeAllSessions(trx, visitor!.userId);
-      return { status: 204, body: undefined, headers: PRIVATE };
-    });
-    clearSessionCookies(req, res, visitor!.communityTag);
-    return result;
-  }, deps);
-
-  mountRoute(router, refreshSession, async ({ visitor, req, res }) => {
-    // The same session, renewed: signing it out later voids this copy too.
-    const { token, expiresAt } = await deps.sessions.issue(visitor!.userId, Date.now(), visitor!.session);
-    setSessionCookie(req, res, cookieNameFor(visitor!.communityTag), token, expiresAt);
-    return { body: { expiresAt: expiresAt.toISOString() }, headers: PRIVATE };
-  }, deps);
-
-  mountRoute(router, requestPasswordReset, async ({ body, req }) => {
-    await deps.rateLimits.consume('account-writes-ip', ipOf(req));
-    // The same 202 whether or not the address has an account (and whether or not it was mailed).
-    await sendAccountMail(body.email, async () => {
-      const reset = await createPasswordReset(deps.db, body.email);
-      if (!reset) return null;
-      const site = await siteOf(deps, req);
-      return passwordResetMail({
-        to: reset.email, siteName: site.name, expiresInMinutes: PASSWORD_RESET_TTL_MS / 60_000,
-        link: `${site.origin}/reset-password?token=${encodeURIComponent(reset.token)}`,
-      });
-    });
-    return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
-  }, deps);
-
-  /**
-   * The name an SMS code is sent under: the community's on its hosted domain, else svc. Only a
-   * name (the text carries no link), so the Host header cannot send the code anywhere.
-   */
-  async function siteNameOf(req: Request): Promise<string> {
-    const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
-    const community = host ? await findCommunityByDomain(deps.db, host) : undefined;
-    return community ? community.name.replace(/\s+/g, ' ').trim() : 'svc';
-  }
-
-  mountRoute(router, startSmsSignIn, async ({ body, req }) => {
-    // Both budgets answer 429 for any phone, so a refusal says nothing about an account.
-    await deps.rateLimits.consume('sms-start-ip', ipOf(req));
-    await deps.rateLimits.consume('sms-start-phone', phoneKey(body.phone));
-    // The same 202 whether or not the phone has an account; a code is made and sent only if it has.
-    const created = await createSmsCode(deps.db, smsCodeKey, body.phone);
-    if (created) await smsSender.send(body.phone, `Your ${await siteNameOf(req)} code is ${created.code}`);
-    return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
-  }, deps);
-
-  mountRoute(router, verifySmsSignIn, async ({ body, req, res }) => {
-    // Like a password: a point from the IP's failure budget first, given back on success.
-    const ip = ipOf(req);
-    await deps.rateLimits.consume('sign-in-ip', ip);
-    const userId = await verifySmsCode(deps.db, smsCodeKey, body.phone, body.code);
-    // One answer for a wrong, expired, used or replaced code and for a phone without an account.
-    if (!userId) throw new ApiError('INVALID_CREDENTIALS', messages.invalidSmsCode);
-    await deps.rateLimits.reward('sign-in-ip', ip);
-    await signInAs(req, res, userId);
-    return { body: await me(userId), headers: PRIVATE };
-  }, deps);
-
-  mountRoute(router, confirmPasswordReset, async ({ body, req, res }) => {
-    const ip = ipOf(req);
-    await deps.rateLimits.consume('sign-in-ip', ip);
-    const passwordHash = await hashPassword(body.password);
-    const userId = await confirmReset(deps.db, body.token, passwordHash);
-    if (!userId) throw new ApiError('RESET_TOKEN_INVALID', messages.resetTokenInvalid, { field: 'token' });
-    await deps.rateLimits.reward('sign-in-ip', ip);
-    await signInAs(req, res, userId);
-    return { body: await me(userId), headers: PRIVATE };
-  }, deps);
+    throw err;
+  });
+  await signInAs(deps, req, res, created.userId);
+  return { status: 201, body: await me(deps, created.userId), headers: PRIVATE };
 }
+
+async function signIn({ body, req, res }: Ctx<typeof routes.signIn>, deps: AuthDeps) {
+  // A point is taken before the password is checked and given back on success: the budgets
+  // count failures, and once one is spent even the right password waits (429).
+  const ip = ipOf(req);
+  const account = accountKey(body.email);
+  await deps.rateLimits.consume('sign-in-ip', ip);
+  await deps.rateLimits.consume('sign-in-account', account);
+  const userId = await verifyCredentials(deps.db, body.email, body.password);
+  // One answer for an unknown e-mail and a wrong password, after the same scrypt work.
+  if (!userId) throw new ApiError('INVALID_CREDENTIALS', messages.invalidCredentials);
+  await Promise.all([deps.rateLimits.reward('sign-in-ip', ip), deps.rateLimits.reward('sign-in-account', account)]);
+  await signInAs(deps, req, res, userId);
+  return { body: await me(deps, userId), headers: PRIVATE };
+}
+
+async function signOut({ body, visitor, req, res, transaction }: Ctx<typeof routes.signOut>, deps: AuthDeps) {
+  const token = presentedToken(req, visitor.communityTag);
+  const claims = token ? await deps.sessions.verify(token) : null;
+  const result = await transaction(async (trx) => {
+    if (claims) await revokeSession(trx, claims);
+    if (body.everywhere) await revokeAllSessions(trx, visitor.userId);
+    return { status: 204, body: undefined, headers: PRIVATE };
+  });
+  clearSessionCookies(req, res, visitor.communityTag);
+  return result;
+}
+
+async function refreshSession({ visitor, req, res }: Ctx<typeof routes.refreshSession>, deps: AuthDeps) {
+  // The same session, renewed: signing it out later voids this copy too.
+  const { token, expiresAt } = await deps.sessions.issue(visitor.userId, Date.now(), visitor.session);
+  setSessionCookie(req, res, cookieNameFor(visitor.communityTag), token, expiresAt);
+  return { body: { expiresAt: expiresAt.toISOString() }, headers: PRIVATE };
+}
+
+async function requestPasswordReset({ body, req }: Ctx<typeof routes.requestPasswordReset>, deps: AuthDeps) {
+  await deps.rateLimits.consume('account-writes-ip', ipOf(req));
+  // The same 202 whether or not the address has an account (and whether or not it was mailed).
+  await sendAccountMail(deps, body.email, async () => {
+    const reset = await createPasswordReset(deps.db, body.email);
+    if (!reset) return null;
+    const site = await siteOf(deps, req);
+    return passwordResetMail({
+      to: reset.email, siteName: site.name, expiresInMinutes: PASSWORD_RESET_TTL_MS / 60_000,
+      link: `${site.origin}/reset-password?token=${encodeURIComponent(reset.token)}`,
+    });
+  });
+  return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
+}
+
+async function startSmsSignIn({ body, req }: Ctx<typeof routes.startSmsSignIn>, deps: AuthDeps) {
+  // Both budgets answer 429 for any phone, so a refusal says nothing about an account.
+  await deps.rateLimits.consume('sms-start-ip', ipOf(req));
+  await deps.rateLimits.consume('sms-start-phone', phoneKey(body.phone));
+  // The same 202 whether or not the phone has an account; a code is made and sent only if it has.
+  const created = await createSmsCode(deps.db, deps.smsCodeKey, body.phone);
+  if (created) await deps.smsSender.send(body.phone, `Your ${await siteNameOf(deps, req)} code is ${created.code}`);
+  return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
+}
+
+async function verifySmsSignIn({ body, req, res }: Ctx<typeof routes.verifySmsSignIn>, deps: AuthDeps) {
+  // Like a password: a point from the IP's failure budget first, given back on success.
+  const ip = ipOf(req);
+  await deps.rateLimits.consume('sign-in-ip', ip);
+  const userId = await verifySmsCode(deps.db, deps.smsCodeKey, body.phone, body.code);
+  // One answer for a wrong, expired, used or replaced code and for a phone without an account.
+  if (!userId) throw new ApiError('INVALID_CREDENTIALS', messages.invalidSmsCode);
+  await deps.rateLimits.reward('sign-in-ip', ip);
+  await signInAs(deps, req, res, userId);
+  return { body: await me(deps, userId), headers: PRIVATE };
+}
+
+async function confirmPasswordReset({ body, req, res }: Ctx<typeof routes.confirmPasswordReset>, deps: AuthDeps) {
+  const ip = ipOf(req);
+  await deps.rateLimits.consume('sign-in-ip', ip);
+  const passwordHash = await hashPassword(body.password);
+  const userId = await confirmReset(deps.db, body.token, passwordHash);
+  if (!userId) throw new ApiError('RESET_TOKEN_INVALID', messages.resetTokenInvalid, { field: 'token' });
+  await deps.rateLimits.reward('sign-in-ip', ip);
+  await signInAs(deps, req, res, userId);
+  return { body: await me(deps, userId), headers: PRIVATE };
+}
+
+/** Sign-in and account routes; Google / Slack / Discord sign-in and linking are ./oauth.ts's. */
+type AccountRoutes = Exclude<RoutesOf<typeof routes>, OAuthRoutes>;
+
+export const authHandlers = {
+  listAuthProviders: async (_ctx, deps) => ({ body: deps.providers, headers: { 'Cache-Control': 'public, max-age=300' } }),
+  signUp,
+  signIn,
+  signOut,
+  refreshSession,
+  requestPasswordReset,
+  startSmsSignIn,
+  verifySmsSignIn,
+  confirmPasswordReset,
+} satisfies Handlers<AccountRoutes, AuthDeps>;

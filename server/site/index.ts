@@ -1,30 +1,31 @@
 // {site_base}/api: the community site API. Public reads here are open to any origin without
 // credentials; cookie-authenticated routes (sign-in, visitor endpoints) will only answer the
-// community's own origins.
+// community's own origins. The widget actions (server/actions/) are mounted just before this
+// router by server/app.ts; its methodNotAllowed covers their paths too.
 import express, { type Router } from 'express';
 import { ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
-import { methodNotAllowed, type RouteDeps } from '../http/routes.ts';
+import { methodNotAllowed } from '../http/routes.ts';
+import { handlerGroup, mountHandlers } from '../http/handlers.ts';
 import { mountCommunities } from './communities.ts';
-import { mountVisitor } from './visitor.ts';
-import { mountAuth } from './auth.ts';
+import { visitorDeps, visitorHandlers } from './visitor.ts';
+import { authDeps, authHandlers } from './auth.ts';
+import { oauthHandlers, setUpOAuth, type OAuthRouteDeps } from './oauth.ts';
 import { mountSignInPages } from './sign-in-page.ts';
 import { mountNotificationsPage } from './notifications-page.ts';
-import { mountTicketWidgetActions } from '../v1/tickets.ts';
-import { mountDonationWidgetActions } from '../v1/donations.ts';
-import { mountApplicationWidgetActions } from './application-actions.ts';
 
-export function siteApiRouter(deps: RouteDeps): Router {
+export function siteApiRouter(deps: OAuthRouteDeps): Router {
   const router = express.Router();
   router.use('/api/communities', publicCors);
   mountCommunities(router, deps);
-  mountVisitor(router, deps);
-  mountAuth(router, deps);
   mountSignInPages(router, deps);
   mountNotificationsPage(router, deps);
-  mountTicketWidgetActions(router, deps);
-  mountDonationWidgetActions(router, deps);
-  mountApplicationWidgetActions(router, deps);
-  methodNotAllowed(router, ROUTES.filter((r) => r.path.startsWith('/api/')));
+  const routes = ROUTES.filter((r) => r.path.startsWith('/api/'));
+  mountHandlers(router, routes, [
+    handlerGroup(visitorHandlers, visitorDeps(deps)),
+    handlerGroup(authHandlers, authDeps(deps)),
+    handlerGroup(oauthHandlers, setUpOAuth(deps)),
+  ], deps, ROUTES);
+  methodNotAllowed(router, routes);
   return router;
 }

@@ -23,12 +23,11 @@
 // Every failure of a navigation is a redirect to the site's /sign-in?error=<code>, never a session
 // and never a 500: the visitor is mid-navigation, not a JSON client.
 import crypto from 'node:crypto';
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import * as client from 'openid-client';
 import type { Logger } from 'pino';
-import {
-  LINK_REAUTH_SECONDS, linkOAuthProvider, unlinkOAuthProvider, type OAuthErrorCode,
-} from '../../contract/routes/auth.ts';
+import * as routes from '../../contract/routes/auth.ts';
+import { LINK_REAUTH_SECONDS, type OAuthErrorCode } from '../../contract/routes/auth.ts';
 import { issueSession } from '../domain/accounts.ts';
 import { safeReturnTarget } from '../domain/community-origins.ts';
 import {
@@ -36,7 +35,8 @@ import {
 } from '../domain/oauth-identities.ts';
 import { ApiError } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import type { HandlerContext, RouteDeps } from '../http/routes.ts';
+import type { Handlers } from '../http/handlers.ts';
 import {
   communityTagForHost, cookieNameFor, parseCookies, requestOrigin, setSessionCookie, signedInVisitor, type Visitor,
 } from '../http/session.ts';
@@ -99,201 +99,230 @@ function failTo(res: Response, code: OAuthErrorCode, where: { origin?: string | 
 
 const NO_STORE = { 'Cache-Control': 'private, no-store' };
 
-export function mountOAuth(router: Router, deps: OAuthRouteDeps): void {
+/** OAuthRouteDeps plus the providers and flow sealing, built once per app by setUpOAuth. */
+export interface OAuthDeps extends OAuthRouteDeps {
+  oauthProviders: OAuthProviders;
+  flowTokens: FlowTokens;
+  platformHost: string;
+}
+
+export function setUpOAuth(deps: OAuthRouteDeps): OAuthDeps {
   const settings = deps.oauth ?? { providers: {}, requestsPerIp: OAUTH_DEFAULTS.requestsPerIp };
-  const providers = new OAuthProviders(settings.providers);
-  const tokens = new FlowTokens((purpose) => deps.sessions.deriveKey(purpose));
-  const platform = new URL(deps.publicUrl);
   // Starts, callbacks, completions and link starts together, per client IP: a flow is 2 to 4 of them.
   deps.rateLimits.define('oauth-ip', { points: settings.requestsPerIp, durationSec: 15 * 60 });
+  return {
+    ...deps,
+    oauthProviders: new OAuthProviders(settings.providers),
+    flowTokens: new FlowTokens((purpose) => deps.sessions.deriveKey(purpose)),
+    platformHost: new URL(deps.publicUrl).host,
+  };
+}
 
-  const redirectUri = (provider: OAuthProviderId) => `${deps.publicUrl}${callbackPath(provider)}`;
+const redirectUri = (deps: OAuthDeps, provider: OAuthProviderId) => `${deps.publicUrl}${callbackPath(provider)}`;
 
-  async function limit(req: Request, res: Response): Promise<void> {
-    const ip = req.ip ?? 'unknown';
-    await deps.rateLimits.consume('anonymous', ip, res);
-    await deps.rateLimits.consume('oauth-ip', ip, res);
-  }
+async function limit(deps: OAuthDeps, req: Request, res: Response): Promise<void> {
+  const ip = req.ip ?? 'unknown';
+  await deps.rateLimits.consume('anonymous', ip, res);
+  await deps.rateLimits.consume('oauth-ip', ip, res);
+}
 
-  /** The provider named if it is enabled; a disabled one does not exist (404). */
-  function providerOf(name: unknown): OAuthProviderId {
-    const id = providers.find(String(name));
-    if (!id) throw new ApiError('NOT_FOUND', messages.oauthProviderNotFound);
-    return id;
-  }
+/** The provider named if it is enabled; a disabled one does not exist (404). */
+function providerOf(deps: OAuthDeps, name: unknown): OAuthProviderId {
+  const id = deps.oauthProviders.find(String(name));
+  if (!id) throw new ApiError('NOT_FOUND', messages.oauthProviderNotFound);
+  return id;
+}
 
-  /** A new flow's secrets, and the provider's URL with them (ProviderError when it is unreachable). */
-  async function beginFlow(
-    provider: OAuthProviderId, base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>,
-  ): Promise<{ flow: OAuthFlow; url: URL }> {
-    const flow: OAuthFlow = {
-      provider, ...base,
-      state: client.randomState(),
-      nonce: providers.isOidc(provider) ? client.randomNonce() : null,
-      codeVerifier: client.randomPKCECodeVerifier(),
-    };
-    return { flow, url: await providers.authorizationUrl(provider, { redirectUri: redirectUri(provider), ...flow }) };
-  }
+/** A new flow's secrets, and the provider's URL with them (ProviderError when it is unreachable). */
+async function beginFlow(
+  deps: OAuthDeps, provider: OAuthProviderId, base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>,
+): Promise<{ flow: OAuthFlow; url: URL }> {
+  const flow: OAuthFlow = {
+    provider, ...base,
+    state: client.randomState(),
+    nonce: deps.oauthProviders.isOidc(provider) ? client.randomNonce() : null,
+    codeVerifier: client.randomPKCECodeVerifier(),
+  };
+  return { flow, url: await deps.oauthProviders.authorizationUrl(provider, { redirectUri: redirectUri(deps, provider), ...flow }) };
+}
 
-  /** The owner hears of every link, in the transaction that makes it: a link nobody knows of is a takeover nobody sees. */
-  const tellOwner: OnLinked = async (trx, linked) => {
+/** The owner hears of every link, in the transaction that makes it: a link nobody knows of is a takeover nobody sees. */
+function tellOwner(deps: OAuthDeps): OnLinked {
+  return async (trx, linked) => {
     const provider = linked.provider as OAuthProviderId;
     await new OutboxMailer(trx).send(identityLinkedMail({
       to: linked.email, siteName: 'svc', providerName: PROVIDER_NAMES[provider] ?? provider, provider,
       platformUrl: deps.publicUrl, credentialsRemoved: linked.credentialsRemoved,
     }));
   };
-
-  /** Sign in as whoever the identity is (never a link), set this site's cookie, go to `returnTo`. */
-  async function signIn(
-    req: Request, res: Response, f: { identity: ExternalIdentity; communityTag: string | null; returnTo: string },
-  ): Promise<void> {
-    const outcome = await signInWithIdentity(deps.db, f.identity, tellOwner);
-    if (!outcome.ok) return failTo(res, 'oauth_email_unverified', { returnTo: f.returnTo });
-    const { token, expiresAt } = await issueSession(deps.db, deps.sessions, outcome.userId, { site: f.communityTag });
-    setSessionCookie(req, res, cookieNameFor(f.communityTag), token, expiresAt);
-    redirect(res, f.returnTo);
-  }
-
-  /** The callback of a linking flow, on the platform: link to the session that asked, if it is still the one here. */
-  async function link(req: Request, res: Response, identity: ExternalIdentity, flow: OAuthFlow & { link: NonNullable<OAuthFlow['link']> }): Promise<void> {
-    // A link asked for by one session never lands on whoever happens to be signed in now.
-    const visitor = await signedInVisitor(deps.db, deps.sessions, req, null);
-    if (visitor?.userId !== flow.link.userId || visitor.claims.sid !== flow.link.sessionId || visitor.claims.site !== null) {
-      return failTo(res, 'oauth_link_session_changed', { returnTo: flow.returnTo });
-    }
-    const outcome = await linkIdentity(deps.db, identity, flow.link.userId, tellOwner);
-    if (!outcome.ok) {
-      return failTo(res, outcome.reason === 'identity_in_use' ? 'oauth_identity_in_use' : 'oauth_link_session_changed', { returnTo: flow.returnTo });
-    }
-    redirect(res, flow.returnTo);
-  }
-
-  /** Linking and unlinking: only the platform's own host, where no community's operator reads the cookie. */
-  function assertPlatform(req: Request, visitor: Visitor): void {
-    if (visitor.communityTag !== null || req.host !== platform.host) throw new ApiError('PLATFORM_ONLY', messages.oauthPlatformOnly);
-  }
-
-  router.get(`${OAUTH_BASE}/:provider/start`, async (req, res) => {
-    const provider = providerOf(req.params.provider);
-    await limit(req, res);
-    const communityTag = await communityTagForHost(deps.db, req.hostname);
-
-    if (communityTag) {
-      // A community's domain: bind this browser here, then continue on the platform. Whoever is
-      // signed in here plays no part: the flow signs in, it never links.
-      const bind = crypto.randomBytes(32).toString('base64url');
-      const ticket = await tokens.sealTicket({
-        provider, returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl), handoff: { origin: originOf(req), bindHash: sha256(bind) },
-      });
-      // The binding outlives the ticket by the flow's own 10 minutes at the provider.
-      res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, bind, FLOW_TTL_SECONDS + 120));
-      return redirect(res, `${deps.publicUrl}${startPath(provider)}?ticket=${encodeURIComponent(ticket)}`);
-    }
-    if (req.host !== platform.host) {
-      // Another name for the platform: the flow cookie must be set where the callback will read it.
-      return redirect(res, `${deps.publicUrl}${req.originalUrl}`);
-    }
-
-    let base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>;
-    const ticketText = single(req.query.ticket);
-    if (ticketText !== null) {
-      const ticket = await tokens.openTicket(ticketText);
-      if (!ticket || ticket.provider !== provider) return failTo(res, 'oauth_flow_expired');
-      base = { returnTo: ticket.returnTo, link: null, handoff: ticket.handoff };
-    } else {
-      base = { returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl), link: null, handoff: null };
-    }
-    let started: { flow: OAuthFlow; url: URL };
-    try {
-      started = await beginFlow(provider, base);
-    } catch (err) {
-      deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
-      return failTo(res, 'oauth_provider_unavailable', { origin: base.handoff?.origin, returnTo: base.returnTo });
-    }
-    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await tokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
-    redirect(res, started.url.href);
-  });
-
-  router.get(`${OAUTH_BASE}/:provider/callback`, async (req, res) => {
-    const provider = providerOf(req.params.provider);
-    await limit(req, res);
-    // One try per flow, whatever happens next.
-    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), '', 0));
-    const sealed = parseCookies(req.headers.cookie).get(flowCookieName(provider));
-    const flow = sealed ? await tokens.openFlow(sealed) : null;
-    if (!flow || flow.provider !== provider) return failTo(res, 'oauth_flow_expired');
-    const back = { origin: flow.handoff?.origin, returnTo: flow.returnTo };
-
-    const error = single(req.query.error);
-    if (error !== null) return failTo(res, error === 'access_denied' ? 'oauth_denied' : 'oauth_failed', back);
-    const state = single(req.query.state);
-    if (state === null || !timingSafeEqualText(state, flow.state)) return failTo(res, 'oauth_state_mismatch', back);
-    if (single(req.query.code) === null) return failTo(res, 'oauth_failed', back);
-
-    // The registered redirect URI with the query the provider sent: never built from the Host header.
-    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-    let identity: ExternalIdentity;
-    try {
-      const profile = await providers.finish(provider, {
-        callbackUrl: new URL(`${redirectUri(provider)}${query}`), state: flow.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier,
-      });
-      identity = { provider, ...profile };
-    } catch (err) {
-      const code = err instanceof ProviderError ? err.code : 'oauth_exchange_failed';
-      deps.logger?.warn({ err: err instanceof ProviderError ? err.cause : err, provider, code }, 'oauth callback failed');
-      return failTo(res, code, back);
-    }
-
-    if (flow.link) return link(req, res, identity, { ...flow, link: flow.link });
-    if (flow.handoff) {
-      const code = await createHandoff(deps.db, {
-        identity, origin: flow.handoff.origin, bindHash: flow.handoff.bindHash, returnTo: flow.returnTo,
-      });
-      return redirect(res, `${flow.handoff.origin}${OAUTH_BASE}/complete?code=${encodeURIComponent(code)}`);
-    }
-    return signIn(req, res, { identity, communityTag: null, returnTo: flow.returnTo });
-  });
-
-  router.get(`${OAUTH_BASE}/complete`, async (req, res) => {
-    await limit(req, res);
-    res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, '', 0));
-    const communityTag = await communityTagForHost(deps.db, req.hostname);
-    const code = single(req.query.code);
-    const handoff = communityTag && code ? await redeemHandoff(deps.db, code, originOf(req)) : null;
-    if (!handoff) return failTo(res, 'oauth_handoff_invalid');
-    const bind = parseCookies(req.headers.cookie).get(BIND_COOKIE);
-    if (!bind || !timingSafeEqualText(sha256(bind), handoff.bindHash)) return failTo(res, 'oauth_handoff_invalid', { returnTo: handoff.returnTo });
-    return signIn(req, res, { identity: handoff.identity, communityTag, returnTo: handoff.returnTo });
-  });
-
-  mountRoute(router, linkOAuthProvider, async ({ params, body, visitor, req, res }) => {
-    assertPlatform(req, visitor!);
-    const provider = providerOf(params.provider);
-    await deps.rateLimits.consume('oauth-ip', req.ip ?? 'unknown', res);
-    const returnTo = safeReturnTo(body.returnTo, req, deps.publicUrl);
-    // By sign-in time, which a refresh keeps: a session extended for weeks is not a recent sign-in.
-    if (Date.now() / 1000 - visitor!.session.authTime > LINK_REAUTH_SECONDS) {
-      return { body: { redirectUrl: signInPageWith('oauth_reauth_required', { origin: deps.publicUrl, returnTo }) }, headers: NO_STORE };
-    }
-    let started: { flow: OAuthFlow; url: URL };
-    try {
-      started = await beginFlow(provider, { returnTo, link: { userId: visitor!.userId, sessionId: visitor!.session.sid }, handoff: null });
-    } catch (err) {
-      deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
-      throw new ApiError('SERVICE_UNAVAILABLE', messages.oauthProviderUnavailable);
-    }
-    res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await tokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
-    return { body: { redirectUrl: started.url.href }, headers: NO_STORE };
-  }, deps);
-
-  mountRoute(router, unlinkOAuthProvider, async ({ params, visitor, req, transaction }) => {
-    assertPlatform(req, visitor!);
-    return transaction(async (trx) => {
-      const outcome = await unlinkProvider(trx, visitor!.userId, params.provider);
-      if (outcome === 'not_linked') throw new ApiError('NOT_FOUND', messages.oauthNotLinked);
-      if (outcome === 'last_sign_in_method') throw new ApiError('LAST_SIGN_IN_METHOD', messages.oauthLastSignInMethod);
-      return { status: 204, body: undefined, headers: NO_STORE };
-    });
-  }, deps);
 }
+
+/** Sign in as whoever the identity is (never a link), set this site's cookie, go to `returnTo`. */
+async function signIn(
+  deps: OAuthDeps, req: Request, res: Response, f: { identity: ExternalIdentity; communityTag: string | null; returnTo: string },
+): Promise<void> {
+  const outcome = await signInWithIdentity(deps.db, f.identity, tellOwner(deps));
+  if (!outcome.ok) return failTo(res, 'oauth_email_unverified', { returnTo: f.returnTo });
+  const { token, expiresAt } = await issueSession(deps.db, deps.sessions, outcome.userId, { site: f.communityTag });
+  setSessionCookie(req, res, cookieNameFor(f.communityTag), token, expiresAt);
+  redirect(res, f.returnTo);
+}
+
+/** The callback of a linking flow, on the platform: link to the session that asked, if it is still the one here. */
+async function link(
+  deps: OAuthDeps, req: Request, res: Response, identity: ExternalIdentity, flow: OAuthFlow & { link: NonNullable<OAuthFlow['link']> },
+): Promise<void> {
+  // A link asked for by one session never lands on whoever happens to be signed in now.
+  const visitor = await signedInVisitor(deps.db, deps.sessions, req, null);
+  if (visitor?.userId !== flow.link.userId || visitor.claims.sid !== flow.link.sessionId || visitor.claims.site !== null) {
+    return failTo(res, 'oauth_link_session_changed', { returnTo: flow.returnTo });
+  }
+  const outcome = await linkIdentity(deps.db, identity, flow.link.userId, tellOwner(deps));
+  if (!outcome.ok) {
+    return failTo(res, outcome.reason === 'identity_in_use' ? 'oauth_identity_in_use' : 'oauth_link_session_changed', { returnTo: flow.returnTo });
+  }
+  redirect(res, flow.returnTo);
+}
+
+/** Linking and unlinking: only the platform's own host, where no community's operator reads the cookie. */
+function assertPlatform(deps: OAuthDeps, req: Request, visitor: Visitor): void {
+  if (visitor.communityTag !== null || req.host !== deps.platformHost) throw new ApiError('PLATFORM_ONLY', messages.oauthPlatformOnly);
+}
+
+/**
+ * A start on a community's domain: bind this browser here, then continue on the platform. Whoever
+ * is signed in here plays no part: the flow signs in, it never links.
+ */
+async function handOffToPlatform(deps: OAuthDeps, req: Request, res: Response, provider: OAuthProviderId): Promise<void> {
+  const bind = crypto.randomBytes(32).toString('base64url');
+  const ticket = await deps.flowTokens.sealTicket({
+    provider, returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl), handoff: { origin: originOf(req), bindHash: sha256(bind) },
+  });
+  // The binding outlives the ticket by the flow's own 10 minutes at the provider.
+  res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, bind, FLOW_TTL_SECONDS + 120));
+  redirect(res, `${deps.publicUrl}${startPath(provider)}?ticket=${encodeURIComponent(ticket)}`);
+}
+
+async function startOAuthSignIn(req: Request, res: Response, deps: OAuthDeps): Promise<void> {
+  const provider = providerOf(deps, req.params.provider);
+  await limit(deps, req, res);
+  const communityTag = await communityTagForHost(deps.db, req.hostname);
+  if (communityTag) return handOffToPlatform(deps, req, res, provider);
+  if (req.host !== deps.platformHost) {
+    // Another name for the platform: the flow cookie must be set where the callback will read it.
+    return redirect(res, `${deps.publicUrl}${req.originalUrl}`);
+  }
+
+  let base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>;
+  const ticketText = single(req.query.ticket);
+  if (ticketText !== null) {
+    const ticket = await deps.flowTokens.openTicket(ticketText);
+    if (!ticket || ticket.provider !== provider) return failTo(res, 'oauth_flow_expired');
+    base = { returnTo: ticket.returnTo, link: null, handoff: ticket.handoff };
+  } else {
+    base = { returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl), link: null, handoff: null };
+  }
+  let started: { flow: OAuthFlow; url: URL };
+  try {
+    started = await beginFlow(deps, provider, base);
+  } catch (err) {
+    deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
+    return failTo(res, 'oauth_provider_unavailable', { origin: base.handoff?.origin, returnTo: base.returnTo });
+  }
+  res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await deps.flowTokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
+  redirect(res, started.url.href);
+}
+
+async function oauthCallback(req: Request, res: Response, deps: OAuthDeps): Promise<void> {
+  const provider = providerOf(deps, req.params.provider);
+  await limit(deps, req, res);
+  // One try per flow, whatever happens next.
+  res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), '', 0));
+  const sealed = parseCookies(req.headers.cookie).get(flowCookieName(provider));
+  const flow = sealed ? await deps.flowTokens.openFlow(sealed) : null;
+  if (!flow || flow.provider !== provider) return failTo(res, 'oauth_flow_expired');
+  const back = { origin: flow.handoff?.origin, returnTo: flow.returnTo };
+
+  const error = single(req.query.error);
+  if (error !== null) return failTo(res, error === 'access_denied' ? 'oauth_denied' : 'oauth_failed', back);
+  const state = single(req.query.state);
+  if (state === null || !timingSafeEqualText(state, flow.state)) return failTo(res, 'oauth_state_mismatch', back);
+  if (single(req.query.code) === null) return failTo(res, 'oauth_failed', back);
+
+  // The registered redirect URI with the query the provider sent: never built from the Host header.
+  const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+  let identity: ExternalIdentity;
+  try {
+    const profile = await deps.oauthProviders.finish(provider, {
+      callbackUrl: new URL(`${redirectUri(deps, provider)}${query}`), state: flow.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier,
+    });
+    identity = { provider, ...profile };
+  } catch (err) {
+    const code = err instanceof ProviderError ? err.code : 'oauth_exchange_failed';
+    deps.logger?.warn({ err: err instanceof ProviderError ? err.cause : err, provider, code }, 'oauth callback failed');
+    return failTo(res, code, back);
+  }
+
+  if (flow.link) return link(deps, req, res, identity, { ...flow, link: flow.link });
+  if (flow.handoff) {
+    const code = await createHandoff(deps.db, {
+      identity, origin: flow.handoff.origin, bindHash: flow.handoff.bindHash, returnTo: flow.returnTo,
+    });
+    return redirect(res, `${flow.handoff.origin}${OAUTH_BASE}/complete?code=${encodeURIComponent(code)}`);
+  }
+  return signIn(deps, req, res, { identity, communityTag: null, returnTo: flow.returnTo });
+}
+
+async function completeOAuthSignIn(req: Request, res: Response, deps: OAuthDeps): Promise<void> {
+  await limit(deps, req, res);
+  res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, '', 0));
+  const communityTag = await communityTagForHost(deps.db, req.hostname);
+  const code = single(req.query.code);
+  const handoff = communityTag && code ? await redeemHandoff(deps.db, code, originOf(req)) : null;
+  if (!handoff) return failTo(res, 'oauth_handoff_invalid');
+  const bind = parseCookies(req.headers.cookie).get(BIND_COOKIE);
+  if (!bind || !timingSafeEqualText(sha256(bind), handoff.bindHash)) return failTo(res, 'oauth_handoff_invalid', { returnTo: handoff.returnTo });
+  return signIn(deps, req, res, { identity: handoff.identity, communityTag, returnTo: handoff.returnTo });
+}
+
+async function linkOAuthProvider({ params, body, visitor, req, res }: HandlerContext<typeof routes.linkOAuthProvider>, deps: OAuthDeps) {
+  assertPlatform(deps, req, visitor);
+  const provider = providerOf(deps, params.provider);
+  await deps.rateLimits.consume('oauth-ip', req.ip ?? 'unknown', res);
+  const returnTo = safeReturnTo(body.returnTo, req, deps.publicUrl);
+  // By sign-in time, which a refresh keeps: a session extended for weeks is not a recent sign-in.
+  if (Date.now() / 1000 - visitor.session.authTime > LINK_REAUTH_SECONDS) {
+    return { body: { redirectUrl: signInPageWith('oauth_reauth_required', { origin: deps.publicUrl, returnTo }) }, headers: NO_STORE };
+  }
+  let started: { flow: OAuthFlow; url: URL };
+  try {
+    started = await beginFlow(deps, provider, { returnTo, link: { userId: visitor.userId, sessionId: visitor.session.sid }, handoff: null });
+  } catch (err) {
+    deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
+    throw new ApiError('SERVICE_UNAVAILABLE', messages.oauthProviderUnavailable);
+  }
+  res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await deps.flowTokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
+  return { body: { redirectUrl: started.url.href }, headers: NO_STORE };
+}
+
+async function unlinkOAuthProvider({ params, visitor, req, transaction }: HandlerContext<typeof routes.unlinkOAuthProvider>, deps: OAuthDeps) {
+  assertPlatform(deps, req, visitor);
+  return transaction(async (trx) => {
+    await unlinkProvider(trx, visitor.userId, params.provider);
+    return { status: 204, body: undefined, headers: NO_STORE };
+  });
+}
+
+export type OAuthRoutes =
+  | typeof routes.startOAuthSignIn | typeof routes.oauthCallback | typeof routes.completeOAuthSignIn
+  | typeof routes.linkOAuthProvider | typeof routes.unlinkOAuthProvider;
+
+export const oauthHandlers = {
+  // Navigations, not JSON: every failure is a redirect to /sign-in?error=, so they are mounted
+  // without the JSON route's validation.
+  startOAuthSignIn: { navigation: startOAuthSignIn },
+  oauthCallback: { navigation: oauthCallback },
+  completeOAuthSignIn: { navigation: completeOAuthSignIn },
+  linkOAuthProvider,
+  unlinkOAuthProvider,
+} satisfies Handlers<OAuthRoutes, OAuthDeps>;

@@ -6,7 +6,8 @@ import type { ApiKeyIdentity } from '../domain/api-keys.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
 import { mountRoute, type RouteDeps } from '../http/routes.ts';
-import { pageMembersOnly, readerOf } from './page-visibility.ts';
+import { readerOf } from './page-visibility.ts';
+import { Refusal } from '../domain/refusal.ts';
 
 export function mountAtlas(router: Router, deps: RouteDeps): void {
   const { db } = deps;
@@ -15,7 +16,7 @@ export function mountAtlas(router: Router, deps: RouteDeps): void {
     const access = await atlas.atlasAccess(db, key.communityId, readerOf(key));
     if (!access) throw notFound(messages.communityNotFound);
     if (!access.enabled) throw new ApiError('FEATURE_NOT_ENABLED', messages.featureNotEnabled('Atlas'));
-    if (access.hidden) throw pageMembersOnly('atlas');
+    if (access.hidden) throw new Refusal('page_members_only', { what: 'atlas' });
     return access;
   };
 

@@ -1,60 +1,40 @@
 // Segments: the public list, a segment's form, check-email, and the admin's PATCH.
-import type { Router } from 'express';
-import { checkSegmentEmail, getSegmentForm, listPublicSegments, updateSegment } from '../../contract/routes/segments.ts';
+import * as routes from '../../contract/routes/segments.ts';
 import * as segments from '../domain/segments.ts';
-import { ApiError, notFound } from '../http/api-error.ts';
+import { notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import type { HandlerContext, RouteDeps } from '../http/routes.ts';
+import type { Handlers, RoutesOf } from '../http/handlers.ts';
 
-function refusal(r: segments.PatchRefusal): ApiError {
-  switch (r.kind) {
-    case 'installment_unit':
-      return new ApiError('INVALID_INPUT', messages.installmentUnit(r.missing), { field: r.missing[0], fields: r.missing });
-    case 'installment_partial':
-      return new ApiError('INVALID_INPUT', messages.installmentPartial, { field: r.field });
-    case 'renews_needs_plan':
-      return new ApiError('INVALID_INPUT', messages.renewsAnnuallyNeedsPlan, { field: r.field });
-  }
+async function getSegmentForm({ params, key }: HandlerContext<typeof routes.getSegmentForm>, { db }: RouteDeps) {
+  const form = await segments.getSegmentForm(db, key.communityId, params.segmentId);
+  if (!form) throw notFound(messages.segmentNotFound);
+  return { body: form };
 }
 
-export function mountSegments(router: Router, deps: RouteDeps): void {
-  const { db } = deps;
+async function checkSegmentEmail({ params, query, key }: HandlerContext<typeof routes.checkSegmentEmail>, { db }: RouteDeps) {
+  if (!(await segments.segmentExists(db, key.communityId, params.segmentId))) throw notFound(messages.segmentNotFound);
+  const answer = await segments.checkEmail(db, key.communityId, query.email);
+  // The publishable key is in every visitor's browser: it learns whether an address may apply,
+  // never that it was rejected or banned (those read as NONE; a submit still refuses them).
+  const hidden = key.kind === 'publishable' && (answer.status === 'REJECTED' || answer.status === 'BANNED');
+  return { body: hidden ? { exists: false, status: 'NONE' as const } : answer, headers: { 'Cache-Control': 'no-store' } };
+}
 
-  mountRoute(router, listPublicSegments, async ({ key }) => {
-    return { body: await segments.listPublicSegments(db, key!.communityId) };
-  }, deps, { cache: true });
+async function updateSegment({ params, body, key, transaction }: HandlerContext<typeof routes.updateSegment>) {
+  // Refused before the transaction opens, so a malformed plan never touches the database.
+  const shape = segments.checkPatchShape(body);
+  if (shape) throw shape;
+  return transaction(async (trx) => ({ body: await segments.updateSegment(trx, key.communityId, params.segmentId, body) }));
+}
 
-  mountRoute(router, getSegmentForm, async ({ params, key }) => {
-    const form = await segments.getSegmentForm(db, key!.communityId, params.segmentId);
-    if (!form) throw notFound(messages.segmentNotFound);
-    return { body: form };
-  }, deps, { cache: true });
-
+export const segmentHandlers = {
+  listPublicSegments: {
+    cache: true,
+    handler: async ({ key }, { db }) => ({ body: await segments.listPublicSegments(db, key.communityId) }),
+  },
+  getSegmentForm: { cache: true, handler: getSegmentForm },
   // Not cached: the answer changes with every application, and the cache would hold e-mail addresses.
-  mountRoute(router, checkSegmentEmail, async ({ params, query, key }) => {
-    if (!(await segments.segmentExists(db, key!.communityId, params.segmentId))) throw notFound(messages.segmentNotFound);
-    const answer = await segments.checkEmail(db, key!.communityId, query.email);
-    // The publishable key is in every visitor's browser: it learns whether an address may apply,
-    // never that it was rejected or banned (those read as NONE; a submit still refuses them).
-    const hidden = key!.kind === 'publishable' && (answer.status === 'REJECTED' || answer.status === 'BANNED');
-    return { body: hidden ? { exists: false, status: 'NONE' as const } : answer, headers: { 'Cache-Control': 'no-store' } };
-  }, deps);
-
-  mountRoute(router, updateSegment, async ({ params, body, key, transaction }) => {
-    // Refused before the transaction opens, so a malformed plan never touches the database.
-    const shape = segments.checkPatchShape(body);
-    if (shape) throw refusal(shape);
-    return transaction(async (trx) => {
-      let updated: Awaited<ReturnType<typeof segments.updateSegment>>;
-      try {
-        updated = await segments.updateSegment(trx, key!.communityId, params.segmentId, body);
-      } catch (err) {
-        if (err instanceof segments.SegmentPatchError) throw refusal(err.refusal);
-        throw err;
-      }
-      if (updated === null) throw notFound(messages.segmentNotFound);
-      if (updated === 'name_taken') throw new ApiError('SEGMENT_NAME_TAKEN', messages.segmentNameTaken, { field: 'name' });
-      return { body: updated };
-    });
-  }, deps);
-}
+  checkSegmentEmail,
+  updateSegment,
+} satisfies Handlers<RoutesOf<typeof routes>>;

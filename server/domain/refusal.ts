@@ -1,0 +1,116 @@
+// How the domain says no: one thrown shape, a `Refusal` with a reason from one closed list and
+// the detail that reason carries. What each reason becomes on the wire (code, status, message,
+// extras) is one table in server/http/refusals.ts, which the compiler keeps complete; mountRoute
+// translates a thrown Refusal with it. Where two routes answer the same situation differently
+// (a product or an event that is not there, a segment closed at submit or at checkout), the
+// reasons are apart, so the table stays one entry per reason.
+import type { BillingCycle } from './applications.ts';
+
+type Fields = { fieldIds: string[] };
+type Invalid = { fieldId: string; why: string };
+
+/** Every reason, and the detail it carries (`void`: none). */
+export interface RefusalDetails {
+  community_not_found: void;
+  /** A page the reader may not see (MEMBERS_ONLY to the public); `what` names it ("blog"). */
+  page_members_only: { what: string };
+  // Tickets
+  event_not_found: void;
+  tier_not_found: void;
+  tier_inactive: void;
+  /** The event's slug: the message names the route to use instead. */
+  tier_is_paid: { slug: string };
+  tier_is_free: { slug: string };
+  event_past: void;
+  sold_out: { remaining?: number };
+  too_many_held: { held: number };
+  form_missing: Fields;
+  form_invalid: Partial<Invalid>;
+  already_rsvpd: void;
+  /** An RSVP with a donation is a checkout, which needs both return URLs. */
+  return_urls_required: { field: 'successUrl' | 'cancelUrl' };
+  // Donations and products
+  donations_not_enabled: void;
+  donation_not_listed: { amounts: number[] };
+  donation_below_minimum: { minimum: number };
+  donor_email_required: void;
+  donation_currency_mismatch: { currency: string };
+  product_not_found: void;
+  product_inactive: void;
+  product_free: void;
+  // Payments (server/payments: no gateway configured, or the processor failed)
+  payments_unavailable: void;
+  payment_processor_error: void;
+  invalid_stripe_signature: { reason: string };
+  // Applications and members
+  invite_only: void;
+  segment_not_found: void;
+  segment_closed: void;
+  answers_missing: Fields;
+  answer_invalid: Partial<Invalid>;
+  billing_cycle_required: { offered: BillingCycle[] };
+  billing_cycle_not_offered: { offered: BillingCycle[] };
+  already_member: void;
+  application_pending: void;
+  banned: void;
+  request_not_found: void;
+  request_rejected: void;
+  request_cancelled: void;
+  request_awaiting_payment: void;
+  request_approved: void;
+  member_not_found: void;
+  not_accepted: void;
+  founder: void;
+  // The checkout of a paid application (answered on `requestId`, not `segmentId`)
+  not_payment_pending: { status: string };
+  no_price_for_cycle: { cycle: string | null };
+  checkout_segment_closed: void;
+  // Segments (the admin's PATCH)
+  installment_unit: { missing: string[] };
+  installment_partial: { field: string };
+  renews_needs_plan: { field: string };
+  segment_name_taken: void;
+  // Lists
+  invalid_cursor: void;
+  // Friends (server/domain/friends.ts)
+  friend_request_limit: { max: number };
+  /** `retryAfter`: seconds until the sender may ask the same person again. */
+  friend_request_cooldown: { retryAfter: number };
+  friend_request_self: void;
+  friend_request_exists: void;
+  already_friends: void;
+  user_not_found: void;
+  friend_request_not_found: void;
+  // Conversations (server/domain/conversations.ts)
+  conversation_needs_others: void;
+  /** A usertag of the new conversation names nobody. */
+  conversation_user_not_found: { usertag: string };
+  conversation_not_found: void;
+  message_not_in_conversation: void;
+  // Accounts
+  email_in_use: void;
+  /** Another account has verified this number (told only to someone who proved they hold it). */
+  phone_in_use: void;
+  usertag_taken: void;
+  oauth_not_linked: void;
+  last_sign_in_method: void;
+}
+
+export type RefusalReason = keyof RefusalDetails;
+
+type DetailArgs<R extends RefusalReason> = RefusalDetails[R] extends void ? [] : [detail: RefusalDetails[R]];
+
+export class Refusal<R extends RefusalReason = RefusalReason> extends Error {
+  readonly detail: RefusalDetails[R];
+
+  constructor(readonly reason: R, ...detail: DetailArgs<R>) {
+    super(reason);
+    this.name = 'Refusal';
+    this.detail = detail[0] as RefusalDetails[R];
+  }
+}
+
+/** `err` is a Refusal for `reason` (narrowed, with its detail). */
+export function isRefusal<R extends RefusalReason>(err: unknown, reason: R): err is Refusal<R> {
+  return err instanceof Refusal && err.reason === reason;
+}
