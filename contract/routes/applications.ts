@@ -60,7 +60,8 @@ const SUBMIT_DESCRIPTION =
   'and `INSTALLMENT_PLAN` when it has a plan; none offered is a free segment. Offering more than one, `billingCycle` is ' +
   'required; one sent must be offered (a free segment takes none): else `400 INVALID_INPUT` on `billingCycle` with ' +
   '`extras.offered`. Offering exactly one, it is used.\n' +
-  '- **Outcome**: a free auto-approving segment (`autoApprove`) in an OPEN, live community (one with a founder) is ' +
+  '- **Outcome**: a free auto-approving segment (`autoApprove`) in an OPEN, live community (one with a founder: ' +
+  'auto-approval admits people nobody looks at, so a community nobody owns reviews everything) is ' +
   'APPROVED at once: membership ACCEPTED, `member.approved` (approvedBy null), the `membership.approved` notification ' +
   'and a welcome e-mail; answer `{success, requestId, requestStatus, segmentName, segmentId}`. Any other free segment ' +
   'is PENDING (membership PENDING, `member.requested` with `source`, a "received" e-mail). A paid segment answers ' +
@@ -214,7 +215,8 @@ const APPLY_CHECKOUT_DESCRIPTION =
   '- **Completion** (never the redirect: a verified Stripe event, or the local page\'s Pay), once however often or ' +
   'concurrently it is delivered: the request APPROVED, the membership ACCEPTED, `member.approved` with ' +
   '`approvedBy: null` (the payment approved it), the `membership.approved` notification, the welcome e-mail, and a ' +
-  'billing record with its first charge. A payment for a request a reviewer REJECTED meanwhile, or by a banned person, ' +
+  'billing record (cycle, price per charge, founding, access until, next charge, installments paid, the processor\'s ' +
+  'subscription id) with its first charge. A payment for a request a reviewer REJECTED meanwhile, or by a banned person, ' +
   'admits nobody, gives the founding spot back and is logged (`paid membership not granted`) for a person to refund.\n' +
   '- **Refunds**: a full refund of the purchase\'s payment ends the membership as a kick would (REJECTED, KICKED, may ' +
   'apply again), `member.kicked` with `kickedBy: null` and "payment refunded" on the audit trail, the billing REFUNDED ' +
