@@ -95,7 +95,8 @@ export const checkSegmentEmail = route({
     'NONE; the segment in the path only has to exist (404 otherwise). `status` is never null.\n\n' +
     '- `NONE` (`exists: false`): no membership of this community for the address (no account, or an account that never ' +
     'applied: the answer never says which).\n' +
-    '- `PENDING`: an application waiting for review. `PAYMENT_PENDING`: a paid application waiting for its checkout.\n' +
+    '- `PENDING`: an application waiting for review. `PAYMENT_PENDING`: a paid application waiting for its checkout (the ' +
+    'address has no membership here, or a REJECTED one).\n' +
     '- `ACCEPTED`: a member. `REJECTED`: turned down, or a member who was kicked (both may apply again). `BANNED`.\n\n' +
     'The address is compared case-insensitively; an invalid or missing one is `400 INVALID_EMAIL` (`extras.field` = ' +
     '`email`). With the publishable key, REJECTED and BANNED read as NONE (`exists: false`); a secret key sees every ' +
