@@ -44,6 +44,13 @@ const BboxParam = z
     'crosses the antimeridian (e.g. `170,-20,-170,20`).',
   );
 
+/** What all three atlas reads share. */
+const ATLAS_NOTE =
+  'Without the atlas feature (`atlas` in the community\'s `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` ' +
+  '"Atlas is not enabled for this community", for every key and whether or not the hotspot exists: checked after the ' +
+  'key, scope and query validation (a malformed `bbox` is still a 400), before any data is read. Then the page: ' +
+  `${pageVisibilityNote('ATLAS')} Cached like the other public reads.`;
+
 export const listAtlasHotspots = route({
   operationId: 'listAtlasHotspots',
   method: 'get',
@@ -51,9 +58,15 @@ export const listAtlasHotspots = route({
   tag: 'Atlas',
   summary: 'List atlas hotspots',
   description:
-    'The hotspots of the community\'s atlas by name, optionally only one category and only those inside a bounding ' +
-    'box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. On all atlas routes: 403 ' +
-    `FEATURE_NOT_ENABLED when the community does not have the atlas. ${pageVisibilityNote('ATLAS')}`,
+    'The hotspots of the community\'s atlas by name (ties by id), optionally only one category and only those inside a ' +
+    'bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. ' + ATLAS_NOTE + '\n\n' +
+    '`bbox=minLon,minLat,maxLon,maxLat`, WGS-84 decimal degrees, edges included. Each part is a plain decimal ' +
+    '(`-122.5`, `+.5`): no exponents, hex, `Infinity` or `NaN`; longitudes within [-180, 180], latitudes within [-90, 90], ' +
+    'and `minLat <= maxLat`. Anything else (three or five parts, an empty part, the parameter twice) is ' +
+    '`400 INVALID_INPUT` with `extras.field` = `bbox`. `minLon > maxLon` is a box that crosses the 180° meridian: it ' +
+    'selects longitudes `>= minLon` or `<= maxLon` (`170,-20,-170,20` is the strip around Fiji and Samoa; ' +
+    '`-170,-20,170,20` the rest of the world). `minLon == maxLon` is a single meridian. There is no wrap for latitude: a ' +
+    'box never crosses a pole. `category=<id>` keeps one category; an unknown id matches nothing (`[]`, not a 404).',
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity,
   query: z
@@ -74,6 +87,7 @@ export const getAtlasHotspot = route({
   path: `${base}/atlas/hotspots/{hotspotId}`,
   tag: 'Atlas',
   summary: 'Get one atlas hotspot',
+  description: `A malformed \`hotspotId\` is a 400, an unknown one 404 "Hotspot not found in this community". ${ATLAS_NOTE}`,
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity.extend({ hotspotId: Uuid }),
   response: { status: 200, schema: AtlasHotspot, description: 'The hotspot' },
@@ -86,7 +100,7 @@ export const listAtlasCategories = route({
   path: `${base}/atlas/categories`,
   tag: 'Atlas',
   summary: 'List atlas categories',
-  description: 'Every category of the atlas in display order (not paged: an atlas has few).',
+  description: `Every category of the atlas in display order (not paged: an atlas has few). ${ATLAS_NOTE}`,
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity,
   response: { status: 200, schema: z.array(AtlasCategory), description: 'The categories' },

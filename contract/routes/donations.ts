@@ -29,14 +29,38 @@ export const DonationSummary = z.object({
 }).meta({ id: 'DonationSummary' });
 
 const DONATE_DESCRIPTION =
-  'A standalone donation through the payment gateway. The amount must satisfy the parent\'s `donationConfig`: ' +
-  'donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never ' +
-  'below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent\'s pricing currency. A member is named by ' +
-  '`X-Svc-Auth-Token` (the sign-in cookie\'s value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is ' +
-  'not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. ' +
-  'Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once.';
+  'A standalone donation through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`.\n\n' +
+  '- `donation.amount` is a positive integer in minor units, else `400 INVALID_AMOUNT`. The parent\'s `donationConfig` ' +
+  'decides: missing or `enabled: false` is `400 INVALID_INPUT` (`extras.field` = `donation`); fixed mode takes only the ' +
+  'listed amounts (`400 INVALID_DONATION_AMOUNT`, `extras.amounts`); pay-what-you-want takes at least `minAmount` and ' +
+  'never less than 50 (`400 INVALID_DONATION_AMOUNT`, `extras.minimum`).\n' +
+  '- The currency is the parent\'s pricing currency: a product\'s `currency`; an event\'s tiers\' currency (the first ' +
+  'active tier\'s), or its `donationConfig.currency` when it has no tiers.\n' +
+  '- A member is named by `X-Svc-Auth-Token` (the sign-in cookie\'s value, a token of this community\'s site or of the ' +
+  'platform\'s sign-in pages; another community\'s token, an expired or signed-out one is `401 SIGN_IN_REQUIRED`): ' +
+  '`customer.email` is then ignored and the account\'s address is used. `X-Svc-Member-Token` (SSO) is not supported and ' +
+  'ignored: such a donor is anonymous and needs `customer.email` (400 naming `customer.email` without it).\n' +
+  '- The same `X-Idempotency-Key` (or `Idempotency-Key`) returns the same session, also when many requests race: ' +
+  'duplicates wait for the first and replay its answer.\n' +
+  '- At most 30 standalone donations per client IP per hour (`RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR`), then ' +
+  '`429 RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers; a server calling for many donors from one ' +
+  'address should raise it. Sidecar donations (on a ticket, RSVP or product checkout) do not count.\n' +
+  '- Nothing is recorded until the payment completes: then the donation is written and `donation.received` emitted ' +
+  'once (idempotent on the processor\'s transaction id), and the donor is e-mailed one receipt. A full refund ' +
+  '(Stripe `charge.refunded`, also of a standalone donation refunded in the Stripe dashboard) marks it refunded (out of ' +
+  'the summary) and emits `donation.refunded`; there is no refund endpoint in v1 and partial refunds are logged for a ' +
+  'person, not handled.';
 
-const SUMMARY_DESCRIPTION = 'Anonymized aggregates of completed donations; refunded ones are excluded.';
+/** Widget actions act as the public (docs/api.md, "Page visibility"). */
+const WIDGET_DONATE_NOTE =
+  'The widget action acts as the public: an event must be one the events list shows (404 otherwise) and a product must ' +
+  'be on a public marketplace page (`403 PAGE_MEMBERS_ONLY` otherwise). `successUrl` and `cancelUrl` must be on the ' +
+  'calling page\'s origin or another of the community\'s own origins (400 naming the field). On the hosted site a ' +
+  'signed-in visitor donates as themselves.';
+
+const SUMMARY_DESCRIPTION =
+  'Anonymized aggregates of completed donations, refunded ones excluded: `{total, count, currency}`, ' +
+  '`{total: 0, count: 0, currency: null}` when there are none. Never cached (`Cache-Control: no-store`).';
 
 export const donateToProduct = route({
   operationId: 'donateToProduct',
@@ -44,7 +68,7 @@ export const donateToProduct = route({
   path: `${base}/products/{sku}/donate`,
   tag: 'Products',
   summary: 'Donate to a product',
-  description: DONATE_DESCRIPTION,
+  description: `${DONATE_DESCRIPTION}\n\nA server's secret key donates to any product of its community, whatever the marketplace page's visibility.`,
   auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
   params: ProductParams,
   body: DonateBody,
@@ -58,7 +82,7 @@ export const donateToEvent = route({
   path: `${base}/events/{slug}/donate`,
   tag: 'Events',
   summary: 'Donate to an event',
-  description: DONATE_DESCRIPTION,
+  description: `${DONATE_DESCRIPTION}\n\nA server's secret key donates to any event of its community.`,
   auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
   params: EventParams,
   body: DonateBody,
@@ -72,7 +96,7 @@ export const productDonationSummary = route({
   path: `${base}/products/{sku}/donations/summary`,
   tag: 'Products',
   summary: "A product's donations: total and count",
-  description: SUMMARY_DESCRIPTION,
+  description: `${SUMMARY_DESCRIPTION} When the MARKETPLACE page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.`,
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: ProductParams,
   response: { status: 200, schema: DonationSummary, description: 'The summary' },
@@ -85,7 +109,7 @@ export const eventDonationSummary = route({
   path: `${base}/events/{slug}/donations/summary`,
   tag: 'Events',
   summary: "An event's donations: total and count",
-  description: SUMMARY_DESCRIPTION,
+  description: `${SUMMARY_DESCRIPTION} The event must be one the events list shows, for every key (404 otherwise).`,
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: EventParams,
   response: { status: 200, schema: DonationSummary, description: 'The summary' },
@@ -100,7 +124,7 @@ export const widgetDonateProduct = route({
   path: `${actions}/products/{sku}/donate`,
   tag: 'Community site',
   summary: 'Donate to a product from a widget',
-  description: `${DONATE_DESCRIPTION} On the hosted site a signed-in visitor donates as themselves.`,
+  description: `${DONATE_DESCRIPTION}\n\n${WIDGET_DONATE_NOTE}`,
   auth: { kind: 'widget' },
   params: ProductParams,
   body: DonateBody,
@@ -114,7 +138,7 @@ export const widgetDonateEvent = route({
   path: `${actions}/events/{slug}/donate`,
   tag: 'Community site',
   summary: 'Donate to an event from a widget',
-  description: `${DONATE_DESCRIPTION} On the hosted site a signed-in visitor donates as themselves.`,
+  description: `${DONATE_DESCRIPTION}\n\n${WIDGET_DONATE_NOTE}`,
   auth: { kind: 'widget' },
   params: EventParams,
   body: DonateBody,
@@ -131,9 +155,12 @@ export const ProductCheckoutBody = z.object({
 }).strict();
 
 const PRODUCT_CHECKOUT_DESCRIPTION =
-  'Buys `quantity` of an active, paid product through the payment gateway, with an optional sidecar donation (its ' +
-  'own line item and donation; the product\'s donationConfig applies, without the 50 floor). Completion emits ' +
-  '`product.purchased` (and `donation.received` for the donation).';
+  'Buys `quantity` (1..10, default 1) of a product through the payment gateway; answers the checkout ' +
+  '`{checkoutUrl, sessionId}`. Only active products with a price: an inactive or free product is 400 ' +
+  '(`extras.field` = `sku`). Products have no stock in v1. An optional sidecar donation is its own line item and its ' +
+  'own donation (the product\'s `donationConfig` must allow the amount, without the 50 floor). Completion records the ' +
+  'order and emits `product.purchased` once (and `donation.received` for the donation), and e-mails the buyer one ' +
+  'receipt.';
 
 export const widgetProductCheckout = route({
   operationId: 'widgetProductCheckout',
@@ -141,7 +168,7 @@ export const widgetProductCheckout = route({
   path: `${actions}/products/{sku}/checkout`,
   tag: 'Community site',
   summary: 'Buy a product from a widget',
-  description: PRODUCT_CHECKOUT_DESCRIPTION,
+  description: `${PRODUCT_CHECKOUT_DESCRIPTION}\n\n${WIDGET_DONATE_NOTE.replace('donates', 'buys')}`,
   auth: { kind: 'widget' },
   params: ProductParams,
   body: ProductCheckoutBody,
@@ -155,7 +182,9 @@ export const memberCheckout = route({
   path: '/api/users/me/checkout',
   tag: 'Community site',
   summary: 'Buy a product as the signed-in member',
-  description: `${PRODUCT_CHECKOUT_DESCRIPTION} The buyer is the signed-in visitor (their account's e-mail); the community is \`communityTag\`, or the one whose site this is.`,
+  description: `${PRODUCT_CHECKOUT_DESCRIPTION}\n\nThe buyer is the signed-in visitor (their account's e-mail); the community is ` +
+    '`communityTag`, or the one whose site this is (400 naming `communityTag` when neither says). `successUrl` and `cancelUrl` must be on one of the community\'s ' +
+    'origins or, on its own hosted site, that site (400 naming the field).',
   auth: { kind: 'session' },
   body: ProductCheckoutBody.omit({ email: true }).extend({
     sku: z.string().min(1).max(120),

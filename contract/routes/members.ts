@@ -11,8 +11,12 @@ export const listMembers = route({
   tag: 'Members',
   summary: 'List members',
   description:
-    'ACCEPTED members only, in the order they joined (oldest first, so offset pages stay stable while people join), ' +
-    'with exactly the public fields. Never e-mail, phone, status or payment identifiers. `X-Total-Count` and `Link` as ' +
+    'ACCEPTED members only (never PENDING, REJECTED or BANNED), in the order they joined (oldest first, ties by ' +
+    'membership id, so "Load more" by offset neither skips nor repeats anyone while people join), each exactly ' +
+    '`{userId, name, usertag, profileImage, bio, joinedAt}`: never e-mail, phone, status or payment identifiers (the rows ' +
+    'come from an explicit column list, copied field by field, so a column added later cannot leak). `joinedAt` is when ' +
+    'the membership was ACCEPTED (the request time for memberships accepted before that was recorded). A kicked or banned ' +
+    'member leaves the list at once, cached answers included. `X-Total-Count` and `Link` as ' +
     `on every list. ${pageVisibilityNote('MEMBERS')}`,
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: z.object({ communityTag: CommunityTag }),

@@ -57,7 +57,10 @@ export const listPublicSegments = route({
   path: `${base}/segments/public`,
   tag: 'Segments',
   summary: 'List the segments open to new members',
-  description: 'Active segments (member tiers) in display order, with every field. Not paged: a community has few.',
+  description:
+    'Active segments (member tiers) in display order (`sort_order`, then name), with every field of the spec\'s Segment; ' +
+    '`hasForm` is true when the segment has a form. Not paged: a community has few. Cached like the other public reads; a ' +
+    'PATCH in this process clears the community\'s cache at once.',
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity,
   response: { status: 200, schema: z.array(Segment), description: 'Active segments' },
@@ -70,7 +73,10 @@ export const getSegmentForm = route({
   path: `${base}/segments/{segmentId}/form`,
   tag: 'Segments',
   summary: "Get a segment's application form",
-  description: 'A segment without a form answers with an empty schema.',
+  description:
+    'A segment without a form answers `{segmentId, schema: []}`. Also answers for an inactive segment (a form already ' +
+    'open in a browser can still be read; submitting is where a closed segment is refused). A segment of another ' +
+    'community, or none, is 404 "Segment not found in this community".',
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InSegment,
   response: { status: 200, schema: SegmentForm, description: 'The form' },
@@ -85,8 +91,17 @@ export const checkSegmentEmail = route({
   summary: 'Check whether an e-mail address already has a membership',
   description:
     'Lets an application form say "you are already a member" or "your application is pending" before the visitor ' +
-    'fills it in. `status` is the membership status of the address in this community, or NONE. Readable with the ' +
-    'publishable key, so it tells anyone whether an address is a member: see docs/api.md.',
+    'fills it in. `status` is the membership status of the address in this community, whichever segment it is in, or ' +
+    'NONE; the segment in the path only has to exist (404 otherwise). `status` is never null.\n\n' +
+    '- `NONE` (`exists: false`): no membership of this community for the address (no account, or an account that never ' +
+    'applied: the answer never says which).\n' +
+    '- `PENDING`: an application waiting for review. `PAYMENT_PENDING`: a paid application waiting for its checkout (the ' +
+    'address has no membership here, or a REJECTED one).\n' +
+    '- `ACCEPTED`: a member. `REJECTED`: turned down, or a member who was kicked (both may apply again). `BANNED`.\n\n' +
+    'The address is compared case-insensitively; an invalid or missing one is `400 INVALID_EMAIL` (`extras.field` = ' +
+    '`email`). With the publishable key, REJECTED and BANNED read as NONE (`exists: false`); a secret key sees every ' +
+    'status (docs/decisions/0011-check-email-hides-rejected-and-banned.md). Answers carry `Cache-Control: no-store` and ' +
+    'are kept out of the read cache.',
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InSegment,
   query: z.object({ email: Email }).strict(),
@@ -101,10 +116,22 @@ export const updateSegment = route({
   tag: 'Segments',
   summary: 'Change a segment',
   description:
-    'Every field optional; only those sent change. A price set to null is no longer offered. The four installment ' +
-    'fields (`installmentTotalPrice`, `installmentCount`, `installmentIntervalMonths`, `installmentRenewsAnnually`) ' +
-    'are sent together or not at all; the three numbers are all set (a plan) or all null (no plan). ' +
-    '`isActive: false` closes the segment to new members and leaves existing memberships alone.',
+    'Every field optional; only those sent change. Accepts `Idempotency-Key`.\n\n' +
+    '- `name`: trimmed, 1-100; another segment\'s name is `409 SEGMENT_NAME_TAKEN`.\n' +
+    '- `priceMonthly`, `priceQuarterly`, `priceYearly`, `priceOneTime`: an integer >= 1 in the smallest currency unit, or ' +
+    'null to stop offering that price (0, negative or fractional: `400 INVALID_AMOUNT`). A founding price applies only ' +
+    'while its regular price is offered; it is not writable here.\n' +
+    '- The installment plan is one unit: `installmentTotalPrice`, `installmentCount` (2-60), `installmentIntervalMonths` ' +
+    '(1-12) and `installmentRenewsAnnually` are sent together or not at all (some only: `400 INVALID_INPUT` naming the ' +
+    'missing ones, `extras.field` the first, `extras.fields` all). The three numbers are all set (a plan) or all null ' +
+    '(no plan); a mix is a 400 naming the first null. The database holds the same rule.\n' +
+    '- `accessDurationMonths`: 1-120 or null. `installmentRenewsAnnually: true` needs a plan and an access duration (the ' +
+    'cycle repeats every `accessDurationMonths`), judged on the segment as it will be after the patch: removing the ' +
+    'duration of a renewing plan is a 400 naming `accessDurationMonths`.\n' +
+    '- `isActive: false` closes the segment to new members (it leaves the public list and submit refuses it with a 400) ' +
+    'and leaves existing memberships alone; `true` reopens it.\n' +
+    '- Unknown fields, including the read-only `foundingMemberCount`, are a 400. Price changes apply to new ' +
+    'subscriptions; an existing subscriber keeps their price.',
   auth: { kind: 'apiKey', scope: 'ADMIN' },
   params: InSegment,
   body: SegmentPatch,

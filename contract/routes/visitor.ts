@@ -12,7 +12,9 @@ export const getMe = route({
   path: '/api/users/me',
   tag: 'Community site',
   summary: 'The signed-in visitor',
-  description: 'Served on `{site_base}` with the sign-in cookie (or `Authorization: Bearer`). The only route that returns the user\'s own e-mail and phone.',
+  description:
+    'Served on `{site_base}` with the sign-in cookie (or `Authorization: Bearer`). The only route that returns the user\'s ' +
+    'own e-mail and phone; everywhere else other users are shown as `PublicUser` (`{id, usertag, name, profileImage}`).',
   auth: { kind: 'session' },
   response: { status: 200, schema: Me, description: 'The signed-in user' },
   errors: [401, 429],
@@ -34,7 +36,9 @@ export const updateMe = route({
   path: '/api/users/me',
   tag: 'Community site',
   summary: 'Change the signed-in visitor\'s public profile',
-  description: 'Name, bio and profile image; fields left out stay as they are. With the cookie, only from the site\'s own pages.',
+  description:
+    'Name, bio and profile image (an https URL); fields left out stay as they are, unknown fields are a 400. With the ' +
+    'cookie, only from the site\'s own pages.',
   auth: { kind: 'session' },
   body: UpdateMe,
   response: { status: 200, schema: Me, description: 'The updated user' },
@@ -103,7 +107,9 @@ export const removePhone = route({
   path: '/api/users/me/phone',
   tag: 'Community site',
   summary: 'Remove the visitor\'s phone number',
-  description: 'The number no longer signs in, and another account may add it. Harmless when there is none.',
+  description:
+    'The number no longer signs in, and another account may add it. Harmless when there is none. With the cookie it ' +
+    'passes the same checks as every cookie write, so it too needs `Content-Type: application/json` (and no body).',
   auth: { kind: 'session' },
   response: { status: 200, schema: Me, description: 'The user, without a phone' },
   errors: [401, 403, 415, 429],
@@ -147,9 +153,11 @@ export const listMyMemberships = route({
   summary: "The signed-in visitor's memberships",
   description:
     'Every community membership of the signed-in user, newest first, in any status (PENDING, ACCEPTED, REJECTED, ' +
-    'BANNED). `createdAt` is when the user last applied. `platforms.svc.status` repeats `status` (the only platform ' +
-    'entry populated today), except KICKED for a member who was removed (status REJECTED). `communityTag` ' +
-    'narrows the answer to one community: an empty array when the user has no membership there.',
+    'BANNED), in the spec\'s Membership shape. `createdAt` is when the user last applied, not the approval. ' +
+    '`platforms.svc.status` repeats `status` (the only platform entry populated today), except KICKED for a member who ' +
+    'was removed (status REJECTED). A paid application waiting for its payment has no membership yet, so it is not ' +
+    'listed. `communityTag` narrows the answer to one community: an empty array when the user has no membership there. ' +
+    'Not paged: a user has few memberships.',
   auth: { kind: 'session' },
   query: z.object({ communityTag: CommunityTag.optional().describe('only this community') }).strict(),
   response: { status: 200, schema: z.array(Membership), description: 'The memberships' },
@@ -188,7 +196,11 @@ export const listNotifications = route({
   path: '/api/users/me/notifications',
   tag: 'Community site',
   summary: "The signed-in visitor's notifications",
-  description: 'Newest first, read and unread. Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list.',
+  description:
+    'Newest first, read and unread. Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list. Kinds: ' +
+    '`friend.requested` and `friend.accepted` (the friends endpoints), `membership.approved` (an application approved, by ' +
+    'review or automatically; data `{communityName, segmentName}`) and `rsvp.confirmed` (tickets). A new message is not ' +
+    'a notification: unread messages are counted per conversation, so a busy conversation does not flood the bell.',
   auth: { kind: 'session' },
   query: Paged,
   response: { status: 200, schema: z.array(Notification), description: 'A page of notifications', paginated: true },
@@ -231,7 +243,10 @@ export const markNotificationsRead = route({
   path: '/api/users/me/notifications/mark-read',
   tag: 'Community site',
   summary: 'Mark notifications read',
-  description: 'By `ids` (1 to 100) or `all: true`. Only the caller\'s own unread notifications change; marking again is harmless.',
+  description:
+    'By `ids` (1 to 100) or `all: true`, exactly one of them; `updated` is the number of the caller\'s unread ' +
+    'notifications that became read. Ids of other users\' notifications, unknown ids and already read ones change ' +
+    'nothing and are not counted, so the answer tells nothing about others.',
   auth: { kind: 'session' },
   body: MarkNotificationsRead,
   response: { status: 200, schema: MarkNotificationsReadResult, description: 'How many changed' },
@@ -268,9 +283,17 @@ export const sendFriendRequest = route({
     'Asks `usertag` to be friends; they get a `friend.requested` notification. If they had already asked the ' +
     'caller, this accepts their request instead (status ACCEPTED, and they get `friend.accepted`). Asking ' +
     'oneself is `400 FRIEND_REQUEST_SELF`, asking again while a request is pending `409 FRIEND_REQUEST_EXISTS`, ' +
-    'asking a friend `409 ALREADY_FRIENDS`; an unknown usertag is a 404. Limits on new requests: at most 100 ' +
-    'unanswered at once (`409 FRIEND_REQUEST_LIMIT`), and after `usertag` rejected the caller, none to them for 7 days ' +
-    '(`409 FRIEND_REQUEST_COOLDOWN` with `Retry-After`). At most 30 calls per hour per caller (`429 RATE_LIMITED`).',
+    'asking a friend `409 ALREADY_FRIENDS`; an unknown usertag is a 404. One friendship per pair of users, whoever asked: ' +
+    'concurrent identical requests make one `201`, the others `409 FRIEND_REQUEST_EXISTS`.\n\n' +
+    'Limits on asking (each request notifies someone):\n\n' +
+    '- at most 100 unanswered requests per sender: past that `409 FRIEND_REQUEST_LIMIT` until some are answered (the ' +
+    'count is read in the request\'s transaction, so concurrent requests at the very limit may each see room; the hourly ' +
+    'budget bounds how far past it that can go);\n' +
+    '- after `usertag` rejected the caller, none to them for 7 days: `409 FRIEND_REQUEST_COOLDOWN` with `Retry-After` and ' +
+    '`extras.retryAfter` (seconds); the one who said no may still ask, and the sender may ask anyone else;\n' +
+    '- at most 30 calls an hour per sender, refused ones included (`429 RATE_LIMITED`, ' +
+    '`RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR`).\n\n' +
+    'Asking back someone whose request to the caller is pending accepts it: none of the limits applies.',
   auth: { kind: 'session' },
   body: SendFriendRequest,
   response: { status: 201, schema: Friendship, description: 'The request (PENDING), or the friendship it completed (ACCEPTED)' },
@@ -299,7 +322,8 @@ export const acceptFriendRequest = route({
   description:
     'Accepts the pending request `usertag` sent to the caller; they get a `friend.accepted` notification. Only ' +
     'requests *to* the caller can be accepted: anything else (no request, one the caller sent) is a 404. ' +
-    'Accepting an already accepted friendship answers it again and notifies no one.',
+    'Accepting an already accepted friendship answers it again and notifies no one. Answering a request (either way) ' +
+    'marks the caller\'s `friend.requested` notification from that user read.',
   auth: { kind: 'session' },
   params: UsertagParam,
   response: { status: 200, schema: Friendship, description: 'The friendship' },
@@ -318,7 +342,8 @@ export const rejectFriendRequest = route({
   summary: 'Reject a friend request',
   description:
     'Removes the pending request `usertag` sent to the caller. The requester is not told, and may ask again ' +
-    'after 7 days. Only pending requests *to* the caller: anything else is a 404.',
+    'after 7 days (the rejection is remembered). Only pending requests *to* the caller: anything else (no request, one ' +
+    'the caller sent) is a 404. Marks the caller\'s `friend.requested` notification from that user read.',
   auth: { kind: 'session' },
   params: UsertagParam,
   response: { status: 200, schema: FriendRequestRejected, description: 'Rejected' },
@@ -368,8 +393,10 @@ export const createConversation = route({
   summary: 'Start a conversation',
   description:
     'With one other user this is their direct conversation: created once (201) and answered again on every ' +
-    'later call (200). With two or more it is a new group conversation. The caller\'s own usertag and ' +
-    'repeats are ignored; naming no one else is a 400, an unknown usertag a 404 with `extras.usertag`.',
+    'later call (200), from either side; concurrent calls make one. With two or more (up to 20) it is a new group ' +
+    'conversation (201). The caller is added; their own usertag and repeats are ignored; naming no one else is a 400 ' +
+    '(`extras.field` = `usertags`), an unknown usertag a 404 with `extras.usertag`. Anyone signed in may start a ' +
+    'conversation with any usertag; there is no blocking yet.',
   auth: { kind: 'session' },
   body: CreateConversation,
   response: { status: 201, schema: Conversation, description: 'The conversation (200 when the direct conversation already existed)' },
@@ -382,7 +409,10 @@ export const listConversations = route({
   path: '/api/messaging/conversations',
   tag: 'Community site',
   summary: "The signed-in visitor's conversations",
-  description: 'Conversations the caller takes part in, most recent activity first, each with its last message and unread count.',
+  description:
+    'Conversations the caller takes part in, most recent activity first, each with its last message and unread count. ' +
+    'Unread counts are exact: each message takes the conversation\'s next sequence number under the conversation\'s ' +
+    'lock, and a participant\'s unread messages are those from others numbered above their read mark.',
   auth: { kind: 'session' },
   query: Paged,
   response: { status: 200, schema: z.array(Conversation), description: 'A page of conversations', paginated: true },
@@ -400,7 +430,10 @@ export const postMessage = route({
   path: '/api/messaging/conversations/{conversationId}/messages',
   tag: 'Community site',
   summary: 'Send a message',
-  description: 'Participants only: for anyone else the conversation does not exist (404). The body is 1 to 4000 characters after trimming.',
+  description:
+    'Participants only: for anyone else the conversation does not exist (the same 404 as an unknown one, so ids cannot ' +
+    'be probed); a malformed id is a 400. The body is 1 to 4000 characters after trimming. Posting marks the ' +
+    'conversation read for the poster.',
   auth: { kind: 'session' },
   params: ConversationParam,
   body: PostMessage,
@@ -415,7 +448,8 @@ export const listMessages = route({
   tag: 'Community site',
   summary: "A conversation's messages",
   description:
-    'Newest first. Participants only (404 for anyone else). Reading changes nothing: the caller marks what they ' +
+    'Newest first (a chat loads its latest page and scrolls back with `offset`). Participants only (404 for anyone ' +
+    'else). Reading changes nothing (docs/decisions/0018-reading-changes-nothing.md): the caller marks what they ' +
     'have seen with `POST .../read`.',
   auth: { kind: 'session' },
   params: ConversationParam,
@@ -448,7 +482,8 @@ export const markConversationRead = route({
     'Marks the caller\'s messages read up to `upTo` (that message and every older one), or up to the newest message ' +
     'without it. Never moves the read mark back: marking an older message is harmless. Participants only (404 for ' +
     'anyone else); an `upTo` that is not a message of this conversation is `400` with `extras.field` = `upTo`. ' +
-    'A write, so with the cookie only from the site\'s own pages (a GET never changes what is read).',
+    'A write, so with the cookie only from the site\'s own pages (a GET never changes what is read). A chat calls it ' +
+    'after showing the newest message.',
   auth: { kind: 'session' },
   params: ConversationParam,
   body: MarkConversationRead,

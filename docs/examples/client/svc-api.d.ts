@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Get the community's publishable key
-         * @description No authentication. Provisions the key on the first call and returns the same key afterwards. A publishable key is browser-safe and never grants more than READ_PUBLIC.
+         * @description No authentication. Provisions the key on the first call and returns the same key afterwards; concurrent first calls get the same key (one publishable key per community). A publishable key is browser-safe and never grants more than READ_PUBLIC, whatever is stored. An unknown community is 404 here (nothing is disclosed by it).
          */
         get: operations["getPublishableKey"];
         put?: never;
@@ -33,7 +33,12 @@ export interface paths {
         };
         /**
          * List events
-         * @description Public events ordered by start date (oldest first; newest first with `past=true`). Page with `limit` and either `offset` or the opaque `cursor` from the `X-Next-Cursor` header, never both. `X-Total-Count` is the number of events matching the filters; `Link: <...>; rel="next"` points at the next page while there is one.
+         * @description Public events ordered by start date (oldest first, ties by id; newest first with `past=true`). Page with `limit` and either `offset` or the opaque `cursor` from the `X-Next-Cursor` header, never both. `X-Total-Count` is the number of events matching the filters; `Link: <...>; rel="next"` points at the next page while there is one.
+         *
+         *     - Only public events are shown, failing closed: an event's own visibility wins; an event without one (null) inherits the EVENTS page setting's visibility, else the community's. So in a MEMBERS_ONLY community only events explicitly marked PUBLIC are listed. This holds for every key.
+         *     - `upcoming=true`: start date >= now; `past=true` (an svc addition for the widget's past view): start date < now, newest first. Both at once is a 400.
+         *     - `featured=true`: only the featured event (the database allows one per community).
+         *     - `event.tiers` lists the active tiers only; `donationConfig` is on the single-event response only.
          */
         get: operations["listEvents"];
         put?: never;
@@ -53,7 +58,7 @@ export interface paths {
         };
         /**
          * Get one event by slug
-         * @description The single-event response also carries `donationConfig`.
+         * @description The single-event response also carries `donationConfig`. Only public events are shown, failing closed: an event's own visibility wins; an event without one (null) inherits the EVENTS page setting's visibility, else the community's. So in a MEMBERS_ONLY community only events explicitly marked PUBLIC are listed. This holds for every key. An event that is not shown is a 404, as is an unknown slug.
          */
         get: operations["getEvent"];
         put?: never;
@@ -73,7 +78,7 @@ export interface paths {
         };
         /**
          * List an event's ticket tiers
-         * @description Every tier of the event, active or not, so a page can show closed and sold-out tiers.
+         * @description Every tier of the event, active or not (`isActive`), so a page can show closed and sold-out tiers. `sold` counts issued tickets; seats held by open checkouts are not sold yet but are not available either. The event must be one the list shows (404 otherwise).
          */
         get: operations["listEventTiers"];
         put?: never;
@@ -93,7 +98,7 @@ export interface paths {
         };
         /**
          * Get a tier's checkout form
-         * @description A tier without a form answers with an empty schema.
+         * @description A tier without a form answers `{tierId, schema: []}`. A field's `id` is stable and keys the answers (`formAnswers` of RSVP and checkout).
          */
         get: operations["getTierForm"];
         put?: never;
@@ -115,7 +120,17 @@ export interface paths {
         put?: never;
         /**
          * RSVP to a free tier
-         * @description A free ticket. One per e-mail address per tier: a repeat answers with the same RSVP and sends nothing. The tier must be active and free; a paid tier is a 400 pointing at checkout. Capacity is never exceeded: a full tier is 422. Missing required form answers are 422, malformed ones 400. The QR code is also e-mailed. With `donation`, the answer is a checkout instead (`{checkoutUrl, sessionId}`) and the RSVP is made when it is paid.
+         * @description A free ticket: answers `{ok: true, rsvpId, tierId, qrCode}`.
+         *
+         *     - `tierId` must be an active, free tier of this event: a tier of another event or an inactive one is 400 (`extras.field` = `tierId`); a paid tier is a 400 whose message points at `POST /events/{slug}/checkout`. An unknown event is 404; an event that is over (its end, or its start when it has none, is past) is 422.
+         *     - One RSVP per e-mail address (case-insensitive) per tier: a repeat takes no seat and emits nothing (what it answers differs between `/v1` and the widget action, below).
+         *     - Capacity is never exceeded: a full tier is `422 UNPROCESSABLE` ("This tier is sold out", `extras.remaining: 0`).
+         *     - Form answers: a required field left empty (or a required checkbox unticked) is 422 with `extras.field` `formAnswers.<id>` and `extras.fields` listing every missing id; a malformed answer, an option not offered or a field the form does not have is `400 INVALID_INPUT` naming `formAnswers.<id>`.
+         *     - `qrCode` is a base64 PNG of the ticket code `svt1.<ticket id>.<MAC>` (HMAC-SHA256 truncated to 128 bits, under a key derived from the master key): unforgeable, and nothing but the ticket id is needed to check one. The same QR is e-mailed as an inline image.
+         *     - The seat, the ticket, its e-mail, a notification (`rsvp.confirmed`) for a user with that address and the `rsvp.confirmed` webhook event commit in one transaction.
+         *     - With `donation {amount}` (at least 50, else `400 INVALID_DONATION_AMOUNT`) plus `successUrl` and `cancelUrl`, the answer is a checkout `{checkoutUrl, sessionId}` for the donation, holding one seat; paying it makes the RSVP (`rsvp.confirmed`, and `order.completed` for the payment) and records the donation (`donation.received`). The parent's `donationConfig` must allow the amount.
+         *
+         *     A repeat answers 200 with the same `rsvpId` and QR code and sends no e-mail. A server books any event of its community, members-only ones included.
          */
         post: operations["rsvpToEvent"];
         delete?: never;
@@ -135,7 +150,16 @@ export interface paths {
         put?: never;
         /**
          * Buy tickets of a paid tier
-         * @description Paid tickets: holds `quantity` seats while the checkout is open (released on expiry or cancel) and answers with the hosted checkout. Payment issues one ticket (one QR code) per seat, e-mails them and emits `order.completed`. More than the remaining seats is 422. A signed-in member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the platform; any other is 401): the tickets are theirs and their account's address is used (`email` is ignored). `X-Svc-Member-Token` (SSO) is not supported and ignored.
+         * @description Paid tickets: holds `quantity` seats while the checkout is open (released on expiry or cancel) and answers with the hosted checkout `{checkoutUrl, sessionId}`.
+         *
+         *     - Paid, active tiers only (a free tier is a 400 pointing at rsvp); `quantity` an integer 1..10; more than remain is `422` "Only N seats are left in this tier" (`extras.remaining`). Form answers as for the RSVP.
+         *     - `successUrl`/`cancelUrl` are absolute http(s) URLs; `{CHECKOUT_SESSION_ID}` is replaced by the session id on the way back. Nothing is granted from that redirect.
+         *     - `email`, `name` and `formAnswers` are svc additions (the spec's body has none): without `email` the checkout page (Stripe's, or the local one) asks for it.
+         *     - `donation {amount}`: a sidecar donation, its own line item and its own donation, no 50 floor; the event's `donationConfig` must allow it, and it must be in the event's donation currency (its tiers' currency): a tier in another currency cannot carry one (400, `extras.field` = `donation`). An order with a donation is receipted by e-mail beside the tickets; one without gets its ticket e-mail only.
+         *     - Completion (a verified Stripe event or the local Pay button, once) issues one `PAID` ticket per seat (one QR code each), e-mails them and emits `order.completed`. A full refund (Stripe `charge.refunded`) voids the tickets, frees their seats and emits `order.refunded`. A payment that arrives after its checkout expired or was cancelled takes the seats again if they are still free; if not, no tickets are issued, `order.completed` says `seated: false` (its donation is still recorded) and the error log says to refund it.
+         *     - Payments off (`SVC_PAYMENTS=off`) is 503; a processor failure is `502 PAYMENT_PROCESSOR_ERROR`.
+         *
+         *     A signed-in member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the platform; any other, expired or signed out is `401 SIGN_IN_REQUIRED` with `extras.field` = `X-Svc-Auth-Token`, before anything is held): the tickets are then theirs, each ticket carries the member's id, the account's address is the buyer's (`email` is ignored), the account's name is the tickets' unless `name` is given, and a sidecar donation names them as its donor. Without the header the buyer is anonymous, whatever address they give. `X-Svc-Member-Token` (SSO) is not supported and ignored.
          */
         post: operations["checkoutEvent"];
         delete?: never;
@@ -155,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Check a scanned ticket code (an svc addition)
-         * @description For the door: the code from a ticket QR. A code of another community, a forged or mistyped one is `valid: false` without details.
+         * @description For the door: the code from a ticket QR. A code of another community, a forged or mistyped one is `{valid: false}` without details; a refunded ticket is `valid: false` with its details.
          */
         post: operations["verifyTicket"];
         delete?: never;
@@ -175,7 +199,16 @@ export interface paths {
         put?: never;
         /**
          * Donate to a product
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once.
+         * @description A standalone donation through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`.
+         *
+         *     - `donation.amount` is a positive integer in minor units, else `400 INVALID_AMOUNT`. The parent's `donationConfig` decides: missing or `enabled: false` is `400 INVALID_INPUT` (`extras.field` = `donation`); fixed mode takes only the listed amounts (`400 INVALID_DONATION_AMOUNT`, `extras.amounts`); pay-what-you-want takes at least `minAmount` and never less than 50 (`400 INVALID_DONATION_AMOUNT`, `extras.minimum`).
+         *     - The currency is the parent's pricing currency: a product's `currency`; an event's tiers' currency (the first active tier's), or its `donationConfig.currency` when it has no tiers.
+         *     - A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the platform's sign-in pages; another community's token, an expired or signed-out one is `401 SIGN_IN_REQUIRED`): `customer.email` is then ignored and the account's address is used. `X-Svc-Member-Token` (SSO) is not supported and ignored: such a donor is anonymous and needs `customer.email` (400 naming `customer.email` without it).
+         *     - The same `X-Idempotency-Key` (or `Idempotency-Key`) returns the same session, also when many requests race: duplicates wait for the first and replay its answer.
+         *     - At most 30 standalone donations per client IP per hour (`RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR`), then `429 RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers; a server calling for many donors from one address should raise it. Sidecar donations (on a ticket, RSVP or product checkout) do not count.
+         *     - Nothing is recorded until the payment completes: then the donation is written and `donation.received` emitted once (idempotent on the processor's transaction id), and the donor is e-mailed one receipt. A full refund (Stripe `charge.refunded`, also of a standalone donation refunded in the Stripe dashboard) marks it refunded (out of the summary) and emits `donation.refunded`; there is no refund endpoint in v1 and partial refunds are logged for a person, not handled.
+         *
+         *     A server's secret key donates to any product of its community, whatever the marketplace page's visibility.
          */
         post: operations["donateToProduct"];
         delete?: never;
@@ -193,7 +226,7 @@ export interface paths {
         };
         /**
          * A product's donations: total and count
-         * @description Anonymized aggregates of completed donations; refunded ones are excluded.
+         * @description Anonymized aggregates of completed donations, refunded ones excluded: `{total, count, currency}`, `{total: 0, count: 0, currency: null}` when there are none. Never cached (`Cache-Control: no-store`). When the MARKETPLACE page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["productDonationSummary"];
         put?: never;
@@ -215,7 +248,16 @@ export interface paths {
         put?: never;
         /**
          * Donate to an event
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once.
+         * @description A standalone donation through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`.
+         *
+         *     - `donation.amount` is a positive integer in minor units, else `400 INVALID_AMOUNT`. The parent's `donationConfig` decides: missing or `enabled: false` is `400 INVALID_INPUT` (`extras.field` = `donation`); fixed mode takes only the listed amounts (`400 INVALID_DONATION_AMOUNT`, `extras.amounts`); pay-what-you-want takes at least `minAmount` and never less than 50 (`400 INVALID_DONATION_AMOUNT`, `extras.minimum`).
+         *     - The currency is the parent's pricing currency: a product's `currency`; an event's tiers' currency (the first active tier's), or its `donationConfig.currency` when it has no tiers.
+         *     - A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the platform's sign-in pages; another community's token, an expired or signed-out one is `401 SIGN_IN_REQUIRED`): `customer.email` is then ignored and the account's address is used. `X-Svc-Member-Token` (SSO) is not supported and ignored: such a donor is anonymous and needs `customer.email` (400 naming `customer.email` without it).
+         *     - The same `X-Idempotency-Key` (or `Idempotency-Key`) returns the same session, also when many requests race: duplicates wait for the first and replay its answer.
+         *     - At most 30 standalone donations per client IP per hour (`RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR`), then `429 RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers; a server calling for many donors from one address should raise it. Sidecar donations (on a ticket, RSVP or product checkout) do not count.
+         *     - Nothing is recorded until the payment completes: then the donation is written and `donation.received` emitted once (idempotent on the processor's transaction id), and the donor is e-mailed one receipt. A full refund (Stripe `charge.refunded`, also of a standalone donation refunded in the Stripe dashboard) marks it refunded (out of the summary) and emits `donation.refunded`; there is no refund endpoint in v1 and partial refunds are logged for a person, not handled.
+         *
+         *     A server's secret key donates to any event of its community.
          */
         post: operations["donateToEvent"];
         delete?: never;
@@ -233,7 +275,7 @@ export interface paths {
         };
         /**
          * An event's donations: total and count
-         * @description Anonymized aggregates of completed donations; refunded ones are excluded.
+         * @description Anonymized aggregates of completed donations, refunded ones excluded: `{total, count, currency}`, `{total: 0, count: 0, currency: null}` when there are none. Never cached (`Cache-Control: no-store`). The event must be one the events list shows, for every key (404 otherwise).
          */
         get: operations["eventDonationSummary"];
         put?: never;
@@ -253,13 +295,15 @@ export interface paths {
         };
         /**
          * List published articles
-         * @description Published articles, newest first by `publishedAt`. Page with `limit` and `offset`; `X-Total-Count` is the number of published articles and `Link: <...>; rel="next"` points at the next page while there is one. When the BLOG page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
+         * @description Published articles, newest first by `publishedAt`. Page with `limit` and `offset`; `X-Total-Count` is the number of published articles and `Link: <...>; rel="next"` points at the next page while there is one. Ties are ordered by id. `readTimeMinutes` is the words of the content's text (tags count as breaks) / 225 per minute, rounded up, at least 1, computed when read. `author` is the community's founder; a community without one is credited to itself (`{name: <community name>, usertag: <community tag>, profileImage: null}`). `title`, `excerpt` and `category` are plain text: render them escaped. When the BLOG page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["listArticles"];
         put?: never;
         /**
          * Create a draft article
-         * @description Always a DRAFT. The slug is made from the title (lowercase ASCII and hyphens; `-2`, `-3`, ... on a clash) and never changes afterwards. `content` is sanitized HTML. Accepts `Idempotency-Key`.
+         * @description Always a DRAFT (201). `title` is required, trimmed, 1-200 characters; `bannerUrl` an absolute http(s) URL or null; `content` HTML, sanitized on write and stored sanitized. Unknown fields are a 400. Accepts `Idempotency-Key`.
+         *
+         *     The slug is made once from the title and never changes (title edits keep it), by the same rule the import uses: Unicode NFKD with combining marks removed ("Ça déménage à Zürich" is `ca-demenage-a-zurich`), lowercase, every run of characters outside `a-z0-9` one `-`, no leading or trailing `-`, at most 120 characters; a title with no letter or digit left gets `article`. A clash in the community gets `-2`, `-3`, ... (the base cut so the suffix fits); concurrent creates with one title all succeed with distinct slugs.
          */
         post: operations["createArticle"];
         delete?: never;
@@ -277,7 +321,7 @@ export interface paths {
         };
         /**
          * Get one published article by slug
-         * @description Drafts answer 404 like unknown slugs.
+         * @description Drafts answer 404 "Article not found in this community" like unknown slugs: there is no public read of drafts. `readTimeMinutes` is the words of the content's text (tags count as breaks) / 225 per minute, rounded up, at least 1, computed when read. `author` is the community's founder; a community without one is credited to itself (`{name: <community name>, usertag: <community tag>, profileImage: null}`). `title`, `excerpt` and `category` are plain text: render them escaped. When the BLOG page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["getArticleBySlug"];
         put?: never;
@@ -303,7 +347,7 @@ export interface paths {
         head?: never;
         /**
          * Change an article
-         * @description Fields left out stay as they are; `excerpt`, `category` and `bannerUrl` take null. `status: PUBLISHED` publishes without the banner check and fires `article.published` (once per publish); `status: DRAFT` unpublishes. The slug does not follow title edits. Accepts `Idempotency-Key`.
+         * @description Fields left out stay as they are; `excerpt`, `category` and `bannerUrl` take null. `status: PUBLISHED` publishes a draft without the banner check and fires `article.published` (once per publish); `status: DRAFT` unpublishes (`publishedAt` kept). Fields and `status` together: the fields apply first, then the transition, in one transaction. The slug does not follow title edits; `content` is sanitized again. An article of another community is a 404. Accepts `Idempotency-Key`. Each move to PUBLISHED is one conditional update in the request's transaction, and `article.published` (`{articleId, slug, title, publishedAt}`) is emitted only when it changed the row: concurrent publishes of one draft publish it once and emit one event, and a replay with the same `Idempotency-Key` emits nothing. There is no `article.unpublished`. `publishedAt` is set by the first publish and kept by unpublish and by publishing again (docs/decisions/0009-published-at-is-kept.md).
          */
         patch: operations["updateArticle"];
         trace?: never;
@@ -319,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Publish an article
-         * @description A draft with a `bannerUrl` becomes PUBLISHED and `article.published` fires; without a banner the answer is 409. An article that is already published is answered 200, unchanged, with no second event. Accepts `Idempotency-Key`.
+         * @description A draft with a `bannerUrl` becomes PUBLISHED and `article.published` fires; without a banner the answer is `409 INVALID_STATE` "Article must have a bannerUrl before it can be published" (`extras.field` = `bannerUrl`) and nothing changes. An article that is already published is answered 200, unchanged, with no second event. Takes no body (none or `{}`). Accepts `Idempotency-Key`. Each move to PUBLISHED is one conditional update in the request's transaction, and `article.published` (`{articleId, slug, title, publishedAt}`) is emitted only when it changed the row: concurrent publishes of one draft publish it once and emit one event, and a replay with the same `Idempotency-Key` emits nothing. There is no `article.unpublished`. `publishedAt` is set by the first publish and kept by unpublish and by publishing again (docs/decisions/0009-published-at-is-kept.md).
          */
         post: operations["publishArticle"];
         delete?: never;
@@ -339,7 +383,7 @@ export interface paths {
         put?: never;
         /**
          * Unpublish an article
-         * @description The article becomes a DRAFT again and leaves the public list; `publishedAt` is kept and no event fires. A draft is answered 200 unchanged. Accepts `Idempotency-Key`.
+         * @description The article becomes a DRAFT again and leaves the public list; `publishedAt` is kept and no event fires. A draft is answered 200 unchanged. Takes no body (none or `{}`). Accepts `Idempotency-Key`.
          */
         post: operations["unpublishArticle"];
         delete?: never;
@@ -357,7 +401,7 @@ export interface paths {
         };
         /**
          * List active products
-         * @description Active products in the order the community listed them. Page with `limit` and `offset`; `X-Total-Count` and `Link: <...>; rel="next"` as on every list. `sellerId` is present only in user-seller mode. When the MARKETPLACE page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
+         * @description Active products (`isActive` true) in the order the community listed them (creation time, then id). Page with `limit` and `offset`; `X-Total-Count` and `Link: <...>; rel="next"` as on every list. `sellerId` is present only in user-seller mode (`storefrontConfig.modules.marketplace.userSellers: true`): the listing member's user id, or null for a product the community lists itself; with the mode off the field is absent, so who entered a product stays internal. `donationConfig` is the stored config or null. When the MARKETPLACE page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["listProducts"];
         put?: never;
@@ -377,7 +421,7 @@ export interface paths {
         };
         /**
          * Get one product by SKU
-         * @description Also answers for an inactive product (`isActive: false`), so a shared link can say it is no longer on sale.
+         * @description Also answers for an inactive product (`isActive: false`), so a shared link can say it is no longer on sale; an unknown SKU is 404 "Product not found in this community". `sellerId` as in the list. When the MARKETPLACE page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["getProduct"];
         put?: never;
@@ -397,7 +441,7 @@ export interface paths {
         };
         /**
          * List members
-         * @description ACCEPTED members only, in the order they joined (oldest first, so offset pages stay stable while people join), with exactly the public fields. Never e-mail, phone, status or payment identifiers. `X-Total-Count` and `Link` as on every list. When the MEMBERS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
+         * @description ACCEPTED members only (never PENDING, REJECTED or BANNED), in the order they joined (oldest first, ties by membership id, so "Load more" by offset neither skips nor repeats anyone while people join), each exactly `{userId, name, usertag, profileImage, bio, joinedAt}`: never e-mail, phone, status or payment identifiers (the rows come from an explicit column list, copied field by field, so a column added later cannot leak). `joinedAt` is when the membership was ACCEPTED (the request time for memberships accepted before that was recorded). A kicked or banned member leaves the list at once, cached answers included. `X-Total-Count` and `Link` as on every list. When the MEMBERS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
          */
         get: operations["listMembers"];
         put?: never;
@@ -417,7 +461,9 @@ export interface paths {
         };
         /**
          * List atlas hotspots
-         * @description The hotspots of the community's atlas by name, optionally only one category and only those inside a bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. On all atlas routes: 403 FEATURE_NOT_ENABLED when the community does not have the atlas. When the ATLAS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.
+         * @description The hotspots of the community's atlas by name (ties by id), optionally only one category and only those inside a bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. Without the atlas feature (`atlas` in the community's `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` "Atlas is not enabled for this community", for every key and whether or not the hotspot exists: checked after the key, scope and query validation (a malformed `bbox` is still a 400), before any data is read. Then the page: When the ATLAS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility. Cached like the other public reads.
+         *
+         *     `bbox=minLon,minLat,maxLon,maxLat`, WGS-84 decimal degrees, edges included. Each part is a plain decimal (`-122.5`, `+.5`): no exponents, hex, `Infinity` or `NaN`; longitudes within [-180, 180], latitudes within [-90, 90], and `minLat <= maxLat`. Anything else (three or five parts, an empty part, the parameter twice) is `400 INVALID_INPUT` with `extras.field` = `bbox`. `minLon > maxLon` is a box that crosses the 180° meridian: it selects longitudes `>= minLon` or `<= maxLon` (`170,-20,-170,20` is the strip around Fiji and Samoa; `-170,-20,170,20` the rest of the world). `minLon == maxLon` is a single meridian. There is no wrap for latitude: a box never crosses a pole. `category=<id>` keeps one category; an unknown id matches nothing (`[]`, not a 404).
          */
         get: operations["listAtlasHotspots"];
         put?: never;
@@ -435,7 +481,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one atlas hotspot */
+        /**
+         * Get one atlas hotspot
+         * @description A malformed `hotspotId` is a 400, an unknown one 404 "Hotspot not found in this community". Without the atlas feature (`atlas` in the community's `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` "Atlas is not enabled for this community", for every key and whether or not the hotspot exists: checked after the key, scope and query validation (a malformed `bbox` is still a 400), before any data is read. Then the page: When the ATLAS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility. Cached like the other public reads.
+         */
         get: operations["getAtlasHotspot"];
         put?: never;
         post?: never;
@@ -454,7 +503,7 @@ export interface paths {
         };
         /**
          * List atlas categories
-         * @description Every category of the atlas in display order (not paged: an atlas has few).
+         * @description Every category of the atlas in display order (not paged: an atlas has few). Without the atlas feature (`atlas` in the community's `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` "Atlas is not enabled for this community", for every key and whether or not the hotspot exists: checked after the key, scope and query validation (a malformed `bbox` is still a 400), before any data is read. Then the page: When the ATLAS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility. Cached like the other public reads.
          */
         get: operations["listAtlasCategories"];
         put?: never;
@@ -474,7 +523,7 @@ export interface paths {
         };
         /**
          * List the segments open to new members
-         * @description Active segments (member tiers) in display order, with every field. Not paged: a community has few.
+         * @description Active segments (member tiers) in display order (`sort_order`, then name), with every field of the spec's Segment; `hasForm` is true when the segment has a form. Not paged: a community has few. Cached like the other public reads; a PATCH in this process clears the community's cache at once.
          */
         get: operations["listPublicSegments"];
         put?: never;
@@ -494,7 +543,7 @@ export interface paths {
         };
         /**
          * Get a segment's application form
-         * @description A segment without a form answers with an empty schema.
+         * @description A segment without a form answers `{segmentId, schema: []}`. Also answers for an inactive segment (a form already open in a browser can still be read; submitting is where a closed segment is refused). A segment of another community, or none, is 404 "Segment not found in this community".
          */
         get: operations["getSegmentForm"];
         put?: never;
@@ -514,7 +563,13 @@ export interface paths {
         };
         /**
          * Check whether an e-mail address already has a membership
-         * @description Lets an application form say "you are already a member" or "your application is pending" before the visitor fills it in. `status` is the membership status of the address in this community, or NONE. Readable with the publishable key, so it tells anyone whether an address is a member: see docs/api.md.
+         * @description Lets an application form say "you are already a member" or "your application is pending" before the visitor fills it in. `status` is the membership status of the address in this community, whichever segment it is in, or NONE; the segment in the path only has to exist (404 otherwise). `status` is never null.
+         *
+         *     - `NONE` (`exists: false`): no membership of this community for the address (no account, or an account that never applied: the answer never says which).
+         *     - `PENDING`: an application waiting for review. `PAYMENT_PENDING`: a paid application waiting for its checkout (the address has no membership here, or a REJECTED one).
+         *     - `ACCEPTED`: a member. `REJECTED`: turned down, or a member who was kicked (both may apply again). `BANNED`.
+         *
+         *     The address is compared case-insensitively; an invalid or missing one is `400 INVALID_EMAIL` (`extras.field` = `email`). With the publishable key, REJECTED and BANNED read as NONE (`exists: false`); a secret key sees every status (docs/decisions/0011-check-email-hides-rejected-and-banned.md). Answers carry `Cache-Control: no-store` and are kept out of the read cache.
          */
         get: operations["checkSegmentEmail"];
         put?: never;
@@ -540,7 +595,14 @@ export interface paths {
         head?: never;
         /**
          * Change a segment
-         * @description Every field optional; only those sent change. A price set to null is no longer offered. The four installment fields (`installmentTotalPrice`, `installmentCount`, `installmentIntervalMonths`, `installmentRenewsAnnually`) are sent together or not at all; the three numbers are all set (a plan) or all null (no plan). `isActive: false` closes the segment to new members and leaves existing memberships alone.
+         * @description Every field optional; only those sent change. Accepts `Idempotency-Key`.
+         *
+         *     - `name`: trimmed, 1-100; another segment's name is `409 SEGMENT_NAME_TAKEN`.
+         *     - `priceMonthly`, `priceQuarterly`, `priceYearly`, `priceOneTime`: an integer >= 1 in the smallest currency unit, or null to stop offering that price (0, negative or fractional: `400 INVALID_AMOUNT`). A founding price applies only while its regular price is offered; it is not writable here.
+         *     - The installment plan is one unit: `installmentTotalPrice`, `installmentCount` (2-60), `installmentIntervalMonths` (1-12) and `installmentRenewsAnnually` are sent together or not at all (some only: `400 INVALID_INPUT` naming the missing ones, `extras.field` the first, `extras.fields` all). The three numbers are all set (a plan) or all null (no plan); a mix is a 400 naming the first null. The database holds the same rule.
+         *     - `accessDurationMonths`: 1-120 or null. `installmentRenewsAnnually: true` needs a plan and an access duration (the cycle repeats every `accessDurationMonths`), judged on the segment as it will be after the patch: removing the duration of a renewing plan is a 400 naming `accessDurationMonths`.
+         *     - `isActive: false` closes the segment to new members (it leaves the public list and submit refuses it with a 400) and leaves existing memberships alone; `true` reopens it.
+         *     - Unknown fields, including the read-only `foundingMemberCount`, are a 400. Price changes apply to new subscriptions; an existing subscriber keeps their price.
          */
         patch: operations["updateSegment"];
         trace?: never;
@@ -556,7 +618,16 @@ export interface paths {
         put?: never;
         /**
          * Apply to a segment
-         * @description Creates or matches the applicant's account by e-mail (no password) and records the request. A free segment that auto-approves, in an OPEN community with a founder, is APPROVED at once (membership ACCEPTED, `member.approved`); any other free segment is PENDING review (`member.requested`); a paid segment answers `paymentRequired: true` with the request in PAYMENT_PENDING (the checkout is POST /apply/checkout). 400 `ALREADY_MEMBER` for an ACCEPTED address, 400 `APPLICATION_PENDING` for an address under review, 400 `INVALID_INPUT` for missing or malformed answers, a closed segment or a bad `billingCycle`; 403 `FEATURE_NOT_ENABLED` in an INVITE_ONLY community; 403 `APPLICANT_BANNED` for a banned address.
+         * @description Records an application to the segment and answers 201. Accepts `Idempotency-Key`.
+         *
+         *     - **Answers** are keyed by form field id and checked as tier form answers are (types, options, required; unknown ids refused). The form's first `email` field and its first `short_text` field whose label contains "name" (any case) are required whatever the form says: they are the applicant's address and name. A segment without a form, or whose form lacks one of them, takes them as `email` and `name`. Missing answers are `400 INVALID_INPUT` (the spec's 400) with `extras.field` `answers.<id>` and `extras.fields`. Answers are stored trimmed, empty optional ones dropped.
+         *     - **The account**: the address (lower-cased) finds the user, or creates one with the name answered, a usertag made from it and no password (a password reset sets one). An existing account is matched, never renamed.
+         *     - **Billing cycle**: a segment offers `MONTHLY`, `QUARTERLY`, `YEARLY`, `ONE_TIME` for each of its prices that is set, and `INSTALLMENT_PLAN` when it has a plan; none offered is a free segment. Offering more than one, `billingCycle` is required; one sent must be offered (a free segment takes none): else `400 INVALID_INPUT` on `billingCycle` with `extras.offered`. Offering exactly one, it is used.
+         *     - **Outcome**: a free auto-approving segment (`autoApprove`) in an OPEN, live community (one with a founder: auto-approval admits people nobody looks at, so a community nobody owns reviews everything) is APPROVED at once: membership ACCEPTED, `member.approved` (approvedBy null), the `membership.approved` notification and a welcome e-mail; answer `{success, requestId, requestStatus, segmentName, segmentId}`. Any other free segment is PENDING (membership PENDING, `member.requested` with `source`, a "received" e-mail). A paid segment answers `{success, requestId, paymentRequired: true, segmentId, segmentName}` with the request PAYMENT_PENDING and no membership yet, emitting nothing until it is paid (POST /apply/checkout).
+         *     - **Refusals**, checked in this order (community, segment, answers, cycle, then the address), nothing written when any fails: INVITE_ONLY communities have no apply route (`403 FEATURE_NOT_ENABLED` "This community is invite-only"); no such segment is 404; a closed segment (`isActive: false`) is `400 INVALID_INPUT` (`extras.field` = `segmentId`); `400 ALREADY_MEMBER` for an address with an ACCEPTED membership here (any segment: changing segment is not a submit); `400 APPLICATION_PENDING` for one with a PENDING membership, or when a concurrent submit of the same address won; `403 APPLICANT_BANNED` for a banned address.
+         *     - A new submit from an address whose request is still PAYMENT_PENDING (an abandoned checkout) closes that one as CANCELLED and goes on, so an abandoned checkout locks no one out. A REJECTED applicant and a kicked member may apply again (the same membership starts over, `createdAt` the new submission); a banned address never can.
+         *     - A segment has no member capacity in v1: it never sells out (the founding cap only ends the founding price); closing it is how a community stops taking members into it.
+         *     - One open (PENDING or PAYMENT_PENDING) request per person and community: concurrent submits of one address make one account and one request.
          */
         post: operations["submitApplication"];
         delete?: never;
@@ -576,7 +647,7 @@ export interface paths {
         put?: never;
         /**
          * Approve an application
-         * @description A PENDING request becomes APPROVED and its membership ACCEPTED; `member.approved` fires with `approvedBy` the id of the API key. Approving an APPROVED request again answers the same ids and fires nothing. A REJECTED, cancelled or unpaid (PAYMENT_PENDING) request is 422.
+         * @description A PENDING request becomes APPROVED and its membership ACCEPTED (accepted now, `createdAt` kept at the submission); `member.approved` fires with `approvedBy` the id of the API key (the identity a server call has), with the `membership.approved` notification and a welcome e-mail. Approving an APPROVED request again answers 200 with the same ids and fires, notifies and e-mails nothing (concurrent approvals make one change, one event). A REJECTED request is `422 UNPROCESSABLE` (the spec), and so is a PAYMENT_PENDING one (its payment accepts it) or a CANCELLED one. An unknown request id, or another community's, is 404 "Application not found in this community". There is no list endpoint in v1: request ids come from the submit answer and `member.requested`. Takes no body.
          */
         post: operations["approveApplication"];
         delete?: never;
@@ -596,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Reject an application
-         * @description A PENDING (or unpaid PAYMENT_PENDING) request becomes REJECTED, with its membership; `member.rejected` fires and the applicant is e-mailed without the reason. Rejecting a REJECTED request again changes nothing. An APPROVED request is 422 (kick the member instead).
+         * @description A PENDING (or unpaid PAYMENT_PENDING) request becomes REJECTED, with its membership (an unpaid request gets a REJECTED membership, so the person sees the answer); `member.rejected` fires and the applicant is e-mailed that it was not accepted. `reason` (up to 1000 characters) is stored on the request only, never in an e-mail, a webhook or any response. Rejecting a REJECTED request again is 200 and changes nothing (the first reason stays). An APPROVED request is 422 (kick the member instead). Unknown or another community's request: 404.
          */
         post: operations["rejectApplication"];
         delete?: never;
@@ -616,7 +687,7 @@ export interface paths {
         put?: never;
         /**
          * Remove a member
-         * @description The ACCEPTED membership becomes REJECTED (`platforms.svc.status` KICKED) and leaves the directory at once; `member.kicked` fires; the reason goes on the audit trail. The person may apply again. Kicking them again answers the first `kickedAt`. 404 when the user has no membership here; 409 for one that is not ACCEPTED, or the founder.
+         * @description The ACCEPTED membership becomes REJECTED (`platforms.svc.status` KICKED, docs/decisions/0012-a-kick-leaves-rejected.md) and leaves the directory at once (the write clears the community's read cache); `member.kicked` fires; the reason (up to 1000 characters), the key that acted and the time go on the audit trail. The person may apply again (the next submit starts over). Kicking again answers the first `kickedAt` and records and emits nothing. No e-mail is sent. 404 "Member not found in this community" when the user has no membership here; `409 INVALID_STATE` for one that is not ACCEPTED (an applicant is rejected, not kicked; a banned member stays banned), or the founder.
          */
         post: operations["kickMember"];
         delete?: never;
@@ -636,7 +707,7 @@ export interface paths {
         put?: never;
         /**
          * Ban a member or applicant
-         * @description Irreversible: the membership becomes BANNED, leaves the directory at once, any open application is closed, and the address can never apply again. `member.banned` fires; the reason goes on the audit trail. Banning again answers the first `bannedAt`. 404 when the user has neither a membership nor an application here; 409 for the founder.
+         * @description Irreversible (there is no unban in v1): from PENDING, ACCEPTED, REJECTED or only an unpaid request, the membership becomes BANNED (`platforms.svc.status` BANNED), leaves the directory at once, the person's open applications are closed (CANCELLED; approving one is 422), and the address can never apply again (`403 APPLICANT_BANNED`). `member.banned` fires; the reason, the key that acted and the time go on the audit trail. Banning again answers the first `bannedAt` and records and emits nothing. No e-mail is sent. 404 "Member not found in this community" when the user has neither a membership nor an application here; `409 INVALID_STATE` for the founder.
          */
         post: operations["banMember"];
         delete?: never;
@@ -656,7 +727,18 @@ export interface paths {
         put?: never;
         /**
          * Open the checkout of a paid application
-         * @description Opens the payment of a PAYMENT_PENDING request at the price of its billing cycle (the founding price while founding spots are left: one is held for the checkout and given back if it expires or is cancelled). MONTHLY, QUARTERLY and YEARLY are subscriptions; ONE_TIME a single payment; INSTALLMENT_PLAN `installmentCount` charges (the first carries the remainder of the division). Completion (never the redirect) accepts the membership and fires `member.approved`. The price is fixed at purchase: a later PATCH of the segment does not change it until renewal. The same `X-Idempotency-Key` answers the same session. 400 `INVALID_INPUT` when the request is not PAYMENT_PENDING, when the segment has no price for its billing cycle, or for an `origin` that is not one of the community's sites; 404 for an unknown request (or one of another community); 503 when payments are off.
+         * @description Opens the payment of a PAYMENT_PENDING request at the price of its billing cycle; answers `{checkoutUrl, sessionId}`. The same `Idempotency-Key` (or `X-Idempotency-Key`) answers the same session.
+         *
+         *     - **Which requests**: a PAYMENT_PENDING request of this community; any other status is `400 INVALID_INPUT` (`extras.field` = `requestId`, `extras.status`); an unknown id or another community's is 404. The segment must still price the request's billing cycle (a PATCH may have set it to null since), else `400 INVALID_INPUT` naming the cycle; a closed segment is 400. Payments off: `503 SERVICE_UNAVAILABLE`; the processor refused: `502 PAYMENT_PROCESSOR_ERROR`.
+         *     - **One open checkout per request**: asking again while it is open answers that same checkout (no second session, no second founding spot); once it expired or was cancelled, a new one opens.
+         *     - **Prices** (minor units), fixed into the checkout and the billing record at purchase: MONTHLY / QUARTERLY / YEARLY charge `priceMonthly` / `priceQuarterly` / `priceYearly` (the founding price while spots are left) every period, a subscription giving 1 / 3 / 12 months of access, extended by each renewal. ONE_TIME charges `priceOneTime` once, for `accessDurationMonths` (none set: no end). INSTALLMENT_PLAN charges `installmentCount` times `floor(installmentTotalPrice / installmentCount)` every `installmentIntervalMonths`, the remainder added to the first charge (1000 in 3: 334, 333, 333), for `accessDurationMonths` from the first charge; with `installmentRenewsAnnually` the next cycle starts when the access ends (its first charge carries the remainder again).
+         *     - **Founding prices** (`foundingPriceMonthly/Quarterly/Yearly`; ONE_TIME and installments have none) apply instead of the regular price while `foundingMemberCount < foundingMemberCap` (a null cap: while the price is set). A spot is taken when the checkout opens, given back when it expires or is cancelled, kept when it is paid (docs/decisions/0017-founding-spot-taken-when-checkout-opens.md).
+         *     - **Price changes**: an existing member keeps paying what they bought, for every renewal of that subscription; the new price applies to new checkouts, including a member who buys again after their access ended.
+         *     - **Completion** (never the redirect: a verified Stripe event, or the local page's Pay), once however often or concurrently it is delivered: the request APPROVED, the membership ACCEPTED, `member.approved` with `approvedBy: null` (the payment approved it), the `membership.approved` notification, the welcome e-mail, and a billing record (cycle, price per charge, founding, access until, next charge, installments paid, the processor's subscription id) with its first charge. A payment for a request a reviewer REJECTED meanwhile, or by a banned person, admits nobody, gives the founding spot back and is logged (`paid membership not granted`) for a person to refund.
+         *     - **Refunds**: a full refund of the purchase's payment ends the membership as a kick would (REJECTED, KICKED, may apply again), `member.kicked` with `kickedBy: null` and "payment refunded" on the audit trail, the billing REFUNDED and a founding spot given back. Refunds of a subscription's later invoices are not mapped in v1.
+         *     - **End of access**: a subscription that ends (Stripe `customer.subscription.deleted`, or an installment plan after its last charge) keeps access until its paid period is over (a plan stopped early: until its unpaid installment was due); the server then ends the membership within 10 minutes (or at once with `svc payments lapse`), like a kick ("access ended", `member.kicked`, kickedBy null). Renewals with the local gateway: `svc payments renew` (docs/payments.md).
+         *
+         *     `origin` must be one of the community's origins (an embed origin, its landing URL's origin, or a hosted site: a registered domain or `<tag>.localhost` on the platform's scheme and port); anything else (another host, a path, another scheme) is `400 INVALID_INPUT` on `origin`. Without it: the landing URL's origin, else the first registered domain, else `<tag>.localhost`.
          */
         post: operations["applyCheckout"];
         delete?: never;
@@ -676,7 +758,11 @@ export interface paths {
         put?: never;
         /**
          * Record a member's acceptance of the community rules
-         * @description The member is named by `userId` in the body or by their sign-in token (the `svc_auth` cookie value) in the `X-Svc-Auth-Token` header; with both, they must name the same user. Only ACCEPTED members of the community can accept (403 NOT_A_MEMBER), and only the community's current rules version (400 RULES_VERSION_MISMATCH, with `extras.currentVersion`). Accepting a version twice is a no-op that answers the first acceptance.
+         * @description The call comes from the customer's server, so the member is named by the request: `userId` in the body (the server vouches for it with its key), or their sign-in token (the `svc_auth` cookie value) in the `X-Svc-Auth-Token` header, verified exactly as a signed-in request is (signature, expiry, signed-out session, "sign out everywhere"); an invalid token is `401 SIGN_IN_REQUIRED` with `extras.field` = `X-Svc-Auth-Token`, never a fallback to `userId`. With both, they must name the same user (else 400 naming `userId`); with neither, `400 INVALID_INPUT` naming `userId`.
+         *
+         *     - The current version is the community's `rulesVersion` (the import file's; publish the same number as `storefrontConfig.rules.version` for the site to show). Any other is `400 RULES_VERSION_MISMATCH` with `extras.currentVersion`; a community at version 0 has no rules, so every call is that 400.
+         *     - Only ACCEPTED members of the community can accept: PENDING, REJECTED, BANNED, a member of another community only, or a user id that does not exist are all the same `403 NOT_A_MEMBER` (the endpoint does not reveal which ids exist).
+         *     - One acceptance per (community, user, version): accepting again, or concurrently, records it once and answers the first `acceptedAt`. Accepting a newer version adds a row; earlier ones are kept. `Idempotency-Key` is keyed on the body only: when naming members by the header, use a fresh key for each member's request.
          */
         post: operations["acceptRules"];
         delete?: never;
@@ -694,7 +780,16 @@ export interface paths {
         };
         /**
          * Get the community object
-         * @description Served on `{site_base}`. Configuration is read-only: it changes only in the admin app. The sign-in cookie (or Bearer) is optional: nav items are filtered by `visibleWhen` for the viewer (`authenticated`: any signed-in user; `approvedMember`: ACCEPTED members only), so a request with credentials is answered `private, no-store`.
+         * @description Served on `{site_base}`. Configuration is read-only: it changes only in the admin app (and `svc community update`). Never carries secrets, e-mails, keys, the founder or the landing URL. Any origin may read it (CORS `*`, no credentials).
+         *
+         *     The sign-in cookie (or Bearer) is optional. `storefrontConfig.nav`, dropdown `children` included, keeps only the items the viewer may see:
+         *
+         *     - `visibleWhen` absent, null or `always`: everyone; `authenticated`: any signed-in user (non-members, PENDING, REJECTED and BANNED too); `approvedMember`: ACCEPTED members of this community only; any other value counts as `approvedMember` (fail closed).
+         *     - A dropdown whose children are all hidden keeps its own `href` as a plain item, or disappears when it has none. An item that is not an object is dropped.
+         *     - An item whose site-relative `href` opens a built-in page that is disabled (`/events...` EVENTS, `/blog...` BLOG, `/conversations...` CHAT, `/` HOME, and so on) is hidden for everyone; `external` items and absolute URLs are not judged. A dropdown parent on a disabled page loses its `href` but keeps its children.
+         *     - An invalid, expired or forged token reads as anonymous; if the membership cannot be read, the user counts as signed in but not a member.
+         *
+         *     A request with no credential (none of the sign-in cookies, no `Authorization`; other cookies do not count) gets the anonymous answer with `Cache-Control: public, max-age=60`; one with a cookie or Bearer token, valid or not, gets `private, no-store`. Both carry `Vary: Cookie, Authorization` (docs/decisions/0015-credentialed-answers-are-never-cached.md).
          */
         get: operations["getCommunity"];
         put?: never;
@@ -714,7 +809,16 @@ export interface paths {
         };
         /**
          * Resolve a community by its custom domain
-         * @description In development `<tag>.localhost` resolves to the community `<tag>`.
+         * @description Hostnames match case-insensitively; in development `<tag>.localhost` resolves to the community `<tag>`. The answer is that of `GET /api/communities/{communityTag}`, filtered and cached the same way.
+         *
+         *     The sign-in cookie (or Bearer) is optional. `storefrontConfig.nav`, dropdown `children` included, keeps only the items the viewer may see:
+         *
+         *     - `visibleWhen` absent, null or `always`: everyone; `authenticated`: any signed-in user (non-members, PENDING, REJECTED and BANNED too); `approvedMember`: ACCEPTED members of this community only; any other value counts as `approvedMember` (fail closed).
+         *     - A dropdown whose children are all hidden keeps its own `href` as a plain item, or disappears when it has none. An item that is not an object is dropped.
+         *     - An item whose site-relative `href` opens a built-in page that is disabled (`/events...` EVENTS, `/blog...` BLOG, `/conversations...` CHAT, `/` HOME, and so on) is hidden for everyone; `external` items and absolute URLs are not judged. A dropdown parent on a disabled page loses its `href` but keeps its children.
+         *     - An invalid, expired or forged token reads as anonymous; if the membership cannot be read, the user counts as signed in but not a member.
+         *
+         *     A request with no credential (none of the sign-in cookies, no `Authorization`; other cookies do not count) gets the anonymous answer with `Cache-Control: public, max-age=60`; one with a cookie or Bearer token, valid or not, gets `private, no-store`. Both carry `Vary: Cookie, Authorization` (docs/decisions/0015-credentialed-answers-are-never-cached.md).
          */
         get: operations["getCommunityByDomain"];
         put?: never;
@@ -734,7 +838,14 @@ export interface paths {
         };
         /**
          * May the viewer open each page of the community
-         * @description Served on `{site_base}`. The sign-in cookie is optional (also `Authorization: Bearer`); without one, or with an invalid one, the verdicts are for an anonymous visitor. One verdict per page key: `allow`, `reason` whenever it is false (`community_private`, `page_members_only`, `page_disabled`), and `resolvedVisibility`. Only ACCEPTED members count as members; CHAT always requires membership. Never cached by shared caches: the answer depends on the viewer.
+         * @description Served on `{site_base}`. The sign-in cookie is optional (also `Authorization: Bearer`); without one, or with an invalid one, the verdicts are for an anonymous visitor. One verdict per page key (HOME, EVENTS, MARKETPLACE, FEED, MEMBERS, ATLAS, BLOG, CHAT): `allow`, `reason` whenever it is false, and `resolvedVisibility`. The same rules serve the hosted pages:
+         *
+         *     - A page whose setting has `enabled` other than `true` is `page_disabled` (for members too); a page key with no setting at all is enabled and inherits.
+         *     - The effective visibility is the page's own, else the community's; CHAT is always MEMBERS_ONLY. MEMBERS_ONLY needs an ACCEPTED membership of this community (PENDING, REJECTED and BANNED do not count). The reason is `community_private` when the page merely inherits a MEMBERS_ONLY community, `page_members_only` when the page (or CHAT) itself requires it.
+         *     - `resolvedVisibility` is the effective visibility: what the page would be with the gate lifted.
+         *     - Fails closed: an unknown community or page visibility counts as MEMBERS_ONLY, unreadable page settings disable every page, and if the membership cannot be read the viewer counts as anonymous.
+         *
+         *     Sent `Cache-Control: private, no-store` with `Vary: Cookie, Authorization`: the answer depends on the viewer.
          */
         get: operations["getPageAccess"];
         put?: never;
@@ -754,7 +865,7 @@ export interface paths {
         };
         /**
          * The signed-in visitor
-         * @description Served on `{site_base}` with the sign-in cookie (or `Authorization: Bearer`). The only route that returns the user's own e-mail and phone.
+         * @description Served on `{site_base}` with the sign-in cookie (or `Authorization: Bearer`). The only route that returns the user's own e-mail and phone; everywhere else other users are shown as `PublicUser` (`{id, usertag, name, profileImage}`).
          */
         get: operations["getMe"];
         put?: never;
@@ -764,7 +875,7 @@ export interface paths {
         head?: never;
         /**
          * Change the signed-in visitor's public profile
-         * @description Name, bio and profile image; fields left out stay as they are. With the cookie, only from the site's own pages.
+         * @description Name, bio and profile image (an https URL); fields left out stay as they are, unknown fields are a 400. With the cookie, only from the site's own pages.
          */
         patch: operations["updateMe"];
         trace?: never;
@@ -785,7 +896,7 @@ export interface paths {
         post: operations["startPhoneVerification"];
         /**
          * Remove the visitor's phone number
-         * @description The number no longer signs in, and another account may add it. Harmless when there is none.
+         * @description The number no longer signs in, and another account may add it. Harmless when there is none. With the cookie it passes the same checks as every cookie write, so it too needs `Content-Type: application/json` (and no body).
          */
         delete: operations["removePhone"];
         options?: never;
@@ -822,7 +933,7 @@ export interface paths {
         };
         /**
          * The signed-in visitor's memberships
-         * @description Every community membership of the signed-in user, newest first, in any status (PENDING, ACCEPTED, REJECTED, BANNED). `createdAt` is when the user last applied. `platforms.svc.status` repeats `status` (the only platform entry populated today), except KICKED for a member who was removed (status REJECTED). `communityTag` narrows the answer to one community: an empty array when the user has no membership there.
+         * @description Every community membership of the signed-in user, newest first, in any status (PENDING, ACCEPTED, REJECTED, BANNED), in the spec's Membership shape. `createdAt` is when the user last applied, not the approval. `platforms.svc.status` repeats `status` (the only platform entry populated today), except KICKED for a member who was removed (status REJECTED). A paid application waiting for its payment has no membership yet, so it is not listed. `communityTag` narrows the answer to one community: an empty array when the user has no membership there. Not paged: a user has few memberships.
          */
         get: operations["listMyMemberships"];
         put?: never;
@@ -842,7 +953,7 @@ export interface paths {
         };
         /**
          * The signed-in visitor's notifications
-         * @description Newest first, read and unread. Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list.
+         * @description Newest first, read and unread. Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list. Kinds: `friend.requested` and `friend.accepted` (the friends endpoints), `membership.approved` (an application approved, by review or automatically; data `{communityName, segmentName}`) and `rsvp.confirmed` (tickets). A new message is not a notification: unread messages are counted per conversation, so a busy conversation does not flood the bell.
          */
         get: operations["listNotifications"];
         put?: never;
@@ -888,7 +999,7 @@ export interface paths {
         head?: never;
         /**
          * Mark notifications read
-         * @description By `ids` (1 to 100) or `all: true`. Only the caller's own unread notifications change; marking again is harmless.
+         * @description By `ids` (1 to 100) or `all: true`, exactly one of them; `updated` is the number of the caller's unread notifications that became read. Ids of other users' notifications, unknown ids and already read ones change nothing and are not counted, so the answer tells nothing about others.
          */
         patch: operations["markNotificationsRead"];
         trace?: never;
@@ -904,7 +1015,15 @@ export interface paths {
         put?: never;
         /**
          * Send a friend request
-         * @description Asks `usertag` to be friends; they get a `friend.requested` notification. If they had already asked the caller, this accepts their request instead (status ACCEPTED, and they get `friend.accepted`). Asking oneself is `400 FRIEND_REQUEST_SELF`, asking again while a request is pending `409 FRIEND_REQUEST_EXISTS`, asking a friend `409 ALREADY_FRIENDS`; an unknown usertag is a 404. Limits on new requests: at most 100 unanswered at once (`409 FRIEND_REQUEST_LIMIT`), and after `usertag` rejected the caller, none to them for 7 days (`409 FRIEND_REQUEST_COOLDOWN` with `Retry-After`). At most 30 calls per hour per caller (`429 RATE_LIMITED`).
+         * @description Asks `usertag` to be friends; they get a `friend.requested` notification. If they had already asked the caller, this accepts their request instead (status ACCEPTED, and they get `friend.accepted`). Asking oneself is `400 FRIEND_REQUEST_SELF`, asking again while a request is pending `409 FRIEND_REQUEST_EXISTS`, asking a friend `409 ALREADY_FRIENDS`; an unknown usertag is a 404. One friendship per pair of users, whoever asked: concurrent identical requests make one `201`, the others `409 FRIEND_REQUEST_EXISTS`.
+         *
+         *     Limits on asking (each request notifies someone):
+         *
+         *     - at most 100 unanswered requests per sender: past that `409 FRIEND_REQUEST_LIMIT` until some are answered (the count is read in the request's transaction, so concurrent requests at the very limit may each see room; the hourly budget bounds how far past it that can go);
+         *     - after `usertag` rejected the caller, none to them for 7 days: `409 FRIEND_REQUEST_COOLDOWN` with `Retry-After` and `extras.retryAfter` (seconds); the one who said no may still ask, and the sender may ask anyone else;
+         *     - at most 30 calls an hour per sender, refused ones included (`429 RATE_LIMITED`, `RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR`).
+         *
+         *     Asking back someone whose request to the caller is pending accepts it: none of the limits applies.
          */
         post: operations["sendFriendRequest"];
         delete?: never;
@@ -944,7 +1063,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a friend request
-         * @description Accepts the pending request `usertag` sent to the caller; they get a `friend.accepted` notification. Only requests *to* the caller can be accepted: anything else (no request, one the caller sent) is a 404. Accepting an already accepted friendship answers it again and notifies no one.
+         * @description Accepts the pending request `usertag` sent to the caller; they get a `friend.accepted` notification. Only requests *to* the caller can be accepted: anything else (no request, one the caller sent) is a 404. Accepting an already accepted friendship answers it again and notifies no one. Answering a request (either way) marks the caller's `friend.requested` notification from that user read.
          */
         post: operations["acceptFriendRequest"];
         delete?: never;
@@ -965,7 +1084,7 @@ export interface paths {
         post?: never;
         /**
          * Reject a friend request
-         * @description Removes the pending request `usertag` sent to the caller. The requester is not told, and may ask again after 7 days. Only pending requests *to* the caller: anything else is a 404.
+         * @description Removes the pending request `usertag` sent to the caller. The requester is not told, and may ask again after 7 days (the rejection is remembered). Only pending requests *to* the caller: anything else (no request, one the caller sent) is a 404. Marks the caller's `friend.requested` notification from that user read.
          */
         delete: operations["rejectFriendRequest"];
         options?: never;
@@ -982,13 +1101,13 @@ export interface paths {
         };
         /**
          * The signed-in visitor's conversations
-         * @description Conversations the caller takes part in, most recent activity first, each with its last message and unread count.
+         * @description Conversations the caller takes part in, most recent activity first, each with its last message and unread count. Unread counts are exact: each message takes the conversation's next sequence number under the conversation's lock, and a participant's unread messages are those from others numbered above their read mark.
          */
         get: operations["listConversations"];
         put?: never;
         /**
          * Start a conversation
-         * @description With one other user this is their direct conversation: created once (201) and answered again on every later call (200). With two or more it is a new group conversation. The caller's own usertag and repeats are ignored; naming no one else is a 400, an unknown usertag a 404 with `extras.usertag`.
+         * @description With one other user this is their direct conversation: created once (201) and answered again on every later call (200), from either side; concurrent calls make one. With two or more (up to 20) it is a new group conversation (201). The caller is added; their own usertag and repeats are ignored; naming no one else is a 400 (`extras.field` = `usertags`), an unknown usertag a 404 with `extras.usertag`. Anyone signed in may start a conversation with any usertag; there is no blocking yet.
          */
         post: operations["createConversation"];
         delete?: never;
@@ -1006,13 +1125,13 @@ export interface paths {
         };
         /**
          * A conversation's messages
-         * @description Newest first. Participants only (404 for anyone else). Reading changes nothing: the caller marks what they have seen with `POST .../read`.
+         * @description Newest first (a chat loads its latest page and scrolls back with `offset`). Participants only (404 for anyone else). Reading changes nothing (docs/decisions/0018-reading-changes-nothing.md): the caller marks what they have seen with `POST .../read`.
          */
         get: operations["listMessages"];
         put?: never;
         /**
          * Send a message
-         * @description Participants only: for anyone else the conversation does not exist (404). The body is 1 to 4000 characters after trimming.
+         * @description Participants only: for anyone else the conversation does not exist (the same 404 as an unknown one, so ids cannot be probed); a malformed id is a 400. The body is 1 to 4000 characters after trimming. Posting marks the conversation read for the poster.
          */
         post: operations["postMessage"];
         delete?: never;
@@ -1032,7 +1151,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a conversation read
-         * @description Marks the caller's messages read up to `upTo` (that message and every older one), or up to the newest message without it. Never moves the read mark back: marking an older message is harmless. Participants only (404 for anyone else); an `upTo` that is not a message of this conversation is `400` with `extras.field` = `upTo`. A write, so with the cookie only from the site's own pages (a GET never changes what is read).
+         * @description Marks the caller's messages read up to `upTo` (that message and every older one), or up to the newest message without it. Never moves the read mark back: marking an older message is harmless. Participants only (404 for anyone else); an `upTo` that is not a message of this conversation is `400` with `extras.field` = `upTo`. A write, so with the cookie only from the site's own pages (a GET never changes what is read). A chat calls it after showing the newest message.
          */
         post: operations["markConversationRead"];
         delete?: never;
@@ -1072,7 +1191,17 @@ export interface paths {
         put?: never;
         /**
          * RSVP from a widget
-         * @description A free ticket. One per e-mail address per tier: a repeat answers with the same RSVP and sends nothing. The tier must be active and free; a paid tier is a 400 pointing at checkout. Capacity is never exceeded: a full tier is 422. Missing required form answers are 422, malformed ones 400. The QR code is also e-mailed. With `donation`, the answer is a checkout instead (`{checkoutUrl, sessionId}`) and the RSVP is made when it is paid.
+         * @description A free ticket: answers `{ok: true, rsvpId, tierId, qrCode}`.
+         *
+         *     - `tierId` must be an active, free tier of this event: a tier of another event or an inactive one is 400 (`extras.field` = `tierId`); a paid tier is a 400 whose message points at `POST /events/{slug}/checkout`. An unknown event is 404; an event that is over (its end, or its start when it has none, is past) is 422.
+         *     - One RSVP per e-mail address (case-insensitive) per tier: a repeat takes no seat and emits nothing (what it answers differs between `/v1` and the widget action, below).
+         *     - Capacity is never exceeded: a full tier is `422 UNPROCESSABLE` ("This tier is sold out", `extras.remaining: 0`).
+         *     - Form answers: a required field left empty (or a required checkbox unticked) is 422 with `extras.field` `formAnswers.<id>` and `extras.fields` listing every missing id; a malformed answer, an option not offered or a field the form does not have is `400 INVALID_INPUT` naming `formAnswers.<id>`.
+         *     - `qrCode` is a base64 PNG of the ticket code `svt1.<ticket id>.<MAC>` (HMAC-SHA256 truncated to 128 bits, under a key derived from the master key): unforgeable, and nothing but the ticket id is needed to check one. The same QR is e-mailed as an inline image.
+         *     - The seat, the ticket, its e-mail, a notification (`rsvp.confirmed`) for a user with that address and the `rsvp.confirmed` webhook event commit in one transaction.
+         *     - With `donation {amount}` (at least 50, else `400 INVALID_DONATION_AMOUNT`) plus `successUrl` and `cancelUrl`, the answer is a checkout `{checkoutUrl, sessionId}` for the donation, holding one seat; paying it makes the RSVP (`rsvp.confirmed`, and `order.completed` for the payment) and records the donation (`donation.received`). The parent's `donationConfig` must allow the amount.
+         *
+         *     A repeat never shows the existing ticket (whoever knows an address would get its QR code): it is `409 INVALID_STATE` (`extras.field` = `email`) and the ticket is e-mailed to the address again (within the per-address account e-mail budget). Only events the community shows publicly can be booked here (a members-only event is a 404); a server books any event of its community through `/v1`. `successUrl` and `cancelUrl` must be on the calling page's origin or another of the community's own origins (400 naming the field otherwise).
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -1094,7 +1223,16 @@ export interface paths {
         put?: never;
         /**
          * Buy tickets from a widget
-         * @description Paid tickets: holds `quantity` seats while the checkout is open (released on expiry or cancel) and answers with the hosted checkout. Payment issues one ticket (one QR code) per seat, e-mails them and emits `order.completed`. More than the remaining seats is 422.
+         * @description Paid tickets: holds `quantity` seats while the checkout is open (released on expiry or cancel) and answers with the hosted checkout `{checkoutUrl, sessionId}`.
+         *
+         *     - Paid, active tiers only (a free tier is a 400 pointing at rsvp); `quantity` an integer 1..10; more than remain is `422` "Only N seats are left in this tier" (`extras.remaining`). Form answers as for the RSVP.
+         *     - `successUrl`/`cancelUrl` are absolute http(s) URLs; `{CHECKOUT_SESSION_ID}` is replaced by the session id on the way back. Nothing is granted from that redirect.
+         *     - `email`, `name` and `formAnswers` are svc additions (the spec's body has none): without `email` the checkout page (Stripe's, or the local one) asks for it.
+         *     - `donation {amount}`: a sidecar donation, its own line item and its own donation, no 50 floor; the event's `donationConfig` must allow it, and it must be in the event's donation currency (its tiers' currency): a tier in another currency cannot carry one (400, `extras.field` = `donation`). An order with a donation is receipted by e-mail beside the tickets; one without gets its ticket e-mail only.
+         *     - Completion (a verified Stripe event or the local Pay button, once) issues one `PAID` ticket per seat (one QR code each), e-mails them and emits `order.completed`. A full refund (Stripe `charge.refunded`) voids the tickets, frees their seats and emits `order.refunded`. A payment that arrives after its checkout expired or was cancelled takes the seats again if they are still free; if not, no tickets are issued, `order.completed` says `seated: false` (its donation is still recorded) and the error log says to refund it.
+         *     - Payments off (`SVC_PAYMENTS=off`) is 503; a processor failure is `502 PAYMENT_PROCESSOR_ERROR`.
+         *
+         *     Only events the community shows publicly can be booked here (a members-only event is a 404); a server books any event of its community through `/v1`. `successUrl` and `cancelUrl` must be on the calling page's origin or another of the community's own origins (400 naming the field otherwise). One caller (client IP, or signed-in visitor) holds at most 10 seats of a tier in open checkouts at a time (422 beyond). The buyer is anonymous: `X-Svc-Auth-Token` is not read here.
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -1116,7 +1254,16 @@ export interface paths {
         put?: never;
         /**
          * Donate to a product from a widget
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once. On the hosted site a signed-in visitor donates as themselves.
+         * @description A standalone donation through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`.
+         *
+         *     - `donation.amount` is a positive integer in minor units, else `400 INVALID_AMOUNT`. The parent's `donationConfig` decides: missing or `enabled: false` is `400 INVALID_INPUT` (`extras.field` = `donation`); fixed mode takes only the listed amounts (`400 INVALID_DONATION_AMOUNT`, `extras.amounts`); pay-what-you-want takes at least `minAmount` and never less than 50 (`400 INVALID_DONATION_AMOUNT`, `extras.minimum`).
+         *     - The currency is the parent's pricing currency: a product's `currency`; an event's tiers' currency (the first active tier's), or its `donationConfig.currency` when it has no tiers.
+         *     - A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the platform's sign-in pages; another community's token, an expired or signed-out one is `401 SIGN_IN_REQUIRED`): `customer.email` is then ignored and the account's address is used. `X-Svc-Member-Token` (SSO) is not supported and ignored: such a donor is anonymous and needs `customer.email` (400 naming `customer.email` without it).
+         *     - The same `X-Idempotency-Key` (or `Idempotency-Key`) returns the same session, also when many requests race: duplicates wait for the first and replay its answer.
+         *     - At most 30 standalone donations per client IP per hour (`RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR`), then `429 RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers; a server calling for many donors from one address should raise it. Sidecar donations (on a ticket, RSVP or product checkout) do not count.
+         *     - Nothing is recorded until the payment completes: then the donation is written and `donation.received` emitted once (idempotent on the processor's transaction id), and the donor is e-mailed one receipt. A full refund (Stripe `charge.refunded`, also of a standalone donation refunded in the Stripe dashboard) marks it refunded (out of the summary) and emits `donation.refunded`; there is no refund endpoint in v1 and partial refunds are logged for a person, not handled.
+         *
+         *     The widget action acts as the public: an event must be one the events list shows (404 otherwise) and a product must be on a public marketplace page (`403 PAGE_MEMBERS_ONLY` otherwise). `successUrl` and `cancelUrl` must be on the calling page's origin or another of the community's own origins (400 naming the field). On the hosted site a signed-in visitor donates as themselves.
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -1138,7 +1285,16 @@ export interface paths {
         put?: never;
         /**
          * Donate to an event from a widget
-         * @description A standalone donation through the payment gateway. The amount must satisfy the parent's `donationConfig`: donations off is 400; fixed mode takes only the listed amounts, pay-what-you-want at least `minAmount` and never below 50 (`INVALID_DONATION_AMOUNT`). The currency is the parent's pricing currency. A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value; then `customer.email` is ignored); `X-Svc-Member-Token` (SSO) is not supported and ignored. The same `X-Idempotency-Key` returns the same session, also under concurrency. Limited to 30 per client IP per hour. Completion emits `donation.received` and e-mails the donor a receipt, once. On the hosted site a signed-in visitor donates as themselves.
+         * @description A standalone donation through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`.
+         *
+         *     - `donation.amount` is a positive integer in minor units, else `400 INVALID_AMOUNT`. The parent's `donationConfig` decides: missing or `enabled: false` is `400 INVALID_INPUT` (`extras.field` = `donation`); fixed mode takes only the listed amounts (`400 INVALID_DONATION_AMOUNT`, `extras.amounts`); pay-what-you-want takes at least `minAmount` and never less than 50 (`400 INVALID_DONATION_AMOUNT`, `extras.minimum`).
+         *     - The currency is the parent's pricing currency: a product's `currency`; an event's tiers' currency (the first active tier's), or its `donationConfig.currency` when it has no tiers.
+         *     - A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the platform's sign-in pages; another community's token, an expired or signed-out one is `401 SIGN_IN_REQUIRED`): `customer.email` is then ignored and the account's address is used. `X-Svc-Member-Token` (SSO) is not supported and ignored: such a donor is anonymous and needs `customer.email` (400 naming `customer.email` without it).
+         *     - The same `X-Idempotency-Key` (or `Idempotency-Key`) returns the same session, also when many requests race: duplicates wait for the first and replay its answer.
+         *     - At most 30 standalone donations per client IP per hour (`RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR`), then `429 RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers; a server calling for many donors from one address should raise it. Sidecar donations (on a ticket, RSVP or product checkout) do not count.
+         *     - Nothing is recorded until the payment completes: then the donation is written and `donation.received` emitted once (idempotent on the processor's transaction id), and the donor is e-mailed one receipt. A full refund (Stripe `charge.refunded`, also of a standalone donation refunded in the Stripe dashboard) marks it refunded (out of the summary) and emits `donation.refunded`; there is no refund endpoint in v1 and partial refunds are logged for a person, not handled.
+         *
+         *     The widget action acts as the public: an event must be one the events list shows (404 otherwise) and a product must be on a public marketplace page (`403 PAGE_MEMBERS_ONLY` otherwise). `successUrl` and `cancelUrl` must be on the calling page's origin or another of the community's own origins (400 naming the field). On the hosted site a signed-in visitor donates as themselves.
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -1160,7 +1316,9 @@ export interface paths {
         put?: never;
         /**
          * Buy a product from a widget
-         * @description Buys `quantity` of an active, paid product through the payment gateway, with an optional sidecar donation (its own line item and donation; the product's donationConfig applies, without the 50 floor). Completion emits `product.purchased` (and `donation.received` for the donation).
+         * @description Buys `quantity` (1..10, default 1) of a product through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`. Only active products with a price: an inactive or free product is 400 (`extras.field` = `sku`). Products have no stock in v1. An optional sidecar donation is its own line item and its own donation (the product's `donationConfig` must allow the amount, without the 50 floor). Completion records the order and emits `product.purchased` once (and `donation.received` for the donation), and e-mails the buyer one receipt.
+         *
+         *     The widget action acts as the public: an event must be one the events list shows (404 otherwise) and a product must be on a public marketplace page (`403 PAGE_MEMBERS_ONLY` otherwise). `successUrl` and `cancelUrl` must be on the calling page's origin or another of the community's own origins (400 naming the field). On the hosted site a signed-in visitor buys as themselves.
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -1182,7 +1340,9 @@ export interface paths {
         put?: never;
         /**
          * Buy a product as the signed-in member
-         * @description Buys `quantity` of an active, paid product through the payment gateway, with an optional sidecar donation (its own line item and donation; the product's donationConfig applies, without the 50 floor). Completion emits `product.purchased` (and `donation.received` for the donation). The buyer is the signed-in visitor (their account's e-mail); the community is `communityTag`, or the one whose site this is.
+         * @description Buys `quantity` (1..10, default 1) of a product through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`. Only active products with a price: an inactive or free product is 400 (`extras.field` = `sku`). Products have no stock in v1. An optional sidecar donation is its own line item and its own donation (the product's `donationConfig` must allow the amount, without the 50 floor). Completion records the order and emits `product.purchased` once (and `donation.received` for the donation), and e-mails the buyer one receipt.
+         *
+         *     The buyer is the signed-in visitor (their account's e-mail); the community is `communityTag`, or the one whose site this is (400 naming `communityTag` when neither says). `successUrl` and `cancelUrl` must be on one of the community's origins or, on its own hosted site, that site (400 naming the field).
          */
         post: operations["memberCheckout"];
         delete?: never;
@@ -1202,7 +1362,18 @@ export interface paths {
         put?: never;
         /**
          * Apply to a segment from a widget
-         * @description The submit of POST /v1/.../segments/{segmentId}/submit for <svc-apply>: the same body, rules, outcomes and refusals (APPROVED, PENDING or `paymentRequired`; 400 `ALREADY_MEMBER`, `APPLICATION_PENDING`, `INVALID_INPUT`; 403 `FEATURE_NOT_ENABLED`, `APPLICANT_BANNED`), called with the publishable key from an embed origin or keyless on the hosted site. An inactive segment is 400 as on /v1.
+         * @description Records an application to the segment and answers 201. Accepts `Idempotency-Key`.
+         *
+         *     - **Answers** are keyed by form field id and checked as tier form answers are (types, options, required; unknown ids refused). The form's first `email` field and its first `short_text` field whose label contains "name" (any case) are required whatever the form says: they are the applicant's address and name. A segment without a form, or whose form lacks one of them, takes them as `email` and `name`. Missing answers are `400 INVALID_INPUT` (the spec's 400) with `extras.field` `answers.<id>` and `extras.fields`. Answers are stored trimmed, empty optional ones dropped.
+         *     - **The account**: the address (lower-cased) finds the user, or creates one with the name answered, a usertag made from it and no password (a password reset sets one). An existing account is matched, never renamed.
+         *     - **Billing cycle**: a segment offers `MONTHLY`, `QUARTERLY`, `YEARLY`, `ONE_TIME` for each of its prices that is set, and `INSTALLMENT_PLAN` when it has a plan; none offered is a free segment. Offering more than one, `billingCycle` is required; one sent must be offered (a free segment takes none): else `400 INVALID_INPUT` on `billingCycle` with `extras.offered`. Offering exactly one, it is used.
+         *     - **Outcome**: a free auto-approving segment (`autoApprove`) in an OPEN, live community (one with a founder: auto-approval admits people nobody looks at, so a community nobody owns reviews everything) is APPROVED at once: membership ACCEPTED, `member.approved` (approvedBy null), the `membership.approved` notification and a welcome e-mail; answer `{success, requestId, requestStatus, segmentName, segmentId}`. Any other free segment is PENDING (membership PENDING, `member.requested` with `source`, a "received" e-mail). A paid segment answers `{success, requestId, paymentRequired: true, segmentId, segmentName}` with the request PAYMENT_PENDING and no membership yet, emitting nothing until it is paid (POST /apply/checkout).
+         *     - **Refusals**, checked in this order (community, segment, answers, cycle, then the address), nothing written when any fails: INVITE_ONLY communities have no apply route (`403 FEATURE_NOT_ENABLED` "This community is invite-only"); no such segment is 404; a closed segment (`isActive: false`) is `400 INVALID_INPUT` (`extras.field` = `segmentId`); `400 ALREADY_MEMBER` for an address with an ACCEPTED membership here (any segment: changing segment is not a submit); `400 APPLICATION_PENDING` for one with a PENDING membership, or when a concurrent submit of the same address won; `403 APPLICANT_BANNED` for a banned address.
+         *     - A new submit from an address whose request is still PAYMENT_PENDING (an abandoned checkout) closes that one as CANCELLED and goes on, so an abandoned checkout locks no one out. A REJECTED applicant and a kicked member may apply again (the same membership starts over, `createdAt` the new submission); a banned address never can.
+         *     - A segment has no member capacity in v1: it never sells out (the founding cap only ends the founding price); closing it is how a community stops taking members into it.
+         *     - One open (PENDING or PAYMENT_PENDING) request per person and community: concurrent submits of one address make one account and one request.
+         *
+         *     The same submit as `POST /v1/.../segments/{segmentId}/submit`, for <svc-apply>, called with the publishable key from an embed origin or keyless on the hosted site. Anyone with the page may apply any address, as on the hosted application form: what it can do is what /v1 submit does for that address, bounded by the per-IP budget. A signed-in visitor applies with the e-mail typed in the form, like anyone. The rules are shown by the widget, not accepted here: `POST /rules/accept` needs an ACCEPTED member, so a community that records acceptance does so from its server once the member is accepted (`member.approved`).
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -1224,7 +1395,18 @@ export interface paths {
         put?: never;
         /**
          * Pay for an application from a widget
-         * @description The checkout of POST /v1/.../apply/checkout for <svc-apply>, with the widget's own return URLs instead of `origin`: both must be on the calling page's origin or one of the community's embed origins (else 400 naming the field), so a checkout in the community's name cannot send anyone elsewhere. Same refusals as /v1 otherwise.
+         * @description Opens the payment of a PAYMENT_PENDING request at the price of its billing cycle; answers `{checkoutUrl, sessionId}`. The same `Idempotency-Key` (or `X-Idempotency-Key`) answers the same session.
+         *
+         *     - **Which requests**: a PAYMENT_PENDING request of this community; any other status is `400 INVALID_INPUT` (`extras.field` = `requestId`, `extras.status`); an unknown id or another community's is 404. The segment must still price the request's billing cycle (a PATCH may have set it to null since), else `400 INVALID_INPUT` naming the cycle; a closed segment is 400. Payments off: `503 SERVICE_UNAVAILABLE`; the processor refused: `502 PAYMENT_PROCESSOR_ERROR`.
+         *     - **One open checkout per request**: asking again while it is open answers that same checkout (no second session, no second founding spot); once it expired or was cancelled, a new one opens.
+         *     - **Prices** (minor units), fixed into the checkout and the billing record at purchase: MONTHLY / QUARTERLY / YEARLY charge `priceMonthly` / `priceQuarterly` / `priceYearly` (the founding price while spots are left) every period, a subscription giving 1 / 3 / 12 months of access, extended by each renewal. ONE_TIME charges `priceOneTime` once, for `accessDurationMonths` (none set: no end). INSTALLMENT_PLAN charges `installmentCount` times `floor(installmentTotalPrice / installmentCount)` every `installmentIntervalMonths`, the remainder added to the first charge (1000 in 3: 334, 333, 333), for `accessDurationMonths` from the first charge; with `installmentRenewsAnnually` the next cycle starts when the access ends (its first charge carries the remainder again).
+         *     - **Founding prices** (`foundingPriceMonthly/Quarterly/Yearly`; ONE_TIME and installments have none) apply instead of the regular price while `foundingMemberCount < foundingMemberCap` (a null cap: while the price is set). A spot is taken when the checkout opens, given back when it expires or is cancelled, kept when it is paid (docs/decisions/0017-founding-spot-taken-when-checkout-opens.md).
+         *     - **Price changes**: an existing member keeps paying what they bought, for every renewal of that subscription; the new price applies to new checkouts, including a member who buys again after their access ended.
+         *     - **Completion** (never the redirect: a verified Stripe event, or the local page's Pay), once however often or concurrently it is delivered: the request APPROVED, the membership ACCEPTED, `member.approved` with `approvedBy: null` (the payment approved it), the `membership.approved` notification, the welcome e-mail, and a billing record (cycle, price per charge, founding, access until, next charge, installments paid, the processor's subscription id) with its first charge. A payment for a request a reviewer REJECTED meanwhile, or by a banned person, admits nobody, gives the founding spot back and is logged (`paid membership not granted`) for a person to refund.
+         *     - **Refunds**: a full refund of the purchase's payment ends the membership as a kick would (REJECTED, KICKED, may apply again), `member.kicked` with `kickedBy: null` and "payment refunded" on the audit trail, the billing REFUNDED and a founding spot given back. Refunds of a subscription's later invoices are not mapped in v1.
+         *     - **End of access**: a subscription that ends (Stripe `customer.subscription.deleted`, or an installment plan after its last charge) keeps access until its paid period is over (a plan stopped early: until its unpaid installment was due); the server then ends the membership within 10 minutes (or at once with `svc payments lapse`), like a kick ("access ended", `member.kicked`, kickedBy null). Renewals with the local gateway: `svc payments renew` (docs/payments.md).
+         *
+         *     The checkout of `POST /v1/.../apply/checkout` for <svc-apply>, with the widget's own return URLs instead of `origin` (the page it is on, with `svc_apply=success|cancelled&svc_segment=<id>`, so the applicant comes back to the widget): both must be on the calling page's origin or another of the community's own origins (else `400 INVALID_INPUT` naming the field, nothing opened), so a checkout in the community's name cannot send anyone elsewhere.
          *
          *     **Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, else the client IP.
          */
@@ -2097,7 +2279,7 @@ export interface components {
         };
         UpdateArticle: {
             title?: string;
-            /** @description HTML; sanitized on write (see docs/api.md "Articles") */
+            /** @description HTML; sanitized on write with an allow-list (docs/api.md, "Articles: sanitized content") */
             content?: string;
             excerpt?: string | null;
             category?: string | null;
@@ -6000,7 +6182,7 @@ export interface operations {
                      * @description a PAYMENT_PENDING request of this community (from the paid submit)
                      */
                     requestId: string;
-                    /** @description `scheme://host[:port]` of the page the applicant came from: one of the community's embed origins or its hosted site (custom domain or `<tag>.localhost`). Success returns to `<origin>/?svc_apply=success&session={CHECKOUT_SESSION_ID}`, cancel to `<origin>/?svc_apply=cancelled&request=<requestId>`. Without it, the community's hosted site. */
+                    /** @description `scheme://host[:port]` of the page the applicant came from: one of the community's embed origins or its hosted site (custom domain or `<tag>.localhost`). Success returns to `<origin>/?svc_apply=success&session={CHECKOUT_SESSION_ID}`, cancel to `<origin>/?svc_apply=cancelled&request=<requestId>`. Without it, the landing URL's origin, else the hosted site. */
                     origin?: string;
                 };
             };
