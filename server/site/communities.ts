@@ -1,14 +1,15 @@
 // {site_base}/api/communities: the public community object, by tag or by custom domain, with the
 // nav filtered for whoever is looking (sign-in cookie or Bearer, optional).
-import type { Request, Router } from 'express';
-import { getCommunity, getCommunityByDomain, getPageAccess } from '../../contract/routes/communities.ts';
+import type { Request } from 'express';
+import type * as routes from '../../contract/routes/communities.ts';
 import type { CommunityRow } from '../db/schema.ts';
 import { pageAccessFor } from '../domain/page-access.ts';
 import { presentedToken, signedInVisitor } from '../http/session.ts';
 import { communityViewer, findCommunityByDomain, findCommunityByTag, toPublicCommunity } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
-import { mountRoute, type HandlerResult, type RouteDeps } from '../http/routes.ts';
+import type { HandlerResult, RouteDeps } from '../http/routes.ts';
+import type { Handlers } from '../http/handlers.ts';
 
 /** Both answers vary with the credentials, so every cache keys them on Cookie and Authorization. */
 const VARY = 'Cookie, Authorization';
@@ -19,20 +20,22 @@ const ANONYMOUS = { 'Cache-Control': 'public, max-age=60', Vary: VARY };
 // for an invalid or expired token too (it reads as anonymous, but the request was not anonymous).
 const PERSONAL = { 'Cache-Control': 'private, no-store', Vary: VARY };
 
-export function mountCommunities(router: Router, deps: RouteDeps): void {
-  /** The community object as the requesting viewer may see it: one membership lookup at most. */
-  async function communityFor(req: Request, row: CommunityRow | undefined): Promise<HandlerResult> {
-    if (!row) throw notFound(messages.communityNotFound);
-    if (presentedToken(req, row.tag) === null) return { body: await toPublicCommunity(deps.db, row), headers: ANONYMOUS };
-    const visitor = await signedInVisitor(deps.db, deps.sessions, req, row.tag);
-    const viewer = await communityViewer(deps.db, row.id, visitor?.userId ?? null);
-    return { body: await toPublicCommunity(deps.db, row, viewer), headers: PERSONAL };
-  }
+/** The community object as the requesting viewer may see it: one membership lookup at most. */
+async function communityFor(deps: RouteDeps, req: Request, row: CommunityRow | undefined): Promise<HandlerResult> {
+  if (!row) throw notFound(messages.communityNotFound);
+  if (presentedToken(req, row.tag) === null) return { body: await toPublicCommunity(deps.db, row), headers: ANONYMOUS };
+  const visitor = await signedInVisitor(deps.db, deps.sessions, req, row.tag);
+  const viewer = await communityViewer(deps.db, row.id, visitor?.userId ?? null);
+  return { body: await toPublicCommunity(deps.db, row, viewer), headers: PERSONAL };
+}
 
-  // Registered before /:communityTag so "by-domain" is never read as a tag.
-  mountRoute(router, getCommunityByDomain, async ({ params, req }) => communityFor(req, await findCommunityByDomain(deps.db, params.hostname)), deps);
+type CommunityRoutes = typeof routes.getCommunity | typeof routes.getCommunityByDomain | typeof routes.getPageAccess;
 
-  mountRoute(router, getPageAccess, async ({ params, req }) => {
+// Mounted in route-table order, which lists getCommunityByDomain before getPageAccess: so
+// /by-domain/page-access is a hostname, never the tag "by-domain".
+export const communityHandlers = {
+  getCommunityByDomain: async ({ params, req }, deps) => communityFor(deps, req, await findCommunityByDomain(deps.db, params.hostname)),
+  getPageAccess: async ({ params, req }, deps) => {
     const row = await findCommunityByTag(deps.db, params.communityTag);
     if (!row) throw notFound(messages.communityNotFound);
     const visitor = await signedInVisitor(deps.db, deps.sessions, req, row.tag);
@@ -40,7 +43,6 @@ export function mountCommunities(router: Router, deps: RouteDeps): void {
       body: await pageAccessFor(deps.db, row, visitor?.userId ?? null),
       headers: { 'Cache-Control': 'private, no-store', Vary: VARY },
     };
-  }, deps);
-
-  mountRoute(router, getCommunity, async ({ params, req }) => communityFor(req, await findCommunityByTag(deps.db, params.communityTag)), deps);
-}
+  },
+  getCommunity: async ({ params, req }, deps) => communityFor(deps, req, await findCommunityByTag(deps.db, params.communityTag)),
+} satisfies Handlers<CommunityRoutes>;

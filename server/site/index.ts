@@ -7,7 +7,7 @@ import { ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
 import { methodNotAllowed } from '../http/routes.ts';
 import { handlerGroup, mountHandlers } from '../http/handlers.ts';
-import { mountCommunities } from './communities.ts';
+import { communityHandlers } from './communities.ts';
 import { visitorDeps, visitorHandlers } from './visitor.ts';
 import { authDeps, authHandlers } from './auth.ts';
 import { oauthHandlers, setUpOAuth, type OAuthRouteDeps } from './oauth.ts';
@@ -17,11 +17,11 @@ import { mountNotificationsPage } from './notifications-page.ts';
 export function siteApiRouter(deps: OAuthRouteDeps): Router {
   const router = express.Router();
   router.use('/api/communities', publicCors);
-  mountCommunities(router, deps);
   mountSignInPages(router, deps);
   mountNotificationsPage(router, deps);
   const routes = ROUTES.filter((r) => r.path.startsWith('/api/'));
   mountHandlers(router, routes, [
+    handlerGroup(communityHandlers, deps),
     handlerGroup(visitorHandlers, visitorDeps(deps)),
     handlerGroup(authHandlers, authDeps(deps)),
     handlerGroup(oauthHandlers, setUpOAuth(deps)),

@@ -1,17 +1,16 @@
 // The publishable key: no auth, provisioned on first request.
-import type { Router } from 'express';
-import { getPublishableKey } from '../../contract/routes/communities.ts';
+import type { getPublishableKey } from '../../contract/routes/communities.ts';
 import { provisionPublishableKey } from '../domain/api-keys.ts';
 import { findCommunityByTag } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import type { Handlers } from '../http/handlers.ts';
 
-export function mountKeys(router: Router, deps: RouteDeps): void {
-  mountRoute(router, getPublishableKey, async ({ params }) => {
-    const community = await findCommunityByTag(deps.db, params.communityTag);
+export const keyHandlers = {
+  getPublishableKey: async ({ params }, { db }) => {
+    const community = await findCommunityByTag(db, params.communityTag);
     if (!community) throw notFound(messages.communityNotFound);
-    const key = await provisionPublishableKey(deps.db, community.id);
+    const key = await provisionPublishableKey(db, community.id);
     return { body: { communityTag: community.tag, publishableKey: key, scopes: ['READ_PUBLIC'] } };
-  }, deps);
-}
+  },
+} satisfies Handlers<typeof getPublishableKey>;

@@ -1,14 +1,15 @@
 // Rules: a server records a member's acceptance of the current rules version. The member is named
 // by `userId` or by their sign-in token forwarded in X-Svc-Auth-Token (docs/api.md, "Rules").
-import type { Request, Router } from 'express';
-import { acceptRules } from '../../contract/routes/rules.ts';
+import type { Request } from 'express';
+import * as routes from '../../contract/routes/rules.ts';
 import * as rules from '../domain/rules.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
+import type { HandlerContext, RouteDeps } from '../http/routes.ts';
+import type { Handlers, RoutesOf } from '../http/handlers.ts';
 
 /** The user the request names: the body's userId, the token's user, or both when they agree. */
 async function memberOf(db: Db, sessions: SessionTokens, req: Request, userId: string | undefined, communityTag: string): Promise<string> {
@@ -21,24 +22,24 @@ async function memberOf(db: Db, sessions: SessionTokens, req: Request, userId: s
   return fromToken;
 }
 
-export function mountRules(router: Router, deps: RouteDeps): void {
-  const { db } = deps;
-
-  mountRoute(router, acceptRules, async ({ params, body, key, req, transaction }) => {
-    const userId = await memberOf(db, deps.sessions, req, body.userId, params.communityTag);
-    return transaction(async (trx) => {
-      const outcome = await rules.acceptRules(trx, key!.communityId, userId, body.rulesVersion);
-      if (outcome.ok) return { body: { ok: true as const, rulesVersion: body.rulesVersion, userId, acceptedAt: outcome.acceptedAt } };
-      switch (outcome.reason) {
-        case 'version_mismatch':
-          throw new ApiError('RULES_VERSION_MISMATCH', messages.rulesVersionMismatch(body.rulesVersion, outcome.currentVersion), {
-            field: 'rulesVersion', currentVersion: outcome.currentVersion,
-          });
-        case 'not_a_member':
-          throw new ApiError('NOT_A_MEMBER', messages.notAMember, { field: 'userId' });
-        case 'community_gone':
-          throw notFound(messages.communityNotFound);
-      }
-    });
-  }, deps);
+async function acceptRules({ params, body, key, req, transaction }: HandlerContext<typeof routes.acceptRules>, deps: RouteDeps) {
+  const userId = await memberOf(deps.db, deps.sessions, req, body.userId, params.communityTag);
+  return transaction(async (trx) => {
+    const outcome = await rules.acceptRules(trx, key.communityId, userId, body.rulesVersion);
+    if (outcome.ok) return { body: { ok: true as const, rulesVersion: body.rulesVersion, userId, acceptedAt: outcome.acceptedAt } };
+    switch (outcome.reason) {
+      case 'version_mismatch':
+        throw new ApiError('RULES_VERSION_MISMATCH', messages.rulesVersionMismatch(body.rulesVersion, outcome.currentVersion), {
+          field: 'rulesVersion', currentVersion: outcome.currentVersion,
+        });
+      case 'not_a_member':
+        throw new ApiError('NOT_A_MEMBER', messages.notAMember, { field: 'userId' });
+      case 'community_gone':
+        throw notFound(messages.communityNotFound);
+    }
+  });
 }
+
+export const rulesHandlers = {
+  acceptRules,
+} satisfies Handlers<RoutesOf<typeof routes>>;
