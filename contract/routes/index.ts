@@ -14,6 +14,16 @@ import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
 import * as visitor from './visitor.ts';
 
+/**
+ * The widgets' writes under WIDGET_ACTIONS_BASE and the signed-in member's own checkout: the
+ * routes server/actions serves, on a router of its own ahead of the site API's.
+ */
+export const WIDGET_ACTION_ROUTES: RouteDef[] = [
+  ...tickets.TICKET_WIDGET_ROUTES,
+  ...donations.DONATION_WIDGET_ROUTES,
+  ...applications.APPLICATION_WIDGET_ROUTES,
+] as RouteDef[];
+
 // Listed by hand: namespace objects enumerate exports alphabetically, and the reference should
 // read in this order.
 export const ROUTES: RouteDef[] = [
@@ -35,9 +45,7 @@ export const ROUTES: RouteDef[] = [
   communities.getCommunityByDomain,
   communities.getPageAccess,
   ...visitor.VISITOR_ROUTES,
-  ...tickets.TICKET_WIDGET_ROUTES,
-  ...donations.DONATION_WIDGET_ROUTES,
-  ...applications.APPLICATION_WIDGET_ROUTES,
+  ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
 ] as RouteDef[];
 export { applications, articles, atlas, auth, communities, donations, events, members, products, rules, segments, tickets, visitor };

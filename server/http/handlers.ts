@@ -5,7 +5,7 @@
 import type { Request, Response, Router } from 'express';
 import type { RouteDef } from '../../contract/route.ts';
 import {
-  mountedOperations, mountNavigation, mountRoute, type HandlerContext, type HandlerResult, type MountOptions, type RouteDeps,
+  mountNavigation, mountRoute, type HandlerContext, type HandlerResult, type MountOptions, type RouteDeps,
 } from './routes.ts';
 
 /** One route's handler: its typed context, and the services of the module that handles it. */
@@ -64,10 +64,20 @@ function byOperationId(groups: HandlerGroup[]): Map<string, Bound> {
   return bound;
 }
 
+const mountedOnRouter = new WeakMap<Router, Set<string>>();
+
+/** What assertEveryRouteMounted counts: only routes mounted from a handler map. */
+function recordMount(router: Router, operationId: string): void {
+  let ids = mountedOnRouter.get(router);
+  if (!ids) mountedOnRouter.set(router, (ids = new Set()));
+  if (ids.has(operationId)) throw new Error(`${operationId}: mounted twice`);
+  ids.add(operationId);
+}
+
 /**
  * Mounts the handlers of `routes` (the part of `table` this router serves), in table order. A
  * handler whose operationId is not among `routes` fails: it names no declared route, or one this
- * router does not serve. Routes without a handler here are left for direct mountRoute calls;
+ * router does not serve. A route without a handler here is left for another call;
  * assertEveryRouteMounted catches the ones nobody mounts.
  */
 export function mountHandlers(router: Router, routes: RouteDef[], groups: HandlerGroup[], deps: RouteDeps, table: RouteDef[]): void {
@@ -81,6 +91,7 @@ export function mountHandlers(router: Router, routes: RouteDef[], groups: Handle
   for (const def of routes) {
     const bound = handlers.get(def.operationId);
     if (!bound) continue;
+    recordMount(router, def.operationId);
     if ('navigation' in bound) mountNavigation(router, def, bound.navigation);
     else mountRoute(router, def, bound.handler, deps, bound.options);
   }
@@ -91,7 +102,7 @@ export function assertEveryRouteMounted(table: RouteDef[], routers: Router[]): v
   const declared = new Set(table.map((r) => r.operationId));
   const seen = new Set<string>();
   for (const router of routers) {
-    for (const operationId of mountedOperations(router)) {
+    for (const operationId of mountedOnRouter.get(router) ?? []) {
       if (!declared.has(operationId)) throw new Error(`${operationId}: mounted, but the contract does not declare it`);
       if (seen.has(operationId)) throw new Error(`${operationId}: mounted twice`);
       seen.add(operationId);

@@ -160,25 +160,6 @@ function send(res: Response, status: number, json: string, headers?: Record<stri
   res.end(json);
 }
 
-const mountedOnRouter = new WeakMap<Router, Set<string>>();
-
-/**
- * Every route is mounted through mountRoute, from a handler map (./handlers.ts) or, until they
- * are converted, by a direct call; this record lets createApp check the union of both against
- * the route table.
- */
-function recordMount(router: Router, operationId: string): void {
-  let ids = mountedOnRouter.get(router);
-  if (!ids) mountedOnRouter.set(router, (ids = new Set()));
-  if (ids.has(operationId)) throw new Error(`${operationId}: mounted twice`);
-  ids.add(operationId);
-}
-
-/** The operationIds mounted on `router` so far. */
-export function mountedOperations(router: Router): ReadonlySet<string> {
-  return mountedOnRouter.get(router) ?? new Set();
-}
-
 export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: Handler<D>, deps: RouteDeps, opts: MountOptions = {}): void {
   const path = expressPath(def.path);
   if (def.auth.kind === 'apiKey' && !def.path.includes('{communityTag}')) {
@@ -199,7 +180,6 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     }
     if (def.method === 'get') throw new Error(`${def.operationId}: widget routes are writes; reads go to /v1 with the publishable key`);
   }
-  recordMount(router, def.operationId);
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   const before = def.auth.kind === 'widget' ? [widgetCors(router, path, deps)] : [];
   router[def.method](path, ...before, async (req: Request, res: Response) => {
@@ -287,7 +267,6 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
  */
 export function mountNavigation(router: Router, def: RouteDef, handler: (req: Request, res: Response) => Promise<void>): void {
   if (def.method !== 'get') throw new Error(`${def.operationId}: a navigation is a GET`);
-  recordMount(router, def.operationId);
   router.get(expressPath(def.path), handler);
 }
 

@@ -3,7 +3,7 @@
 // community's own origins. The widget actions (server/actions/) are mounted just before this
 // router by server/app.ts; its methodNotAllowed covers their paths too.
 import express, { type Router } from 'express';
-import { ROUTES } from '../../contract/routes/index.ts';
+import { ROUTES, WIDGET_ACTION_ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
 import { methodNotAllowed } from '../http/routes.ts';
 import { handlerGroup, mountHandlers } from '../http/handlers.ts';
@@ -20,7 +20,9 @@ export function siteApiRouter(deps: OAuthRouteDeps): Router {
   mountSignInPages(router, deps);
   mountNotificationsPage(router, deps);
   const routes = ROUTES.filter((r) => r.path.startsWith('/api/'));
-  mountHandlers(router, routes, [
+  // The widget actions' handlers are mounted by their own router; here one would be on the wrong one.
+  const served = routes.filter((r) => !WIDGET_ACTION_ROUTES.includes(r));
+  mountHandlers(router, served, [
     handlerGroup(communityHandlers, deps),
     handlerGroup(visitorHandlers, visitorDeps(deps)),
     handlerGroup(authHandlers, authDeps(deps)),

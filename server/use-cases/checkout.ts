@@ -21,6 +21,15 @@ export function saleDeps(deps: RouteDeps): SaleDeps {
   return { db, payments, ticketCodes, rateLimits };
 }
 
+/** The deps of the handlers that sell: RouteDeps and the sale services, checked once at mount. */
+export interface SaleRouteDeps extends RouteDeps {
+  sales: SaleDeps;
+}
+
+export function saleRouteDeps(deps: RouteDeps): SaleRouteDeps {
+  return { ...deps, sales: saleDeps(deps) };
+}
+
 /**
  * Opens a checkout: the processor is asked first, outside any transaction, then the checkout row
  * and what it holds (`hold`: seats, the application) commit in the request's transaction (or the

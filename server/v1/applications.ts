@@ -2,17 +2,15 @@
 // paid one, approve, reject, kick and ban. Submit and checkout are also <svc-apply>'s widget
 // actions (server/actions/applications.ts); both call server/use-cases/applications.ts. The rules
 // live in server/domain/applications.ts and membership-payments.ts.
-import type { Router } from 'express';
-import {
-  applyCheckout, approveApplication, banMember, kickMember, rejectApplication, submitApplication,
-} from '../../contract/routes/applications.ts';
+import * as routes from '../../contract/routes/applications.ts';
 import type { Db } from '../db/index.ts';
 import * as applications from '../domain/applications.ts';
 import { communityOrigins, communitySites, normalizeOrigin, ownOrigins } from '../domain/community-origins.ts';
 import { ApiError, notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
-import { saleDeps } from '../use-cases/checkout.ts';
+import type { HandlerContext } from '../http/routes.ts';
+import type { Handlers } from '../http/handlers.ts';
+import type { SaleRouteDeps } from '../use-cases/checkout.ts';
 import { applicationCheckout, submitApplication as submit } from '../use-cases/applications.ts';
 
 const reasonOf = (body: { reason?: string } | undefined) => body?.reason?.trim() || null;
@@ -32,40 +30,48 @@ async function returnOrigin(db: Db, publicUrl: string, communityTag: string, ask
   return origin;
 }
 
-export function mountApplications(router: Router, deps: RouteDeps): void {
-  const sales = saleDeps(deps);
-  mountRoute(router, submitApplication, async ({ params, body, key, transaction }) =>
-    submit(transaction, key.communityId, { segmentId: params.segmentId, ...body }), deps);
-
-  mountRoute(router, applyCheckout, async ({ body, key, transaction }) =>
-    applicationCheckout(sales, transaction, key.communityId, body.requestId,
-      () => returnOrigin(deps.db, deps.publicUrl, key.communityTag, body.origin)), deps);
-
-  mountRoute(router, approveApplication, async ({ params, key, transaction }) => {
-    return transaction(async (trx) => {
-      const r = await applications.approveApplication(trx, key.communityId, params.requestId, key.id);
-      return { body: { ok: true as const, membershipId: r.membershipId, userId: r.userId } };
-    });
-  }, deps);
-
-  mountRoute(router, rejectApplication, async ({ params, body, key, transaction }) => {
-    return transaction(async (trx) => {
-      await applications.rejectApplication(trx, key.communityId, params.requestId, key.id, reasonOf(body));
-      return { body: { ok: true as const } };
-    });
-  }, deps);
-
-  mountRoute(router, kickMember, async ({ params, body, key, transaction }) => {
-    return transaction(async (trx) => {
-      const r = await applications.kickMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
-      return { body: { ok: true as const, kickedAt: r.kickedAt } };
-    });
-  }, deps);
-
-  mountRoute(router, banMember, async ({ params, body, key, transaction }) => {
-    return transaction(async (trx) => {
-      const r = await applications.banMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
-      return { body: { ok: true as const, bannedAt: r.bannedAt } };
-    });
-  }, deps);
+async function submitApplication({ params, body, key, transaction }: HandlerContext<typeof routes.submitApplication>) {
+  return submit(transaction, key.communityId, { segmentId: params.segmentId, ...body });
 }
+
+async function applyCheckout({ body, key, transaction }: HandlerContext<typeof routes.applyCheckout>, deps: SaleRouteDeps) {
+  return applicationCheckout(deps.sales, transaction, key.communityId, body.requestId,
+    () => returnOrigin(deps.db, deps.publicUrl, key.communityTag, body.origin));
+}
+
+async function approveApplication({ params, key, transaction }: HandlerContext<typeof routes.approveApplication>) {
+  return transaction(async (trx) => {
+    const r = await applications.approveApplication(trx, key.communityId, params.requestId, key.id);
+    return { body: { ok: true as const, membershipId: r.membershipId, userId: r.userId } };
+  });
+}
+
+async function rejectApplication({ params, body, key, transaction }: HandlerContext<typeof routes.rejectApplication>) {
+  return transaction(async (trx) => {
+    await applications.rejectApplication(trx, key.communityId, params.requestId, key.id, reasonOf(body));
+    return { body: { ok: true as const } };
+  });
+}
+
+async function kickMember({ params, body, key, transaction }: HandlerContext<typeof routes.kickMember>) {
+  return transaction(async (trx) => {
+    const r = await applications.kickMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
+    return { body: { ok: true as const, kickedAt: r.kickedAt } };
+  });
+}
+
+async function banMember({ params, body, key, transaction }: HandlerContext<typeof routes.banMember>) {
+  return transaction(async (trx) => {
+    const r = await applications.banMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
+    return { body: { ok: true as const, bannedAt: r.bannedAt } };
+  });
+}
+
+export const applicationHandlers = {
+  submitApplication,
+  approveApplication,
+  rejectApplication,
+  kickMember,
+  banMember,
+  applyCheckout,
+} satisfies Handlers<(typeof routes.APPLICATION_ROUTES)[number], SaleRouteDeps>;

@@ -1,6 +1,5 @@
 // The public REST API under /v1. Each resource module exports a handler map keyed by operationId,
-// mounted here in route-table order; tickets, donations and applications still mount their
-// routes with direct mountRoute calls (createApp's boot check counts both).
+// mounted here in route-table order (createApp's boot check holds them to the table).
 import express, { type Router } from 'express';
 import { ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
@@ -14,25 +13,27 @@ import { keyHandlers } from './keys.ts';
 import { atlasHandlers } from './atlas.ts';
 import { rulesHandlers } from './rules.ts';
 import { segmentHandlers } from './segments.ts';
-import { mountApplications } from './applications.ts';
-import { mountTickets } from './tickets.ts';
-import { mountDonations } from './donations.ts';
+import { applicationHandlers } from './applications.ts';
+import { ticketHandlers } from './tickets.ts';
+import { donationHandlers } from './donations.ts';
+import { saleRouteDeps } from '../use-cases/checkout.ts';
 
 export function v1Router(deps: RouteDeps): Router {
   const router = express.Router();
   router.use('/v1', publicCors);
-  mountTickets(router, deps);
-  mountDonations(router, deps);
-  mountApplications(router, deps);
+  const sales = saleRouteDeps(deps);
   const routes = ROUTES.filter((r) => r.path.startsWith('/v1/'));
   mountHandlers(router, routes, [
     handlerGroup(keyHandlers, deps),
     handlerGroup(eventHandlers, deps),
+    handlerGroup(ticketHandlers, sales),
+    handlerGroup(donationHandlers, sales),
     handlerGroup(articleHandlers, deps),
     handlerGroup(productHandlers, deps),
     handlerGroup(memberHandlers, deps),
     handlerGroup(atlasHandlers, deps),
     handlerGroup(segmentHandlers, deps),
+    handlerGroup(applicationHandlers, sales),
     handlerGroup(rulesHandlers, deps),
   ], deps, ROUTES);
   methodNotAllowed(router, routes);

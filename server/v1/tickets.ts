@@ -2,33 +2,39 @@
 // server/use-cases/tickets.ts, shared with <svc-rsvp>'s widget actions (server/actions/tickets.ts).
 // A /v1 checkout names its buyer with X-Svc-Auth-Token exactly as the donate routes name their
 // donor (server/http/member-token.ts).
-import type { Router } from 'express';
-import { checkoutEvent, rsvpToEvent, verifyTicket } from '../../contract/routes/tickets.ts';
+import * as routes from '../../contract/routes/tickets.ts';
+import type { Db } from '../db/index.ts';
 import { saleCommunity } from '../domain/communities.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as tickets from '../domain/tickets.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
-import { mountRoute, type RouteDeps } from '../http/routes.ts';
-import { saleDeps } from '../use-cases/checkout.ts';
-import { rsvp, ticketCheckout } from '../use-cases/tickets.ts';
+import type { HandlerContext } from '../http/routes.ts';
+import type { Handlers } from '../http/handlers.ts';
+import type { SaleRouteDeps } from '../use-cases/checkout.ts';
+import { rsvp, ticketCheckout, type TicketCaller } from '../use-cases/tickets.ts';
 
-export function mountTickets(router: Router, deps: RouteDeps): void {
-  const sales = saleDeps(deps);
-  const serverCaller = async (communityId: string) => {
-    const community = await saleCommunity(deps.db, { id: communityId });
-    if (!community) throw new Refusal('community_not_found');
-    return { community, holder: null };
-  };
-
-  mountRoute(router, rsvpToEvent, async ({ params, body, key, transaction }) =>
-    rsvp(sales, transaction, await serverCaller(key.communityId), params.slug, body), deps);
-
-  mountRoute(router, checkoutEvent, async ({ params, body, key, req, transaction }) => {
-    const buyer = await memberFromAuthToken(deps.db, deps.sessions, req, params.communityTag);
-    return ticketCheckout(sales, transaction, await serverCaller(key.communityId), params.slug, body, buyer);
-  }, deps);
-
-  mountRoute(router, verifyTicket, async ({ body, key }) => ({
-    body: await tickets.verifyTicketCode(deps.db, key.communityId, sales.ticketCodes, body.code),
-  }), deps);
+/** A server books for its community, holding no seats of its own. */
+async function serverCaller(db: Db, communityId: string): Promise<TicketCaller> {
+  const community = await saleCommunity(db, { id: communityId });
+  if (!community) throw new Refusal('community_not_found');
+  return { community, holder: null };
 }
+
+async function rsvpToEvent({ params, body, key, transaction }: HandlerContext<typeof routes.rsvpToEvent>, { db, sales }: SaleRouteDeps) {
+  return rsvp(sales, transaction, await serverCaller(db, key.communityId), params.slug, body);
+}
+
+async function checkoutEvent({ params, body, key, req, transaction }: HandlerContext<typeof routes.checkoutEvent>, deps: SaleRouteDeps) {
+  const buyer = await memberFromAuthToken(deps.db, deps.sessions, req, params.communityTag);
+  return ticketCheckout(deps.sales, transaction, await serverCaller(deps.db, key.communityId), params.slug, body, buyer);
+}
+
+async function verifyTicket({ body, key }: HandlerContext<typeof routes.verifyTicket>, { db, sales }: SaleRouteDeps) {
+  return { body: await tickets.verifyTicketCode(db, key.communityId, sales.ticketCodes, body.code) };
+}
+
+export const ticketHandlers = {
+  rsvpToEvent,
+  checkoutEvent,
+  verifyTicket,
+} satisfies Handlers<(typeof routes.TICKET_ROUTES)[number], SaleRouteDeps>;

@@ -8,12 +8,15 @@ import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/index.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import { createRateLimits } from '../../server/http/rate-limit.ts';
-import { handlerGroup, mountHandlers } from '../../server/http/handlers.ts';
-import type { RouteDeps } from '../../server/http/routes.ts';
+import { assertEveryRouteMounted, handlerGroup, mountHandlers } from '../../server/http/handlers.ts';
+import { mountRoute, type RouteDeps } from '../../server/http/routes.ts';
 import { SessionTokens } from '../../server/domain/sessions.ts';
-import { ROUTES } from '../../contract/routes/index.ts';
+import { ROUTES, WIDGET_ACTION_ROUTES } from '../../contract/routes/index.ts';
 import { eventHandlers } from '../../server/v1/events.ts';
 import { visitorHandlers } from '../../server/site/visitor.ts';
+import { ticketHandlers } from '../../server/v1/tickets.ts';
+import { ticketActionHandlers } from '../../server/actions/tickets.ts';
+import type { SaleRouteDeps } from '../../server/use-cases/checkout.ts';
 
 // Building the app runs no query: an empty database is enough.
 const database = openDatabase({ kind: 'sqlite', file: ':memory:' });
@@ -64,6 +67,27 @@ describe('the boot check of handlers against the route table', () => {
     const routes = ROUTES.filter((r) => r.path.startsWith('/v1/'));
     expect(() => mountHandlers(router, routes, [handlerGroup(eventHandlers, deps), handlerGroup(eventHandlers, deps)], deps, ROUTES))
       .toThrow('listEvents: two handlers for one route');
+  });
+
+  it('refuses to build the app when a widget action has no handler, or its handler sits in the site API', () => {
+    edit(ticketActionHandlers, 'widgetRsvp', undefined);
+    expect(() => buildApp()).toThrow('widgetRsvp: declared in the contract but without a handler');
+    edit(visitorHandlers, 'widgetRsvp', async () => ({ body: {} }));
+    expect(() => buildApp()).toThrow('widgetRsvp: a handler mounted on a router that does not serve its path');
+  });
+
+  it('refuses a /v1 handler among the widget actions', () => {
+    const deps = {} as SaleRouteDeps;
+    expect(() => mountHandlers(express.Router(), WIDGET_ACTION_ROUTES, [handlerGroup(ticketHandlers, deps)], deps, ROUTES))
+      .toThrow('rsvpToEvent: a handler mounted on a router that does not serve its path');
+  });
+
+  it('counts only routes mounted from a handler map', () => {
+    const deps = {} as RouteDeps;
+    const router = express.Router();
+    const [only] = ROUTES;
+    mountRoute(router, only, async () => ({ body: {} }), deps);
+    expect(() => assertEveryRouteMounted([only], [router])).toThrow(`${only.operationId}: declared in the contract but without a handler`);
   });
 
   it('refuses a handler on a router that does not serve its path', () => {
