@@ -65,6 +65,9 @@ export interface RefusalDetails {
   not_payment_pending: { status: string };
   no_price_for_cycle: { cycle: string | null };
   checkout_segment_closed: void;
+  // Rules acceptance: `asked` is the version sent, `currentVersion` the community's (0: none yet)
+  rules_version_mismatch: { asked: number; currentVersion: number };
+  not_a_member: void;
   // Segments (the admin's PATCH)
   installment_unit: { missing: string[] };
   installment_partial: { field: string };

@@ -116,6 +116,12 @@ export const REFUSALS = {
   },
   checkout_segment_closed: fixed('INVALID_INPUT', messages.segmentClosed, { field: 'requestId' }),
 
+  rules_version_mismatch: {
+    code: 'RULES_VERSION_MISMATCH', status: 400, message: (d) => messages.rulesVersionMismatch(d.asked, d.currentVersion),
+    extras: (d) => ({ field: 'rulesVersion', currentVersion: d.currentVersion }),
+  },
+  not_a_member: fixed('NOT_A_MEMBER', messages.notAMember, { field: 'userId' }),
+
   installment_unit: {
     code: 'INVALID_INPUT', status: 400, message: (d) => messages.installmentUnit(d.missing),
     extras: (d) => ({ field: d.missing[0], fields: d.missing }),

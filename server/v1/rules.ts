@@ -6,7 +6,7 @@ import * as rules from '../domain/rules.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
 import type { Db } from '../db/index.ts';
-import { ApiError, notFound } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
@@ -25,18 +25,8 @@ async function memberOf(db: Db, sessions: SessionTokens, req: Request, userId: s
 async function acceptRules({ params, body, key, req, transaction }: HandlerContext<typeof routes.acceptRules>, deps: RouteDeps) {
   const userId = await memberOf(deps.db, deps.sessions, req, body.userId, params.communityTag);
   return transaction(async (trx) => {
-    const outcome = await rules.acceptRules(trx, key.communityId, userId, body.rulesVersion);
-    if (outcome.ok) return { body: { ok: true as const, rulesVersion: body.rulesVersion, userId, acceptedAt: outcome.acceptedAt } };
-    switch (outcome.reason) {
-      case 'version_mismatch':
-        throw new ApiError('RULES_VERSION_MISMATCH', messages.rulesVersionMismatch(body.rulesVersion, outcome.currentVersion), {
-          field: 'rulesVersion', currentVersion: outcome.currentVersion,
-        });
-      case 'not_a_member':
-        throw new ApiError('NOT_A_MEMBER', messages.notAMember, { field: 'userId' });
-      case 'community_gone':
-        throw notFound(messages.communityNotFound);
-    }
+    const { acceptedAt } = await rules.acceptRules(trx, key.communityId, userId, body.rulesVersion);
+    return { body: { ok: true as const, rulesVersion: body.rulesVersion, userId, acceptedAt } };
   });
 }
 

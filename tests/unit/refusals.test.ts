@@ -25,6 +25,16 @@ describe('refusal table', () => {
     expect(refusalError(new Refusal('tier_is_paid', { slug: 'gala' })).message).toContain('/events/gala/checkout');
   });
 
+  it("answers a rules acceptance's refusals as the rules route always has", () => {
+    expect(refusalError(new Refusal('rules_version_mismatch', { asked: 3, currentVersion: 2 })).toEnvelope()).toEqual({
+      error: "Rules version 3 is not this community's current rules version (2)", code: 'RULES_VERSION_MISMATCH',
+      extras: { field: 'rulesVersion', currentVersion: 2 },
+    });
+    expect(refusalError(new Refusal('not_a_member')).toEnvelope()).toEqual({
+      error: 'Only ACCEPTED members of this community can accept its rules', code: 'NOT_A_MEMBER', extras: { field: 'userId' },
+    });
+  });
+
   it('leaves anything that is not a refusal alone', () => {
     const other = new Error('boom');
     expect(asApiError(other)).toBe(other);
