@@ -116,11 +116,11 @@ export async function createConversation(
   const now = nowIso();
   const id = newId();
   const kind = others.length === 1 ? 'direct' : 'group';
-  const key = kind === 'direct' ? directKey(userId, others[0]) : null;
+  const pairKey = kind === 'direct' ? directKey(userId, others[0]) : null;
   // ON CONFLICT DO NOTHING on the direct key: a concurrent creation of the same pair waits for
   // the other and then finds its conversation instead of making a second.
   const inserted = await trx.insertInto('conversations').values({
-    id, kind, direct_key: key, created_by: userId, last_message_id: null, last_activity_at: now, created_at: now,
+    id, kind, direct_key: pairKey, created_by: userId, last_message_id: null, last_activity_at: now, created_at: now,
   }).onConflict((oc) => oc.column('direct_key').doNothing()).returning('id').executeTakeFirst();
   if (inserted) {
     await trx.insertInto('conversation_members')
@@ -128,7 +128,8 @@ export async function createConversation(
       .execute();
   }
   const row = await trx.selectFrom('conversations').select(CONVERSATION_COLUMNS)
-    .$call((q) => (inserted ? q.where('id', '=', id) : q.where('direct_key', '=', key!)))
+    // Not inserted means the pair's conversation already existed (a group always inserts).
+    .$call((q) => (inserted || pairKey === null ? q.where('id', '=', id) : q.where('direct_key', '=', pairKey)))
     .executeTakeFirstOrThrow();
   const [conversation] = await views(trx, userId, [row]);
   return { conversation, created: Boolean(inserted) };
