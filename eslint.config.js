@@ -2,7 +2,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // The generated client types are openapi-typescript's output, checked against it by a test.
-  { ignores: ['dist/', 'node_modules/', 'data/', 'test-results/', 'playwright-report/', 'docs/examples/client/svc-api.d.ts'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'data/',
+      'test-results/',
+      'playwright-report/',
+      'docs/examples/client/svc-api.d.ts',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

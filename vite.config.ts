@@ -26,7 +26,9 @@ export interface WidgetManifest {
 function widgetEntries(): Record<string, string> {
   const entries: Record<string, string> = {};
   for (const name of WIDGETS) {
-    const file = ['index.ts', 'index.tsx'].map((f) => path.join(ROOT, 'widgets', name, f)).find((f) => fs.existsSync(f));
+    const file = ['index.ts', 'index.tsx']
+      .map((f) => path.join(ROOT, 'widgets', name, f))
+      .find((f) => fs.existsSync(f));
     if (file) entries[name] = file;
   }
   return entries;
@@ -38,7 +40,8 @@ function widgetEntries(): Record<string, string> {
  * (widgets/lib/forms/, only <svc-rsvp> and <svc-apply> have forms) stay with the widgets
  * that use them.
  */
-const RUNTIME_MODULE = /[\\/]node_modules[\\/](?:preact|@preact[\\/]signals(?:-core)?|nanostores)[\\/]|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/])/;
+const RUNTIME_MODULE =
+  /[\\/]node_modules[\\/](?:preact|@preact[\\/]signals(?:-core)?|nanostores)[\\/]|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/])/;
 
 function writeWidgetManifest(): Plugin {
   return {

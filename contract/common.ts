@@ -28,15 +28,21 @@ export function refusedText(text: string, kind: 'line' | 'text'): 'control chara
  * One line of text (names, titles, labels), trimmed: no control characters at all, tab and line
  * breaks included. Multi-line text is a plain z.string(); the server refuses its other controls.
  */
-export const Line = (max: number) => z.string().trim().max(max).regex(ONE_LINE, 'must be one line of text without control characters');
+export const Line = (max: number) =>
+  z.string().trim().max(max).regex(ONE_LINE, 'must be one line of text without control characters');
 
 export const Uuid = z.string().uuid();
-export const IsoDateTime = z.iso.datetime({ offset: true, error: coded('INVALID_DATE', 'must be an ISO 8601 date-time') });
+export const IsoDateTime = z.iso.datetime({
+  offset: true,
+  error: coded('INVALID_DATE', 'must be an ISO 8601 date-time'),
+});
 export const Slug = z
   .string()
   .min(1)
   .max(120)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { error: coded('INVALID_SLUG', 'must be lowercase letters, digits and single hyphens') });
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, {
+    error: coded('INVALID_SLUG', 'must be lowercase letters, digits and single hyphens'),
+  });
 export const CommunityTag = z
   .string()
   .min(2)
@@ -47,7 +53,8 @@ export const Email = z.email({ error: coded('INVALID_EMAIL', 'must be an e-mail 
 export const pageVisibilityNote = (page: string) =>
   `When the ${page} page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility.`;
 /** Money in the smallest currency unit. */
-export const AmountCents = z.int({ error: coded('INVALID_AMOUNT', 'must be a non-negative integer in the smallest currency unit') })
+export const AmountCents = z
+  .int({ error: coded('INVALID_AMOUNT', 'must be a non-negative integer in the smallest currency unit') })
   .min(0, { error: coded('INVALID_AMOUNT', 'must be a non-negative integer in the smallest currency unit') });
 export const Currency = z
   .string()
@@ -75,12 +82,12 @@ const SESSION_ID_PLACEHOLDER = '{CHECKOUT_SESSION_ID}';
  * e-mail client) sees the same host the origin rule judged; `{CHECKOUT_SESSION_ID}` is kept as
  * is. Credentials in the URL are refused: no return URL needs them.
  */
-export const ReturnUrl = HttpUrl
-  .refine((text) => {
-    const url = parsedUrl(text);
-    return !url || (!url.username && !url.password);
-  }, 'must not contain a user name or password')
-  .overwrite((text) => parsedUrl(text)?.href.replaceAll(encodeURI(SESSION_ID_PLACEHOLDER), SESSION_ID_PLACEHOLDER) ?? text);
+export const ReturnUrl = HttpUrl.refine((text) => {
+  const url = parsedUrl(text);
+  return !url || (!url.username && !url.password);
+}, 'must not contain a user name or password').overwrite(
+  (text) => parsedUrl(text)?.href.replaceAll(encodeURI(SESSION_ID_PLACEHOLDER), SESSION_ID_PLACEHOLDER) ?? text,
+);
 
 /**
  * Schemas the OpenAPI document shows by what they mean rather than by their wire spelling, with
@@ -98,6 +105,15 @@ export const QueryBool = z
   .transform((v) => v === 'true' || v === '1')
   .register(documentedAs, { type: 'boolean' });
 
-export const Limit = z.coerce.number({ error: 'must be an integer from 1 to 100' }).int('must be an integer from 1 to 100').min(1).max(100).default(20);
+export const Limit = z.coerce
+  .number({ error: 'must be an integer from 1 to 100' })
+  .int('must be an integer from 1 to 100')
+  .min(1)
+  .max(100)
+  .default(20);
 /** Without a default, so a list can tell "no offset" (cursor paging allowed) from `offset=0`. */
-export const OptionalOffset = z.coerce.number({ error: 'must be a non-negative integer' }).int('must be a non-negative integer').min(0).optional();
+export const OptionalOffset = z.coerce
+  .number({ error: 'must be a non-negative integer' })
+  .int('must be a non-negative integer')
+  .min(0)
+  .optional();

@@ -63,7 +63,10 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export const ErrorEnvelope = z
   .object({
     error: z.string().describe('Human-readable and unstable: do not match on it.'),
-    code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).optional().describe('Machine-readable and stable.'),
+    code: z
+      .enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]])
+      .optional()
+      .describe('Machine-readable and stable.'),
     requestId: z.string().optional(),
     extras: z
       .object({

@@ -7,12 +7,8 @@
 // demo file keeps having upcoming events however old it is. The schema is therefore built per
 // parse around one `now`: every relative date of a file resolves against the same instant.
 import { z } from 'zod';
-import {
-  AmountCents, CommunityTag, Currency, Email, HexColor, HttpUrl, IsoDateTime, Slug,
-} from './common.ts';
-import {
-  Accessibility, ArticleStatus, EventFormat, Feature, MembershipStatus, Scope, Visibility,
-} from './enums.ts';
+import { AmountCents, CommunityTag, Currency, Email, HexColor, HttpUrl, IsoDateTime, Slug } from './common.ts';
+import { Accessibility, ArticleStatus, EventFormat, Feature, MembershipStatus, Scope, Visibility } from './enums.ts';
 import { splitCoded } from './errors.ts';
 import { DonationConfig, FormField, Location, PageSetting, StorefrontConfig, ThemeConfig } from './resources.ts';
 import { ALL_EVENTS, WEBHOOK_EVENT_NAMES, isWebhookEventName } from './webhook-events.ts';
@@ -53,7 +49,9 @@ export function resolveFixtureDate(value: string, now: Date): string | null {
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     t = midnight + s * days * DAY + Number(atH) * HOUR + Number(atM) * MINUTE;
   } else {
-    t = Math.floor(now.getTime() / MINUTE) * MINUTE + s * (days * DAY + Number(h ?? 0) * HOUR + Number(min ?? 0) * MINUTE);
+    t =
+      Math.floor(now.getTime() / MINUTE) * MINUTE +
+      s * (days * DAY + Number(h ?? 0) * HOUR + Number(min ?? 0) * MINUTE);
   }
   const date = new Date(t);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
@@ -78,23 +76,42 @@ function fixtureDate(now: Date) {
 /** Platform-wide handle, used in /members/<usertag>; lowercase so uniqueness is case-free. */
 export const Usertag = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{1,31}$/, 'must be 2-32 lowercase letters, digits, "_" or "-", starting with a letter or digit');
+  .regex(
+    /^[a-z0-9][a-z0-9_-]{1,31}$/,
+    'must be 2-32 lowercase letters, digits, "_" or "-", starting with a letter or digit',
+  );
 /** Stable per community and part of /marketplace/<sku>, so URL-safe. */
 export const Sku = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1-64 letters, digits, "_" or "-"');
 export const Hostname = z
   .string()
   .max(253)
   .transform((h) => h.toLowerCase())
-  .pipe(z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a hostname without scheme or port'));
+  .pipe(
+    z
+      .string()
+      .regex(
+        /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/,
+        'must be a hostname without scheme or port',
+      ),
+  );
 /** `scheme://host[:port]` exactly, as browsers send it in the Origin header. */
-export const Origin = z.string().max(300).superRefine((value, ctx) => {
-  let ok = false;
-  try {
-    const u = new URL(value);
-    ok = (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === value;
-  } catch { /* not a URL */ }
-  if (!ok) ctx.addIssue({ code: 'custom', message: 'must be an origin such as https://example.com (no path, no trailing slash, lowercase)' });
-});
+export const Origin = z
+  .string()
+  .max(300)
+  .superRefine((value, ctx) => {
+    let ok = false;
+    try {
+      const u = new URL(value);
+      ok = (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === value;
+    } catch {
+      /* not a URL */
+    }
+    if (!ok)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an origin such as https://example.com (no path, no trailing slash, lowercase)',
+      });
+  });
 export const MemberRole = z.enum(['member', 'admin', 'founder']);
 export type MemberRole = z.infer<typeof MemberRole>;
 
@@ -123,20 +140,27 @@ const FixtureDonationConfig = DonationConfig.superRefine((c, ctx) => {
   }
 });
 
-const Form = z.array(FormField).max(50).superRefine((fields, ctx) => {
-  const seen = new Set<string>();
-  fields.forEach((f, i) => {
-    if (seen.has(f.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate field id "${f.id}"` });
-    seen.add(f.id);
-    const choice = f.type === 'select' || f.type === 'multi_select';
-    if (choice && (!f.options || f.options.length === 0)) {
-      ctx.addIssue({ code: 'custom', path: [i, 'options'], message: `a ${f.type} field needs options` });
-    }
-    if (!choice && f.options) {
-      ctx.addIssue({ code: 'custom', path: [i, 'options'], message: `only select and multi_select fields take options` });
-    }
+const Form = z
+  .array(FormField)
+  .max(50)
+  .superRefine((fields, ctx) => {
+    const seen = new Set<string>();
+    fields.forEach((f, i) => {
+      if (seen.has(f.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate field id "${f.id}"` });
+      seen.add(f.id);
+      const choice = f.type === 'select' || f.type === 'multi_select';
+      if (choice && (!f.options || f.options.length === 0)) {
+        ctx.addIssue({ code: 'custom', path: [i, 'options'], message: `a ${f.type} field needs options` });
+      }
+      if (!choice && f.options) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'options'],
+          message: `only select and multi_select fields take options`,
+        });
+      }
+    });
   });
-});
 
 /** Reports every later item whose key repeats an earlier one. */
 function unique<T>(
@@ -151,7 +175,8 @@ function unique<T>(
     const k = key(item);
     if (k === undefined) return;
     const first = seen.get(k);
-    if (first !== undefined) ctx.addIssue({ code: 'custom', path: path(i), message: `duplicate ${what} "${k}" (first at index ${first})` });
+    if (first !== undefined)
+      ctx.addIssue({ code: 'custom', path: path(i), message: `duplicate ${what} "${k}" (first at index ${first})` });
     else seen.set(k, i);
   });
 }
@@ -161,22 +186,39 @@ function unique<T>(
  * `/` path when none), so "already registered" compares like with like. Whether it is acceptable
  * (https, a public address) is decided at import time by the server's receiver policy.
  */
-const WebhookUrl = z.string().max(2048).transform((value, ctx) => {
-  let url: URL | null = null;
-  try { url = new URL(value); } catch { /* reported below */ }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    ctx.addIssue({ code: 'custom', message: 'must be an absolute https:// URL such as https://example.com/webhooks/svc', input: value });
-    return z.NEVER;
-  }
-  return url.href;
-});
+const WebhookUrl = z
+  .string()
+  .max(2048)
+  .transform((value, ctx) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(value);
+    } catch {
+      /* reported below */
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an absolute https:// URL such as https://example.com/webhooks/svc',
+        input: value,
+      });
+      return z.NEVER;
+    }
+    return url.href;
+  });
 
 /** Catalog names or `*`; absent means every event. */
-const WebhookEvents = z.array(z.string()).min(1, 'needs at least one event; leave the field out (or use ["*"]) for every event')
+const WebhookEvents = z
+  .array(z.string())
+  .min(1, 'needs at least one event; leave the field out (or use ["*"]) for every event')
   .superRefine((events, ctx) => {
     events.forEach((e, i) => {
       if (e !== ALL_EVENTS && !isWebhookEventName(e)) {
-        ctx.addIssue({ code: 'custom', path: [i], message: `unknown event "${e}"; known events: ${WEBHOOK_EVENT_NAMES.join(', ')} (or * for all)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [i],
+          message: `unknown event "${e}"; known events: ${WEBHOOK_EVENT_NAMES.join(', ')} (or * for all)`,
+        });
       }
     });
   });
@@ -214,11 +256,30 @@ const settingsFields = {
 
 /** No domain, origin or page twice. */
 function refineSettings(
-  c: { domains?: string[]; embedOrigins?: string[]; pageSettings?: Array<{ pageKey: string }> }, ctx: z.RefinementCtx,
+  c: { domains?: string[]; embedOrigins?: string[]; pageSettings?: Array<{ pageKey: string }> },
+  ctx: z.RefinementCtx,
 ): void {
-  unique(ctx, c.domains ?? [], (d) => d, (i) => ['domains', i], 'domain');
-  unique(ctx, c.embedOrigins ?? [], (o) => o, (i) => ['embedOrigins', i], 'origin');
-  unique(ctx, c.pageSettings ?? [], (p) => p.pageKey, (i) => ['pageSettings', i, 'pageKey'], 'pageKey');
+  unique(
+    ctx,
+    c.domains ?? [],
+    (d) => d,
+    (i) => ['domains', i],
+    'domain',
+  );
+  unique(
+    ctx,
+    c.embedOrigins ?? [],
+    (o) => o,
+    (i) => ['embedOrigins', i],
+    'origin',
+  );
+  unique(
+    ctx,
+    c.pageSettings ?? [],
+    (p) => p.pageKey,
+    (i) => ['pageSettings', i, 'pageKey'],
+    'pageKey',
+  );
 }
 
 /**
@@ -245,7 +306,10 @@ export function fixtureSchema(now: Date) {
       usertag: Usertag,
       profileImage: HttpUrl.nullish(),
       bio: Text(2000).nullish(),
-      phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550123').nullish(),
+      phone: z
+        .string()
+        .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550123')
+        .nullish(),
       /** Plain text in the file, stored only as a scrypt hash. */
       password: z.string().min(8, 'must be at least 8 characters').max(200).optional(),
     })
@@ -300,7 +364,9 @@ export function fixtureSchema(now: Date) {
       bannerUrl: HttpUrl.nullish(),
       format: EventFormat,
       featured: z.boolean().default(false),
-      visibility: Visibility.nullable().default(null).describe('null inherits the EVENTS page setting, else the community visibility'),
+      visibility: Visibility.nullable()
+        .default(null)
+        .describe('null inherits the EVENTS page setting, else the community visibility'),
       donationConfig: FixtureDonationConfig.nullish(),
       tiers: z.array(TierEntry).max(50).default([]),
     })
@@ -309,7 +375,13 @@ export function fixtureSchema(now: Date) {
       if (e.endDate && e.endDate < e.startDate) {
         ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
       }
-      unique(ctx, e.tiers, (t) => t.name, (i) => ['tiers', i, 'name'], 'tier name');
+      unique(
+        ctx,
+        e.tiers,
+        (t) => t.name,
+        (i) => ['tiers', i, 'name'],
+        'tier name',
+      );
     });
 
   const ArticleEntry = z
@@ -328,7 +400,11 @@ export function fixtureSchema(now: Date) {
     .transform((a, ctx) => {
       const slug = a.slug ?? slugify(a.title);
       if (!slug) {
-        ctx.addIssue({ code: 'custom', path: ['slug'], message: 'the title has no letters or digits to make a slug from; give a slug' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['slug'],
+          message: 'the title has no letters or digits to make a slug from; give a slug',
+        });
         return z.NEVER;
       }
       return { ...a, slug };
@@ -350,7 +426,11 @@ export function fixtureSchema(now: Date) {
     .strict()
     .superRefine((p, ctx) => {
       if (p.donationConfig && p.donationConfig.currency !== p.currency) {
-        ctx.addIssue({ code: 'custom', path: ['donationConfig', 'currency'], message: `must match the product currency (${p.currency})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['donationConfig', 'currency'],
+          message: `must match the product currency (${p.currency})`,
+        });
       }
     });
 
@@ -385,20 +465,40 @@ export function fixtureSchema(now: Date) {
       const set = unit.filter((k) => s[k] != null);
       if (set.length > 0 && set.length < unit.length) {
         for (const k of unit.filter((k) => s[k] == null)) {
-          ctx.addIssue({ code: 'custom', path: [k], message: `the installment fields form a unit: set ${unit.join(', ')} together or none` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message: `the installment fields form a unit: set ${unit.join(', ')} together or none`,
+          });
         }
       }
       const plan = set.length === unit.length;
       if (s.accessDurationMonths != null && !plan && s.priceOneTime == null) {
-        ctx.addIssue({ code: 'custom', path: ['accessDurationMonths'], message: 'only applies to a one-time price or an installment plan' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['accessDurationMonths'],
+          message: 'only applies to a one-time price or an installment plan',
+        });
       }
       if (s.installmentRenewsAnnually && (!plan || s.accessDurationMonths == null)) {
-        ctx.addIssue({ code: 'custom', path: ['installmentRenewsAnnually'], message: 'needs an installment plan with accessDurationMonths' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['installmentRenewsAnnually'],
+          message: 'needs an installment plan with accessDurationMonths',
+        });
       }
-      const founding = [['foundingPriceMonthly', 'priceMonthly'], ['foundingPriceQuarterly', 'priceQuarterly'], ['foundingPriceYearly', 'priceYearly']] as const;
+      const founding = [
+        ['foundingPriceMonthly', 'priceMonthly'],
+        ['foundingPriceQuarterly', 'priceQuarterly'],
+        ['foundingPriceYearly', 'priceYearly'],
+      ] as const;
       for (const [f, regular] of founding) {
         if (s[f] != null && s[regular] == null) {
-          ctx.addIssue({ code: 'custom', path: [f], message: `needs ${regular}: a founding price replaces a regular one` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [f],
+            message: `needs ${regular}: a founding price replaces a regular one`,
+          });
         }
       }
       if (s.foundingMemberCap != null && founding.every(([f]) => s[f] == null)) {
@@ -435,13 +535,35 @@ export function fixtureSchema(now: Date) {
     })
     .strict()
     .superRefine((a, ctx) => {
-      unique(ctx, a.categories, (c) => c.key, (i) => ['categories', i, 'key'], 'category key');
-      unique(ctx, a.categories, (c) => c.name, (i) => ['categories', i, 'name'], 'category name');
-      unique(ctx, a.hotspots, (h) => h.name, (i) => ['hotspots', i, 'name'], 'hotspot name');
+      unique(
+        ctx,
+        a.categories,
+        (c) => c.key,
+        (i) => ['categories', i, 'key'],
+        'category key',
+      );
+      unique(
+        ctx,
+        a.categories,
+        (c) => c.name,
+        (i) => ['categories', i, 'name'],
+        'category name',
+      );
+      unique(
+        ctx,
+        a.hotspots,
+        (h) => h.name,
+        (i) => ['hotspots', i, 'name'],
+        'hotspot name',
+      );
       const keys = new Set(a.categories.map((c) => c.key));
       a.hotspots.forEach((h, i) => {
         if (!keys.has(h.category)) {
-          ctx.addIssue({ code: 'custom', path: ['hotspots', i, 'category'], message: `no category with key "${h.category}" in atlas.categories` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['hotspots', i, 'category'],
+            message: `no category with key "${h.category}" in atlas.categories`,
+          });
         }
       });
     });
@@ -449,7 +571,10 @@ export function fixtureSchema(now: Date) {
   const ApiKeyEntry = z
     .object({
       name: Name.max(100),
-      scopes: z.array(Scope).min(1, 'needs at least one scope').transform((s) => [...new Set(s)]),
+      scopes: z
+        .array(Scope)
+        .min(1, 'needs at least one scope')
+        .transform((s) => [...new Set(s)]),
     })
     .strict();
 
@@ -482,31 +607,109 @@ export function fixtureSchema(now: Date) {
     })
     .strict()
     .superRefine((c, ctx) => {
-      unique(ctx, c.features, (f) => f, (i) => ['features', i], 'feature');
+      unique(
+        ctx,
+        c.features,
+        (f) => f,
+        (i) => ['features', i],
+        'feature',
+      );
       refineSettings(c, ctx);
-      unique(ctx, c.users, (u) => u.usertag, (i) => ['users', i, 'usertag'], 'usertag');
-      unique(ctx, c.users, (u) => u.email, (i) => ['users', i, 'email'], 'email');
-      unique(ctx, c.memberships, (m) => m.usertag, (i) => ['memberships', i, 'usertag'], 'membership for usertag');
-      unique(ctx, c.events, (e) => e.slug, (i) => ['events', i, 'slug'], 'event slug');
-      unique(ctx, c.articles, (a) => a.slug, (i) => ['articles', i, 'slug'], 'article slug');
-      unique(ctx, c.products, (p) => p.sku, (i) => ['products', i, 'sku'], 'sku');
-      unique(ctx, c.segments, (s) => s.name, (i) => ['segments', i, 'name'], 'segment name');
-      unique(ctx, c.apiKeys, (k) => k.name, (i) => ['apiKeys', i, 'name'], 'API key name');
-      unique(ctx, c.webhooks, (w) => w.url, (i) => ['webhooks', i, 'url'], 'webhook URL');
+      unique(
+        ctx,
+        c.users,
+        (u) => u.usertag,
+        (i) => ['users', i, 'usertag'],
+        'usertag',
+      );
+      unique(
+        ctx,
+        c.users,
+        (u) => u.email,
+        (i) => ['users', i, 'email'],
+        'email',
+      );
+      unique(
+        ctx,
+        c.memberships,
+        (m) => m.usertag,
+        (i) => ['memberships', i, 'usertag'],
+        'membership for usertag',
+      );
+      unique(
+        ctx,
+        c.events,
+        (e) => e.slug,
+        (i) => ['events', i, 'slug'],
+        'event slug',
+      );
+      unique(
+        ctx,
+        c.articles,
+        (a) => a.slug,
+        (i) => ['articles', i, 'slug'],
+        'article slug',
+      );
+      unique(
+        ctx,
+        c.products,
+        (p) => p.sku,
+        (i) => ['products', i, 'sku'],
+        'sku',
+      );
+      unique(
+        ctx,
+        c.segments,
+        (s) => s.name,
+        (i) => ['segments', i, 'name'],
+        'segment name',
+      );
+      unique(
+        ctx,
+        c.apiKeys,
+        (k) => k.name,
+        (i) => ['apiKeys', i, 'name'],
+        'API key name',
+      );
+      unique(
+        ctx,
+        c.webhooks,
+        (w) => w.url,
+        (i) => ['webhooks', i, 'url'],
+        'webhook URL',
+      );
 
       // At most one featured event per community (the database holds it too).
       const featured = c.events.map((e, i) => (e.featured ? i : -1)).filter((i) => i >= 0);
       for (const i of featured.slice(1)) {
-        ctx.addIssue({ code: 'custom', path: ['events', i, 'featured'], message: `only one event per community can be featured (events[${featured[0]}] already is)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['events', i, 'featured'],
+          message: `only one event per community can be featured (events[${featured[0]}] already is)`,
+        });
       }
 
       // The founder is a member by definition: ACCEPTED, role founder. Only the founder has that role.
       c.memberships.forEach((m, i) => {
         if (m.usertag === c.founder) {
-          if (m.status !== 'ACCEPTED') ctx.addIssue({ code: 'custom', path: ['memberships', i, 'status'], message: 'the founder\'s membership must be ACCEPTED' });
-          if (m.role && m.role !== 'founder') ctx.addIssue({ code: 'custom', path: ['memberships', i, 'role'], message: 'the founder\'s role is founder' });
+          if (m.status !== 'ACCEPTED')
+            ctx.addIssue({
+              code: 'custom',
+              path: ['memberships', i, 'status'],
+              message: "the founder's membership must be ACCEPTED",
+            });
+          if (m.role && m.role !== 'founder')
+            ctx.addIssue({
+              code: 'custom',
+              path: ['memberships', i, 'role'],
+              message: "the founder's role is founder",
+            });
         } else if (m.role === 'founder') {
-          ctx.addIssue({ code: 'custom', path: ['memberships', i, 'role'], message: `only the community's founder (${c.founder}) has the founder role` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['memberships', i, 'role'],
+            message: `only the community's founder (${c.founder}) has the founder role`,
+          });
         }
       });
     });
@@ -515,32 +718,54 @@ export function fixtureSchema(now: Date) {
     .object({ communities: z.array(CommunityEntry).min(1, 'needs at least one community') })
     .strict()
     .superRefine((f, ctx) => {
-      unique(ctx, f.communities, (c) => c.tag, (i) => ['communities', i, 'tag'], 'community tag');
+      unique(
+        ctx,
+        f.communities,
+        (c) => c.tag,
+        (i) => ['communities', i, 'tag'],
+        'community tag',
+      );
       const domainOwner = new Map<string, number>();
-      f.communities.forEach((c, ci) => c.domains.forEach((d, di) => {
-        const owner = domainOwner.get(d);
-        if (owner !== undefined && owner !== ci) {
-          ctx.addIssue({ code: 'custom', path: ['communities', ci, 'domains', di], message: `domain "${d}" is already used by communities[${owner}]` });
-        }
-        domainOwner.set(d, ci);
-      }));
+      f.communities.forEach((c, ci) =>
+        c.domains.forEach((d, di) => {
+          const owner = domainOwner.get(d);
+          if (owner !== undefined && owner !== ci) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['communities', ci, 'domains', di],
+              message: `domain "${d}" is already used by communities[${owner}]`,
+            });
+          }
+          domainOwner.set(d, ci);
+        }),
+      );
       // Users are platform-wide: one listed under several communities must be the same user.
       const byTag = new Map<string, { json: string; at: string; email: string }>();
       const byEmail = new Map<string, string>();
-      f.communities.forEach((c, ci) => c.users.forEach((u, ui) => {
-        const json = JSON.stringify(u);
-        const at = `communities[${ci}].users[${ui}]`;
-        const prev = byTag.get(u.usertag);
-        if (prev && prev.json !== json) {
-          ctx.addIssue({ code: 'custom', path: ['communities', ci, 'users', ui], message: `user "${u.usertag}" is defined differently at ${prev.at}` });
-        }
-        const tagOfEmail = byEmail.get(u.email);
-        if (tagOfEmail !== undefined && tagOfEmail !== u.usertag) {
-          ctx.addIssue({ code: 'custom', path: ['communities', ci, 'users', ui, 'email'], message: `e-mail already belongs to user "${tagOfEmail}" in this file` });
-        }
-        if (!prev) byTag.set(u.usertag, { json, at, email: u.email });
-        if (tagOfEmail === undefined) byEmail.set(u.email, u.usertag);
-      }));
+      f.communities.forEach((c, ci) =>
+        c.users.forEach((u, ui) => {
+          const json = JSON.stringify(u);
+          const at = `communities[${ci}].users[${ui}]`;
+          const prev = byTag.get(u.usertag);
+          if (prev && prev.json !== json) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['communities', ci, 'users', ui],
+              message: `user "${u.usertag}" is defined differently at ${prev.at}`,
+            });
+          }
+          const tagOfEmail = byEmail.get(u.email);
+          if (tagOfEmail !== undefined && tagOfEmail !== u.usertag) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['communities', ci, 'users', ui, 'email'],
+              message: `e-mail already belongs to user "${tagOfEmail}" in this file`,
+            });
+          }
+          if (!prev) byTag.set(u.usertag, { json, at, email: u.email });
+          if (tagOfEmail === undefined) byEmail.set(u.email, u.usertag);
+        }),
+      );
     });
 }
 
@@ -559,9 +784,7 @@ export interface FixtureIssue {
   message: string;
 }
 
-export type FixtureParseResult =
-  | { success: true; data: Fixture }
-  | { success: false; issues: FixtureIssue[] };
+export type FixtureParseResult = { success: true; data: Fixture } | { success: false; issues: FixtureIssue[] };
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -580,7 +803,8 @@ export function fixtureIssues(error: z.ZodError): FixtureIssue[] {
   const out: FixtureIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: formatFixturePath([...issue.path, key]), message: 'unknown field' });
+      for (const key of issue.keys)
+        out.push({ path: formatFixturePath([...issue.path, key]), message: 'unknown field' });
       continue;
     }
     out.push({ path: formatFixturePath(issue.path), message: splitCoded(issue.message).message });

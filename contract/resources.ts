@@ -2,7 +2,14 @@
 import { z } from 'zod';
 import { AmountCents, Currency, HexColor, IsoDateTime, Uuid } from './common.ts';
 import {
-  Accessibility, ArticleStatus, DonationMode, EventFormat, MembershipStatus, PAGE_KEYS, PageKey, Visibility,
+  Accessibility,
+  ArticleStatus,
+  DonationMode,
+  EventFormat,
+  MembershipStatus,
+  PAGE_KEYS,
+  PageKey,
+  Visibility,
 } from './enums.ts';
 
 /** The spec leaves the inner structure open; this is ours. Every field optional. */
@@ -38,7 +45,18 @@ export type DonationConfig = z.infer<typeof DonationConfig>;
 export const FormField = z
   .object({
     id: z.string().min(1).max(64),
-    type: z.enum(['short_text', 'long_text', 'email', 'phone', 'number', 'url', 'date', 'select', 'multi_select', 'checkbox']),
+    type: z.enum([
+      'short_text',
+      'long_text',
+      'email',
+      'phone',
+      'number',
+      'url',
+      'date',
+      'select',
+      'multi_select',
+      'checkbox',
+    ]),
     label: z.string().min(1).max(200),
     required: z.boolean().default(false),
     options: z.array(z.string().min(1).max(200)).max(100).optional(),
@@ -113,8 +131,13 @@ export const Product = z
     currency: z.string(),
     imageUrl: z.string().nullable(),
     isActive: z.boolean(),
-    sellerId: z.string().nullable().optional()
-      .describe('present only in user-seller mode: the listing member, or null when the community lists the product itself'),
+    sellerId: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'present only in user-seller mode: the listing member, or null when the community lists the product itself',
+      ),
     donationConfig: DonationConfig.nullable(),
   })
   .meta({ id: 'Product' });
@@ -205,11 +228,21 @@ export const PageSetting = z
 const HexOrString = z.union([HexColor, z.string().max(200)]);
 export const ThemeConfig = z
   .object({
-    bgColor: HexOrString, textColor: HexOrString, brandColor: HexOrString, linkColor: HexOrString,
-    accentColor: HexOrString, bodyFont: z.string().max(200), headingFont: z.string().max(200),
-    buttonRadius: z.string().max(20), inputRadius: z.string().max(20), cardRadius: z.string().max(20),
-    primaryBtnBg: HexOrString, primaryBtnText: HexOrString, secondaryBtnBg: HexOrString,
-    secondaryBtnText: HexOrString, secondaryBtnBorder: HexOrString,
+    bgColor: HexOrString,
+    textColor: HexOrString,
+    brandColor: HexOrString,
+    linkColor: HexOrString,
+    accentColor: HexOrString,
+    bodyFont: z.string().max(200),
+    headingFont: z.string().max(200),
+    buttonRadius: z.string().max(20),
+    inputRadius: z.string().max(20),
+    cardRadius: z.string().max(20),
+    primaryBtnBg: HexOrString,
+    primaryBtnText: HexOrString,
+    secondaryBtnBg: HexOrString,
+    secondaryBtnText: HexOrString,
+    secondaryBtnBorder: HexOrString,
   })
   .partial()
   .strict()
@@ -266,7 +299,12 @@ export const PageVerdict = z
 
 /** Every page key of the community to its verdict for the requesting viewer. */
 export const PageAccess = z
-  .object(Object.fromEntries(PAGE_KEYS.map((k) => [k, PageVerdict])) as Record<(typeof PAGE_KEYS)[number], typeof PageVerdict>)
+  .object(
+    Object.fromEntries(PAGE_KEYS.map((k) => [k, PageVerdict])) as Record<
+      (typeof PAGE_KEYS)[number],
+      typeof PageVerdict
+    >,
+  )
   .meta({ id: 'PageAccess' });
 
 /** The signed-in visitor as `/api/users/me` and the sign-in routes return them: the only place a user's own e-mail and phone appear. */

@@ -4,8 +4,17 @@ import type { z } from 'zod';
 import type { Scope } from './enums.ts';
 
 export const API_TAGS = [
-  'Events', 'Articles', 'Products', 'Members', 'Atlas', 'Segments', 'Applications', 'Broadcasts', 'Rules',
-  'Keys', 'Community site',
+  'Events',
+  'Articles',
+  'Products',
+  'Members',
+  'Atlas',
+  'Segments',
+  'Applications',
+  'Broadcasts',
+  'Rules',
+  'Keys',
+  'Community site',
 ] as const;
 export type ApiTag = (typeof API_TAGS)[number];
 
@@ -74,7 +83,12 @@ export interface RouteDef<
 }
 
 export function route<
-  P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, A extends RouteAuth, O extends string,
+  P extends z.ZodType,
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  R extends z.ZodType,
+  A extends RouteAuth,
+  O extends string,
 >(def: RouteDef<P, Q, B, R, A, O>): RouteDef<P, Q, B, R, A, O> {
   return def;
 }

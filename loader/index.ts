@@ -39,7 +39,10 @@ if (!script) {
           );
         }
         disconnectedCallback() {
-          widget?.then((w) => w.disconnect(this), () => {});
+          widget?.then(
+            (w) => w.disconnect(this),
+            () => {},
+          );
         }
       },
     );

@@ -6,7 +6,9 @@ import type { EmbedConfig } from '../widgets/lib/contract.ts';
  * the odd host that re-inserts or wraps our tag (some tag managers) and loses it.
  */
 export function findLoaderScript(): HTMLScriptElement | null {
-  return (document.currentScript as HTMLScriptElement | null) ?? document.querySelector('script[src*="/widgets/loader.js"]');
+  return (
+    (document.currentScript as HTMLScriptElement | null) ?? document.querySelector('script[src*="/widgets/loader.js"]')
+  );
 }
 
 export function readConfig(script: HTMLScriptElement): EmbedConfig {

@@ -9,7 +9,8 @@ import ts from 'typescript';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 function sources(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+  return fs
+    .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
     .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
     .map((f) => path.join(dir, f));
 }
@@ -24,12 +25,33 @@ export function layerOf(file: string): string {
 
 // Layers that hold business rules or infrastructure must not reach up into the HTTP surfaces, nor
 // into use-cases/ (the orchestration /v1 and the widget actions share, between them and domain/).
-const SURFACES = ['server/http', 'server/v1', 'server/site', 'server/cli', 'server/openapi', 'server/actions', 'server/use-cases'];
+const SURFACES = [
+  'server/http',
+  'server/v1',
+  'server/site',
+  'server/cli',
+  'server/openapi',
+  'server/actions',
+  'server/use-cases',
+];
 /** The route layers: each calls use-cases/ and domain/, never another route layer. */
 const ROUTE_LAYERS = ['server/v1', 'server/site', 'server/actions'];
-const CORE = ['server/domain', 'server/db', 'server/mail', 'server/payments', 'server/webhooks', 'server/sms', 'server/oauth'];
+const CORE = [
+  'server/domain',
+  'server/db',
+  'server/mail',
+  'server/payments',
+  'server/webhooks',
+  'server/sms',
+  'server/oauth',
+];
 
-export interface ImportEdge { from: string; to: string; typeOnly: boolean; dynamic: boolean }
+export interface ImportEdge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+  dynamic: boolean;
+}
 
 export function importsOf(file: string): ImportEdge[] {
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -43,14 +65,23 @@ export function importsOf(file: string): ImportEdge[] {
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && !!clause.namedBindings
-        && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0
-        && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            !!clause.namedBindings &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       add(node.moduleSpecifier.text, typeOnly, false);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       add(node.moduleSpecifier.text, node.isTypeOnly, false);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword
-      && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       add(node.arguments[0].text, false, true);
     }
     ts.forEachChild(node, visit);
@@ -76,15 +107,17 @@ export function folderCycles(edges: ImportEdge[]): string[][] {
   const graph = new Map<string, Set<string>>();
   for (const e of edges) {
     if (e.typeOnly) continue;
-    const a = layerOf(e.from); const b = layerOf(e.to);
+    const a = layerOf(e.from);
+    const b = layerOf(e.to);
     if (a === b) continue;
     if (!graph.has(a)) graph.set(a, new Set());
     graph.get(a)!.add(b);
   }
   const cycles: string[][] = [];
-  for (const [a, outs] of graph) for (const b of outs) {
-    if (a < b && graph.get(b)?.has(a)) cycles.push([a, b]);
-  }
+  for (const [a, outs] of graph)
+    for (const b of outs) {
+      if (a < b && graph.get(b)?.has(a)) cycles.push([a, b]);
+    }
   return cycles;
 }
 
@@ -110,20 +143,34 @@ function main() {
   const files = [...sources('server'), ...sources('contract')];
   const edges = files.flatMap(importsOf);
   const bad = edges.map((e) => ({ ...e, why: violation(e) })).filter((e) => e.why);
-  const assertions = files.reduce((n, f) => n + (fs.readFileSync(path.join(ROOT, f), 'utf8').match(/\b(key|visitor)!/g)?.length ?? 0), 0);
-  const sqlOutsideData = files.filter((f) => /^server[\\/](v1|site|actions)[\\/]/.test(f)
-    && /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
-  console.log(JSON.stringify({
-    crossLayerImports: {
-      runtime: bad.filter((e) => !e.typeOnly).length,
-      typeOnly: bad.filter((e) => e.typeOnly).length,
-      list: bad.map((e) => `${e.from} -> ${e.to}${e.typeOnly ? ' (type)' : ''}${e.dynamic ? ' (dynamic)' : ''}: ${e.why}`),
-    },
-    folderCycles: folderCycles(edges).map((c) => c.join(' <-> ')),
-    filesWithSqlInSurfaces: sqlOutsideData,
-    handlerNonNullAssertions: assertions,
-    longestFunctions: longestFunctions(files, 10).map((f) => `${f.lines} ${f.name} (${f.file})`),
-  }, null, 2));
+  const assertions = files.reduce(
+    (n, f) => n + (fs.readFileSync(path.join(ROOT, f), 'utf8').match(/\b(key|visitor)!/g)?.length ?? 0),
+    0,
+  );
+  const sqlOutsideData = files.filter(
+    (f) =>
+      /^server[\\/](v1|site|actions)[\\/]/.test(f) &&
+      /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')),
+  );
+  console.log(
+    JSON.stringify(
+      {
+        crossLayerImports: {
+          runtime: bad.filter((e) => !e.typeOnly).length,
+          typeOnly: bad.filter((e) => e.typeOnly).length,
+          list: bad.map(
+            (e) => `${e.from} -> ${e.to}${e.typeOnly ? ' (type)' : ''}${e.dynamic ? ' (dynamic)' : ''}: ${e.why}`,
+          ),
+        },
+        folderCycles: folderCycles(edges).map((c) => c.join(' <-> ')),
+        filesWithSqlInSurfaces: sqlOutsideData,
+        handlerNonNullAssertions: assertions,
+        longestFunctions: longestFunctions(files, 10).map((f) => `${f.lines} ${f.name} (${f.file})`),
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) main();

@@ -49,7 +49,9 @@ export function gzipSize(file: string): number {
 }
 
 export function measure(manifest: WidgetManifest, sizeOf: (file: string) => number): Row[] {
-  const rows: Row[] = [{ name: 'loader.js', files: [manifest.loader], gzip: sizeOf(manifest.loader), budget: BUDGETS.loader }];
+  const rows: Row[] = [
+    { name: 'loader.js', files: [manifest.loader], gzip: sizeOf(manifest.loader), budget: BUDGETS.loader },
+  ];
   for (const [name, widget] of Object.entries(manifest.widgets)) {
     const files = [...widget.imports, widget.file];
     rows.push({

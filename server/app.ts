@@ -79,9 +79,15 @@ export function createApp(deps: AppDeps): Express {
 
   const payments = deps.payments ?? setUpPayments(config, database.db, logger);
   // Friend requests per sender (server/site/visitor.ts); each one notifies somebody.
-  deps.rateLimits.define('friend-requests', { points: config.rateLimits.friendRequestsPerHour ?? FRIEND_REQUESTS_PER_HOUR, durationSec: 60 * 60 });
+  deps.rateLimits.define('friend-requests', {
+    points: config.rateLimits.friendRequestsPerHour ?? FRIEND_REQUESTS_PER_HOUR,
+    durationSec: 60 * 60,
+  });
   // The spec's 30 standalone donations per client IP per hour (server/use-cases/donations.ts).
-  deps.rateLimits.define('donations-ip', { points: config.rateLimits.donationsPerIpPerHour ?? DONATIONS_PER_IP_PER_HOUR, durationSec: 60 * 60 });
+  deps.rateLimits.define('donations-ip', {
+    points: config.rateLimits.donationsPerIpPerHour ?? DONATIONS_PER_IP_PER_HOUR,
+    durationSec: 60 * 60,
+  });
   const routeDeps = {
     db: database.db,
     keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),
@@ -90,7 +96,8 @@ export function createApp(deps: AppDeps): Express {
     publicUrl: config.publicUrl,
     validateResponses: deps.validateResponses,
     readBody: jsonBodyReader(config.bodyLimit),
-    sessions: deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
+    sessions:
+      deps.sessions ?? new SessionTokens(config.sessionSecret ?? deriveKey(loadMasterKey(config), 'session tokens v1')),
     mailer: deps.mailer,
     smsSender: deps.smsSender,
     outboxSeal: loadOutboxSeal(config),
@@ -104,7 +111,9 @@ export function createApp(deps: AppDeps): Express {
   const v1 = v1Router(routeDeps);
   app.use(v1);
 
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   app.get('/readyz', async (_req, res) => {
     try {
       await ping(database.db);

@@ -17,7 +17,10 @@ const DurationList = z.string().transform((value, ctx) => {
   const parts = value.split(',').map((p) => p.trim());
   const ms = parts.map(parseDuration);
   if (parts.length > 20 || ms.some((d) => d === null)) {
-    ctx.addIssue({ code: 'custom', message: 'must be 1 to 20 comma-separated durations like 1m,5m,30m,2h,24h (units ms, s, m, h, d)' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be 1 to 20 comma-separated durations like 1m,5m,30m,2h,24h (units ms, s, m, h, d)',
+    });
     return z.NEVER;
   }
   return ms as number[];
@@ -33,7 +36,10 @@ const Env = z.object({
     .string()
     .regex(/^(postgres|postgresql):\/\//, 'must be a postgres:// URL (leave it unset for the embedded SQLite database)')
     .optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests per second per key; the spec's values are the defaults. */
   RATE_LIMIT_PUBLISHABLE_PER_SEC: PositiveInt.default(100),
@@ -55,7 +61,10 @@ const Env = z.object({
   RATE_LIMIT_SMS_STARTS_PER_PHONE: PositiveInt.optional(),
   RATE_LIMIT_SMS_STARTS_PER_IP: PositiveInt.optional(),
   /** Largest accepted JSON body. */
-  SVC_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
+  SVC_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb')
+    .default('1mb'),
   /**
    * Longest time a client may take to send a whole request (headers and body), and its headers
    * alone. Node's own 300 s would let a client that stalls its body hold a connection for five
@@ -68,14 +77,17 @@ const Env = z.object({
   /** How long public read responses are cached in process (0 = off); writes here invalidate at once. */
   SVC_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** Which proxies' X-Forwarded-* headers count: a hop count or their addresses (parseTrustProxy); never every client's. */
-  SVC_TRUST_PROXY: z.string().transform((value, ctx) => {
-    const parsed = parseTrustProxy(value);
-    if ('error' in parsed) {
-      ctx.addIssue({ code: 'custom', message: parsed.error });
-      return z.NEVER;
-    }
-    return parsed.trust;
-  }).prefault('false'),
+  SVC_TRUST_PROXY: z
+    .string()
+    .transform((value, ctx) => {
+      const parsed = parseTrustProxy(value);
+      if ('error' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed.trust;
+    })
+    .prefault('false'),
   /** Seed the demo community on the first start of an empty database (default: only on embedded SQLite). */
   SVC_SEED_DEMO: z.enum(['true', 'false']).optional(),
   /** `production` turns off development conveniences (private webhook receivers). */
@@ -95,15 +107,20 @@ const Env = z.object({
   /** The master key: 32 bytes (base64 or hex) from which per-purpose keys are derived; default: a key file in SVC_DATA_DIR. */
   SVC_ENCRYPTION_KEY: z
     .string()
-    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as base64 (44 chars) or hex (64 chars); make one with `openssl rand -base64 32`')
+    .refine(
+      (v) => decodeKey(v) !== null,
+      'must be 32 bytes as base64 (44 chars) or hex (64 chars); make one with `openssl rand -base64 32`',
+    )
     .optional(),
   /** 32 bytes (base64 or hex) that sign visitor session tokens; default: derived from the master key. */
   SVC_SESSION_SECRET: z
     .string()
-    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as base64 (44 chars) or hex (64 chars); make one with `openssl rand -base64 32`')
+    .refine(
+      (v) => decodeKey(v) !== null,
+      'must be 32 bytes as base64 (44 chars) or hex (64 chars); make one with `openssl rand -base64 32`',
+    )
     .optional(),
 });
-
 
 /**
  * Express `trust proxy` as svc allows it: `false` (no proxy: the socket's address is the client),
@@ -126,19 +143,23 @@ function isProxyAddress(entry: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (v4 ? 32 : 128);
 }
 
-const TRUST_PROXY_HELP = 'set the number of proxies in front of svc (e.g. 1 for one load balancer) or their addresses '
-  + '(comma-separated IPs or CIDR ranges, e.g. 10.0.0.0/8,192.0.2.10)';
+const TRUST_PROXY_HELP =
+  'set the number of proxies in front of svc (e.g. 1 for one load balancer) or their addresses ' +
+  '(comma-separated IPs or CIDR ranges, e.g. 10.0.0.0/8,192.0.2.10)';
 
 export function parseTrustProxy(text: string): { trust: TrustProxy } | { error: string } {
   const value = text.trim().toLowerCase();
   if (value === 'false' || value === '0') return { trust: false };
   if (value === 'true') {
-    return { error: `true would believe the X-Forwarded-For of every client, who could then pick their IP and escape every per-IP limit; ${TRUST_PROXY_HELP}` };
+    return {
+      error: `true would believe the X-Forwarded-For of every client, who could then pick their IP and escape every per-IP limit; ${TRUST_PROXY_HELP}`,
+    };
   }
   if (/^\d{1,3}$/.test(value)) return { trust: Number(value) };
   const entries = value.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !isProxyAddress(e));
-  if (bad.length > 0) return { error: `${bad.map((b) => `"${b}"`).join(', ')} is not a proxy address; ${TRUST_PROXY_HELP}` };
+  if (bad.length > 0)
+    return { error: `${bad.map((b) => `"${b}"`).join(', ')} is not a proxy address; ${TRUST_PROXY_HELP}` };
   return { trust: entries };
 }
 
@@ -157,7 +178,11 @@ export interface Config {
   redisUrl: string | null;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
   rateLimits: {
-    publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number; signIn?: SignInLimits;
+    publishablePerSec: number;
+    secretPerSec: number;
+    anonymousPerSec: number;
+    authFailuresPerMin: number;
+    signIn?: SignInLimits;
     /** Widget actions per minute per client IP and community; unset = WIDGET_ACTIONS_PER_MIN_DEFAULT. */
     widgetActionsPerMin?: number;
     /** Friend request attempts per hour per sender; unset = FRIEND_REQUESTS_PER_HOUR. */
@@ -203,7 +228,12 @@ export interface SignInLimits {
 }
 
 export const SIGN_IN_LIMIT_DEFAULTS: Required<SignInLimits> = {
-  failuresPerAccount: 10, failuresPerIp: 50, accountWritesPerIp: 20, emailsPerAddress: 5, smsStartsPerPhone: 5, smsStartsPerIp: 20,
+  failuresPerAccount: 10,
+  failuresPerIp: 50,
+  accountWritesPerIp: 20,
+  emailsPerAddress: 5,
+  smsStartsPerPhone: 5,
+  smsStartsPerIp: 20,
 };
 
 /** RATE_LIMIT_WIDGET_ACTIONS_PER_MIN's default: a visitor RSVPs, donates or applies a few times a minute, not 60. */
@@ -238,7 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (e.SVC_HEADERS_TIMEOUT_MS > e.SVC_REQUEST_TIMEOUT_MS) {
     // Node refuses it too: the headers are part of the request.
-    throw new ConfigError('Invalid configuration:\n  SVC_HEADERS_TIMEOUT_MS: must not be longer than SVC_REQUEST_TIMEOUT_MS');
+    throw new ConfigError(
+      'Invalid configuration:\n  SVC_HEADERS_TIMEOUT_MS: must not be longer than SVC_REQUEST_TIMEOUT_MS',
+    );
   }
   const payments = parsePaymentsConfig(cleaned);
   if (Array.isArray(payments)) throw new ConfigError(`Invalid configuration:\n${payments.join('\n')}`);
@@ -263,8 +295,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       anonymousPerSec: e.RATE_LIMIT_ANONYMOUS_PER_SEC,
       authFailuresPerMin: e.RATE_LIMIT_AUTH_FAILURES_PER_MIN,
       ...(e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN ? { widgetActionsPerMin: e.RATE_LIMIT_WIDGET_ACTIONS_PER_MIN } : {}),
-      ...(e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR ? { friendRequestsPerHour: e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR } : {}),
-      ...(e.RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR ? { donationsPerIpPerHour: e.RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR } : {}),
+      ...(e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR
+        ? { friendRequestsPerHour: e.RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR }
+        : {}),
+      ...(e.RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR
+        ? { donationsPerIpPerHour: e.RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR }
+        : {}),
       // Only what is set: the rest take SIGN_IN_LIMIT_DEFAULTS where the buckets are made.
       signIn: definedOnly({
         failuresPerAccount: e.RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT,
@@ -283,7 +319,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readCacheMs: e.SVC_READ_CACHE_MS,
     trustProxy: e.SVC_TRUST_PROXY,
     webhooks: {
-      allowPrivate: e.SVC_ALLOW_PRIVATE_WEBHOOKS === undefined ? e.NODE_ENV !== 'production' : e.SVC_ALLOW_PRIVATE_WEBHOOKS === 'true',
+      allowPrivate:
+        e.SVC_ALLOW_PRIVATE_WEBHOOKS === undefined
+          ? e.NODE_ENV !== 'production'
+          : e.SVC_ALLOW_PRIVATE_WEBHOOKS === 'true',
       retryDelaysMs: e.SVC_WEBHOOK_RETRY_DELAYS,
       timeoutMs: e.SVC_WEBHOOK_TIMEOUT_MS,
       concurrency: e.SVC_WEBHOOK_CONCURRENCY,

@@ -24,7 +24,11 @@ export function ensurePrivateFile(file: string): void {
   fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
 }
 
-export interface Tightened { path: string; from: number; to: number }
+export interface Tightened {
+  path: string;
+  from: number;
+  to: number;
+}
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
 export const describeTightened = (t: Tightened): string => `${t.path}: ${octal(t.from)} -> ${octal(t.to)}`;

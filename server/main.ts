@@ -37,7 +37,10 @@ async function main(): Promise<void> {
   // Before anything opens it: the database, the key file and the mail are for svc's user alone.
   const tightened = tightenDataDir(config.dataDir);
   if (tightened.length > 0) {
-    logger.warn({ dataDir: config.dataDir, changed: tightened.map(describeTightened) }, 'data directory was readable by other users; made it private (directories 0700, files 0600)');
+    logger.warn(
+      { dataDir: config.dataDir, changed: tightened.map(describeTightened) },
+      'data directory was readable by other users; made it private (directories 0700, files 0600)',
+    );
   }
   const database = openDatabase(config.database);
   await migrate(database.db);
@@ -58,21 +61,29 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(database.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
-  }, 60 * 60 * 1000);
+  const purge = setInterval(
+    () => {
+      purgeExpiredIdempotencyKeys(database.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+    },
+    60 * 60 * 1000,
+  );
   purge.unref();
   // Releases seats and other holds of checkouts nobody paid (docs/payments.md).
   const checkoutExpiry = checkoutsExpireWorker(payments.payments, 30_000, logger);
   // Memberships whose paid access is over end on their own (each once, whichever process sees it).
-  const lapse = setInterval(() => {
-    lapseExpired(database.db).catch((err: unknown) => logger.error({ err }, 'ending lapsed memberships failed'));
-  }, 10 * 60 * 1000);
+  const lapse = setInterval(
+    () => {
+      lapseExpired(database.db).catch((err: unknown) => logger.error({ err }, 'ending lapsed memberships failed'));
+    },
+    10 * 60 * 1000,
+  );
   lapse.unref();
   const secrets = loadSecretBox(config);
   if (!(await secretsReadable(database.db, secrets))) {
     // Not fatal (the API works without it), but every delivery would fail until the key is fixed.
-    logger.error('webhook signing secrets do not decrypt with this key: set SVC_ENCRYPTION_KEY (or SVC_DATA_DIR) to the one they were stored with');
+    logger.error(
+      'webhook signing secrets do not decrypt with this key: set SVC_ENCRYPTION_KEY (or SVC_DATA_DIR) to the one they were stored with',
+    );
   }
   const worker = config.webhooks.worker
     ? new DeliveryWorker({ db: database.db, dialect: database.dialect, config: config.webhooks, secrets, logger })
@@ -81,9 +92,13 @@ async function main(): Promise<void> {
   // Over SMTP with SMTP_URL, else into .eml files under SVC_DATA_DIR/mail; off with SVC_MAIL_WORKER=false.
   const mailWorker = config.mail.worker
     ? new MailDeliveryWorker({
-      db: database.db, dialect: database.dialect, config: config.mail, transport: chooseMailTransport(config.mail, config.dataDir), logger,
-      seal: loadOutboxSeal(config),
-    })
+        db: database.db,
+        dialect: database.dialect,
+        config: config.mail,
+        transport: chooseMailTransport(config.mail, config.dataDir),
+        logger,
+        seal: loadOutboxSeal(config),
+      })
     : null;
   mailWorker?.start();
 

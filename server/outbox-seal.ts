@@ -14,9 +14,10 @@ const MARK = 'sealed:';
 
 /** What a reader shows for a message it cannot open. */
 export const UNREADABLE_SEALED =
-  '(sealed under another encryption key: read it where SVC_ENCRYPTION_KEY, or the key file in SVC_DATA_DIR, is the server\'s)';
+  "(sealed under another encryption key: read it where SVC_ENCRYPTION_KEY, or the key file in SVC_DATA_DIR, is the server's)";
 
-export type OutboxColumn = 'mail_outbox.text_body' | 'mail_outbox.html_body' | 'mail_outbox.attachments' | 'sms_outbox.text_body';
+export type OutboxColumn =
+  'mail_outbox.text_body' | 'mail_outbox.html_body' | 'mail_outbox.attachments' | 'sms_outbox.text_body';
 
 export class OutboxSeal {
   readonly #box: SecretBox;

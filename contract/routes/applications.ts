@@ -9,16 +9,27 @@ import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 const base = '/v1/communities/{communityTag}';
 const InCommunity = z.object({ communityTag: CommunityTag });
 
-const Reason = z.string().trim().max(1000).describe('internal note, stored on the audit trail; never sent to the person');
+const Reason = z
+  .string()
+  .trim()
+  .max(1000)
+  .describe('internal note, stored on the audit trail; never sent to the person');
 const OptionalReasonBody = z.object({ reason: Reason.optional() }).strict();
 
 export const SubmitApplicationBody = z
   .object({
-    answers: z.record(z.string().max(64), z.unknown())
-      .describe('answers keyed by form field id. The e-mail field and the first short-text field whose label contains "name" are ' +
-        'required whatever the form says; a segment whose form lacks them takes them as `email` and `name`.'),
-    source: Line(200).optional().describe('free-form attribution (a campaign, a page); persisted and sent in member.requested'),
-    billingCycle: BillingCycle.optional().describe('required when the segment offers more than one cycle; must be one it offers'),
+    answers: z
+      .record(z.string().max(64), z.unknown())
+      .describe(
+        'answers keyed by form field id. The e-mail field and the first short-text field whose label contains "name" are ' +
+          'required whatever the form says; a segment whose form lacks them takes them as `email` and `name`.',
+      ),
+    source: Line(200)
+      .optional()
+      .describe('free-form attribution (a campaign, a page); persisted and sent in member.requested'),
+    billingCycle: BillingCycle.optional().describe(
+      'required when the segment offers more than one cycle; must be one it offers',
+    ),
   })
   .strict();
 
@@ -42,7 +53,9 @@ export const SubmitPaidResult = z
   })
   .meta({ id: 'ApplicationPaymentRequired' });
 
-export const ApproveResult = z.object({ ok: z.literal(true), membershipId: Uuid, userId: Uuid }).meta({ id: 'ApplicationApproved' });
+export const ApproveResult = z
+  .object({ ok: z.literal(true), membershipId: Uuid, userId: Uuid })
+  .meta({ id: 'ApplicationApproved' });
 export const OkResult = z.object({ ok: z.literal(true) });
 export const KickResult = z.object({ ok: z.literal(true), kickedAt: z.iso.datetime() });
 export const BanResult = z.object({ ok: z.literal(true), bannedAt: z.iso.datetime() });
@@ -51,8 +64,8 @@ const SUBMIT_DESCRIPTION =
   'Records an application to the segment and answers 201. Accepts `Idempotency-Key`.\n\n' +
   '- **Answers** are keyed by form field id and checked as tier form answers are (types, options, required; unknown ' +
   'ids refused). The form\'s first `email` field and its first `short_text` field whose label contains "name" (any ' +
-  'case) are required whatever the form says: they are the applicant\'s address and name. A segment without a form, or ' +
-  'whose form lacks one of them, takes them as `email` and `name`. Missing answers are `400 INVALID_INPUT` (the spec\'s ' +
+  "case) are required whatever the form says: they are the applicant's address and name. A segment without a form, or " +
+  "whose form lacks one of them, takes them as `email` and `name`. Missing answers are `400 INVALID_INPUT` (the spec's " +
   '400) with `extras.field` `answers.<id>` and `extras.fields`. Answers are stored trimmed, empty optional ones dropped.\n' +
   '- **The account**: the address (lower-cased) finds the user, or creates one with the name answered, a usertag made ' +
   'from it and no password (a password reset sets one). An existing account is matched, never renamed.\n' +
@@ -91,7 +104,11 @@ export const submitApplication = route({
   auth: { kind: 'apiKey', scope: 'WRITE_MEMBERS' },
   params: InCommunity.extend({ segmentId: Uuid }),
   body: SubmitApplicationBody,
-  response: { status: 201, schema: z.union([SubmitFreeResult, SubmitPaidResult]), description: 'The request, approved, pending or waiting for payment' },
+  response: {
+    status: 201,
+    schema: z.union([SubmitFreeResult, SubmitPaidResult]),
+    description: 'The request, approved, pending or waiting for payment',
+  },
   errors: [400, 401, 403, 404, 409, 415, 429],
 });
 
@@ -126,7 +143,7 @@ export const rejectApplication = route({
     'REJECTED membership, so the person sees the answer); `member.rejected` fires and the applicant is e-mailed that it ' +
     'was not accepted. `reason` (up to 1000 characters) is stored on the request only, never in an e-mail, a webhook or ' +
     'any response. Rejecting a REJECTED request again is 200 and changes nothing (the first reason stays). An APPROVED ' +
-    'request is 422 (kick the member instead). Unknown or another community\'s request: 404.',
+    "request is 422 (kick the member instead). Unknown or another community's request: 404.",
   auth: { kind: 'apiKey', scope: 'WRITE_MEMBERS' },
   params: InCommunity.extend({ requestId: Uuid }),
   body: OptionalReasonBody,
@@ -142,7 +159,7 @@ export const kickMember = route({
   summary: 'Remove a member',
   description:
     'The ACCEPTED membership becomes REJECTED (`platforms.svc.status` KICKED, docs/decisions/0012-a-kick-leaves-rejected.md) ' +
-    'and leaves the directory at once (the write clears the community\'s read cache); `member.kicked` fires; the reason ' +
+    "and leaves the directory at once (the write clears the community's read cache); `member.kicked` fires; the reason " +
     '(up to 1000 characters), the key that acted and the time go on the audit trail. The person may apply again (the ' +
     'next submit starts over). Kicking again answers the first `kickedAt` and records and emits nothing. No e-mail is ' +
     'sent. 404 "Member not found in this community" when the user has no membership here; `409 INVALID_STATE` for one ' +
@@ -162,7 +179,7 @@ export const banMember = route({
   summary: 'Ban a member or applicant',
   description:
     'Irreversible (there is no unban in v1): from PENDING, ACCEPTED, REJECTED or only an unpaid request, the membership ' +
-    'becomes BANNED (`platforms.svc.status` BANNED), leaves the directory at once, the person\'s open applications are ' +
+    "becomes BANNED (`platforms.svc.status` BANNED), leaves the directory at once, the person's open applications are " +
     'closed (CANCELLED; approving one is 422), and the address can never apply again (`403 APPLICANT_BANNED`). ' +
     '`member.banned` fires; the reason, the key that acted and the time go on the audit trail. Banning again answers the ' +
     'first `bannedAt` and records and emits nothing. No e-mail is sent. 404 "Member not found in this community" when ' +
@@ -177,24 +194,29 @@ export const banMember = route({
 export const ApplyCheckoutBody = z
   .object({
     requestId: Uuid.describe('a PAYMENT_PENDING request of this community (from the paid submit)'),
-    origin: Line(2048).optional()
-      .describe('`scheme://host[:port]` of the page the applicant came from: one of the community\'s embed origins or its hosted ' +
-        'site (custom domain or `<tag>.localhost`). Success returns to `<origin>/?svc_apply=success&session={CHECKOUT_SESSION_ID}`, ' +
-        'cancel to `<origin>/?svc_apply=cancelled&request=<requestId>`. Without it, the landing URL\'s origin, else the hosted site.'),
+    origin: Line(2048)
+      .optional()
+      .describe(
+        "`scheme://host[:port]` of the page the applicant came from: one of the community's embed origins or its hosted " +
+          'site (custom domain or `<tag>.localhost`). Success returns to `<origin>/?svc_apply=success&session={CHECKOUT_SESSION_ID}`, ' +
+          "cancel to `<origin>/?svc_apply=cancelled&request=<requestId>`. Without it, the landing URL's origin, else the hosted site.",
+      ),
   })
   .strict();
 
-export const ApplyCheckoutResult = z.object({
-  checkoutUrl: z.string().describe('send the applicant here'),
-  sessionId: z.string().describe("the processor's session id (what {CHECKOUT_SESSION_ID} becomes)"),
-}).meta({ id: 'ApplyCheckoutResponse' });
+export const ApplyCheckoutResult = z
+  .object({
+    checkoutUrl: z.string().describe('send the applicant here'),
+    sessionId: z.string().describe("the processor's session id (what {CHECKOUT_SESSION_ID} becomes)"),
+  })
+  .meta({ id: 'ApplyCheckoutResponse' });
 
 const APPLY_CHECKOUT_DESCRIPTION =
   'Opens the payment of a PAYMENT_PENDING request at the price of its billing cycle; answers `{checkoutUrl, sessionId}`. ' +
   'The same `Idempotency-Key` (or `X-Idempotency-Key`) answers the same session.\n\n' +
   '- **Which requests**: a PAYMENT_PENDING request of this community; any other status is `400 INVALID_INPUT` ' +
-  '(`extras.field` = `requestId`, `extras.status`); an unknown id or another community\'s is 404. The segment must still ' +
-  'price the request\'s billing cycle (a PATCH may have set it to null since), else `400 INVALID_INPUT` naming the ' +
+  "(`extras.field` = `requestId`, `extras.status`); an unknown id or another community's is 404. The segment must still " +
+  "price the request's billing cycle (a PATCH may have set it to null since), else `400 INVALID_INPUT` naming the " +
   'cycle; a closed segment is 400. Payments off: `503 SERVICE_UNAVAILABLE`; the processor refused: ' +
   '`502 PAYMENT_PROCESSOR_ERROR`.\n' +
   '- **One open checkout per request**: asking again while it is open answers that same checkout (no second session, no ' +
@@ -212,15 +234,15 @@ const APPLY_CHECKOUT_DESCRIPTION =
   '(docs/decisions/0017-founding-spot-taken-when-checkout-opens.md).\n' +
   '- **Price changes**: an existing member keeps paying what they bought, for every renewal of that subscription; the ' +
   'new price applies to new checkouts, including a member who buys again after their access ended.\n' +
-  '- **Completion** (never the redirect: a verified Stripe event, or the local page\'s Pay), once however often or ' +
+  "- **Completion** (never the redirect: a verified Stripe event, or the local page's Pay), once however often or " +
   'concurrently it is delivered: the request APPROVED, the membership ACCEPTED, `member.approved` with ' +
   '`approvedBy: null` (the payment approved it), the `membership.approved` notification, the welcome e-mail, and a ' +
-  'billing record (cycle, price per charge, founding, access until, next charge, installments paid, the processor\'s ' +
+  "billing record (cycle, price per charge, founding, access until, next charge, installments paid, the processor's " +
   'subscription id) with its first charge. A payment for a request a reviewer REJECTED meanwhile, or by a banned person, ' +
   'admits nobody, gives the founding spot back and is logged (`paid membership not granted`) for a person to refund.\n' +
-  '- **Refunds**: a full refund of the purchase\'s payment ends the membership as a kick would (REJECTED, KICKED, may ' +
+  "- **Refunds**: a full refund of the purchase's payment ends the membership as a kick would (REJECTED, KICKED, may " +
   'apply again), `member.kicked` with `kickedBy: null` and "payment refunded" on the audit trail, the billing REFUNDED ' +
-  'and a founding spot given back. Refunds of a subscription\'s later invoices are not mapped in v1.\n' +
+  "and a founding spot given back. Refunds of a subscription's later invoices are not mapped in v1.\n" +
   '- **End of access**: a subscription that ends (Stripe `customer.subscription.deleted`, or an installment plan after ' +
   'its last charge) keeps access until its paid period is over (a plan stopped early: until its unpaid installment was ' +
   'due); the server then ends the membership within 10 minutes (or at once with `svc payments lapse`), like a kick ' +
@@ -235,9 +257,9 @@ export const applyCheckout = route({
   summary: 'Open the checkout of a paid application',
   description:
     `${APPLY_CHECKOUT_DESCRIPTION}\n\n` +
-    '`origin` must be one of the community\'s origins (an embed origin, its landing URL\'s origin, or a hosted site: a ' +
-    'registered domain or `<tag>.localhost` on the platform\'s scheme and port); anything else (another host, a path, ' +
-    'another scheme) is `400 INVALID_INPUT` on `origin`. Without it: the landing URL\'s origin, else the first ' +
+    "`origin` must be one of the community's origins (an embed origin, its landing URL's origin, or a hosted site: a " +
+    "registered domain or `<tag>.localhost` on the platform's scheme and port); anything else (another host, a path, " +
+    "another scheme) is `400 INVALID_INPUT` on `origin`. Without it: the landing URL's origin, else the first " +
     'registered domain, else `<tag>.localhost`.',
   auth: { kind: 'apiKey', scope: 'WRITE_MEMBERS' },
   params: InCommunity,
@@ -246,7 +268,14 @@ export const applyCheckout = route({
   errors: [400, 401, 403, 404, 409, 415, 429, 502, 503],
 });
 
-export const APPLICATION_ROUTES = [submitApplication, approveApplication, rejectApplication, kickMember, banMember, applyCheckout];
+export const APPLICATION_ROUTES = [
+  submitApplication,
+  approveApplication,
+  rejectApplication,
+  kickMember,
+  banMember,
+  applyCheckout,
+];
 
 // <svc-apply>'s writes: the same submit and checkout as widget actions, for a page with only the
 // publishable key (or the hosted site). See docs/api.md "Widget actions" and docs/widgets.md.
@@ -255,8 +284,10 @@ const actions = WIDGET_ACTIONS_BASE;
 export const WidgetApplyCheckoutBody = z
   .object({
     requestId: Uuid.describe('a PAYMENT_PENDING request of this community (from the paid submit)'),
-    successUrl: ReturnUrl.describe('where the applicant comes back after paying: on the calling page\'s origin or another embed origin ' +
-      '(`{CHECKOUT_SESSION_ID}` is filled in)'),
+    successUrl: ReturnUrl.describe(
+      "where the applicant comes back after paying: on the calling page's origin or another embed origin " +
+        '(`{CHECKOUT_SESSION_ID}` is filled in)',
+    ),
     cancelUrl: ReturnUrl.describe('where the applicant comes back after cancelling: the same origins'),
   })
   .strict();
@@ -278,7 +309,11 @@ export const widgetSubmitApplication = route({
   auth: { kind: 'widget' },
   params: InCommunity.extend({ segmentId: Uuid }),
   body: SubmitApplicationBody,
-  response: { status: 201, schema: z.union([SubmitFreeResult, SubmitPaidResult]), description: 'The request, approved, pending or waiting for payment' },
+  response: {
+    status: 201,
+    schema: z.union([SubmitFreeResult, SubmitPaidResult]),
+    description: 'The request, approved, pending or waiting for payment',
+  },
   errors: [400, 401, 403, 404, 409, 415, 429],
 });
 
@@ -290,10 +325,10 @@ export const widgetApplyCheckout = route({
   summary: 'Pay for an application from a widget',
   description:
     `${APPLY_CHECKOUT_DESCRIPTION}\n\n` +
-    'The checkout of `POST /v1/.../apply/checkout` for <svc-apply>, with the widget\'s own return URLs instead of ' +
+    "The checkout of `POST /v1/.../apply/checkout` for <svc-apply>, with the widget's own return URLs instead of " +
     '`origin` (the page it is on, with `svc_apply=success|cancelled&svc_segment=<id>`, so the applicant comes back to ' +
-    'the widget): both must be on the calling page\'s origin or another of the community\'s own origins (else ' +
-    '`400 INVALID_INPUT` naming the field, nothing opened), so a checkout in the community\'s name cannot send anyone ' +
+    "the widget): both must be on the calling page's origin or another of the community's own origins (else " +
+    "`400 INVALID_INPUT` naming the field, nothing opened), so a checkout in the community's name cannot send anyone " +
     'elsewhere.',
   auth: { kind: 'widget' },
   params: InCommunity,

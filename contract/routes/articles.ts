@@ -10,14 +10,14 @@ const base = '/v1/communities/{communityTag}';
 const InCommunity = z.object({ communityTag: CommunityTag });
 
 const ARTICLE_READ_NOTE =
-  '`readTimeMinutes` is the words of the content\'s text (tags count as breaks) / 225 per minute, rounded up, at least ' +
-  '1, computed when read. `author` is the community\'s founder; a community without one is credited to itself ' +
+  "`readTimeMinutes` is the words of the content's text (tags count as breaks) / 225 per minute, rounded up, at least " +
+  "1, computed when read. `author` is the community's founder; a community without one is credited to itself " +
   '(`{name: <community name>, usertag: <community tag>, profileImage: null}`). `title`, `excerpt` and `category` are ' +
   'plain text: render them escaped.';
 
 /** The publishing state machine (the spec's table), shared by PATCH, publish and unpublish. */
 const PUBLISHING_NOTE =
-  'Each move to PUBLISHED is one conditional update in the request\'s transaction, and `article.published` ' +
+  "Each move to PUBLISHED is one conditional update in the request's transaction, and `article.published` " +
   '(`{articleId, slug, title, publishedAt}`) is emitted only when it changed the row: concurrent publishes of one draft ' +
   'publish it once and emit one event, and a replay with the same `Idempotency-Key` emits nothing. There is no ' +
   '`article.unpublished`. `publishedAt` is set by the first publish and kept by unpublish and by publishing again ' +
@@ -29,8 +29,14 @@ const ArticleParams = InCommunity.extend({ articleId: Uuid });
 export const ARTICLE_LIMITS = { title: 200, excerpt: 500, category: 100, content: 200_000 } as const;
 
 const Title = Line(ARTICLE_LIMITS.title).min(1, 'must not be empty');
-const Content = z.string().max(ARTICLE_LIMITS.content).describe('HTML; sanitized on write with an allow-list (docs/api.md, "Articles: sanitized content")');
-const Excerpt = z.string().max(ARTICLE_LIMITS.excerpt).describe('plain text (render it escaped); null on PATCH stores ""');
+const Content = z
+  .string()
+  .max(ARTICLE_LIMITS.content)
+  .describe('HTML; sanitized on write with an allow-list (docs/api.md, "Articles: sanitized content")');
+const Excerpt = z
+  .string()
+  .max(ARTICLE_LIMITS.excerpt)
+  .describe('plain text (render it escaped); null on PATCH stores ""');
 const Category = Line(ARTICLE_LIMITS.category).describe('free-form plain-text label, trimmed; blank is stored as null');
 
 export const CreateArticle = z
@@ -161,4 +167,11 @@ export const unpublishArticle = route({
   errors: [400, 401, 403, 404, 422, 429],
 });
 
-export const ARTICLE_ROUTES = [listArticles, getArticleBySlug, createArticle, updateArticle, publishArticle, unpublishArticle];
+export const ARTICLE_ROUTES = [
+  listArticles,
+  getArticleBySlug,
+  createArticle,
+  updateArticle,
+  publishArticle,
+  unpublishArticle,
+];

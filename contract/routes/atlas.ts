@@ -41,12 +41,12 @@ const BboxParam = z
   })
   .describe(
     '`minLon,minLat,maxLon,maxLat` (WGS-84 decimal degrees, edges included). minLon > maxLon selects a box that ' +
-    'crosses the antimeridian (e.g. `170,-20,-170,20`).',
+      'crosses the antimeridian (e.g. `170,-20,-170,20`).',
   );
 
 /** What all three atlas reads share. */
 const ATLAS_NOTE =
-  'Without the atlas feature (`atlas` in the community\'s `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` ' +
+  "Without the atlas feature (`atlas` in the community's `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` " +
   '"Atlas is not enabled for this community", for every key and whether or not the hotspot exists: checked after the ' +
   'key, scope and query validation (a malformed `bbox` is still a 400), before any data is read. Then the page: ' +
   `${pageVisibilityNote('ATLAS')} Cached like the other public reads.`;
@@ -58,8 +58,10 @@ export const listAtlasHotspots = route({
   tag: 'Atlas',
   summary: 'List atlas hotspots',
   description:
-    'The hotspots of the community\'s atlas by name (ties by id), optionally only one category and only those inside a ' +
-    'bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. ' + ATLAS_NOTE + '\n\n' +
+    "The hotspots of the community's atlas by name (ties by id), optionally only one category and only those inside a " +
+    'bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. ' +
+    ATLAS_NOTE +
+    '\n\n' +
     '`bbox=minLon,minLat,maxLon,maxLat`, WGS-84 decimal degrees, edges included. Each part is a plain decimal ' +
     '(`-122.5`, `+.5`): no exponents, hex, `Infinity` or `NaN`; longitudes within [-180, 180], latitudes within [-90, 90], ' +
     'and `minLat <= maxLat`. Anything else (three or five parts, an empty part, the parameter twice) is ' +

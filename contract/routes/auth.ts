@@ -19,7 +19,12 @@ export const SignUp = z
     email: AccountEmail,
     password: Password,
     name: Line(100).min(1),
-    usertag: z.string().trim().toLowerCase().pipe(Usertag).optional()
+    usertag: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(Usertag)
+      .optional()
       .describe('2-32 lowercase letters, digits, `_` or `-`; made from the name when left out'),
   })
   .strict()
@@ -35,7 +40,10 @@ export const SignIn = z
 
 export const SignOut = z
   .object({
-    everywhere: z.boolean().optional().describe('also sign out every other session of this user (other browsers and devices)'),
+    everywhere: z
+      .boolean()
+      .optional()
+      .describe('also sign out every other session of this user (other browsers and devices)'),
   })
   .strict()
   .meta({ id: 'SignOut' });
@@ -46,9 +54,7 @@ export const SessionRefreshed = z
 
 export const PasswordResetRequest = z.object({ email: AccountEmail }).strict().meta({ id: 'PasswordResetRequest' });
 
-export const PasswordResetAccepted = z
-  .object({ status: z.literal('accepted') })
-  .meta({ id: 'PasswordResetAccepted' });
+export const PasswordResetAccepted = z.object({ status: z.literal('accepted') }).meta({ id: 'PasswordResetAccepted' });
 
 export const PasswordResetConfirm = z
   .object({
@@ -68,21 +74,25 @@ export function normalizePhone(input: string): string | null {
 }
 
 /** A phone number in international form; spaces and dashes are ignored, the stored form is E.164. */
-export const Phone = z.string().max(40, 'must be at most 40 characters')
+export const Phone = z
+  .string()
+  .max(40, 'must be at most 40 characters')
   .overwrite((p) => p.trim().replace(/[\s-]/g, ''))
   .regex(PHONE_E164, 'must be an international number: + and 8 to 15 digits (E.164), e.g. +14155550123')
   .describe('E.164, e.g. `+14155550123`; spaces and dashes are ignored');
 
 export const SmsSignInStart = z.object({ phone: Phone }).strict().meta({ id: 'SmsSignInStart' });
 
-export const SmsSignInAccepted = z
-  .object({ status: z.literal('accepted') })
-  .meta({ id: 'SmsSignInAccepted' });
+export const SmsSignInAccepted = z.object({ status: z.literal('accepted') }).meta({ id: 'SmsSignInAccepted' });
 
 export const SmsSignInVerify = z
   .object({
     phone: Phone,
-    code: z.string().trim().regex(/^\d{6}$/, 'must be the 6 digits of the code').describe('the 6-digit code from the SMS'),
+    code: z
+      .string()
+      .trim()
+      .regex(/^\d{6}$/, 'must be the 6 digits of the code')
+      .describe('the 6-digit code from the SMS'),
   })
   .strict()
   .meta({ id: 'SmsSignInVerify' });
@@ -93,16 +103,23 @@ export const AuthProviders = z
   .object({
     password: z.boolean().describe('e-mail + password'),
     sms: z.boolean().describe('phone + 6-digit SMS code'),
-    oauth: z.array(z.object({
-      id: z.enum(OAUTH_PROVIDERS),
-      name: z.string(),
-      startUrl: z.string().describe('where a "Continue with ..." link goes, relative to this site; add `?returnTo=/path`'),
-    })).describe('linked accounts that can sign in; disabled providers are not listed'),
+    oauth: z
+      .array(
+        z.object({
+          id: z.enum(OAUTH_PROVIDERS),
+          name: z.string(),
+          startUrl: z
+            .string()
+            .describe('where a "Continue with ..." link goes, relative to this site; add `?returnTo=/path`'),
+        }),
+      )
+      .describe('linked accounts that can sign in; disabled providers are not listed'),
   })
   .meta({ id: 'AuthProviders' });
 
-const COOKIE_NOTE = 'Sets the sign-in cookie: `svc_auth_<tag>` on a community\'s hosted domain, else `svc_auth`; HttpOnly, SameSite=Lax, host-only, Secure on https. ' +
-  'Only from the site\'s own pages (same Origin, JSON).';
+const COOKIE_NOTE =
+  "Sets the sign-in cookie: `svc_auth_<tag>` on a community's hosted domain, else `svc_auth`; HttpOnly, SameSite=Lax, host-only, Secure on https. " +
+  "Only from the site's own pages (same Origin, JSON).";
 
 export const signUp = route({
   operationId: 'signUp',
@@ -136,7 +153,8 @@ export const signOut = route({
   path: '/api/auth/sign-out',
   tag: 'Community site',
   summary: 'Sign out',
-  description: 'Expires every sign-in cookie name of this site and revokes the token presented; `everywhere: true` revokes every token of the user.',
+  description:
+    'Expires every sign-in cookie name of this site and revokes the token presented; `everywhere: true` revokes every token of the user.',
   auth: { kind: 'session' },
   body: SignOut,
   // No body; an idempotent replay stores it as null.
@@ -150,7 +168,8 @@ export const refreshSession = route({
   path: '/api/auth/refresh',
   tag: 'Community site',
   summary: 'Renew the sign-in token',
-  description: 'A fresh token (30 days) in the sign-in cookie. Signed-in requests also renew a cookie older than a day by themselves.',
+  description:
+    'A fresh token (30 days) in the sign-in cookie. Signed-in requests also renew a cookie older than a day by themselves.',
   auth: { kind: 'session' },
   response: { status: 200, schema: SessionRefreshed, description: 'The cookie was renewed' },
   errors: [401, 429],
@@ -162,7 +181,8 @@ export const requestPasswordReset = route({
   path: '/api/auth/password-reset',
   tag: 'Community site',
   summary: 'E-mail a password reset link',
-  description: 'Always 202, whether or not the address has an account. If it has, a single-use link valid for one hour is e-mailed to it.',
+  description:
+    'Always 202, whether or not the address has an account. If it has, a single-use link valid for one hour is e-mailed to it.',
   auth: { kind: 'sameOrigin' },
   body: PasswordResetRequest,
   response: { status: 202, schema: PasswordResetAccepted, description: 'Accepted (says nothing about the address)' },
@@ -188,8 +208,9 @@ export const startSmsSignIn = route({
   path: '/api/auth/sms/start',
   tag: 'Community site',
   summary: 'Text a 6-digit sign-in code to a phone',
-  description: 'Always 202, whether or not an account has the phone. If one has, a 6-digit code valid for 10 minutes is sent to it by SMS, ' +
-    'replacing any code sent before. Limited per phone and per IP (429). Only from the site\'s own pages (same Origin, JSON).',
+  description:
+    'Always 202, whether or not an account has the phone. If one has, a 6-digit code valid for 10 minutes is sent to it by SMS, ' +
+    "replacing any code sent before. Limited per phone and per IP (429). Only from the site's own pages (same Origin, JSON).",
   auth: { kind: 'sameOrigin' },
   body: SmsSignInStart,
   response: { status: 202, schema: SmsSignInAccepted, description: 'Accepted (says nothing about the phone)' },
@@ -227,13 +248,24 @@ export const listAuthProviders = route({
 
 /** What a failed flow puts in `/sign-in?error=`; the page shows a sentence for each. */
 export const OAUTH_ERROR_CODES = [
-  'oauth_denied', 'oauth_failed', 'oauth_state_mismatch', 'oauth_flow_expired', 'oauth_exchange_failed',
-  'oauth_id_token_invalid', 'oauth_provider_unavailable', 'oauth_email_unverified', 'oauth_identity_in_use',
-  'oauth_link_session_changed', 'oauth_handoff_invalid', 'oauth_reauth_required',
+  'oauth_denied',
+  'oauth_failed',
+  'oauth_state_mismatch',
+  'oauth_flow_expired',
+  'oauth_exchange_failed',
+  'oauth_id_token_invalid',
+  'oauth_provider_unavailable',
+  'oauth_email_unverified',
+  'oauth_identity_in_use',
+  'oauth_link_session_changed',
+  'oauth_handoff_invalid',
+  'oauth_reauth_required',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
-const OAuthProviderParams = z.object({ provider: z.enum(OAUTH_PROVIDERS).describe('an enabled provider; others are a 404') });
+const OAuthProviderParams = z.object({
+  provider: z.enum(OAUTH_PROVIDERS).describe('an enabled provider; others are a 404'),
+});
 
 const Redirect = z.null().optional().describe('No body: `Location` says where the browser goes next');
 
@@ -245,8 +277,9 @@ export const startOAuthSignIn = route({
   path: '/api/auth/oauth/{provider}/start',
   tag: 'Community site',
   summary: 'Sign in with Google, Slack or Discord: go to the provider',
-  description: 'A link the sign-in page offers. Redirects to the provider with `state`, a `nonce` (OpenID Connect) and PKCE S256; the ' +
-    'secrets ride in an encrypted, HttpOnly cookie for 10 minutes. On a community\'s domain it first redirects to this route on the platform ' +
+  description:
+    'A link the sign-in page offers. Redirects to the provider with `state`, a `nonce` (OpenID Connect) and PKCE S256; the ' +
+    "secrets ride in an encrypted, HttpOnly cookie for 10 minutes. On a community's domain it first redirects to this route on the platform " +
     '(whose callback URL is the one registered at the provider), carrying an encrypted `ticket`, and sets a binding cookie that the ' +
     'finishing step checks. It only ever signs in, on any site: a signed-in visitor is signed in as whoever the provider account ' +
     'belongs to, and their session replaced; linking is `POST /api/auth/oauth/{provider}/link` on the platform. ' +
@@ -254,10 +287,24 @@ export const startOAuthSignIn = route({
   auth: { kind: 'none' },
   params: OAuthProviderParams,
   query: z.object({
-    returnTo: z.string().max(2000).optional().describe('a path on this site to end on (`/events`); anything else (`//host`, `https://...`, `/\\host`) becomes `/`'),
-    ticket: z.string().max(8000).optional().describe('set by the server when the flow started on a community\'s domain; not for callers'),
+    returnTo: z
+      .string()
+      .max(2000)
+      .optional()
+      .describe(
+        'a path on this site to end on (`/events`); anything else (`//host`, `https://...`, `/\\host`) becomes `/`',
+      ),
+    ticket: z
+      .string()
+      .max(8000)
+      .optional()
+      .describe("set by the server when the flow started on a community's domain; not for callers"),
   }),
-  response: { status: 302, schema: Redirect, description: 'To the provider (or, on a community\'s domain, to this route on the platform)' },
+  response: {
+    status: 302,
+    schema: Redirect,
+    description: "To the provider (or, on a community's domain, to this route on the platform)",
+  },
   errors: [404, 429],
 });
 
@@ -267,10 +314,11 @@ export const oauthCallback = route({
   path: '/api/auth/oauth/{provider}/callback',
   tag: 'Community site',
   summary: 'Where the provider sends the visitor back (the registered redirect URI)',
-  description: 'On the platform only: `<SVC_PUBLIC_URL>/api/auth/oauth/{provider}/callback` is the redirect URI to register at the provider. ' +
+  description:
+    'On the platform only: `<SVC_PUBLIC_URL>/api/auth/oauth/{provider}/callback` is the redirect URI to register at the provider. ' +
     'Checks the flow cookie and `state`, exchanges the code (PKCE) and validates the ID token (signature, issuer, audience, expiry, nonce). ' +
     'A flow started on the platform ends here with the `svc_auth` cookie and a redirect to `returnTo` (a linking flow links instead, ' +
-    'setting no cookie); one started on a community\'s ' +
+    "setting no cookie); one started on a community's " +
     'domain is handed back to that domain with a single-use 60-second code (`/api/auth/oauth/complete?code=`). ' +
     `${OAUTH_ERRORS_NOTE}`,
   auth: { kind: 'none' },
@@ -281,7 +329,11 @@ export const oauthCallback = route({
     error: z.string().optional().describe('`access_denied` when the visitor declined'),
     iss: z.string().optional(),
   }),
-  response: { status: 302, schema: Redirect, description: 'To `returnTo` signed in, to the community domain\'s completion step, or to `/sign-in?error=`' },
+  response: {
+    status: 302,
+    schema: Redirect,
+    description: "To `returnTo` signed in, to the community domain's completion step, or to `/sign-in?error=`",
+  },
   errors: [404, 429],
 });
 
@@ -290,9 +342,10 @@ export const completeOAuthSignIn = route({
   method: 'get',
   path: '/api/auth/oauth/complete',
   tag: 'Community site',
-  summary: 'Finish a Google, Slack or Discord sign-in on a community\'s domain',
-  description: 'Redeems the handoff code from the platform\'s callback: once, within 60 seconds, only on the domain the flow started on and ' +
-    'only in the browser holding that domain\'s binding cookie. Sets `svc_auth_<tag>` and redirects to `returnTo`; never links. ' +
+  summary: "Finish a Google, Slack or Discord sign-in on a community's domain",
+  description:
+    "Redeems the handoff code from the platform's callback: once, within 60 seconds, only on the domain the flow started on and " +
+    "only in the browser holding that domain's binding cookie. Sets `svc_auth_<tag>` and redirects to `returnTo`; never links. " +
     `${OAUTH_ERRORS_NOTE}`,
   auth: { kind: 'none' },
   query: z.object({ code: z.string().max(100).optional().describe('the single-use handoff code') }),
@@ -312,17 +365,23 @@ export const OAuthLinkStart = z
 
 export const OAuthLinkRedirect = z
   .object({
-    redirectUrl: z.string().describe('where the page sends the browser next: the provider, or the platform\'s `/sign-in?error=oauth_reauth_required`'),
+    redirectUrl: z
+      .string()
+      .describe(
+        "where the page sends the browser next: the provider, or the platform's `/sign-in?error=oauth_reauth_required`",
+      ),
   })
   .meta({ id: 'OAuthLinkRedirect' });
 
 /** Any provider svc knows, configured or not (an identity of one turned off can still be removed); another name is a 404. */
 const LinkProviderParams = z.object({
-  provider: z.enum(OAUTH_PROVIDERS, { error: coded('NOT_FOUND', 'is not a sign-in provider') })
+  provider: z
+    .enum(OAUTH_PROVIDERS, { error: coded('NOT_FOUND', 'is not a sign-in provider') })
     .describe('`google`, `slack` or `discord`; linking needs it configured (else 404)'),
 });
 
-const PLATFORM_ONLY_NOTE = 'On the platform host only (`SVC_PUBLIC_URL`): on a community\'s domain, whose operator can read the tokens sent there, ' +
+const PLATFORM_ONLY_NOTE =
+  "On the platform host only (`SVC_PUBLIC_URL`): on a community's domain, whose operator can read the tokens sent there, " +
   'it is a `403 PLATFORM_ONLY`. Cookie callers pass the same-origin checks (JSON, own `Origin`; else 415 / `403 CROSS_SITE_REQUEST`).';
 
 export const linkOAuthProvider = route({
@@ -331,10 +390,11 @@ export const linkOAuthProvider = route({
   path: '/api/auth/oauth/{provider}/link',
   tag: 'Community site',
   summary: 'Start linking a Google, Slack or Discord account to the signed-in account',
-  description: `${PLATFORM_ONLY_NOTE} The session must have signed in within the last ${LINK_REAUTH_SECONDS / 60} minutes (\`auth_time\`; a refresh ` +
-    'does not renew it): otherwise `redirectUrl` is the platform\'s `/sign-in?error=oauth_reauth_required&next=<returnTo>`, and nothing is started. ' +
-    'Else sets the flow cookie and answers the provider\'s URL; the callback links the provider account to this account if the same session ' +
-    'is still signed in (`oauth_link_session_changed`) and it is nobody else\'s (`oauth_identity_in_use`), e-mails the account\'s owner, and ' +
+  description:
+    `${PLATFORM_ONLY_NOTE} The session must have signed in within the last ${LINK_REAUTH_SECONDS / 60} minutes (\`auth_time\`; a refresh ` +
+    "does not renew it): otherwise `redirectUrl` is the platform's `/sign-in?error=oauth_reauth_required&next=<returnTo>`, and nothing is started. " +
+    "Else sets the flow cookie and answers the provider's URL; the callback links the provider account to this account if the same session " +
+    "is still signed in (`oauth_link_session_changed`) and it is nobody else's (`oauth_identity_in_use`), e-mails the account's owner, and " +
     'redirects to `returnTo`. The provider need not vouch for an e-mail.',
   auth: { kind: 'session' },
   params: LinkProviderParams,
@@ -348,8 +408,9 @@ export const unlinkOAuthProvider = route({
   method: 'delete',
   path: '/api/auth/oauth/{provider}/link',
   tag: 'Community site',
-  summary: 'Remove the signed-in account\'s Google, Slack or Discord sign-in',
-  description: `${PLATFORM_ONLY_NOTE} Removes every identity of that provider linked to the account (also of a provider no longer ` +
+  summary: "Remove the signed-in account's Google, Slack or Discord sign-in",
+  description:
+    `${PLATFORM_ONLY_NOTE} Removes every identity of that provider linked to the account (also of a provider no longer ` +
     'configured). `404 NOT_FOUND` when there is none; `409 LAST_SIGN_IN_METHOD` when the account has no password and no identity of ' +
     'another provider (set a password with a reset first).',
   auth: { kind: 'session' },
@@ -360,6 +421,18 @@ export const unlinkOAuthProvider = route({
 
 /** Every sign-in route, in the order the OpenAPI document lists them. */
 export const AUTH_ROUTES: RouteDef[] = [
-  listAuthProviders, signUp, signIn, signOut, refreshSession, requestPasswordReset, confirmPasswordReset,
-  startSmsSignIn, verifySmsSignIn, startOAuthSignIn, oauthCallback, completeOAuthSignIn, linkOAuthProvider, unlinkOAuthProvider,
+  listAuthProviders,
+  signUp,
+  signIn,
+  signOut,
+  refreshSession,
+  requestPasswordReset,
+  confirmPasswordReset,
+  startSmsSignIn,
+  verifySmsSignIn,
+  startOAuthSignIn,
+  oauthCallback,
+  completeOAuthSignIn,
+  linkOAuthProvider,
+  unlinkOAuthProvider,
 ] as RouteDef[];

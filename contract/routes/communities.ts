@@ -46,7 +46,8 @@ export const getCommunity = route({
   description:
     'Served on `{site_base}`. Configuration is read-only: it changes only in the admin app (and `svc community update`). ' +
     'Never carries secrets, e-mails, keys, the founder or the landing URL. Any origin may read it (CORS `*`, no ' +
-    'credentials).\n\n' + COMMUNITY_NAV_NOTE,
+    'credentials).\n\n' +
+    COMMUNITY_NAV_NOTE,
   auth: { kind: 'none' },
   params: z.object({ communityTag: CommunityTag }),
   response: { status: 200, schema: Community, description: 'The community' },
@@ -61,9 +62,16 @@ export const getCommunityByDomain = route({
   summary: 'Resolve a community by its custom domain',
   description:
     'Hostnames match case-insensitively; in development `<tag>.localhost` resolves to the community `<tag>`. The ' +
-    'answer is that of `GET /api/communities/{communityTag}`, filtered and cached the same way.\n\n' + COMMUNITY_NAV_NOTE,
+    'answer is that of `GET /api/communities/{communityTag}`, filtered and cached the same way.\n\n' +
+    COMMUNITY_NAV_NOTE,
   auth: { kind: 'none' },
-  params: z.object({ hostname: z.string().min(1).max(253).regex(/^[A-Za-z0-9.-]+$/, 'must be a hostname') }),
+  params: z.object({
+    hostname: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9.-]+$/, 'must be a hostname'),
+  }),
   response: { status: 200, schema: Community, description: 'The community' },
   errors: [400, 404, 429],
 });
@@ -80,7 +88,7 @@ export const getPageAccess = route({
     'BLOG, CHAT): `allow`, `reason` whenever it is false, and `resolvedVisibility`. The same rules serve the hosted pages:\n\n' +
     '- A page whose setting has `enabled` other than `true` is `page_disabled` (for members too); a page key with no ' +
     'setting at all is enabled and inherits.\n' +
-    '- The effective visibility is the page\'s own, else the community\'s; CHAT is always MEMBERS_ONLY. MEMBERS_ONLY ' +
+    "- The effective visibility is the page's own, else the community's; CHAT is always MEMBERS_ONLY. MEMBERS_ONLY " +
     'needs an ACCEPTED membership of this community (PENDING, REJECTED and BANNED do not count). The reason is ' +
     '`community_private` when the page merely inherits a MEMBERS_ONLY community, `page_members_only` when the page (or ' +
     'CHAT) itself requires it.\n' +

@@ -10,35 +10,43 @@ const base = '/v1/communities/{communityTag}';
 const ProductParams = z.object({ communityTag: CommunityTag, sku: z.string().min(1).max(120) });
 const EventParams = z.object({ communityTag: CommunityTag, slug: z.string().min(1).max(120) });
 
-const Amount = z.int({ error: coded('INVALID_AMOUNT', 'must be a positive integer in the smallest currency unit') })
+const Amount = z
+  .int({ error: coded('INVALID_AMOUNT', 'must be a positive integer in the smallest currency unit') })
   .min(1, { error: coded('INVALID_AMOUNT', 'must be a positive integer in the smallest currency unit') })
   .max(100_000_000, { error: coded('INVALID_AMOUNT', 'is too large') });
 
-export const DonateBody = z.object({
-  donation: z.object({ amount: Amount }).strict(),
-  customer: z.object({ email: Email }).strict().optional()
-    .describe('required for anonymous donors; ignored when X-Svc-Auth-Token names a member'),
-  successUrl: ReturnUrl.describe('absolute; may contain {CHECKOUT_SESSION_ID}'),
-  cancelUrl: ReturnUrl,
-}).strict();
+export const DonateBody = z
+  .object({
+    donation: z.object({ amount: Amount }).strict(),
+    customer: z
+      .object({ email: Email })
+      .strict()
+      .optional()
+      .describe('required for anonymous donors; ignored when X-Svc-Auth-Token names a member'),
+    successUrl: ReturnUrl.describe('absolute; may contain {CHECKOUT_SESSION_ID}'),
+    cancelUrl: ReturnUrl,
+  })
+  .strict();
 
-export const DonationSummary = z.object({
-  total: z.int().min(0).describe('sum of completed, not refunded donations, smallest currency unit (0 when none)'),
-  count: z.int().min(0),
-  currency: z.string().nullable().describe('null when there are no donations'),
-}).meta({ id: 'DonationSummary' });
+export const DonationSummary = z
+  .object({
+    total: z.int().min(0).describe('sum of completed, not refunded donations, smallest currency unit (0 when none)'),
+    count: z.int().min(0),
+    currency: z.string().nullable().describe('null when there are no donations'),
+  })
+  .meta({ id: 'DonationSummary' });
 
 const DONATE_DESCRIPTION =
   'A standalone donation through the payment gateway; answers the checkout `{checkoutUrl, sessionId}`.\n\n' +
-  '- `donation.amount` is a positive integer in minor units, else `400 INVALID_AMOUNT`. The parent\'s `donationConfig` ' +
+  "- `donation.amount` is a positive integer in minor units, else `400 INVALID_AMOUNT`. The parent's `donationConfig` " +
   'decides: missing or `enabled: false` is `400 INVALID_INPUT` (`extras.field` = `donation`); fixed mode takes only the ' +
   'listed amounts (`400 INVALID_DONATION_AMOUNT`, `extras.amounts`); pay-what-you-want takes at least `minAmount` and ' +
   'never less than 50 (`400 INVALID_DONATION_AMOUNT`, `extras.minimum`).\n' +
-  '- The currency is the parent\'s pricing currency: a product\'s `currency`; an event\'s tiers\' currency (the first ' +
-  'active tier\'s), or its `donationConfig.currency` when it has no tiers.\n' +
-  '- A member is named by `X-Svc-Auth-Token` (the sign-in cookie\'s value, a token of this community\'s site or of the ' +
-  'platform\'s sign-in pages; another community\'s token, an expired or signed-out one is `401 SIGN_IN_REQUIRED`): ' +
-  '`customer.email` is then ignored and the account\'s address is used. `X-Svc-Member-Token` (SSO) is not supported and ' +
+  "- The currency is the parent's pricing currency: a product's `currency`; an event's tiers' currency (the first " +
+  "active tier's), or its `donationConfig.currency` when it has no tiers.\n" +
+  "- A member is named by `X-Svc-Auth-Token` (the sign-in cookie's value, a token of this community's site or of the " +
+  "platform's sign-in pages; another community's token, an expired or signed-out one is `401 SIGN_IN_REQUIRED`): " +
+  "`customer.email` is then ignored and the account's address is used. `X-Svc-Member-Token` (SSO) is not supported and " +
   'ignored: such a donor is anonymous and needs `customer.email` (400 naming `customer.email` without it).\n' +
   '- The same `X-Idempotency-Key` (or `Idempotency-Key`) returns the same session, also when many requests race: ' +
   'duplicates wait for the first and replay its answer.\n' +
@@ -46,7 +54,7 @@ const DONATE_DESCRIPTION =
   '`429 RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers; a server calling for many donors from one ' +
   'address should raise it. Sidecar donations (on a ticket, RSVP or product checkout) do not count.\n' +
   '- Nothing is recorded until the payment completes: then the donation is written and `donation.received` emitted ' +
-  'once (idempotent on the processor\'s transaction id), and the donor is e-mailed one receipt. A full refund ' +
+  "once (idempotent on the processor's transaction id), and the donor is e-mailed one receipt. A full refund " +
   '(Stripe `charge.refunded`, also of a standalone donation refunded in the Stripe dashboard) marks it refunded (out of ' +
   'the summary) and emits `donation.refunded`; there is no refund endpoint in v1 and partial refunds are logged for a ' +
   'person, not handled.';
@@ -55,7 +63,7 @@ const DONATE_DESCRIPTION =
 const WIDGET_DONATE_NOTE =
   'The widget action acts as the public: an event must be one the events list shows (404 otherwise) and a product must ' +
   'be on a public marketplace page (`403 PAGE_MEMBERS_ONLY` otherwise). `successUrl` and `cancelUrl` must be on the ' +
-  'calling page\'s origin or another of the community\'s own origins (400 naming the field). On the hosted site a ' +
+  "calling page's origin or another of the community's own origins (400 naming the field). On the hosted site a " +
   'signed-in visitor donates as themselves.';
 
 const SUMMARY_DESCRIPTION =
@@ -146,19 +154,29 @@ export const widgetDonateEvent = route({
   errors: [400, 401, 403, 404, 415, 429, 502, 503],
 });
 
-export const ProductCheckoutBody = z.object({
-  quantity: z.int('must be an integer from 1 to 10').min(1, 'must be an integer from 1 to 10').max(10, 'must be an integer from 1 to 10').default(1),
-  successUrl: ReturnUrl,
-  cancelUrl: ReturnUrl,
-  email: Email.optional().describe('the buyer, when known (else the checkout page asks)'),
-  donation: z.object({ amount: Amount }).strict().optional().describe('a sidecar donation to the product: its own line, no 50 floor'),
-}).strict();
+export const ProductCheckoutBody = z
+  .object({
+    quantity: z
+      .int('must be an integer from 1 to 10')
+      .min(1, 'must be an integer from 1 to 10')
+      .max(10, 'must be an integer from 1 to 10')
+      .default(1),
+    successUrl: ReturnUrl,
+    cancelUrl: ReturnUrl,
+    email: Email.optional().describe('the buyer, when known (else the checkout page asks)'),
+    donation: z
+      .object({ amount: Amount })
+      .strict()
+      .optional()
+      .describe('a sidecar donation to the product: its own line, no 50 floor'),
+  })
+  .strict();
 
 const PRODUCT_CHECKOUT_DESCRIPTION =
   'Buys `quantity` (1..10, default 1) of a product through the payment gateway; answers the checkout ' +
   '`{checkoutUrl, sessionId}`. Only active products with a price: an inactive or free product is 400 ' +
   '(`extras.field` = `sku`). Products have no stock in v1. An optional sidecar donation is its own line item and its ' +
-  'own donation (the product\'s `donationConfig` must allow the amount, without the 50 floor). Completion records the ' +
+  "own donation (the product's `donationConfig` must allow the amount, without the 50 floor). Completion records the " +
   'order and emits `product.purchased` once (and `donation.received` for the donation), and e-mails the buyer one ' +
   'receipt.';
 
@@ -182,14 +200,17 @@ export const memberCheckout = route({
   path: '/api/users/me/checkout',
   tag: 'Community site',
   summary: 'Buy a product as the signed-in member',
-  description: `${PRODUCT_CHECKOUT_DESCRIPTION}\n\nThe buyer is the signed-in visitor (their account's e-mail); the community is ` +
-    '`communityTag`, or the one whose site this is (400 naming `communityTag` when neither says). `successUrl` and `cancelUrl` must be on one of the community\'s ' +
+  description:
+    `${PRODUCT_CHECKOUT_DESCRIPTION}\n\nThe buyer is the signed-in visitor (their account's e-mail); the community is ` +
+    "`communityTag`, or the one whose site this is (400 naming `communityTag` when neither says). `successUrl` and `cancelUrl` must be on one of the community's " +
     'origins or, on its own hosted site, that site (400 naming the field).',
   auth: { kind: 'session' },
-  body: ProductCheckoutBody.omit({ email: true }).extend({
-    sku: z.string().min(1).max(120),
-    communityTag: CommunityTag.optional().describe("default: the community whose site serves this request"),
-  }).strict(),
+  body: ProductCheckoutBody.omit({ email: true })
+    .extend({
+      sku: z.string().min(1).max(120),
+      communityTag: CommunityTag.optional().describe('default: the community whose site serves this request'),
+    })
+    .strict(),
   response: { status: 200, schema: CheckoutResponse, description: 'The checkout to send the buyer to' },
   errors: [400, 401, 403, 404, 415, 429, 502, 503],
 });

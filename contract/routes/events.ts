@@ -7,8 +7,8 @@ const base = '/v1/communities/{communityTag}';
 const InCommunity = z.object({ communityTag: CommunityTag });
 
 const EVENT_VISIBILITY =
-  'Only public events are shown, failing closed: an event\'s own visibility wins; an event without one (null) inherits ' +
-  'the EVENTS page setting\'s visibility, else the community\'s. So in a MEMBERS_ONLY community only events explicitly ' +
+  "Only public events are shown, failing closed: an event's own visibility wins; an event without one (null) inherits " +
+  "the EVENTS page setting's visibility, else the community's. So in a MEMBERS_ONLY community only events explicitly " +
   'marked PUBLIC are listed. This holds for every key.';
 
 export const listEvents = route({
@@ -21,8 +21,10 @@ export const listEvents = route({
     'Public events ordered by start date (oldest first, ties by id; newest first with `past=true`). Page with `limit` and ' +
     'either `offset` or the opaque `cursor` from the `X-Next-Cursor` header, never both. `X-Total-Count` is the ' +
     'number of events matching the filters; `Link: <...>; rel="next"` points at the next page while there is one.\n\n' +
-    '- ' + EVENT_VISIBILITY + '\n' +
-    '- `upcoming=true`: start date >= now; `past=true` (an svc addition for the widget\'s past view): start date < now, ' +
+    '- ' +
+    EVENT_VISIBILITY +
+    '\n' +
+    "- `upcoming=true`: start date >= now; `past=true` (an svc addition for the widget's past view): start date < now, " +
     'newest first. Both at once is a 400.\n' +
     '- `featured=true`: only the featured event (the database allows one per community).\n' +
     '- `event.tiers` lists the active tiers only; `donationConfig` is on the single-event response only.',
@@ -80,7 +82,7 @@ export const getTierForm = route({
   tag: 'Events',
   summary: "Get a tier's checkout form",
   description:
-    'A tier without a form answers `{tierId, schema: []}`. A field\'s `id` is stable and keys the answers ' +
+    "A tier without a form answers `{tierId, schema: []}`. A field's `id` is stable and keys the answers " +
     '(`formAnswers` of RSVP and checkout).',
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity.extend({ tierId: Uuid }),

@@ -48,4 +48,18 @@ export const ROUTES: RouteDef[] = [
   ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
 ] as RouteDef[];
-export { applications, articles, atlas, auth, communities, donations, events, members, products, rules, segments, tickets, visitor };
+export {
+  applications,
+  articles,
+  atlas,
+  auth,
+  communities,
+  donations,
+  events,
+  members,
+  products,
+  rules,
+  segments,
+  tickets,
+  visitor,
+};

@@ -16,7 +16,7 @@ export const listProducts = route({
   description:
     'Active products (`isActive` true) in the order the community listed them (creation time, then id). Page with ' +
     '`limit` and `offset`; `X-Total-Count` and `Link: <...>; rel="next"` as on every list. `sellerId` is present only in ' +
-    'user-seller mode (`storefrontConfig.modules.marketplace.userSellers: true`): the listing member\'s user id, or null ' +
+    "user-seller mode (`storefrontConfig.modules.marketplace.userSellers: true`): the listing member's user id, or null " +
     'for a product the community lists itself; with the mode off the field is absent, so who entered a product stays ' +
     'internal. `donationConfig` is the stored config or null. ' +
     pageVisibilityNote('MARKETPLACE'),
@@ -35,7 +35,8 @@ export const getProduct = route({
   summary: 'Get one product by SKU',
   description:
     'Also answers for an inactive product (`isActive: false`), so a shared link can say it is no longer on sale; an ' +
-    'unknown SKU is 404 "Product not found in this community". `sellerId` as in the list. ' + pageVisibilityNote('MARKETPLACE'),
+    'unknown SKU is 404 "Product not found in this community". `sellerId` as in the list. ' +
+    pageVisibilityNote('MARKETPLACE'),
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity.extend({ sku: z.string().min(1).max(120) }),
   response: { status: 200, schema: Product, description: 'The product' },

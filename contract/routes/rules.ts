@@ -21,20 +21,20 @@ export const acceptRules = route({
   tag: 'Rules',
   summary: "Record a member's acceptance of the community rules",
   description:
-    'The call comes from the customer\'s server, so the member is named by the request: `userId` in the body (the ' +
+    "The call comes from the customer's server, so the member is named by the request: `userId` in the body (the " +
     'server vouches for it with its key), or their sign-in token (the `svc_auth` cookie value) in the ' +
     '`X-Svc-Auth-Token` header, verified exactly as a signed-in request is (signature, expiry, signed-out session, "sign ' +
     'out everywhere"); an invalid token is `401 SIGN_IN_REQUIRED` with `extras.field` = `X-Svc-Auth-Token`, never a ' +
     'fallback to `userId`. With both, they must name the same user (else 400 naming `userId`); with neither, ' +
     '`400 INVALID_INPUT` naming `userId`.\n\n' +
-    '- The current version is the community\'s `rulesVersion` (the import file\'s; publish the same number as ' +
+    "- The current version is the community's `rulesVersion` (the import file's; publish the same number as " +
     '`storefrontConfig.rules.version` for the site to show). Any other is `400 RULES_VERSION_MISMATCH` with ' +
     '`extras.currentVersion`; a community at version 0 has no rules, so every call is that 400.\n' +
     '- Only ACCEPTED members of the community can accept: PENDING, REJECTED, BANNED, a member of another community only, ' +
     'or a user id that does not exist are all the same `403 NOT_A_MEMBER` (the endpoint does not reveal which ids exist).\n' +
     '- One acceptance per (community, user, version): accepting again, or concurrently, records it once and answers the ' +
     'first `acceptedAt`. Accepting a newer version adds a row; earlier ones are kept. `Idempotency-Key` is keyed on the ' +
-    'body only: when naming members by the header, use a fresh key for each member\'s request.',
+    "body only: when naming members by the header, use a fresh key for each member's request.",
   auth: { kind: 'apiKey', scope: 'WRITE_MEMBERS' },
   params: z.object({ communityTag: CommunityTag }),
   body: z

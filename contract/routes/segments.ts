@@ -25,11 +25,16 @@ export const CheckEmailResult = z
   .meta({ id: 'CheckEmailResult' });
 
 /** A price offered, in the smallest currency unit; null stops offering it. */
-const OfferPrice = AmountCents.min(1, { error: coded('INVALID_AMOUNT', 'must be at least 1; send null to stop offering this price') });
+const OfferPrice = AmountCents.min(1, {
+  error: coded('INVALID_AMOUNT', 'must be at least 1; send null to stop offering this price'),
+});
 
 /** The installment plan: these four are sent together or not at all. */
 export const INSTALLMENT_FIELDS = [
-  'installmentTotalPrice', 'installmentCount', 'installmentIntervalMonths', 'installmentRenewsAnnually',
+  'installmentTotalPrice',
+  'installmentCount',
+  'installmentIntervalMonths',
+  'installmentRenewsAnnually',
 ] as const;
 
 export const SegmentPatch = z
@@ -58,9 +63,9 @@ export const listPublicSegments = route({
   tag: 'Segments',
   summary: 'List the segments open to new members',
   description:
-    'Active segments (member tiers) in display order (`sort_order`, then name), with every field of the spec\'s Segment; ' +
+    "Active segments (member tiers) in display order (`sort_order`, then name), with every field of the spec's Segment; " +
     '`hasForm` is true when the segment has a form. Not paged: a community has few. Cached like the other public reads; a ' +
-    'PATCH in this process clears the community\'s cache at once.',
+    "PATCH in this process clears the community's cache at once.",
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InCommunity,
   response: { status: 200, schema: z.array(Segment), description: 'Active segments' },
@@ -105,7 +110,11 @@ export const checkSegmentEmail = route({
   auth: { kind: 'apiKey', scope: 'READ_PUBLIC' },
   params: InSegment,
   query: z.object({ email: Email }).strict(),
-  response: { status: 200, schema: CheckEmailResult, description: 'Whether the address has a membership, and its status' },
+  response: {
+    status: 200,
+    schema: CheckEmailResult,
+    description: 'Whether the address has a membership, and its status',
+  },
   errors: [400, 401, 403, 404, 429],
 });
 
@@ -117,7 +126,7 @@ export const updateSegment = route({
   summary: 'Change a segment',
   description:
     'Every field optional; only those sent change. Accepts `Idempotency-Key`.\n\n' +
-    '- `name`: trimmed, 1-100; another segment\'s name is `409 SEGMENT_NAME_TAKEN`.\n' +
+    "- `name`: trimmed, 1-100; another segment's name is `409 SEGMENT_NAME_TAKEN`.\n" +
     '- `priceMonthly`, `priceQuarterly`, `priceYearly`, `priceOneTime`: an integer >= 1 in the smallest currency unit, or ' +
     'null to stop offering that price (0, negative or fractional: `400 INVALID_AMOUNT`). A founding price applies only ' +
     'while its regular price is offered; it is not writable here.\n' +

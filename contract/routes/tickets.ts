@@ -8,45 +8,64 @@ import { route, WIDGET_ACTIONS_BASE } from '../route.ts';
 const base = '/v1/communities/{communityTag}';
 const EventParams = z.object({ communityTag: CommunityTag, slug: z.string().min(1).max(120) });
 
-const DonationAmount = z.int({ error: coded('INVALID_AMOUNT', 'must be a positive integer in the smallest currency unit') })
+const DonationAmount = z
+  .int({ error: coded('INVALID_AMOUNT', 'must be a positive integer in the smallest currency unit') })
   .min(1, { error: coded('INVALID_AMOUNT', 'must be a positive integer in the smallest currency unit') })
   .max(100_000_000, { error: coded('INVALID_AMOUNT', 'is too large') });
-const Donation = z.object({ amount: DonationAmount }).strict().describe('a sidecar donation in the tier\'s currency: its own line item and its own donation');
-const FormAnswers = z.record(z.string().max(64), z.unknown()).describe('answers keyed by form field id; required when the tier has a form with required fields');
+const Donation = z
+  .object({ amount: DonationAmount })
+  .strict()
+  .describe("a sidecar donation in the tier's currency: its own line item and its own donation");
+const FormAnswers = z
+  .record(z.string().max(64), z.unknown())
+  .describe('answers keyed by form field id; required when the tier has a form with required fields');
 const Name = Line(200).min(1, 'must not be empty');
 
-export const RsvpBody = z.object({
-  tierId: Uuid.describe('an active, free (priceCents 0) tier of this event'),
-  email: Email,
-  name: Name,
-  formAnswers: FormAnswers.optional(),
-  donation: Donation.optional().describe('turns the RSVP into a checkout for the donation (at least 50); successUrl and cancelUrl are then required'),
-  successUrl: ReturnUrl.optional(),
-  cancelUrl: ReturnUrl.optional(),
-}).strict();
+export const RsvpBody = z
+  .object({
+    tierId: Uuid.describe('an active, free (priceCents 0) tier of this event'),
+    email: Email,
+    name: Name,
+    formAnswers: FormAnswers.optional(),
+    donation: Donation.optional().describe(
+      'turns the RSVP into a checkout for the donation (at least 50); successUrl and cancelUrl are then required',
+    ),
+    successUrl: ReturnUrl.optional(),
+    cancelUrl: ReturnUrl.optional(),
+  })
+  .strict();
 
-export const RsvpResponse = z.object({
-  ok: z.literal(true),
-  rsvpId: Uuid,
-  tierId: Uuid,
-  qrCode: z.string().describe('base64 PNG of the ticket code (also e-mailed)'),
-}).meta({ id: 'RsvpResponse' });
+export const RsvpResponse = z
+  .object({
+    ok: z.literal(true),
+    rsvpId: Uuid,
+    tierId: Uuid,
+    qrCode: z.string().describe('base64 PNG of the ticket code (also e-mailed)'),
+  })
+  .meta({ id: 'RsvpResponse' });
 
-export const CheckoutResponse = z.object({
-  checkoutUrl: z.string().describe('send the buyer here'),
-  sessionId: z.string().describe("the processor's session id (what {CHECKOUT_SESSION_ID} becomes)"),
-}).meta({ id: 'CheckoutResponse' });
+export const CheckoutResponse = z
+  .object({
+    checkoutUrl: z.string().describe('send the buyer here'),
+    sessionId: z.string().describe("the processor's session id (what {CHECKOUT_SESSION_ID} becomes)"),
+  })
+  .meta({ id: 'CheckoutResponse' });
 
-export const CheckoutBody = z.object({
-  tierId: Uuid.describe('an active paid tier of this event'),
-  quantity: z.int('must be an integer from 1 to 10').min(1, 'must be an integer from 1 to 10').max(10, 'must be an integer from 1 to 10'),
-  successUrl: ReturnUrl.describe('absolute; `{CHECKOUT_SESSION_ID}` is replaced by the session id'),
-  cancelUrl: ReturnUrl,
-  email: Email.optional().describe('the buyer, when known (else the checkout page asks)'),
-  name: Name.optional(),
-  formAnswers: FormAnswers.optional(),
-  donation: Donation.optional(),
-}).strict();
+export const CheckoutBody = z
+  .object({
+    tierId: Uuid.describe('an active paid tier of this event'),
+    quantity: z
+      .int('must be an integer from 1 to 10')
+      .min(1, 'must be an integer from 1 to 10')
+      .max(10, 'must be an integer from 1 to 10'),
+    successUrl: ReturnUrl.describe('absolute; `{CHECKOUT_SESSION_ID}` is replaced by the session id'),
+    cancelUrl: ReturnUrl,
+    email: Email.optional().describe('the buyer, when known (else the checkout page asks)'),
+    name: Name.optional(),
+    formAnswers: FormAnswers.optional(),
+    donation: Donation.optional(),
+  })
+  .strict();
 
 const RSVP_DESCRIPTION =
   'A free ticket: answers `{ok: true, rsvpId, tierId, qrCode}`.\n\n' +
@@ -67,7 +86,7 @@ const RSVP_DESCRIPTION =
   '- With `donation {amount}` (at least 50, else `400 INVALID_DONATION_AMOUNT`) plus `successUrl` and `cancelUrl`, the ' +
   'answer is a checkout `{checkoutUrl, sessionId}` for the donation, holding one seat; paying it makes the RSVP ' +
   '(`rsvp.confirmed`, and `order.completed` for the payment) and records the donation (`donation.received`). The ' +
-  'parent\'s `donationConfig` must allow the amount.';
+  "parent's `donationConfig` must allow the amount.";
 
 const CHECKOUT_DESCRIPTION =
   'Paid tickets: holds `quantity` seats while the checkout is open (released on expiry or cancel) and answers ' +
@@ -76,10 +95,10 @@ const CHECKOUT_DESCRIPTION =
   '`422` "Only N seats are left in this tier" (`extras.remaining`). Form answers as for the RSVP.\n' +
   '- `successUrl`/`cancelUrl` are absolute http(s) URLs; `{CHECKOUT_SESSION_ID}` is replaced by the session id on the ' +
   'way back. Nothing is granted from that redirect.\n' +
-  '- `email`, `name` and `formAnswers` are svc additions (the spec\'s body has none): without `email` the checkout ' +
-  'page (Stripe\'s, or the local one) asks for it.\n' +
-  '- `donation {amount}`: a sidecar donation, its own line item and its own donation, no 50 floor; the event\'s ' +
-  '`donationConfig` must allow it, and it must be in the event\'s donation currency (its tiers\' currency): a tier in ' +
+  "- `email`, `name` and `formAnswers` are svc additions (the spec's body has none): without `email` the checkout " +
+  "page (Stripe's, or the local one) asks for it.\n" +
+  "- `donation {amount}`: a sidecar donation, its own line item and its own donation, no 50 floor; the event's " +
+  "`donationConfig` must allow it, and it must be in the event's donation currency (its tiers' currency): a tier in " +
   'another currency cannot carry one (400, `extras.field` = `donation`). An order with a donation is receipted by ' +
   'e-mail beside the tickets; one without gets its ticket e-mail only.\n' +
   '- Completion (a verified Stripe event or the local Pay button, once) issues one `PAID` ticket per seat (one QR code ' +
@@ -92,8 +111,8 @@ const CHECKOUT_DESCRIPTION =
 /** Widget actions act as the public; /v1 is the community's own server. */
 const WIDGET_EVENTS_NOTE =
   'Only events the community shows publicly can be booked here (a members-only event is a 404); a server books any ' +
-  'event of its community through `/v1`. `successUrl` and `cancelUrl` must be on the calling page\'s origin or another ' +
-  'of the community\'s own origins (400 naming the field otherwise).';
+  "event of its community through `/v1`. `successUrl` and `cancelUrl` must be on the calling page's origin or another " +
+  "of the community's own origins (400 naming the field otherwise).";
 
 export const rsvpToEvent = route({
   operationId: 'rsvpToEvent',
@@ -101,12 +120,17 @@ export const rsvpToEvent = route({
   path: `${base}/events/{slug}/rsvp`,
   tag: 'Events',
   summary: 'RSVP to a free tier',
-  description: `${RSVP_DESCRIPTION}\n\nA repeat answers 200 with the same \`rsvpId\` and QR code and sends no e-mail. ` +
+  description:
+    `${RSVP_DESCRIPTION}\n\nA repeat answers 200 with the same \`rsvpId\` and QR code and sends no e-mail. ` +
     'A server books any event of its community, members-only ones included.',
   auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
   params: EventParams,
   body: RsvpBody,
-  response: { status: 200, schema: z.union([RsvpResponse, CheckoutResponse]), description: 'The RSVP with its QR code (or a checkout, with a donation)' },
+  response: {
+    status: 200,
+    schema: z.union([RsvpResponse, CheckoutResponse]),
+    description: 'The RSVP with its QR code (or a checkout, with a donation)',
+  },
   errors: [400, 401, 403, 404, 409, 415, 422, 429, 503],
 });
 
@@ -116,10 +140,11 @@ export const checkoutEvent = route({
   path: `${base}/events/{slug}/checkout`,
   tag: 'Events',
   summary: 'Buy tickets of a paid tier',
-  description: `${CHECKOUT_DESCRIPTION}\n\nA signed-in member is named by \`X-Svc-Auth-Token\` (the sign-in cookie's ` +
-    'value, a token of this community\'s site or of the platform; any other, expired or signed out is `401 SIGN_IN_REQUIRED` ' +
+  description:
+    `${CHECKOUT_DESCRIPTION}\n\nA signed-in member is named by \`X-Svc-Auth-Token\` (the sign-in cookie's ` +
+    "value, a token of this community's site or of the platform; any other, expired or signed out is `401 SIGN_IN_REQUIRED` " +
     'with `extras.field` = `X-Svc-Auth-Token`, before anything is held): the tickets are then theirs, each ticket carries ' +
-    'the member\'s id, the account\'s address is the buyer\'s (`email` is ignored), the account\'s name is the tickets\' ' +
+    "the member's id, the account's address is the buyer's (`email` is ignored), the account's name is the tickets' " +
     'unless `name` is given, and a sidecar donation names them as its donor. Without the header the buyer is anonymous, ' +
     'whatever address they give. `X-Svc-Member-Token` (SSO) is not supported and ignored.',
   auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
@@ -129,20 +154,25 @@ export const checkoutEvent = route({
   errors: [400, 401, 403, 404, 409, 415, 422, 429, 502, 503],
 });
 
-export const VerifiedTicket = z.object({
-  valid: z.boolean().describe('a genuine code of this community whose ticket has not been refunded'),
-  ticket: z.object({
-    id: Uuid,
-    kind: z.enum(['RSVP', 'PAID']),
-    eventSlug: z.string(),
-    tierId: Uuid,
-    tierName: z.string(),
-    name: z.string(),
-    email: z.string(),
-    refunded: z.boolean(),
-    issuedAt: z.string(),
-  }).optional().describe('absent when the code is not one of ours'),
-}).meta({ id: 'VerifiedTicket' });
+export const VerifiedTicket = z
+  .object({
+    valid: z.boolean().describe('a genuine code of this community whose ticket has not been refunded'),
+    ticket: z
+      .object({
+        id: Uuid,
+        kind: z.enum(['RSVP', 'PAID']),
+        eventSlug: z.string(),
+        tierId: Uuid,
+        tierName: z.string(),
+        name: z.string(),
+        email: z.string(),
+        refunded: z.boolean(),
+        issuedAt: z.string(),
+      })
+      .optional()
+      .describe('absent when the code is not one of ours'),
+  })
+  .meta({ id: 'VerifiedTicket' });
 
 export const verifyTicket = route({
   operationId: 'verifyTicket',
@@ -168,13 +198,18 @@ export const widgetRsvp = route({
   path: `${actions}/events/{slug}/rsvp`,
   tag: 'Community site',
   summary: 'RSVP from a widget',
-  description: `${RSVP_DESCRIPTION}\n\nA repeat never shows the existing ticket (whoever knows an address would get its ` +
+  description:
+    `${RSVP_DESCRIPTION}\n\nA repeat never shows the existing ticket (whoever knows an address would get its ` +
     'QR code): it is `409 INVALID_STATE` (`extras.field` = `email`) and the ticket is e-mailed to the address again ' +
     `(within the per-address account e-mail budget). ${WIDGET_EVENTS_NOTE}`,
   auth: { kind: 'widget' },
   params: EventParams,
   body: RsvpBody,
-  response: { status: 200, schema: z.union([RsvpResponse, CheckoutResponse]), description: 'The RSVP with its QR code (or a checkout, with a donation)' },
+  response: {
+    status: 200,
+    schema: z.union([RsvpResponse, CheckoutResponse]),
+    description: 'The RSVP with its QR code (or a checkout, with a donation)',
+  },
   errors: [400, 401, 403, 404, 409, 415, 422, 429, 503],
 });
 
@@ -184,7 +219,8 @@ export const widgetCheckout = route({
   path: `${actions}/events/{slug}/checkout`,
   tag: 'Community site',
   summary: 'Buy tickets from a widget',
-  description: `${CHECKOUT_DESCRIPTION}\n\n${WIDGET_EVENTS_NOTE} One caller (client IP, or signed-in visitor) holds at ` +
+  description:
+    `${CHECKOUT_DESCRIPTION}\n\n${WIDGET_EVENTS_NOTE} One caller (client IP, or signed-in visitor) holds at ` +
     'most 10 seats of a tier in open checkouts at a time (422 beyond). The buyer is anonymous: `X-Svc-Auth-Token` is not read here.',
   auth: { kind: 'widget' },
   params: EventParams,

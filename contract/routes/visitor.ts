@@ -13,7 +13,7 @@ export const getMe = route({
   tag: 'Community site',
   summary: 'The signed-in visitor',
   description:
-    'Served on `{site_base}` with the sign-in cookie (or `Authorization: Bearer`). The only route that returns the user\'s ' +
+    "Served on `{site_base}` with the sign-in cookie (or `Authorization: Bearer`). The only route that returns the user's " +
     'own e-mail and phone; everywhere else other users are shown as `PublicUser` (`{id, usertag, name, profileImage}`).',
   auth: { kind: 'session' },
   response: { status: 200, schema: Me, description: 'The signed-in user' },
@@ -24,7 +24,10 @@ export const UpdateMe = z
   .object({
     name: Line(100).min(1),
     bio: z.string().max(1000).nullable(),
-    profileImage: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048).nullable(),
+    profileImage: z
+      .url({ protocol: /^https$/, error: 'must be an https URL' })
+      .max(2048)
+      .nullable(),
   })
   .partial()
   .strict()
@@ -35,16 +38,15 @@ export const updateMe = route({
   method: 'patch',
   path: '/api/users/me',
   tag: 'Community site',
-  summary: 'Change the signed-in visitor\'s public profile',
+  summary: "Change the signed-in visitor's public profile",
   description:
     'Name, bio and profile image (an https URL); fields left out stay as they are, unknown fields are a 400. With the ' +
-    'cookie, only from the site\'s own pages.',
+    "cookie, only from the site's own pages.",
   auth: { kind: 'session' },
   body: UpdateMe,
   response: { status: 200, schema: Me, description: 'The updated user' },
   errors: [400, 401, 403, 429],
 });
-
 
 // ---------------------------------------------------------------------------------------------
 // The visitor's phone number: added only by typing back a code texted to it (docs/sign-in.md)
@@ -92,7 +94,7 @@ export const verifyPhone = route({
   summary: 'Add the phone number with the code texted to it',
   description:
     'With the right code (from `POST /api/users/me/phone`, for this number and this visitor) the number becomes the ' +
-    'account\'s phone, replacing any other, and from then on signs in with SMS codes. A wrong, expired, used or ' +
+    "account's phone, replacing any other, and from then on signs in with SMS codes. A wrong, expired, used or " +
     'replaced code, or a sign-in code, is `400 PHONE_CODE_INVALID` (`extras.field` = `code`). A number another ' +
     'account has is `409 PHONE_IN_USE` (who has it is not said): remove it from that account first.',
   auth: { kind: 'session' },
@@ -106,7 +108,7 @@ export const removePhone = route({
   method: 'delete',
   path: '/api/users/me/phone',
   tag: 'Community site',
-  summary: 'Remove the visitor\'s phone number',
+  summary: "Remove the visitor's phone number",
   description:
     'The number no longer signs in, and another account may add it. Harmless when there is none. With the cookie it ' +
     'passes the same checks as every cookie write, so it too needs `Content-Type: application/json` (and no body).',
@@ -153,7 +155,7 @@ export const listMyMemberships = route({
   summary: "The signed-in visitor's memberships",
   description:
     'Every community membership of the signed-in user, newest first, in any status (PENDING, ACCEPTED, REJECTED, ' +
-    'BANNED), in the spec\'s Membership shape. `createdAt` is when the user last applied, not the approval. ' +
+    "BANNED), in the spec's Membership shape. `createdAt` is when the user last applied, not the approval. " +
     '`platforms.svc.status` repeats `status` (the only platform entry populated today), except KICKED for a member who ' +
     'was removed (status REJECTED). A paid application waiting for its payment has no membership yet, so it is not ' +
     'listed. `communityTag` narrows the answer to one community: an empty array when the user has no membership there. ' +
@@ -173,7 +175,12 @@ export const listMyMemberships = route({
  * and `rsvp.confirmed` are reserved for the applications and tickets features. New messages are
  * not notifications: they are counted by `getUnreadMessageCounts`.
  */
-export const NOTIFICATION_KINDS = ['friend.requested', 'friend.accepted', 'membership.approved', 'rsvp.confirmed'] as const;
+export const NOTIFICATION_KINDS = [
+  'friend.requested',
+  'friend.accepted',
+  'membership.approved',
+  'rsvp.confirmed',
+] as const;
 export const NotificationKind = z.enum(NOTIFICATION_KINDS);
 export type NotificationKind = z.infer<typeof NotificationKind>;
 
@@ -207,9 +214,7 @@ export const listNotifications = route({
   errors: [400, 401, 429],
 });
 
-export const UnreadNotificationCount = z
-  .object({ count: z.int().min(0) })
-  .meta({ id: 'UnreadNotificationCount' });
+export const UnreadNotificationCount = z.object({ count: z.int().min(0) }).meta({ id: 'UnreadNotificationCount' });
 export type UnreadNotificationCount = z.infer<typeof UnreadNotificationCount>;
 
 export const getUnreadNotificationCount = route({
@@ -226,11 +231,19 @@ export const getUnreadNotificationCount = route({
 
 export const MarkNotificationsRead = z
   .object({
-    ids: z.array(Uuid).min(1).max(100).optional().describe('notifications to mark read; ids that are not yours are ignored'),
+    ids: z
+      .array(Uuid)
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('notifications to mark read; ids that are not yours are ignored'),
     all: z.literal(true).optional().describe('true = every unread notification'),
   })
   .strict()
-  .refine((b) => (b.ids === undefined) !== (b.all === undefined), { message: 'send either ids or all: true', path: ['ids'] })
+  .refine((b) => (b.ids === undefined) !== (b.all === undefined), {
+    message: 'send either ids or all: true',
+    path: ['ids'],
+  })
   .meta({ id: 'MarkNotificationsRead' });
 
 export const MarkNotificationsReadResult = z
@@ -244,8 +257,8 @@ export const markNotificationsRead = route({
   tag: 'Community site',
   summary: 'Mark notifications read',
   description:
-    'By `ids` (1 to 100) or `all: true`, exactly one of them; `updated` is the number of the caller\'s unread ' +
-    'notifications that became read. Ids of other users\' notifications, unknown ids and already read ones change ' +
+    "By `ids` (1 to 100) or `all: true`, exactly one of them; `updated` is the number of the caller's unread " +
+    "notifications that became read. Ids of other users' notifications, unknown ids and already read ones change " +
     'nothing and are not counted, so the answer tells nothing about others.',
   auth: { kind: 'session' },
   body: MarkNotificationsRead,
@@ -287,7 +300,7 @@ export const sendFriendRequest = route({
     'concurrent identical requests make one `201`, the others `409 FRIEND_REQUEST_EXISTS`.\n\n' +
     'Limits on asking (each request notifies someone):\n\n' +
     '- at most 100 unanswered requests per sender: past that `409 FRIEND_REQUEST_LIMIT` until some are answered (the ' +
-    'count is read in the request\'s transaction, so concurrent requests at the very limit may each see room; the hourly ' +
+    "count is read in the request's transaction, so concurrent requests at the very limit may each see room; the hourly " +
     'budget bounds how far past it that can go);\n' +
     '- after `usertag` rejected the caller, none to them for 7 days: `409 FRIEND_REQUEST_COOLDOWN` with `Retry-After` and ' +
     '`extras.retryAfter` (seconds); the one who said no may still ask, and the sender may ask anyone else;\n' +
@@ -296,7 +309,11 @@ export const sendFriendRequest = route({
     'Asking back someone whose request to the caller is pending accepts it: none of the limits applies.',
   auth: { kind: 'session' },
   body: SendFriendRequest,
-  response: { status: 201, schema: Friendship, description: 'The request (PENDING), or the friendship it completed (ACCEPTED)' },
+  response: {
+    status: 201,
+    schema: Friendship,
+    description: 'The request (PENDING), or the friendship it completed (ACCEPTED)',
+  },
   errors: [400, 401, 403, 404, 409, 415, 429],
 });
 
@@ -309,7 +326,12 @@ export const listIncomingFriendRequests = route({
   description: 'Pending requests other users sent to the caller, newest first.',
   auth: { kind: 'session' },
   query: Paged,
-  response: { status: 200, schema: z.array(Friendship), description: 'A page of pending incoming requests', paginated: true },
+  response: {
+    status: 200,
+    schema: z.array(Friendship),
+    description: 'A page of pending incoming requests',
+    paginated: true,
+  },
   errors: [400, 401, 429],
 });
 
@@ -323,16 +345,14 @@ export const acceptFriendRequest = route({
     'Accepts the pending request `usertag` sent to the caller; they get a `friend.accepted` notification. Only ' +
     'requests *to* the caller can be accepted: anything else (no request, one the caller sent) is a 404. ' +
     'Accepting an already accepted friendship answers it again and notifies no one. Answering a request (either way) ' +
-    'marks the caller\'s `friend.requested` notification from that user read.',
+    "marks the caller's `friend.requested` notification from that user read.",
   auth: { kind: 'session' },
   params: UsertagParam,
   response: { status: 200, schema: Friendship, description: 'The friendship' },
   errors: [401, 403, 404, 429],
 });
 
-export const FriendRequestRejected = z
-  .object({ ok: z.literal(true) })
-  .meta({ id: 'FriendRequestRejected' });
+export const FriendRequestRejected = z.object({ ok: z.literal(true) }).meta({ id: 'FriendRequestRejected' });
 
 export const rejectFriendRequest = route({
   operationId: 'rejectFriendRequest',
@@ -343,7 +363,7 @@ export const rejectFriendRequest = route({
   description:
     'Removes the pending request `usertag` sent to the caller. The requester is not told, and may ask again ' +
     'after 7 days (the rejection is remembered). Only pending requests *to* the caller: anything else (no request, one ' +
-    'the caller sent) is a 404. Marks the caller\'s `friend.requested` notification from that user read.',
+    "the caller sent) is a 404. Marks the caller's `friend.requested` notification from that user read.",
   auth: { kind: 'session' },
   params: UsertagParam,
   response: { status: 200, schema: FriendRequestRejected, description: 'Rejected' },
@@ -358,7 +378,7 @@ export const Message = z
   .object({
     id: Uuid,
     conversationId: Uuid,
-    sender: PublicUser.nullable().describe('null when the sender\'s account is gone'),
+    sender: PublicUser.nullable().describe("null when the sender's account is gone"),
     body: z.string(),
     createdAt: IsoDateTime,
   })
@@ -399,7 +419,11 @@ export const createConversation = route({
     'conversation with any usertag; there is no blocking yet.',
   auth: { kind: 'session' },
   body: CreateConversation,
-  response: { status: 201, schema: Conversation, description: 'The conversation (200 when the direct conversation already existed)' },
+  response: {
+    status: 201,
+    schema: Conversation,
+    description: 'The conversation (200 when the direct conversation already existed)',
+  },
   errors: [400, 401, 403, 404, 415, 429],
 });
 
@@ -411,8 +435,8 @@ export const listConversations = route({
   summary: "The signed-in visitor's conversations",
   description:
     'Conversations the caller takes part in, most recent activity first, each with its last message and unread count. ' +
-    'Unread counts are exact: each message takes the conversation\'s next sequence number under the conversation\'s ' +
-    'lock, and a participant\'s unread messages are those from others numbered above their read mark.',
+    "Unread counts are exact: each message takes the conversation's next sequence number under the conversation's " +
+    "lock, and a participant's unread messages are those from others numbered above their read mark.",
   auth: { kind: 'session' },
   query: Paged,
   response: { status: 200, schema: z.array(Conversation), description: 'A page of conversations', paginated: true },
@@ -460,7 +484,9 @@ export const listMessages = route({
 
 export const MarkConversationRead = z
   .object({
-    upTo: Uuid.optional().describe('the newest message the caller has seen (a message of this conversation); left out = every message so far'),
+    upTo: Uuid.optional().describe(
+      'the newest message the caller has seen (a message of this conversation); left out = every message so far',
+    ),
   })
   .strict()
   .meta({ id: 'MarkConversationRead' });
@@ -479,22 +505,28 @@ export const markConversationRead = route({
   tag: 'Community site',
   summary: 'Mark a conversation read',
   description:
-    'Marks the caller\'s messages read up to `upTo` (that message and every older one), or up to the newest message ' +
+    "Marks the caller's messages read up to `upTo` (that message and every older one), or up to the newest message " +
     'without it. Never moves the read mark back: marking an older message is harmless. Participants only (404 for ' +
     'anyone else); an `upTo` that is not a message of this conversation is `400` with `extras.field` = `upTo`. ' +
-    'A write, so with the cookie only from the site\'s own pages (a GET never changes what is read). A chat calls it ' +
+    "A write, so with the cookie only from the site's own pages (a GET never changes what is read). A chat calls it " +
     'after showing the newest message.',
   auth: { kind: 'session' },
   params: ConversationParam,
   body: MarkConversationRead,
-  response: { status: 200, schema: ConversationReadState, description: 'The conversation\'s unread count after the call' },
+  response: {
+    status: 200,
+    schema: ConversationReadState,
+    description: "The conversation's unread count after the call",
+  },
   errors: [400, 401, 403, 404, 415, 429],
 });
 
 export const UnreadMessageCounts = z
   .object({
     total: z.int().min(0),
-    conversations: z.record(z.string(), z.int().min(1)).describe('conversation id -> unread messages; conversations with none are left out'),
+    conversations: z
+      .record(z.string(), z.int().min(1))
+      .describe('conversation id -> unread messages; conversations with none are left out'),
   })
   .meta({ id: 'UnreadMessageCounts' });
 export type UnreadMessageCounts = z.infer<typeof UnreadMessageCounts>;
@@ -513,8 +545,23 @@ export const getUnreadMessageCounts = route({
 
 /** Every visitor route, in the order the OpenAPI document lists them. */
 export const VISITOR_ROUTES: RouteDef[] = [
-  getMe, updateMe, startPhoneVerification, verifyPhone, removePhone, listMyMemberships,
-  listNotifications, getUnreadNotificationCount, markNotificationsRead,
-  sendFriendRequest, listIncomingFriendRequests, acceptFriendRequest, rejectFriendRequest,
-  createConversation, listConversations, postMessage, listMessages, markConversationRead, getUnreadMessageCounts,
+  getMe,
+  updateMe,
+  startPhoneVerification,
+  verifyPhone,
+  removePhone,
+  listMyMemberships,
+  listNotifications,
+  getUnreadNotificationCount,
+  markNotificationsRead,
+  sendFriendRequest,
+  listIncomingFriendRequests,
+  acceptFriendRequest,
+  rejectFriendRequest,
+  createConversation,
+  listConversations,
+  postMessage,
+  listMessages,
+  markConversationRead,
+  getUnreadMessageCounts,
 ] as RouteDef[];

@@ -17,19 +17,30 @@ export class SignatureError extends Error {}
  * Checks `header` (the Svc-Signature value) against the raw body exactly as received, and returns
  * the parsed body. Any one `v1=` may match: during a secret rotation deliveries carry two.
  */
-export function verifySvcSignature(rawBody, header, secret, { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now() } = {}) {
+export function verifySvcSignature(
+  rawBody,
+  header,
+  secret,
+  { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now() } = {},
+) {
   if (typeof header !== 'string' || header === '') {
-    throw new SignatureError('No Svc-Signature header. Is this request from svc, and does your framework pass headers through?');
+    throw new SignatureError(
+      'No Svc-Signature header. Is this request from svc, and does your framework pass headers through?',
+    );
   }
   const parts = header.split(',').map((p) => p.split('='));
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
   const signatures = parts.filter(([k]) => k === 'v1').map(([, v]) => v);
   if (!Number.isInteger(t) || signatures.length === 0) {
-    throw new SignatureError('Svc-Signature must look like t=<unix seconds>,v1=<hex>. Pass the header value unchanged.');
+    throw new SignatureError(
+      'Svc-Signature must look like t=<unix seconds>,v1=<hex>. Pass the header value unchanged.',
+    );
   }
   const body = Buffer.isBuffer(rawBody) ? rawBody.toString('utf8') : rawBody;
   if (typeof body !== 'string') {
-    throw new SignatureError('Pass the raw request body (a string or Buffer), not parsed JSON: re-serialising changes the bytes that were signed.');
+    throw new SignatureError(
+      'Pass the raw request body (a string or Buffer), not parsed JSON: re-serialising changes the bytes that were signed.',
+    );
   }
   const expected = crypto.createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest();
   const matches = signatures.some((hex) => {
@@ -39,11 +50,13 @@ export function verifySvcSignature(rawBody, header, secret, { toleranceSeconds =
   if (!matches) {
     throw new SignatureError(
       'No signature matches. Check that you use the raw body exactly as received (no JSON re-serialisation, no trimmed whitespace) ' +
-      'and the whsec_ secret of this endpoint, as printed by `svc webhook add` or `svc webhook rotate-secret`.',
+        'and the whsec_ secret of this endpoint, as printed by `svc webhook add` or `svc webhook rotate-secret`.',
     );
   }
   if (Math.abs(now / 1000 - t) > toleranceSeconds) {
-    throw new SignatureError(`The signature timestamp is more than ${toleranceSeconds} s from this server's clock. Check the clock (NTP), or raise the tolerance.`);
+    throw new SignatureError(
+      `The signature timestamp is more than ${toleranceSeconds} s from this server's clock. Check the clock (NTP), or raise the tolerance.`,
+    );
   }
   return JSON.parse(body);
 }
@@ -83,6 +96,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(1);
   }
   const port = Number(process.env.PORT ?? 4000);
-  http.createServer(createHandler({ secret, onEvent: (e) => console.log(e.event, e.deliveryId, JSON.stringify(e.data)) }))
+  http
+    .createServer(createHandler({ secret, onEvent: (e) => console.log(e.event, e.deliveryId, JSON.stringify(e.data)) }))
     .listen(port, () => console.log(`receiving svc webhooks on http://127.0.0.1:${port}/`));
 }

@@ -10,15 +10,32 @@ import { assertWidgetReturnUrls } from '../http/widget-actions.ts';
 import { applicationCheckout, submitApplication } from '../use-cases/applications.ts';
 import type { SaleRouteDeps } from '../use-cases/checkout.ts';
 
-async function widgetSubmitApplication({ params, body, widget, transaction }: HandlerContext<typeof routes.widgetSubmitApplication>) {
+async function widgetSubmitApplication({
+  params,
+  body,
+  widget,
+  transaction,
+}: HandlerContext<typeof routes.widgetSubmitApplication>) {
   return submitApplication(transaction, widget.community.id, { segmentId: params.segmentId, ...body });
 }
 
-async function widgetApplyCheckout({ body, widget, req, transaction }: HandlerContext<typeof routes.widgetApplyCheckout>, deps: SaleRouteDeps) {
-  await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+async function widgetApplyCheckout(
+  { body, widget, req, transaction }: HandlerContext<typeof routes.widgetApplyCheckout>,
+  deps: SaleRouteDeps,
+) {
+  await assertWidgetReturnUrls(deps, widget, req, [
+    ['successUrl', body.successUrl],
+    ['cancelUrl', body.cancelUrl],
+  ]);
   // The plan's own return URLs (on the success URL's origin) give way to the widget's, judged above.
-  return applicationCheckout(deps.sales, transaction, widget.community.id, body.requestId,
-    async () => new URL(body.successUrl).origin, { successUrl: body.successUrl, cancelUrl: body.cancelUrl });
+  return applicationCheckout(
+    deps.sales,
+    transaction,
+    widget.community.id,
+    body.requestId,
+    async () => new URL(body.successUrl).origin,
+    { successUrl: body.successUrl, cancelUrl: body.cancelUrl },
+  );
 }
 
 export const applicationActionHandlers = {

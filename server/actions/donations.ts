@@ -21,34 +21,58 @@ async function communityOf(db: Db, where: { id: string } | { tag: string }): Pro
   return community;
 }
 
-async function widgetDonateProduct({ params, body, widget, req, res, transaction }: HandlerContext<typeof routes.widgetDonateProduct>, deps: SaleRouteDeps) {
+async function widgetDonateProduct(
+  { params, body, widget, req, res, transaction }: HandlerContext<typeof routes.widgetDonateProduct>,
+  deps: SaleRouteDeps,
+) {
   await spendDonationBudget(deps.rateLimits, req, res);
   await assertReadableTarget(deps, 'PRODUCT', widget.community.id, params.sku, 'public');
-  await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+  await assertWidgetReturnUrls(deps, widget, req, [
+    ['successUrl', body.successUrl],
+    ['cancelUrl', body.cancelUrl],
+  ]);
   const community = await communityOf(deps.db, { id: widget.community.id });
   return donate(deps.sales, transaction, community, 'PRODUCT', params.sku, body, widget.visitor?.userId ?? null);
 }
 
-async function widgetDonateEvent({ params, body, widget, req, res, transaction }: HandlerContext<typeof routes.widgetDonateEvent>, deps: SaleRouteDeps) {
+async function widgetDonateEvent(
+  { params, body, widget, req, res, transaction }: HandlerContext<typeof routes.widgetDonateEvent>,
+  deps: SaleRouteDeps,
+) {
   await spendDonationBudget(deps.rateLimits, req, res);
   await assertReadableTarget(deps, 'EVENT', widget.community.id, params.slug, 'public');
-  await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+  await assertWidgetReturnUrls(deps, widget, req, [
+    ['successUrl', body.successUrl],
+    ['cancelUrl', body.cancelUrl],
+  ]);
   const community = await communityOf(deps.db, { id: widget.community.id });
   return donate(deps.sales, transaction, community, 'EVENT', params.slug, body, widget.visitor?.userId ?? null);
 }
 
-async function widgetProductCheckout({ params, body, widget, req, transaction }: HandlerContext<typeof routes.widgetProductCheckout>, deps: SaleRouteDeps) {
+async function widgetProductCheckout(
+  { params, body, widget, req, transaction }: HandlerContext<typeof routes.widgetProductCheckout>,
+  deps: SaleRouteDeps,
+) {
   await assertReadableTarget(deps, 'PRODUCT', widget.community.id, params.sku, 'public');
-  await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+  await assertWidgetReturnUrls(deps, widget, req, [
+    ['successUrl', body.successUrl],
+    ['cancelUrl', body.cancelUrl],
+  ]);
   const community = await communityOf(deps.db, { id: widget.community.id });
   return productCheckout(deps.sales, transaction, community, params.sku, body, widget.visitor?.userId ?? null);
 }
 
-async function memberCheckout({ body, visitor, req, transaction }: HandlerContext<typeof routes.memberCheckout>, deps: SaleRouteDeps) {
+async function memberCheckout(
+  { body, visitor, req, transaction }: HandlerContext<typeof routes.memberCheckout>,
+  deps: SaleRouteDeps,
+) {
   const tag = body.communityTag ?? (await communityTagForHost(deps.db, req.hostname));
   if (!tag) throw new ApiError('INVALID_INPUT', messages.communityTagRequired, { field: 'communityTag' });
   const community = await communityOf(deps.db, { tag });
-  await assertCommunityReturnUrls(deps, tag, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+  await assertCommunityReturnUrls(deps, tag, req, [
+    ['successUrl', body.successUrl],
+    ['cancelUrl', body.cancelUrl],
+  ]);
   return productCheckout(deps.sales, transaction, community, body.sku, body, visitor.userId);
 }
 

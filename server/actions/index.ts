@@ -15,10 +15,16 @@ import { ticketActionHandlers } from './tickets.ts';
 export function widgetActionsRouter(deps: RouteDeps): Router {
   const router = express.Router();
   const sales = saleRouteDeps(deps);
-  mountHandlers(router, WIDGET_ACTION_ROUTES, [
-    handlerGroup(ticketActionHandlers, sales),
-    handlerGroup(donationActionHandlers, sales),
-    handlerGroup(applicationActionHandlers, sales),
-  ], deps, ROUTES);
+  mountHandlers(
+    router,
+    WIDGET_ACTION_ROUTES,
+    [
+      handlerGroup(ticketActionHandlers, sales),
+      handlerGroup(donationActionHandlers, sales),
+      handlerGroup(applicationActionHandlers, sales),
+    ],
+    deps,
+    ROUTES,
+  );
   return router;
 }

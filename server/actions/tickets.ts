@@ -18,15 +18,27 @@ async function callerOf({ db, sales }: SaleRouteDeps, widget: WidgetCaller, slug
   };
 }
 
-async function widgetRsvp({ params, body, widget, req, transaction }: HandlerContext<typeof routes.widgetRsvp>, deps: SaleRouteDeps) {
+async function widgetRsvp(
+  { params, body, widget, req, transaction }: HandlerContext<typeof routes.widgetRsvp>,
+  deps: SaleRouteDeps,
+) {
   const caller = await callerOf(deps, widget, params.slug);
-  await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+  await assertWidgetReturnUrls(deps, widget, req, [
+    ['successUrl', body.successUrl],
+    ['cancelUrl', body.cancelUrl],
+  ]);
   return rsvp(deps.sales, transaction, caller, params.slug, body);
 }
 
-async function widgetCheckout({ params, body, widget, req, transaction }: HandlerContext<typeof routes.widgetCheckout>, deps: SaleRouteDeps) {
+async function widgetCheckout(
+  { params, body, widget, req, transaction }: HandlerContext<typeof routes.widgetCheckout>,
+  deps: SaleRouteDeps,
+) {
   const caller = await callerOf(deps, widget, params.slug);
-  await assertWidgetReturnUrls(deps, widget, req, [['successUrl', body.successUrl], ['cancelUrl', body.cancelUrl]]);
+  await assertWidgetReturnUrls(deps, widget, req, [
+    ['successUrl', body.successUrl],
+    ['cancelUrl', body.cancelUrl],
+  ]);
   return ticketCheckout(deps.sales, transaction, caller, params.slug, body);
 }
 

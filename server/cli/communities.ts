@@ -1,19 +1,26 @@
 // `svc community update <tag> <file.json>`: change an existing community's settings (the import
 // never does). Prints what changes, field by field, before it is written; `--dry-run` stops there.
 import type { Command } from 'commander';
-import { updateCommunitySettings, type SettingsChange, type SettingsUpdateResult } from '../domain/community-settings.ts';
+import {
+  updateCommunitySettings,
+  type SettingsChange,
+  type SettingsUpdateResult,
+} from '../domain/community-settings.ts';
 import { readFixtureFile } from '../domain/import.ts';
 import { CliError, out, printJson, withDatabase, type JsonOption } from './runtime.ts';
 
 type Row = [path: string, what: string];
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const shown = (v: unknown): string => (v === undefined ? '(none)' : JSON.stringify(v));
 
 /** Page settings by page key, so a change reads `pageSettings.EVENTS.visibility`, not two whole arrays. */
 function byPageKey(value: unknown): unknown {
   if (!Array.isArray(value) || !value.every((p) => isPlainObject(p) && typeof p.pageKey === 'string')) return value;
-  return Object.fromEntries((value as Array<Record<string, unknown>>).map(({ pageKey, ...rest }) => [pageKey as string, rest]));
+  return Object.fromEntries(
+    (value as Array<Record<string, unknown>>).map(({ pageKey, ...rest }) => [pageKey as string, rest]),
+  );
 }
 
 /** One row per leaf that differs: objects are walked key by key, anything else compared whole. */
@@ -48,21 +55,29 @@ function printResult(result: SettingsUpdateResult, dryRun: boolean): void {
     return;
   }
   const count = n === 1 ? '1 setting' : `${n} settings`;
-  out(dryRun ? `Community ${result.tag}: ${count} would change (dry run, nothing written):` : `Updated community ${result.tag}: ${count} changed:`);
+  out(
+    dryRun
+      ? `Community ${result.tag}: ${count} would change (dry run, nothing written):`
+      : `Updated community ${result.tag}: ${count} changed:`,
+  );
   const rows = result.changes.flatMap(changeRows);
   const width = Math.max(...rows.map(([path]) => path.length));
   for (const [path, what] of rows) out(`  ${path.padEnd(width)}  ${what}`);
 }
 
 export function registerCommunityCommands(program: Command): void {
-  const community = program.command('community').description('Manage communities: change the settings of an existing one.');
+  const community = program
+    .command('community')
+    .description('Manage communities: change the settings of an existing one.');
 
   community
     .command('update')
-    .description('Change a community\'s settings from a JSON file: any of visibility, accessibility, domains, landingUrl, '
-      + 'embedOrigins, pageSettings, storefrontConfig, themeConfig, as in the import file (see docs/cli.md). '
-      + 'Prints what changes, then applies it in one transaction.')
-    .argument('<tag>', 'the community\'s tag')
+    .description(
+      "Change a community's settings from a JSON file: any of visibility, accessibility, domains, landingUrl, " +
+        'embedOrigins, pageSettings, storefrontConfig, themeConfig, as in the import file (see docs/cli.md). ' +
+        'Prints what changes, then applies it in one transaction.',
+    )
+    .argument('<tag>', "the community's tag")
     .argument('<file>', 'path to the settings JSON file')
     .option('--dry-run', 'validate and print what would change; write nothing')
     .option('--json', 'print the result as JSON: {tag, dryRun, applied, changes: [{field, before, after}]}')

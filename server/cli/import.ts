@@ -1,21 +1,37 @@
 // `svc import <file.json>` and `svc seed`: both import a fixture and print the same summary.
 import type { Command } from 'commander';
-import { COUNT_KINDS, FixtureError, importFixture, readFixtureFile, type Counts, type ImportResult } from '../domain/import.ts';
+import {
+  COUNT_KINDS,
+  FixtureError,
+  importFixture,
+  readFixtureFile,
+  type Counts,
+  type ImportResult,
+} from '../domain/import.ts';
 import { seedDemo, DEMO_FIXTURE_PATH } from '../domain/seed.ts';
 import { systemLookup } from '../webhooks/ssrf.ts';
 import { note, out, printJson, withDatabase, type JsonOption } from './runtime.ts';
 
 const LABELS: Record<(typeof COUNT_KINDS)[number], [string, string]> = {
-  communities: ['community', 'communities'], domains: ['domain', 'domains'], users: ['user', 'users'],
-  memberships: ['membership', 'memberships'], events: ['event', 'events'], tiers: ['tier', 'tiers'],
-  articles: ['article', 'articles'], products: ['product', 'products'], segments: ['segment', 'segments'],
-  atlasCategories: ['atlas category', 'atlas categories'], atlasHotspots: ['atlas hotspot', 'atlas hotspots'],
-  apiKeys: ['API key', 'API keys'], webhooks: ['webhook endpoint', 'webhook endpoints'],
+  communities: ['community', 'communities'],
+  domains: ['domain', 'domains'],
+  users: ['user', 'users'],
+  memberships: ['membership', 'memberships'],
+  events: ['event', 'events'],
+  tiers: ['tier', 'tiers'],
+  articles: ['article', 'articles'],
+  products: ['product', 'products'],
+  segments: ['segment', 'segments'],
+  atlasCategories: ['atlas category', 'atlas categories'],
+  atlasHotspots: ['atlas hotspot', 'atlas hotspots'],
+  apiKeys: ['API key', 'API keys'],
+  webhooks: ['webhook endpoint', 'webhook endpoints'],
 };
 
 function describe(counts: Counts, field: 'created' | 'unchanged'): string {
-  const parts = COUNT_KINDS.filter((k) => counts[k][field] > 0)
-    .map((k) => `${counts[k][field]} ${LABELS[k][counts[k][field] === 1 ? 0 : 1]}`);
+  const parts = COUNT_KINDS.filter((k) => counts[k][field] > 0).map(
+    (k) => `${counts[k][field]} ${LABELS[k][counts[k][field] === 1 ? 0 : 1]}`,
+  );
   return parts.length > 0 ? parts.join(', ') : 'nothing';
 }
 
@@ -54,14 +70,21 @@ function warnAboutNewSecrets(result: ImportResult): void {
   for (const c of result.communities) {
     for (const w of c.webhooks) {
       if (w.resolved === false) {
-        note(`note: the host of ${w.url} (community ${c.tag}) does not resolve now; it is checked again at every delivery.`);
+        note(
+          `note: the host of ${w.url} (community ${c.tag}) does not resolve now; it is checked again at every delivery.`,
+        );
       }
     }
   }
   const keys = result.communities.some((c) => c.secretKeys.some((k) => k.key !== null));
   const hooks = result.communities.some((c) => c.webhooks.some((w) => w.secret !== null));
   if (keys || hooks) {
-    const what = keys && hooks ? 'secret keys and webhook signing secrets are' : keys ? 'secret keys are' : 'webhook signing secrets are';
+    const what =
+      keys && hooks
+        ? 'secret keys and webhook signing secrets are'
+        : keys
+          ? 'secret keys are'
+          : 'webhook signing secrets are';
     note(`warning: ${what} shown only once and cannot be recovered. Store them now.`);
   }
 }
@@ -75,19 +98,25 @@ function print(source: string, result: ImportResult, opts: JsonOption): void {
 export function registerImportCommands(program: Command): void {
   program
     .command('import')
-    .description('Import a fixture file: communities and everything in them, webhook receivers included (see docs/fixture.md). '
-      + 'Re-importing changes nothing.')
+    .description(
+      'Import a fixture file: communities and everything in them, webhook receivers included (see docs/fixture.md). ' +
+        'Re-importing changes nothing.',
+    )
     .argument('<file>', 'path to the fixture JSON file')
     .option('--json', 'print the result as JSON, including the created keys and webhook signing secrets')
     .action(async (file: string, opts: JsonOption) => {
       const input = await readFixtureFile(file);
-      const result = await withDatabase((db, ctx) => importFixture(db, input, {
-        // The secret box is loaded only when the file has webhooks to register.
-        webhooks: {
-          get secrets() { return ctx.secrets(); },
-          policy: { allowPrivate: ctx.config.webhooks.allowPrivate, lookup: systemLookup },
-        },
-      })).catch((err: unknown) => {
+      const result = await withDatabase((db, ctx) =>
+        importFixture(db, input, {
+          // The secret box is loaded only when the file has webhooks to register.
+          webhooks: {
+            get secrets() {
+              return ctx.secrets();
+            },
+            policy: { allowPrivate: ctx.config.webhooks.allowPrivate, lookup: systemLookup },
+          },
+        }),
+      ).catch((err: unknown) => {
         // Name the file in the message: the issues' paths are relative to it.
         throw err instanceof FixtureError ? new FixtureError(err.issues, file) : err;
       });

@@ -13,7 +13,9 @@ import { registerWebhookCommands } from './webhooks.ts';
 
 function buildProgram(): Command {
   const program = new Command('svc')
-    .description('svc admin command line. Uses the server\'s configuration: DATABASE_URL, or SQLite under SVC_DATA_DIR (./data).')
+    .description(
+      "svc admin command line. Uses the server's configuration: DATABASE_URL, or SQLite under SVC_DATA_DIR (./data).",
+    )
     .showHelpAfterError('(add --help for usage)')
     .configureHelp({ sortSubcommands: true });
   registerCommunityCommands(program);

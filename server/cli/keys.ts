@@ -8,7 +8,10 @@ import type { Db } from '../db/index.ts';
 import { CliError, note, out, printJson, table, withDatabase, type JsonOption } from './runtime.ts';
 
 function parseScopes(value: string): Scope[] {
-  const scopes = value.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
   if (scopes.length === 0) throw new CliError('--scopes needs at least one scope');
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length > 0) throw new CliError(`unknown scope ${unknown.join(', ')} (valid: ${SCOPES.join(', ')})`);
@@ -35,9 +38,18 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (opts: JsonOption & { community: string; scopes: string; name?: string }) => {
       const scopes = parseScopes(opts.scopes);
-      const created = await withDatabase(async (db) => createSecretKey(db, await communityId(db, opts.community), scopes, opts.name ?? null));
+      const created = await withDatabase(async (db) =>
+        createSecretKey(db, await communityId(db, opts.community), scopes, opts.name ?? null),
+      );
       if (opts.json) {
-        printJson({ id: created.id, communityTag: opts.community, name: opts.name ?? null, key: created.key, prefix: created.prefix, scopes: created.scopes });
+        printJson({
+          id: created.id,
+          communityTag: opts.community,
+          name: opts.name ?? null,
+          key: created.key,
+          prefix: created.prefix,
+          scopes: created.scopes,
+        });
       } else {
         out(`Created secret key ${created.id} for community ${opts.community}`);
         if (opts.name) out(`  name:    ${opts.name}`);
@@ -65,10 +77,21 @@ export function registerKeyCommands(program: Command): void {
         out('No API keys.');
         return;
       }
-      out(table(
-        ['ID', 'COMMUNITY', 'KIND', 'PREFIX', 'NAME', 'SCOPES', 'CREATED', 'STATUS'],
-        keys.map((k) => [k.id, k.communityTag, k.kind, `${k.prefix}…`, k.name ?? '-', k.scopes.join(','), k.createdAt, status(k)]),
-      ));
+      out(
+        table(
+          ['ID', 'COMMUNITY', 'KIND', 'PREFIX', 'NAME', 'SCOPES', 'CREATED', 'STATUS'],
+          keys.map((k) => [
+            k.id,
+            k.communityTag,
+            k.kind,
+            `${k.prefix}…`,
+            k.name ?? '-',
+            k.scopes.join(','),
+            k.createdAt,
+            status(k),
+          ]),
+        ),
+      );
     });
 
   key
@@ -80,13 +103,20 @@ export function registerKeyCommands(program: Command): void {
       const result = await withDatabase(async (db) => {
         const before = (await listApiKeys(db)).find((k) => k.id === id);
         if (!before) throw new CliError(`no API key with id ${id}`);
-        if (before.kind === 'publishable') throw new CliError('publishable keys cannot be revoked: they are public by design and READ_PUBLIC only');
+        if (before.kind === 'publishable')
+          throw new CliError('publishable keys cannot be revoked: they are public by design and READ_PUBLIC only');
         const revokedNow = await revokeApiKey(db, id);
         const after = (await listApiKeys(db, before.communityTag)).find((k) => k.id === id) as ApiKeySummary;
         return { key: after, alreadyRevoked: !revokedNow };
       });
       if (opts.json) {
-        printJson({ id, communityTag: result.key.communityTag, prefix: result.key.prefix, revokedAt: result.key.revokedAt, alreadyRevoked: result.alreadyRevoked });
+        printJson({
+          id,
+          communityTag: result.key.communityTag,
+          prefix: result.key.prefix,
+          revokedAt: result.key.revokedAt,
+          alreadyRevoked: result.alreadyRevoked,
+        });
       } else if (result.alreadyRevoked) {
         out(`Key ${id} (${result.key.prefix}…) was already revoked at ${result.key.revokedAt}.`);
       } else {

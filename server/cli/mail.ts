@@ -57,14 +57,17 @@ export function formatMailShow(m: OutboxEntry, ctx: ShowContext): string[] {
 const ID_PREFIX = /^[\w-]{1,100}$/;
 
 async function findOne(prefix: string): Promise<{ entry: OutboxEntry; defaultFrom: string }> {
-  if (!ID_PREFIX.test(prefix)) throw new CliError(`"${prefix}" is not a message id (or its beginning): see \`svc mail list\`.`);
+  if (!ID_PREFIX.test(prefix))
+    throw new CliError(`"${prefix}" is not a message id (or its beginning): see \`svc mail list\`.`);
   const { matches, defaultFrom } = await withDatabase(async (db, ctx) => ({
     matches: await findOutboxByIdPrefix(db, ctx.outboxSeal(), prefix),
     defaultFrom: ctx.config.mail.from,
   }));
   if (matches.length === 0) throw new CliError(`No mail with id ${prefix}.`);
   if (matches.length > 1) {
-    throw new CliError(`${prefix} is the beginning of more than one message id (${matches.map((m) => m.id).join(', ')}${matches.length >= 5 ? ', ...' : ''}): type more of it.`);
+    throw new CliError(
+      `${prefix} is the beginning of more than one message id (${matches.map((m) => m.id).join(', ')}${matches.length >= 5 ? ', ...' : ''}): type more of it.`,
+    );
   }
   return { entry: matches[0], defaultFrom };
 }
@@ -72,7 +75,8 @@ async function findOne(prefix: string): Promise<{ entry: OutboxEntry; defaultFro
 export function registerMailCommands(program: Command): void {
   const mail = registerOutboxCommand(program, {
     name: 'mail',
-    description: 'The mail outbox: every e-mail, queued for the server\'s worker, which sends it over SMTP (SMTP_URL) or writes it as an .eml file under SVC_DATA_DIR/mail.',
+    description:
+      "The mail outbox: every e-mail, queued for the server's worker, which sends it over SMTP (SMTP_URL) or writes it as an .eml file under SVC_DATA_DIR/mail.",
     listDescription: 'Outbox messages, newest first, with their delivery status and text (reset links included).',
     toHelp: 'only messages to this address (case-insensitive)',
     parseTo: (value) => {
@@ -91,7 +95,8 @@ export function registerMailCommands(program: Command): void {
     noun: 'mail',
   });
 
-  mail.command('show')
+  mail
+    .command('show')
     .description('One message: From, To, Subject, Date, delivery status, its .eml file, the text and the attachments.')
     .argument('<id>', 'the message id, or enough of its beginning to be unique (from `svc mail list`)')
     .option('--json', 'print the message as JSON')
@@ -105,14 +110,18 @@ export function registerMailCommands(program: Command): void {
       for (const line of formatMailShow(entry, { defaultFrom, fileExists })) out(line);
     });
 
-  mail.command('retry')
-    .description('Queues a failed message again with a fresh round of attempts; the server\'s worker sends it at its next look (SVC_MAIL_POLL_MS).')
+  mail
+    .command('retry')
+    .description(
+      "Queues a failed message again with a fresh round of attempts; the server's worker sends it at its next look (SVC_MAIL_POLL_MS).",
+    )
     .argument('<id>', 'the message id (from `svc mail list`)')
     .option('--json', 'print the result as JSON')
     .action(async (id: string, opts: JsonOption) => {
       const outcome = await withDatabase((db) => retryOutboxMessage(db, id.trim()));
       if (outcome === 'not_found') throw new CliError(`No mail with id ${id}.`);
-      if (outcome === 'not_failed') throw new CliError(`Mail ${id} has not failed (it is queued or sent): nothing to retry.`);
+      if (outcome === 'not_failed')
+        throw new CliError(`Mail ${id} has not failed (it is queued or sent): nothing to retry.`);
       if (opts.json) printJson({ id, status: 'queued' });
       else out(`Mail ${id} is queued again.`);
     });

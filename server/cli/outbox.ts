@@ -11,7 +11,8 @@ const MAX_LIST = 1000;
 function parseLimit(value: string | undefined): number {
   if (value === undefined) return 20;
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!(n >= 1 && n <= MAX_LIST)) throw new CliError(`--limit must be a whole number from 1 to ${MAX_LIST} (got "${value}")`);
+  if (!(n >= 1 && n <= MAX_LIST))
+    throw new CliError(`--limit must be a whole number from 1 to ${MAX_LIST} (got "${value}")`);
   return n;
 }
 
@@ -32,10 +33,12 @@ export interface OutboxCommand<E extends { id: string; createdAt: string; to: st
 
 /** Registers `<name> list`; returns the `<name>` command so an outbox can add more (`svc mail retry`). */
 export function registerOutboxCommand<E extends { id: string; createdAt: string; to: string; text: string }>(
-  program: Command, spec: OutboxCommand<E>,
+  program: Command,
+  spec: OutboxCommand<E>,
 ): Command {
   const group = program.command(spec.name).description(spec.description);
-  group.command('list')
+  group
+    .command('list')
     .description(spec.listDescription)
     .option('--to <recipient>', spec.toHelp)
     .option('--limit <n>', `how many (1-${MAX_LIST}, default 20)`)

@@ -4,7 +4,13 @@
 // invoice.paid; `lapse` ends memberships whose paid access is over. See docs/payments.md.
 import type { Command } from 'commander';
 import type { Db } from '../db/index.ts';
-import { dueLocalBillings, lapseExpired, localBillingOf, renewLocally, type LocalRenewal } from '../domain/membership-payments.ts';
+import {
+  dueLocalBillings,
+  lapseExpired,
+  localBillingOf,
+  renewLocally,
+  type LocalRenewal,
+} from '../domain/membership-payments.ts';
 import { ticketCodesFor } from '../domain/ticket-codes.ts';
 import { fulfilmentHandlers } from '../payments/handlers.ts';
 import { Payments } from '../payments/payments.ts';
@@ -13,14 +19,25 @@ import { CliError, out, printJson, table, withDatabase, type JsonOption } from '
 
 /** Payments without a gateway: renewals need no processor, only the handlers. */
 export function paymentsForRenewals(db: Db, config: Config): Payments {
-  return new Payments({ db, gateway: null, handlers: fulfilmentHandlers({ ticketCodes: ticketCodesFor(config) }), config: config.payments });
+  return new Payments({
+    db,
+    gateway: null,
+    handlers: fulfilmentHandlers({ ticketCodes: ticketCodesFor(config) }),
+    config: config.payments,
+  });
 }
 
 /** Renews one membership's local purchase, or every one that is due. */
-export async function renewCommand(db: Db, config: Config, target: { membershipId?: string; due?: boolean }): Promise<LocalRenewal[]> {
+export async function renewCommand(
+  db: Db,
+  config: Config,
+  target: { membershipId?: string; due?: boolean },
+): Promise<LocalRenewal[]> {
   if (config.payments.gateway !== 'local') {
-    throw new CliError(`renewals are simulated only with the local gateway (SVC_PAYMENTS=local); this configuration uses ${config.payments.gateway}` +
-      (config.payments.gateway === 'stripe' ? ': Stripe bills them itself and tells us with invoice.paid' : ''));
+    throw new CliError(
+      `renewals are simulated only with the local gateway (SVC_PAYMENTS=local); this configuration uses ${config.payments.gateway}` +
+        (config.payments.gateway === 'stripe' ? ': Stripe bills them itself and tells us with invoice.paid' : ''),
+    );
   }
   const payments = paymentsForRenewals(db, config);
   if (target.due) {
@@ -32,16 +49,25 @@ export async function renewCommand(db: Db, config: Config, target: { membershipI
     return done;
   }
   const billing = await localBillingOf(db, target.membershipId!);
-  if (!billing) throw new CliError(`membership ${target.membershipId} has no active purchase made through the local gateway`);
+  if (!billing)
+    throw new CliError(`membership ${target.membershipId} has no active purchase made through the local gateway`);
   const r = await renewLocally(db, payments, billing);
-  if (!r) throw new CliError(`membership ${target.membershipId} has nothing more to bill (a one-time purchase, or a finished plan)`);
+  if (!r)
+    throw new CliError(
+      `membership ${target.membershipId} has nothing more to bill (a one-time purchase, or a finished plan)`,
+    );
   return [r];
 }
 
 export function registerPaymentsCommands(program: Command): void {
-  const payments = program.command('payments').description('Membership billing with the local gateway (SVC_PAYMENTS=local).');
-  payments.command('renew')
-    .description('Bill the next period of a membership now (or of every one due with --due), as Stripe\'s invoice.paid would.')
+  const payments = program
+    .command('payments')
+    .description('Membership billing with the local gateway (SVC_PAYMENTS=local).');
+  payments
+    .command('renew')
+    .description(
+      "Bill the next period of a membership now (or of every one due with --due), as Stripe's invoice.paid would.",
+    )
     .argument('[membershipId]', 'the membership to bill')
     .option('--due', 'every local purchase whose next charge is due')
     .option('--json', 'print JSON')
@@ -50,11 +76,20 @@ export function registerPaymentsCommands(program: Command): void {
       const done = await withDatabase((db, ctx) => renewCommand(db, ctx.config, { membershipId, due: opts.due }));
       if (opts.json) return printJson(done);
       if (done.length === 0) return out('nothing due');
-      out(table(['membership', 'charged', 'access until', 'plan'], done.map((r) => [
-        r.membershipId, String(r.amount), r.accessUntil ?? 'no end', r.stopped ? 'finished' : 'continues',
-      ])));
+      out(
+        table(
+          ['membership', 'charged', 'access until', 'plan'],
+          done.map((r) => [
+            r.membershipId,
+            String(r.amount),
+            r.accessUntil ?? 'no end',
+            r.stopped ? 'finished' : 'continues',
+          ]),
+        ),
+      );
     });
-  payments.command('lapse')
+  payments
+    .command('lapse')
     .description('End the memberships whose paid access is over (a kick with reason "access ended").')
     .action(async () => {
       const n = await withDatabase((db) => lapseExpired(db));

@@ -60,23 +60,38 @@ function loadCliSecretBox(config: Config): SecretBox {
   const existed = config.encryptionKey !== null || fs.existsSync(file);
   const box = loadSecretBox(config);
   if (!existed && config.database.kind === 'postgres') {
-    note(`warning: created a new master key in ${file} to encrypt webhook signing secrets. The server must use the same key ` +
-      'to sign deliveries: share this file, or set SVC_ENCRYPTION_KEY for both.');
+    note(
+      `warning: created a new master key in ${file} to encrypt webhook signing secrets. The server must use the same key ` +
+        'to sign deliveries: share this file, or set SVC_ENCRYPTION_KEY for both.',
+    );
   }
   return box;
 }
 
-export const out = (text = ''): void => { process.stdout.write(`${text}\n`); };
-export const note = (text: string): void => { process.stderr.write(`${text}\n`); };
-export const printJson = (value: unknown): void => { process.stdout.write(`${JSON.stringify(value, null, 2)}\n`); };
+export const out = (text = ''): void => {
+  process.stdout.write(`${text}\n`);
+};
+export const note = (text: string): void => {
+  process.stderr.write(`${text}\n`);
+};
+export const printJson = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
 
 /** Every command takes `--json`: results as JSON on stdout, messages still on stderr. */
-export interface JsonOption { json?: boolean }
+export interface JsonOption {
+  json?: boolean;
+}
 
 /** Prints an error to stderr; returns the exit code. */
 export function reportError(err: unknown): number {
   const debug = process.env.SVC_DEBUG === '1';
-  if (err instanceof FixtureError || err instanceof CliError || err instanceof ConfigError || err instanceof WebhookAdminError) {
+  if (
+    err instanceof FixtureError ||
+    err instanceof CliError ||
+    err instanceof ConfigError ||
+    err instanceof WebhookAdminError
+  ) {
     note(`error: ${err.message}`);
   } else if (err instanceof Error) {
     note(`error: ${err.message}`);

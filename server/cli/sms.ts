@@ -15,7 +15,10 @@ export function registerSmsCommands(program: Command): void {
     toHelp: 'only messages to this number (E.164; spaces and dashes are ignored)',
     parseTo: (value) => {
       const to = normalizePhone(value);
-      if (!to) throw new CliError(`--to must be an international phone number: + and 8 to 15 digits, e.g. +14155550123 (got "${value}")`);
+      if (!to)
+        throw new CliError(
+          `--to must be an international phone number: + and 8 to 15 digits, e.g. +14155550123 (got "${value}")`,
+        );
       return to;
     },
     list: (db, opts, ctx) => listSmsOutbox(db, ctx.outboxSeal(), opts),

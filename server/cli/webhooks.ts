@@ -13,12 +13,24 @@ import type { WebhookDeliveryStatus, WebhookEndpointStatus } from '../db/schema.
 import { findCommunityByTag } from '../domain/communities.ts';
 import { createLogger } from '../http/logger.ts';
 import {
-  DELIVERY_STATUSES, getDelivery, listAttempts, listDeliveries, replayDelivery, resendFailed,
-  type AttemptSummary, type DeliverySummary,
+  DELIVERY_STATUSES,
+  getDelivery,
+  listAttempts,
+  listDeliveries,
+  replayDelivery,
+  resendFailed,
+  type AttemptSummary,
+  type DeliverySummary,
 } from '../webhooks/deliveries.ts';
 import {
-  createEndpoint, disableEndpoint, enableEndpoint, getEndpoint, listEndpoints, removeEndpoint,
-  rotateSecret, type EndpointSummary,
+  createEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  getEndpoint,
+  listEndpoints,
+  removeEndpoint,
+  rotateSecret,
+  type EndpointSummary,
 } from '../webhooks/endpoints.ts';
 import type { AttemptResult } from '../webhooks/send.ts';
 import { systemLookup } from '../webhooks/ssrf.ts';
@@ -34,8 +46,14 @@ const BODY_EXCERPT_CHARS = 80;
 
 function parseEvents(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const events = value.split(',').map((e) => e.trim()).filter(Boolean);
-  if (events.length === 0) throw new CliError(`--events needs at least one event name, or * for all (known: ${WEBHOOK_EVENT_NAMES.join(', ')})`);
+  const events = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (events.length === 0)
+    throw new CliError(
+      `--events needs at least one event name, or * for all (known: ${WEBHOOK_EVENT_NAMES.join(', ')})`,
+    );
   // Unknown names are refused by createEndpoint, with the list of known ones.
   return events;
 }
@@ -43,7 +61,10 @@ function parseEvents(value: string | undefined): string[] | undefined {
 /** `24h`, `30m`, `90s`, `1d`; `0` or `0s` ends the old secret at once. */
 function parseOverlap(value: string): number {
   const ms = value.trim() === '0' ? 0 : parseDuration(value);
-  if (ms === null) throw new CliError(`--overlap must be a duration such as 24h, 30m or 90s, or 0 to end the old secret at once (got "${value}")`);
+  if (ms === null)
+    throw new CliError(
+      `--overlap must be a duration such as 24h, 30m or 90s, or 0 to end the old secret at once (got "${value}")`,
+    );
   return ms;
 }
 
@@ -52,7 +73,9 @@ function parseSince(value: string, now = Date.now()): string {
   const ms = parseDuration(value);
   if (ms !== null) return new Date(now - ms).toISOString();
   if (IsoDateTime.safeParse(value.trim()).success) return new Date(value.trim()).toISOString();
-  throw new CliError(`--since must be a duration such as 2h or 7d (meaning that long ago) or an ISO 8601 date-time such as 2025-06-01T00:00:00Z (got "${value}")`);
+  throw new CliError(
+    `--since must be a duration such as 2h or 7d (meaning that long ago) or an ISO 8601 date-time such as 2025-06-01T00:00:00Z (got "${value}")`,
+  );
 }
 
 function parseStatus(value: string | undefined): WebhookDeliveryStatus | undefined {
@@ -67,7 +90,8 @@ function parseStatus(value: string | undefined): WebhookDeliveryStatus | undefin
 function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!(n >= 1 && n <= MAX_LIST)) throw new CliError(`--limit must be a whole number from 1 to ${MAX_LIST} (got "${value}")`);
+  if (!(n >= 1 && n <= MAX_LIST))
+    throw new CliError(`--limit must be a whole number from 1 to ${MAX_LIST} (got "${value}")`);
   return n;
 }
 
@@ -80,11 +104,17 @@ async function communityId(db: Db, tag: string): Promise<string> {
   return row.id;
 }
 
-interface EndpointRow { id: string; url: string; status: WebhookEndpointStatus; community_tag: string }
+interface EndpointRow {
+  id: string;
+  url: string;
+  status: WebhookEndpointStatus;
+  community_tag: string;
+}
 
 /** Any endpoint, removed ones included (their delivery history stays readable). */
 async function findEndpoint(db: Db, id: string): Promise<EndpointRow> {
-  const row = await db.selectFrom('webhook_endpoints as w')
+  const row = await db
+    .selectFrom('webhook_endpoints as w')
     .innerJoin('communities as c', 'c.id', 'w.community_id')
     .select(['w.id', 'w.url', 'w.status', 'c.tag as community_tag'])
     .where('w.id', '=', id)
@@ -118,7 +148,13 @@ export interface SentAttempt {
 }
 
 const toSent = (deliveryId: string, number: number, r: AttemptResult): SentAttempt => ({
-  deliveryId, number, ok: r.ok, statusCode: r.statusCode, durationMs: r.durationMs, error: r.error, responseBody: r.responseBody,
+  deliveryId,
+  number,
+  ok: r.ok,
+  statusCode: r.statusCode,
+  durationMs: r.durationMs,
+  error: r.error,
+  responseBody: r.responseBody,
 });
 
 /**
@@ -129,7 +165,10 @@ const toSent = (deliveryId: string, number: number, r: AttemptResult): SentAttem
 async function sendNow(db: Db, ctx: CliContext, ids: string[]): Promise<SentAttempt[]> {
   if (ids.length === 0) return [];
   const worker = new DeliveryWorker({
-    db, dialect: ctx.dialect, config: ctx.config.webhooks, secrets: ctx.secrets(),
+    db,
+    dialect: ctx.dialect,
+    config: ctx.config.webhooks,
+    secrets: ctx.secrets(),
     // Only errors (an attempt that cannot be signed or recorded); stderr, so --json output stays clean.
     logger: createLogger('error', pino.destination({ dest: 2, sync: true })),
   });
@@ -173,12 +212,16 @@ function describeAttempt(a: SentAttempt): string {
 /** What happens next to a delivery, after an attempt from here or none. */
 function describeState(d: DeliverySummary): string {
   switch (d.status) {
-    case 'SUCCEEDED': return 'Delivered.';
-    case 'PERMANENTLY_FAILED': return 'No retries are left: the delivery is PERMANENTLY_FAILED.';
-    case 'CANCELLED': return 'The delivery was cancelled: its endpoint is no longer enabled.';
-    default: return d.nextAttemptAt
-      ? `It stays PENDING; the server's delivery worker retries it at ${d.nextAttemptAt} (then on the rest of the schedule).`
-      : 'It is PENDING: a delivery worker (a running server) holds it and is sending it now.';
+    case 'SUCCEEDED':
+      return 'Delivered.';
+    case 'PERMANENTLY_FAILED':
+      return 'No retries are left: the delivery is PERMANENTLY_FAILED.';
+    case 'CANCELLED':
+      return 'The delivery was cancelled: its endpoint is no longer enabled.';
+    default:
+      return d.nextAttemptAt
+        ? `It stays PENDING; the server's delivery worker retries it at ${d.nextAttemptAt} (then on the rest of the schedule).`
+        : 'It is PENDING: a delivery worker (a running server) holds it and is sending it now.';
   }
 }
 
@@ -192,10 +235,19 @@ async function webhookAdd(opts: AddOptions): Promise<void> {
   if (opts.description !== undefined && opts.description.length > MAX_DESCRIPTION) {
     throw new CliError(`--description is longer than ${MAX_DESCRIPTION} characters`);
   }
-  const created = await withDatabase(async (db, ctx) => createEndpoint(
-    db, ctx.secrets(), { allowPrivate: ctx.config.webhooks.allowPrivate, lookup: systemLookup },
-    { communityId: await communityId(db, opts.community), url: opts.url, events, description: opts.description ?? null },
-  ));
+  const created = await withDatabase(async (db, ctx) =>
+    createEndpoint(
+      db,
+      ctx.secrets(),
+      { allowPrivate: ctx.config.webhooks.allowPrivate, lookup: systemLookup },
+      {
+        communityId: await communityId(db, opts.community),
+        url: opts.url,
+        events,
+        description: opts.description ?? null,
+      },
+    ),
+  );
   if (opts.json) {
     printJson(created);
   } else {
@@ -206,9 +258,13 @@ async function webhookAdd(opts: AddOptions): Promise<void> {
     out(`  secret:       ${created.secret}`);
   }
   if (!created.resolved) {
-    note(`note: ${new URL(created.url).hostname} does not resolve right now. The endpoint is registered; its address is checked at every delivery.`);
+    note(
+      `note: ${new URL(created.url).hostname} does not resolve right now. The endpoint is registered; its address is checked at every delivery.`,
+    );
   }
-  note('warning: this signing secret is shown only once and cannot be recovered. Store it now (receivers verify Svc-Signature with it).');
+  note(
+    'warning: this signing secret is shown only once and cannot be recovered. Store it now (receivers verify Svc-Signature with it).',
+  );
 }
 
 async function webhookList(opts: JsonOption & { community?: string; all?: boolean }): Promise<void> {
@@ -224,24 +280,39 @@ async function webhookList(opts: JsonOption & { community?: string; all?: boolea
     out(opts.all ? 'No webhook endpoints.' : 'No webhook endpoints (add --all to include removed ones).');
     return;
   }
-  out(table(
-    ['ID', 'COMMUNITY', 'STATUS', 'EVENTS', 'CREATED', 'URL', 'NOTE'],
-    endpoints.map((e) => [e.id, e.communityTag, endpointStatus(e), e.events.join(','), e.createdAt, e.url, endpointNote(e)]),
-  ));
+  out(
+    table(
+      ['ID', 'COMMUNITY', 'STATUS', 'EVENTS', 'CREATED', 'URL', 'NOTE'],
+      endpoints.map((e) => [
+        e.id,
+        e.communityTag,
+        endpointStatus(e),
+        e.events.join(','),
+        e.createdAt,
+        e.url,
+        endpointNote(e),
+      ]),
+    ),
+  );
 }
 
 async function webhookRemove(id: string, opts: JsonOption): Promise<void> {
   const result = await withDatabase(async (db) => {
     const before = await findEndpoint(db, id);
     if (before.status === 'REMOVED') {
-      const [removed] = (await listEndpoints(db, { communityTag: before.community_tag, includeRemoved: true })).filter((e) => e.id === id);
+      const [removed] = (await listEndpoints(db, { communityTag: before.community_tag, includeRemoved: true })).filter(
+        (e) => e.id === id,
+      );
       return { endpoint: removed, changed: false };
     }
     return { endpoint: await removeEndpoint(db, id), changed: true };
   });
   if (opts.json) printJson({ ...result.endpoint, changed: result.changed });
   else if (!result.changed) out(`Webhook endpoint ${id} (${result.endpoint.url}) was already removed.`);
-  else out(`Removed webhook endpoint ${id} (${result.endpoint.url}) of community ${result.endpoint.communityTag}. Pending deliveries to it are cancelled.`);
+  else
+    out(
+      `Removed webhook endpoint ${id} (${result.endpoint.url}) of community ${result.endpoint.communityTag}. Pending deliveries to it are cancelled.`,
+    );
 }
 
 async function webhookEnable(id: string, opts: JsonOption): Promise<void> {
@@ -263,7 +334,8 @@ async function webhookDisable(id: string, opts: JsonOption & { reason?: string }
     return { endpoint: await disableEndpoint(db, id, opts.reason), changed: before.status !== 'DISABLED' };
   });
   if (opts.json) printJson({ ...result.endpoint, changed: result.changed });
-  else if (!result.changed) out(`Webhook endpoint ${id} (${result.endpoint.url}) was already disabled (${result.endpoint.disabledReason}).`);
+  else if (!result.changed)
+    out(`Webhook endpoint ${id} (${result.endpoint.url}) was already disabled (${result.endpoint.disabledReason}).`);
   else out(`Disabled webhook endpoint ${id} (${result.endpoint.url}). Pending deliveries to it are cancelled.`);
 }
 
@@ -280,12 +352,17 @@ async function webhookRotateSecret(id: string, opts: JsonOption & { overlap: str
   } else {
     out(`Rotated the signing secret of webhook endpoint ${id} (${endpoint.url})`);
     out(`  secret:           ${endpoint.secret}`);
-    out(`  previous secret:  ${endpoint.previousSecretExpiresAt ? `also signs deliveries until ${endpoint.previousSecretExpiresAt}` : 'no longer signs deliveries'}`);
+    out(
+      `  previous secret:  ${endpoint.previousSecretExpiresAt ? `also signs deliveries until ${endpoint.previousSecretExpiresAt}` : 'no longer signs deliveries'}`,
+    );
   }
   note('warning: this signing secret is shown only once and cannot be recovered. Store it now.');
 }
 
-async function webhookDeliveries(id: string, opts: JsonOption & { status?: string; since?: string; limit?: string }): Promise<void> {
+async function webhookDeliveries(
+  id: string,
+  opts: JsonOption & { status?: string; since?: string; limit?: string },
+): Promise<void> {
   const status = parseStatus(opts.status);
   const since = opts.since === undefined ? undefined : parseSince(opts.since);
   const limit = parseLimit(opts.limit);
@@ -301,13 +378,20 @@ async function webhookDeliveries(id: string, opts: JsonOption & { status?: strin
     out(`No deliveries for webhook endpoint ${id}${status || since ? ' that match' : ''}.`);
     return;
   }
-  out(table(
-    ['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT'],
-    deliveries.map((d) => [
-      d.id, d.event, d.status, d.round > 1 ? `${d.totalAttempts} (round ${d.round})` : String(d.totalAttempts), d.createdAt,
-      d.nextAttemptAt ?? '-', d.lastError ?? (d.lastStatusCode === null ? '-' : String(d.lastStatusCode)),
-    ]),
-  ));
+  out(
+    table(
+      ['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT'],
+      deliveries.map((d) => [
+        d.id,
+        d.event,
+        d.status,
+        d.round > 1 ? `${d.totalAttempts} (round ${d.round})` : String(d.totalAttempts),
+        d.createdAt,
+        d.nextAttemptAt ?? '-',
+        d.lastError ?? (d.lastStatusCode === null ? '-' : String(d.lastStatusCode)),
+      ]),
+    ),
+  );
 }
 
 async function webhookAttempts(id: string, opts: JsonOption): Promise<void> {
@@ -320,7 +404,9 @@ async function webhookAttempts(id: string, opts: JsonOption): Promise<void> {
     return;
   }
   out(`Delivery ${delivery.id} (${delivery.event}) to ${endpoint.url}`);
-  out(`  status: ${delivery.status}, round ${delivery.round}, ${delivery.totalAttempts} attempt${delivery.totalAttempts === 1 ? '' : 's'} in all`);
+  out(
+    `  status: ${delivery.status}, round ${delivery.round}, ${delivery.totalAttempts} attempt${delivery.totalAttempts === 1 ? '' : 's'} in all`,
+  );
   out();
   if (attempts.length === 0) {
     out('No attempts yet.');
@@ -346,7 +432,7 @@ async function webhookReplay(id: string, opts: JsonOption & { queueOnly?: boolea
   if (result.attempt) {
     out(`${capital(describeAttempt(result.attempt))}${result.attempt.ok ? '' : ` ${describeState(d)}`}`);
   } else if (opts.queueOnly) {
-    out('Queued; the server\'s delivery worker sends it.');
+    out("Queued; the server's delivery worker sends it.");
   } else {
     out(`Not sent from here: a running server's worker took it first. ${describeState(d)}`);
   }
@@ -362,8 +448,13 @@ async function webhookResend(id: string, opts: JsonOption & { since: string; que
   });
   const succeeded = result.attempts.filter((a) => a.ok).length;
   const summary = {
-    endpointId: id, since, requeued: result.ids, sent: result.attempts.length, succeeded,
-    failed: result.attempts.length - succeeded, attempts: result.attempts,
+    endpointId: id,
+    since,
+    requeued: result.ids,
+    sent: result.attempts.length,
+    succeeded,
+    failed: result.attempts.length - succeeded,
+    attempts: result.attempts,
   };
   if (opts.json) {
     printJson(summary);
@@ -373,21 +464,31 @@ async function webhookResend(id: string, opts: JsonOption & { since: string; que
     out(`No permanently failed deliveries of webhook endpoint ${id} created since ${since}.`);
     return;
   }
-  out(`Requeued ${plural(result.ids.length, 'delivery', 'deliveries')} of webhook endpoint ${id} created since ${since}.`);
+  out(
+    `Requeued ${plural(result.ids.length, 'delivery', 'deliveries')} of webhook endpoint ${id} created since ${since}.`,
+  );
   if (opts.queueOnly) {
-    out('The server\'s delivery worker sends them.');
+    out("The server's delivery worker sends them.");
     return;
   }
-  out(`Sent now: ${summary.sent}; ${succeeded} succeeded, ${summary.failed} failed (retried on the schedule by the server's delivery worker).`);
+  out(
+    `Sent now: ${summary.sent}; ${succeeded} succeeded, ${summary.failed} failed (retried on the schedule by the server's delivery worker).`,
+  );
   const elsewhere = result.ids.length - summary.sent;
-  if (elsewhere > 0) out(`${plural(elsewhere, 'delivery was', 'deliveries were')} taken by a running server's worker first.`);
+  if (elsewhere > 0)
+    out(`${plural(elsewhere, 'delivery was', 'deliveries were')} taken by a running server's worker first.`);
   for (const a of result.attempts.filter((x) => !x.ok)) out(`  ${a.deliveryId}: ${describeAttempt(a)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The command table
 
-interface OptionDef { flags: string; description: string; defaultValue?: string; required?: boolean }
+interface OptionDef {
+  flags: string;
+  description: string;
+  defaultValue?: string;
+  required?: boolean;
+}
 
 interface CommandDef {
   name: string;
@@ -400,20 +501,34 @@ interface CommandDef {
 }
 
 const required = (flags: string, description: string): OptionDef => ({ flags, description, required: true });
-const optional = (flags: string, description: string, defaultValue?: string): OptionDef => ({ flags, description, defaultValue });
+const optional = (flags: string, description: string, defaultValue?: string): OptionDef => ({
+  flags,
+  description,
+  defaultValue,
+});
 const json = (description: string): OptionDef => optional('--json', description);
 const ENDPOINT_ARGUMENT = { name: '<endpointId>', description: 'the endpoint id (see `svc webhook list`)' };
-const DELIVERY_ARGUMENT = { name: '<deliveryId>', description: 'the delivery id, del_... (see `svc webhook deliveries`)' };
+const DELIVERY_ARGUMENT = {
+  name: '<deliveryId>',
+  description: 'the delivery id, del_... (see `svc webhook deliveries`)',
+};
 const SINCE = 'an ISO 8601 date-time, or a duration such as 2h or 7d meaning that long ago';
 
 const WEBHOOK_COMMANDS: CommandDef[] = [
   {
     name: 'add',
-    description: 'Register a receiver URL for a community. Prints the endpoint\'s signing secret once; only its ciphertext is stored.',
+    description:
+      "Register a receiver URL for a community. Prints the endpoint's signing secret once; only its ciphertext is stored.",
     options: [
       required('--community <tag>', 'community tag'),
-      required('--url <url>', 'the receiver, https:// and on a public address (http:// and private addresses only with SVC_ALLOW_PRIVATE_WEBHOOKS=true)'),
-      optional('--events <list>', `comma-separated event names, or * for every event, present and future (default: *). Known: ${WEBHOOK_EVENT_NAMES.join(', ')}`),
+      required(
+        '--url <url>',
+        'the receiver, https:// and on a public address (http:// and private addresses only with SVC_ALLOW_PRIVATE_WEBHOOKS=true)',
+      ),
+      optional(
+        '--events <list>',
+        `comma-separated event names, or * for every event, present and future (default: *). Known: ${WEBHOOK_EVENT_NAMES.join(', ')}`,
+      ),
       optional('--description <text>', 'a note to recognise the endpoint by'),
       json('print the endpoint as JSON, including the secret'),
     ],
@@ -421,7 +536,8 @@ const WEBHOOK_COMMANDS: CommandDef[] = [
   },
   {
     name: 'list',
-    description: 'List webhook endpoints (enabled and disabled; --all adds removed ones). Never prints a signing secret.',
+    description:
+      'List webhook endpoints (enabled and disabled; --all adds removed ones). Never prints a signing secret.',
     options: [
       optional('--community <tag>', 'only the endpoints of this community'),
       optional('--all', 'include removed endpoints'),
@@ -431,44 +547,55 @@ const WEBHOOK_COMMANDS: CommandDef[] = [
   },
   {
     name: 'remove',
-    description: 'Remove an endpoint for good: nothing more is sent to it, pending deliveries are cancelled and its secrets are erased. '
-      + 'Its delivery history stays readable. Removing it again is a no-op.',
+    description:
+      'Remove an endpoint for good: nothing more is sent to it, pending deliveries are cancelled and its secrets are erased. ' +
+      'Its delivery history stays readable. Removing it again is a no-op.',
     argument: ENDPOINT_ARGUMENT,
     options: [json('print the endpoint as JSON')],
     action: webhookRemove,
   },
   {
     name: 'enable',
-    description: 'Enable an endpoint again: new events are delivered to it. Deliveries cancelled while it was off stay cancelled; '
-      + 'send them with `svc webhook replay`.',
+    description:
+      'Enable an endpoint again: new events are delivered to it. Deliveries cancelled while it was off stay cancelled; ' +
+      'send them with `svc webhook replay`.',
     argument: ENDPOINT_ARGUMENT,
     options: [json('print the endpoint as JSON')],
     action: webhookEnable,
   },
   {
     name: 'disable',
-    description: 'Disable an endpoint: nothing is sent to it and its pending deliveries are cancelled until `svc webhook enable`.',
+    description:
+      'Disable an endpoint: nothing is sent to it and its pending deliveries are cancelled until `svc webhook enable`.',
     argument: ENDPOINT_ARGUMENT,
     options: [
-      optional('--reason <text>', 'why, shown by `svc webhook list` (default: "disabled by an admin"; on a disabled endpoint it replaces the reason)'),
+      optional(
+        '--reason <text>',
+        'why, shown by `svc webhook list` (default: "disabled by an admin"; on a disabled endpoint it replaces the reason)',
+      ),
       json('print the endpoint as JSON'),
     ],
     action: webhookDisable,
   },
   {
     name: 'rotate-secret',
-    description: 'Make a new signing secret (printed once). During the overlap deliveries carry signatures with both the new and the old '
-      + 'secret, so the receiver can switch without rejecting any.',
+    description:
+      'Make a new signing secret (printed once). During the overlap deliveries carry signatures with both the new and the old ' +
+      'secret, so the receiver can switch without rejecting any.',
     argument: ENDPOINT_ARGUMENT,
     options: [
-      optional('--overlap <duration>', 'how long the old secret keeps signing: 24h, 30m, 90s, 1d, or 0 to end it at once', '24h'),
+      optional(
+        '--overlap <duration>',
+        'how long the old secret keeps signing: 24h, 30m, 90s, 1d, or 0 to end it at once',
+        '24h',
+      ),
       json('print the endpoint as JSON, including the new secret'),
     ],
     action: webhookRotateSecret,
   },
   {
     name: 'deliveries',
-    description: 'List an endpoint\'s deliveries, newest first (removed endpoints too).',
+    description: "List an endpoint's deliveries, newest first (removed endpoints too).",
     argument: { name: '<endpointId>', description: 'the endpoint id (see `svc webhook list --all`)' },
     options: [
       optional('--status <status>', `only deliveries in this state: ${DELIVERY_STATUSES.join(', ')}`),
@@ -480,31 +607,34 @@ const WEBHOOK_COMMANDS: CommandDef[] = [
   },
   {
     name: 'attempts',
-    description: 'Show the attempt log of a delivery: every attempt with its round, outcome, start, duration, status code, error and '
-      + 'the start of the response body.',
+    description:
+      'Show the attempt log of a delivery: every attempt with its round, outcome, start, duration, status code, error and ' +
+      'the start of the response body.',
     argument: DELIVERY_ARGUMENT,
     options: [json('print {delivery, attempts} as JSON, with the whole stored response bodies')],
     action: webhookAttempts,
   },
   {
     name: 'replay',
-    description: 'Send one delivery again, whatever its state, with the same Svc-Delivery-Id (receivers deduplicate on it). '
-      + 'It starts a new round with the full retry schedule, and one attempt is made right away from here.',
+    description:
+      'Send one delivery again, whatever its state, with the same Svc-Delivery-Id (receivers deduplicate on it). ' +
+      'It starts a new round with the full retry schedule, and one attempt is made right away from here.',
     argument: DELIVERY_ARGUMENT,
     options: [
-      optional('--queue-only', 'only requeue it; a running server\'s delivery worker sends it'),
+      optional('--queue-only', "only requeue it; a running server's delivery worker sends it"),
       json('print {delivery, attempt} as JSON; attempt is null when nothing was sent from here'),
     ],
     action: webhookReplay,
   },
   {
     name: 'resend',
-    description: 'Requeue every PERMANENTLY_FAILED delivery of an endpoint created since a time, keeping their delivery ids, '
-      + 'and make one attempt of each right away from here.',
+    description:
+      'Requeue every PERMANENTLY_FAILED delivery of an endpoint created since a time, keeping their delivery ids, ' +
+      'and make one attempt of each right away from here.',
     argument: ENDPOINT_ARGUMENT,
     options: [
       required('--since <when>', `deliveries created since then: ${SINCE}`),
-      optional('--queue-only', 'only requeue them; a running server\'s delivery worker sends them'),
+      optional('--queue-only', "only requeue them; a running server's delivery worker sends them"),
       json('print {endpointId, since, requeued, sent, succeeded, failed, attempts} as JSON'),
     ],
     action: webhookResend,
@@ -514,7 +644,9 @@ const WEBHOOK_COMMANDS: CommandDef[] = [
 export function registerWebhookCommands(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('Manage outgoing webhooks: receiver endpoints, signing secrets, and the delivery log (replay, resend).');
+    .description(
+      'Manage outgoing webhooks: receiver endpoints, signing secrets, and the delivery log (replay, resend).',
+    );
   for (const def of WEBHOOK_COMMANDS) {
     const command = webhook.command(def.name).description(def.description);
     if (def.argument) command.argument(def.argument.name, def.argument.description);
@@ -534,7 +666,14 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 function printAttempts(attempts: AttemptSummary[]): void {
   const [header, ...rows] = table(
     ['#', 'ROUND', 'OUTCOME', 'STARTED', 'DURATION', 'STATUS'],
-    attempts.map((a) => [String(a.number), String(a.round), a.outcome, a.startedAt, ms(a.durationMs), a.statusCode === null ? '-' : String(a.statusCode)]),
+    attempts.map((a) => [
+      String(a.number),
+      String(a.round),
+      a.outcome,
+      a.startedAt,
+      ms(a.durationMs),
+      a.statusCode === null ? '-' : String(a.statusCode),
+    ]),
   ).split('\n');
   out(header);
   rows.forEach((row, i) => {

@@ -4,8 +4,19 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import {
-  Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql,
-  type DatabaseIntrospector, type DatabaseMetadata, type LogEvent, type Migration, type SchemaMetadata, type TableMetadata, type Transaction,
+  Kysely,
+  Migrator,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type LogEvent,
+  type Migration,
+  type SchemaMetadata,
+  type TableMetadata,
+  type Transaction,
 } from 'kysely';
 import pg from 'pg';
 import { ensurePrivateFile } from '../data-dir.ts';
@@ -89,16 +100,21 @@ const MIGRATIONS_DIR = path.join(import.meta.dirname, 'migrations');
 
 /** The migration files in run order. Kysely runs them by name, so the number is the order. */
 export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
-  return fs.readdirSync(dir).filter((f) => MIGRATION_FILE.test(f)).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((f) => MIGRATION_FILE.test(f))
+    .sort();
 }
 
 // Discovered on disk, so adding a migration is adding a file; the server runs from source
 // (tsx), so there is no bundle that could leave a file behind.
 async function loadMigrations(): Promise<Record<string, Migration>> {
-  const entries = await Promise.all(migrationFiles().map(async (file) => {
-    const migration = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
-    return [file.replace(/\.ts$/, ''), migration] as const;
-  }));
+  const entries = await Promise.all(
+    migrationFiles().map(async (file) => {
+      const migration = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+      return [file.replace(/\.ts$/, ''), migration] as const;
+    }),
+  );
   return Object.fromEntries(entries);
 }
 
@@ -106,9 +122,10 @@ export async function migrate(db: Db): Promise<void> {
   // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema unless told which one;
   // pin it to the connection's own schema so databases that hold several schemas (tests, or a
   // shared server) each migrate on their own.
-  const migrationTableSchema = db.getExecutor().adapter instanceof PostgresAdapter
-    ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s
-    : undefined;
+  const migrationTableSchema =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s
+      : undefined;
   const migrator = new Migrator({ db, provider: { getMigrations: loadMigrations }, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -142,7 +159,11 @@ export async function transaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Prom
   });
   // The transaction has committed: a failing hook must not make the caller think it did not.
   for (const hook of hooks) {
-    try { hook(); } catch { /* hooks only speed things up */ }
+    try {
+      hook();
+    } catch {
+      /* hooks only speed things up */
+    }
   }
   return result;
 }

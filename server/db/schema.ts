@@ -291,7 +291,19 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface Database extends AccountTables, SocialTables, SmsTables, PaymentTables, RulesTables, FriendTables, OAuthTables, TicketTables, DonationTables, ApplicationTables, MembershipBillingTables {
+export interface Database
+  extends
+    AccountTables,
+    SocialTables,
+    SmsTables,
+    PaymentTables,
+    RulesTables,
+    FriendTables,
+    OAuthTables,
+    TicketTables,
+    DonationTables,
+    ApplicationTables,
+    MembershipBillingTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

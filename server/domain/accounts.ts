@@ -15,8 +15,24 @@ export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
 
 /** Usertags that would read as something else in URLs and the UI. */
 const RESERVED_USERTAGS = new Set([
-  'admin', 'administrator', 'api', 'auth', 'me', 'moderator', 'new', 'null', 'root', 'settings', 'sign-in', 'sign-up',
-  'support', 'svc', 'system', 'undefined', 'user', 'users',
+  'admin',
+  'administrator',
+  'api',
+  'auth',
+  'me',
+  'moderator',
+  'new',
+  'null',
+  'root',
+  'settings',
+  'sign-in',
+  'sign-up',
+  'support',
+  'svc',
+  'system',
+  'undefined',
+  'user',
+  'users',
 ]);
 
 /** E-mail addresses compare case-insensitively; they are stored lowercased. */
@@ -39,8 +55,11 @@ const dummy = (): Promise<string> => (dummyHash ??= hashPassword(crypto.randomBy
  * password and a wrong password cost the same: one scrypt verification.
  */
 export async function verifyCredentials(db: Db, email: string, password: string): Promise<string | null> {
-  const user = await db.selectFrom('users').select(['id', 'password_hash'])
-    .where(LOWER_EMAIL, '=', normalizeEmail(email)).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select(['id', 'password_hash'])
+    .where(LOWER_EMAIL, '=', normalizeEmail(email))
+    .executeTakeFirst();
   const stored = user?.password_hash ?? null;
   const ok = await verifyPassword(password, stored ?? (await dummy()));
   return user && stored !== null && ok ? user.id : null;
@@ -51,8 +70,15 @@ export async function verifyCredentials(db: Db, email: string, password: string)
 
 /** `Ada Lovelace` -> `ada-lovelace`: lowercase ASCII letters and digits joined by `-`, 2-24 chars. */
 export function usertagFromName(name: string): string {
-  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
-  const tag = ascii.replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, 24).replace(/-+$/, '');
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+  const tag = ascii
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 24)
+    .replace(/-+$/, '');
   return tag.length >= 2 ? tag : 'user';
 }
 
@@ -68,12 +94,16 @@ async function freeUsertag(db: Db, name: string, round: number): Promise<string>
     ...(round === 0 && !isReservedUsertag(base) ? [base] : []),
     ...Array.from({ length: 8 }, () => `${base}-${randomDigits(digits)}`),
   ];
-  const taken = new Set((await db.selectFrom('users').select('usertag').where('usertag', 'in', candidates).execute()).map((u) => u.usertag));
+  const taken = new Set(
+    (await db.selectFrom('users').select('usertag').where('usertag', 'in', candidates).execute()).map((u) => u.usertag),
+  );
   return candidates.find((c) => !taken.has(c)) ?? candidates[candidates.length - 1];
 }
 
 async function emailTaken(db: Db, email: string): Promise<boolean> {
-  return Boolean(await db.selectFrom('users').select('id').where(LOWER_EMAIL, '=', normalizeEmail(email)).executeTakeFirst());
+  return Boolean(
+    await db.selectFrom('users').select('id').where(LOWER_EMAIL, '=', normalizeEmail(email)).executeTakeFirst(),
+  );
 }
 
 /**
@@ -82,7 +112,8 @@ async function emailTaken(db: Db, email: string): Promise<boolean> {
  * `passwordHash` is made by the caller, before any lookup, so a taken e-mail costs the same time.
  */
 export async function createAccount(
-  db: Db, input: { email: string; passwordHash: string; name: string; usertag?: string },
+  db: Db,
+  input: { email: string; passwordHash: string; name: string; usertag?: string },
 ): Promise<{ userId: string; usertag: string }> {
   const email = normalizeEmail(input.email);
   if (await emailTaken(db, email)) throw new Refusal('email_in_use');
@@ -91,10 +122,20 @@ export async function createAccount(
     const usertag = input.usertag ?? (await freeUsertag(db, input.name, round));
     const id = newId();
     try {
-      await db.insertInto('users').values({
-        id, email, name: input.name, usertag, profile_image: null, bio: null, phone: null,
-        password_hash: input.passwordHash, created_at: nowIso(),
-      }).execute();
+      await db
+        .insertInto('users')
+        .values({
+          id,
+          email,
+          name: input.name,
+          usertag,
+          profile_image: null,
+          bio: null,
+          phone: null,
+          password_hash: input.passwordHash,
+          created_at: nowIso(),
+        })
+        .execute();
       return { userId: id, usertag };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
@@ -116,9 +157,16 @@ export async function createAccount(
  * the site of the request being served (SessionTokens.issue).
  */
 export async function issueSession(
-  db: Db, tokens: SessionTokens, userId: string, opts: { site?: SessionSite } = {},
+  db: Db,
+  tokens: SessionTokens,
+  userId: string,
+  opts: { site?: SessionSite } = {},
 ): Promise<{ token: string; expiresAt: Date }> {
-  const row = await db.selectFrom('session_revocations').select('tokens_valid_after').where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('session_revocations')
+    .select('tokens_valid_after')
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   const now = Date.now();
   const after = row ? Number(row.tokens_valid_after) : -Infinity;
   return tokens.issue(userId, Math.floor(now / 1000) > after ? now : (after + 1) * 1000, undefined, opts.site);
@@ -127,9 +175,12 @@ export async function issueSession(
 /** Voids every token of the user issued up to now (sign out everywhere, password reset). */
 export async function revokeAllSessions(db: Db | Trx, userId: string, now = Date.now()): Promise<void> {
   const seconds = Math.floor(now / 1000);
-  await db.insertInto('session_revocations')
+  await db
+    .insertInto('session_revocations')
     .values({ user_id: userId, tokens_valid_after: seconds, updated_at: new Date(now).toISOString() })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ tokens_valid_after: seconds, updated_at: new Date(now).toISOString() }))
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({ tokens_valid_after: seconds, updated_at: new Date(now).toISOString() }),
+    )
     .execute();
 }
 
@@ -137,8 +188,13 @@ export async function revokeAllSessions(db: Db | Trx, userId: string, now = Date
 export async function revokeSession(db: Db | Trx, claims: SessionClaims): Promise<void> {
   const now = nowIso();
   await db.deleteFrom('revoked_tokens').where('expires_at', '<', now).execute();
-  await db.insertInto('revoked_tokens')
-    .values({ session_id: claims.sid, user_id: claims.userId, expires_at: new Date((claims.authTime + SESSION_MAX_SECONDS) * 1000).toISOString() })
+  await db
+    .insertInto('revoked_tokens')
+    .values({
+      session_id: claims.sid,
+      user_id: claims.userId,
+      expires_at: new Date((claims.authTime + SESSION_MAX_SECONDS) * 1000).toISOString(),
+    })
     .onConflict((oc) => oc.column('session_id').doNothing())
     .execute();
 }
@@ -150,14 +206,29 @@ export async function revokeSession(db: Db | Trx, claims: SessionClaims): Promis
  * For a known e-mail: a new single-use token (32 random bytes, base64url; only its hash is
  * stored), valid for an hour, with the address to send it to. For an unknown one: null.
  */
-export async function createPasswordReset(db: Db, email: string, now = Date.now()): Promise<{ token: string; email: string } | null> {
-  const user = await db.selectFrom('users').select(['id', 'email']).where(LOWER_EMAIL, '=', normalizeEmail(email)).executeTakeFirst();
+export async function createPasswordReset(
+  db: Db,
+  email: string,
+  now = Date.now(),
+): Promise<{ token: string; email: string } | null> {
+  const user = await db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where(LOWER_EMAIL, '=', normalizeEmail(email))
+    .executeTakeFirst();
   if (!user) return null;
   const token = crypto.randomBytes(32).toString('base64url');
-  await db.insertInto('password_resets').values({
-    id: newId(), user_id: user.id, token_hash: sha256(token), created_at: new Date(now).toISOString(),
-    expires_at: new Date(now + PASSWORD_RESET_TTL_MS).toISOString(), used_at: null,
-  }).execute();
+  await db
+    .insertInto('password_resets')
+    .values({
+      id: newId(),
+      user_id: user.id,
+      token_hash: sha256(token),
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + PASSWORD_RESET_TTL_MS).toISOString(),
+      used_at: null,
+    })
+    .execute();
   return { token, email: user.email };
 }
 
@@ -171,14 +242,22 @@ export async function confirmPasswordReset(db: Db, token: string, passwordHash: 
   return transaction(db, async (trx) => {
     const now = Date.now();
     const at = new Date(now).toISOString();
-    const claimed = await trx.updateTable('password_resets').set({ used_at: at })
-      .where('token_hash', '=', sha256(token)).where('used_at', 'is', null).where('expires_at', '>', at)
+    const claimed = await trx
+      .updateTable('password_resets')
+      .set({ used_at: at })
+      .where('token_hash', '=', sha256(token))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', at)
       .returning('user_id')
       .executeTakeFirst();
     if (!claimed) return null;
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', claimed.user_id).execute();
-    await trx.updateTable('password_resets').set({ used_at: at })
-      .where('user_id', '=', claimed.user_id).where('used_at', 'is', null).execute();
+    await trx
+      .updateTable('password_resets')
+      .set({ used_at: at })
+      .where('user_id', '=', claimed.user_id)
+      .where('used_at', 'is', null)
+      .execute();
     await revokeAllSessions(trx, claimed.user_id, now);
     return claimed.user_id;
   });

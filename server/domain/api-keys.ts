@@ -79,12 +79,15 @@ export type KeyResolver = ReturnType<typeof cachedKeyResolver>;
 
 /** The community's publishable key, created on the first call. Concurrent first calls agree. */
 export async function provisionPublishableKey(db: Db | Trx, communityId: string): Promise<string> {
-  const current = async () => (await db
-    .selectFrom('api_keys')
-    .select('publishable_key')
-    .where('community_id', '=', communityId)
-    .where('kind', '=', 'publishable')
-    .executeTakeFirst())?.publishable_key ?? null;
+  const current = async () =>
+    (
+      await db
+        .selectFrom('api_keys')
+        .select('publishable_key')
+        .where('community_id', '=', communityId)
+        .where('kind', '=', 'publishable')
+        .executeTakeFirst()
+    )?.publishable_key ?? null;
   const existing = await current();
   if (existing) return existing;
   const key = PUBLISHABLE_PREFIX + randomToken(24);
@@ -93,9 +96,16 @@ export async function provisionPublishableKey(db: Db | Trx, communityId: string)
   await db
     .insertInto('api_keys')
     .values({
-      id: newId(), community_id: communityId, kind: 'publishable', key_hash: hashKey(key),
-      key_prefix: displayPrefix(key), publishable_key: key, scopes: JSON.stringify(['READ_PUBLIC']),
-      name: 'Publishable key', created_at: nowIso(), revoked_at: null,
+      id: newId(),
+      community_id: communityId,
+      kind: 'publishable',
+      key_hash: hashKey(key),
+      key_prefix: displayPrefix(key),
+      publishable_key: key,
+      scopes: JSON.stringify(['READ_PUBLIC']),
+      name: 'Publishable key',
+      created_at: nowIso(),
+      revoked_at: null,
     })
     .onConflict((oc) => oc.doNothing())
     .execute();
@@ -125,8 +135,16 @@ export async function createSecretKey(
   await db
     .insertInto('api_keys')
     .values({
-      id, community_id: communityId, kind: 'secret', key_hash: hashKey(key), key_prefix: displayPrefix(key),
-      publishable_key: null, scopes: JSON.stringify(unique), name, created_at: nowIso(), revoked_at: null,
+      id,
+      community_id: communityId,
+      kind: 'secret',
+      key_hash: hashKey(key),
+      key_prefix: displayPrefix(key),
+      publishable_key: null,
+      scopes: JSON.stringify(unique),
+      name,
+      created_at: nowIso(),
+      revoked_at: null,
     })
     .execute();
   return { id, key, prefix: displayPrefix(key), scopes: unique };
@@ -148,14 +166,28 @@ export async function listApiKeys(db: Db, communityTag?: string): Promise<ApiKey
   let q = db
     .selectFrom('api_keys')
     .innerJoin('communities', 'communities.id', 'api_keys.community_id')
-    .select(['api_keys.id', 'communities.tag', 'api_keys.kind', 'api_keys.key_prefix', 'api_keys.scopes',
-      'api_keys.name', 'api_keys.created_at', 'api_keys.revoked_at'])
+    .select([
+      'api_keys.id',
+      'communities.tag',
+      'api_keys.kind',
+      'api_keys.key_prefix',
+      'api_keys.scopes',
+      'api_keys.name',
+      'api_keys.created_at',
+      'api_keys.revoked_at',
+    ])
     .orderBy('api_keys.created_at');
   if (communityTag) q = q.where('communities.tag', '=', communityTag);
   const rows = await q.execute();
   return rows.map((r) => ({
-    id: r.id, communityTag: r.tag, kind: r.kind, prefix: r.key_prefix, scopes: effectiveScopes(r.kind, r.scopes),
-    name: r.name, createdAt: r.created_at, revokedAt: r.revoked_at,
+    id: r.id,
+    communityTag: r.tag,
+    kind: r.kind,
+    prefix: r.key_prefix,
+    scopes: effectiveScopes(r.kind, r.scopes),
+    name: r.name,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
   }));
 }
 

@@ -19,11 +19,20 @@ import { Refusal } from './refusal.ts';
 
 export type BillingCycle = z.infer<typeof BillingCycleSchema>;
 
-interface CommunityContext { id: string; tag: string; name: string; accessibility: 'OPEN' | 'APPLICATION' | 'INVITE_ONLY'; live: boolean }
+interface CommunityContext {
+  id: string;
+  tag: string;
+  name: string;
+  accessibility: 'OPEN' | 'APPLICATION' | 'INVITE_ONLY';
+  live: boolean;
+}
 
 async function communityOf(trx: Trx, communityId: string): Promise<CommunityContext> {
-  const c = await trx.selectFrom('communities').select(['id', 'tag', 'name', 'accessibility', 'founder_user_id'])
-    .where('id', '=', communityId).executeTakeFirstOrThrow();
+  const c = await trx
+    .selectFrom('communities')
+    .select(['id', 'tag', 'name', 'accessibility', 'founder_user_id'])
+    .where('id', '=', communityId)
+    .executeTakeFirstOrThrow();
   // "Live": someone owns the community. Auto-approval admits people nobody looks at, so a
   // community without a founder (never set up, or being dismantled) reviews every application.
   return { id: c.id, tag: c.tag, name: c.name, accessibility: c.accessibility, live: c.founder_user_id !== null };
@@ -62,7 +71,13 @@ export function applicationForm(schema: readonly FormField[]): ApplicationForm {
   }
   let name = fields.find((f) => f.type === 'short_text' && /name/i.test(f.label));
   if (!name) {
-    name = { id: freeId([...fields, ...added], 'name'), type: 'short_text', label: 'Name', required: true, maxLength: 200 };
+    name = {
+      id: freeId([...fields, ...added], 'name'),
+      type: 'short_text',
+      label: 'Name',
+      required: true,
+      maxLength: 200,
+    };
     added.push(name);
   }
   email.required = true;
@@ -71,15 +86,21 @@ export function applicationForm(schema: readonly FormField[]): ApplicationForm {
 }
 
 interface PriceColumns {
-  price_monthly: number | null; price_quarterly: number | null; price_yearly: number | null; price_one_time: number | null;
+  price_monthly: number | null;
+  price_quarterly: number | null;
+  price_yearly: number | null;
+  price_one_time: number | null;
   installment_total_price: number | null;
 }
 
 /** The cycles a segment offers: each price that is set, and the installment plan when it has one. None = free. */
 export function offeredCycles(s: PriceColumns): BillingCycle[] {
   const offers: [BillingCycle, number | null][] = [
-    ['MONTHLY', s.price_monthly], ['QUARTERLY', s.price_quarterly], ['YEARLY', s.price_yearly],
-    ['ONE_TIME', s.price_one_time], ['INSTALLMENT_PLAN', s.installment_total_price],
+    ['MONTHLY', s.price_monthly],
+    ['QUARTERLY', s.price_quarterly],
+    ['YEARLY', s.price_yearly],
+    ['ONE_TIME', s.price_one_time],
+    ['INSTALLMENT_PLAN', s.installment_total_price],
   ];
   return offers.filter(([, price]) => price !== null).map(([cycle]) => cycle);
 }
@@ -116,9 +137,21 @@ async function accountFor(trx: Trx, email: string, name: string): Promise<{ id: 
     const suffix = String(Math.floor(Math.random() * 10 ** (4 + round))).padStart(4 + round, '0');
     const usertag = round === 0 && !isReservedUsertag(base) ? base : `${base}-${suffix}`;
     const id = newId();
-    const inserted = await trx.insertInto('users').values({
-      id, email, name, usertag, profile_image: null, bio: null, phone: null, password_hash: null, created_at: nowIso(),
-    }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    const inserted = await trx
+      .insertInto('users')
+      .values({
+        id,
+        email,
+        name,
+        usertag,
+        profile_image: null,
+        bio: null,
+        phone: null,
+        password_hash: null,
+        created_at: nowIso(),
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { id, name };
     const raced = await userByEmail(trx, email);
     if (raced) return raced;
@@ -158,7 +191,14 @@ function refusalFor(status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED' | und
   return null;
 }
 
-async function sendMail(trx: Trx, kind: MembershipEmailKind, community: { name: string }, to: string, name: string, segmentName: string) {
+async function sendMail(
+  trx: Trx,
+  kind: MembershipEmailKind,
+  community: { name: string },
+  to: string,
+  name: string,
+  segmentName: string,
+) {
   await new OutboxMailer(trx).send(membershipEmail(kind, { community, to, name, segmentName }));
 }
 
@@ -170,12 +210,23 @@ async function sendMail(trx: Trx, kind: MembershipEmailKind, community: { name: 
 export async function submitApplication(trx: Trx, communityId: string, input: SubmitInput): Promise<SubmitResult> {
   const community = await communityOf(trx, communityId);
   if (community.accessibility === 'INVITE_ONLY') throw new Refusal('invite_only');
-  const segment = await trx.selectFrom('segments')
+  const segment = await trx
+    .selectFrom('segments')
     .leftJoin('segment_forms', 'segment_forms.segment_id', 'segments.id')
-    .select(['segments.id', 'segments.name', 'segments.is_active', 'segments.auto_approve', 'segments.price_monthly',
-      'segments.price_quarterly', 'segments.price_yearly', 'segments.price_one_time', 'segments.installment_total_price',
-      'segment_forms.schema'])
-    .where('segments.community_id', '=', communityId).where('segments.id', '=', input.segmentId)
+    .select([
+      'segments.id',
+      'segments.name',
+      'segments.is_active',
+      'segments.auto_approve',
+      'segments.price_monthly',
+      'segments.price_quarterly',
+      'segments.price_yearly',
+      'segments.price_one_time',
+      'segments.installment_total_price',
+      'segment_forms.schema',
+    ])
+    .where('segments.community_id', '=', communityId)
+    .where('segments.id', '=', input.segmentId)
     .executeTakeFirst();
   if (!segment) throw new Refusal('segment_not_found');
   // Segments have no member capacity in v1 (only a founding-price cap, which is not "sold out"):
@@ -187,49 +238,115 @@ export async function submitApplication(trx: Trx, communityId: string, input: Su
 
   const email = normalizeEmail(answers[form.emailId] as string);
   const user = await accountFor(trx, email, answers[form.nameId] as string);
-  const current = await trx.selectFrom('memberships').select('status')
-    .where('community_id', '=', communityId).where('user_id', '=', user.id).executeTakeFirst();
+  const current = await trx
+    .selectFrom('memberships')
+    .select('status')
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', user.id)
+    .executeTakeFirst();
   const refusal = refusalFor(current?.status);
   if (refusal) throw refusal;
 
   const now = nowIso();
-  await trx.updateTable('membership_requests').set({ status: 'CANCELLED', decided_at: now })
-    .where('community_id', '=', communityId).where('user_id', '=', user.id).where('status', '=', 'PAYMENT_PENDING').execute();
-  const autoApprove = cycle === null && community.accessibility === 'OPEN' && community.live && Number(segment.auto_approve) === 1;
+  await trx
+    .updateTable('membership_requests')
+    .set({ status: 'CANCELLED', decided_at: now })
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', user.id)
+    .where('status', '=', 'PAYMENT_PENDING')
+    .execute();
+  const autoApprove =
+    cycle === null && community.accessibility === 'OPEN' && community.live && Number(segment.auto_approve) === 1;
   const status = cycle !== null ? 'PAYMENT_PENDING' : autoApprove ? 'APPROVED' : 'PENDING';
   const requestId = newId();
   const source = input.source?.trim() || null;
   // The partial unique index holds one open request per person: a concurrent twin inserts nothing.
-  const inserted = await trx.insertInto('membership_requests').values({
-    id: requestId, community_id: communityId, segment_id: segment.id, user_id: user.id, email, answers: JSON.stringify(answers),
-    source, billing_cycle: cycle, status, reason: null, created_at: now, decided_at: autoApprove ? now : null, decided_by: null,
-  }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  const inserted = await trx
+    .insertInto('membership_requests')
+    .values({
+      id: requestId,
+      community_id: communityId,
+      segment_id: segment.id,
+      user_id: user.id,
+      email,
+      answers: JSON.stringify(answers),
+      source,
+      billing_cycle: cycle,
+      status,
+      reason: null,
+      created_at: now,
+      decided_at: autoApprove ? now : null,
+      decided_by: null,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new Refusal('application_pending');
 
   const result: SubmitResult = { requestId, status, segmentId: segment.id, segmentName: segment.name, userId: user.id };
   if (status === 'PAYMENT_PENDING') return result;
 
   // Applying again after a rejection or a kick reuses the membership row: it starts over from now.
-  const membership = await trx.insertInto('memberships').values({
-    id: newId(), community_id: communityId, user_id: user.id, status: autoApprove ? 'ACCEPTED' : 'PENDING', role: 'member',
-    segment_id: segment.id, created_at: now, accepted_at: autoApprove ? now : null, kicked_at: null, banned_at: null,
-  }).onConflict((oc) => oc.columns(['community_id', 'user_id']).doUpdateSet({
-    status: autoApprove ? 'ACCEPTED' : 'PENDING', segment_id: segment.id, created_at: now, accepted_at: autoApprove ? now : null, kicked_at: null,
-  }).where('memberships.status', '=', 'REJECTED')).returning('id').executeTakeFirst();
+  const membership = await trx
+    .insertInto('memberships')
+    .values({
+      id: newId(),
+      community_id: communityId,
+      user_id: user.id,
+      status: autoApprove ? 'ACCEPTED' : 'PENDING',
+      role: 'member',
+      segment_id: segment.id,
+      created_at: now,
+      accepted_at: autoApprove ? now : null,
+      kicked_at: null,
+      banned_at: null,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['community_id', 'user_id'])
+        .doUpdateSet({
+          status: autoApprove ? 'ACCEPTED' : 'PENDING',
+          segment_id: segment.id,
+          created_at: now,
+          accepted_at: autoApprove ? now : null,
+          kicked_at: null,
+        })
+        .where('memberships.status', '=', 'REJECTED'),
+    )
+    .returning('id')
+    .executeTakeFirst();
   if (!membership) {
     // Another request changed the membership after it was read above.
-    const raced = await trx.selectFrom('memberships').select('status')
-      .where('community_id', '=', communityId).where('user_id', '=', user.id).executeTakeFirst();
+    const raced = await trx
+      .selectFrom('memberships')
+      .select('status')
+      .where('community_id', '=', communityId)
+      .where('user_id', '=', user.id)
+      .executeTakeFirst();
     throw refusalFor(raced?.status) ?? new Refusal('application_pending');
   }
 
   if (autoApprove) {
-    await emit(trx, community, 'member.approved', { memberId: membership.id, userId: user.id, approvedAt: now, approvedBy: null });
-    await notify(trx, { userId: user.id, communityId, kind: 'membership.approved', data: { communityName: community.name, segmentName: segment.name } });
+    await emit(trx, community, 'member.approved', {
+      memberId: membership.id,
+      userId: user.id,
+      approvedAt: now,
+      approvedBy: null,
+    });
+    await notify(trx, {
+      userId: user.id,
+      communityId,
+      kind: 'membership.approved',
+      data: { communityName: community.name, segmentName: segment.name },
+    });
     await sendMail(trx, 'approved', community, email, user.name, segment.name);
   } else {
     await emit(trx, community, 'member.requested', {
-      requestId, membershipId: membership.id, userId: user.id, segmentId: segment.id, source, requestedAt: now,
+      requestId,
+      membershipId: membership.id,
+      userId: user.id,
+      segmentId: segment.id,
+      source,
+      requestedAt: now,
     });
     await sendMail(trx, 'received', community, email, user.name, segment.name);
   }
@@ -240,35 +357,60 @@ export async function submitApplication(trx: Trx, communityId: string, input: Su
 // Review
 
 interface RequestRow {
-  id: string; user_id: string; segment_id: string; email: string; status: MembershipRequestStatus; created_at: string;
+  id: string;
+  user_id: string;
+  segment_id: string;
+  email: string;
+  status: MembershipRequestStatus;
+  created_at: string;
 }
 
 async function requestOf(trx: Trx, communityId: string, requestId: string): Promise<RequestRow | undefined> {
-  return trx.selectFrom('membership_requests').select(['id', 'user_id', 'segment_id', 'email', 'status', 'created_at'])
-    .where('community_id', '=', communityId).where('id', '=', requestId).executeTakeFirst();
+  return trx
+    .selectFrom('membership_requests')
+    .select(['id', 'user_id', 'segment_id', 'email', 'status', 'created_at'])
+    .where('community_id', '=', communityId)
+    .where('id', '=', requestId)
+    .executeTakeFirst();
 }
 
 async function membershipIdOf(trx: Trx, communityId: string, userId: string): Promise<string> {
-  const m = await trx.selectFrom('memberships').select('id')
-    .where('community_id', '=', communityId).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const m = await trx
+    .selectFrom('memberships')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   return m.id;
 }
 
 async function mailContext(trx: Trx, r: RequestRow): Promise<{ name: string; segmentName: string }> {
   const user = await trx.selectFrom('users').select('name').where('id', '=', r.user_id).executeTakeFirstOrThrow();
-  const segment = await trx.selectFrom('segments').select('name').where('id', '=', r.segment_id).executeTakeFirstOrThrow();
+  const segment = await trx
+    .selectFrom('segments')
+    .select('name')
+    .where('id', '=', r.segment_id)
+    .executeTakeFirstOrThrow();
   return { name: user.name, segmentName: segment.name };
 }
 
-export interface ApproveResult { membershipId: string; userId: string }
+export interface ApproveResult {
+  membershipId: string;
+  userId: string;
+}
 
 function undecidable(status: MembershipRequestStatus, action: 'approve' | 'reject'): Refusal {
   switch (status) {
-    case 'REJECTED': return new Refusal('request_rejected');
-    case 'CANCELLED': return new Refusal('request_cancelled');
-    case 'PAYMENT_PENDING': return new Refusal('request_awaiting_payment');
-    case 'APPROVED': return new Refusal('request_approved');
-    case 'PENDING': throw new Error(`a PENDING request can always ${action}`);
+    case 'REJECTED':
+      return new Refusal('request_rejected');
+    case 'CANCELLED':
+      return new Refusal('request_cancelled');
+    case 'PAYMENT_PENDING':
+      return new Refusal('request_awaiting_payment');
+    case 'APPROVED':
+      return new Refusal('request_approved');
+    case 'PENDING':
+      throw new Error(`a PENDING request can always ${action}`);
   }
 }
 
@@ -276,31 +418,72 @@ function undecidable(status: MembershipRequestStatus, action: 'approve' | 'rejec
  * PENDING -> APPROVED, membership ACCEPTED, `member.approved`. An APPROVED request answers the
  * same ids again and emits nothing (a retry, or the loser of two concurrent approvals).
  */
-export async function approveApplication(trx: Trx, communityId: string, requestId: string, keyId: string): Promise<ApproveResult> {
+export async function approveApplication(
+  trx: Trx,
+  communityId: string,
+  requestId: string,
+  keyId: string,
+): Promise<ApproveResult> {
   const request = await requestOf(trx, communityId, requestId);
   if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
-  const won = await trx.updateTable('membership_requests').set({ status: 'APPROVED', decided_at: now, decided_by: keyId })
-    .where('id', '=', requestId).where('status', '=', 'PENDING').executeTakeFirst();
+  const won = await trx
+    .updateTable('membership_requests')
+    .set({ status: 'APPROVED', decided_at: now, decided_by: keyId })
+    .where('id', '=', requestId)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst();
   if (Number(won.numUpdatedRows) === 0) {
     const settled = (await requestOf(trx, communityId, requestId))!;
-    if (settled.status === 'APPROVED') return { membershipId: await membershipIdOf(trx, communityId, settled.user_id), userId: settled.user_id };
+    if (settled.status === 'APPROVED')
+      return { membershipId: await membershipIdOf(trx, communityId, settled.user_id), userId: settled.user_id };
     throw undecidable(settled.status, 'approve');
   }
 
-  const membership = await trx.insertInto('memberships').values({
-    id: newId(), community_id: communityId, user_id: request.user_id, status: 'ACCEPTED', role: 'member',
-    segment_id: request.segment_id, created_at: request.created_at, accepted_at: now, kicked_at: null, banned_at: null,
-  }).onConflict((oc) => oc.columns(['community_id', 'user_id']).doUpdateSet({
-    status: 'ACCEPTED', segment_id: request.segment_id, accepted_at: now, kicked_at: null,
-  }).where('memberships.status', 'in', ['PENDING', 'REJECTED'])).returning('id').executeTakeFirst();
+  const membership = await trx
+    .insertInto('memberships')
+    .values({
+      id: newId(),
+      community_id: communityId,
+      user_id: request.user_id,
+      status: 'ACCEPTED',
+      role: 'member',
+      segment_id: request.segment_id,
+      created_at: request.created_at,
+      accepted_at: now,
+      kicked_at: null,
+      banned_at: null,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['community_id', 'user_id'])
+        .doUpdateSet({
+          status: 'ACCEPTED',
+          segment_id: request.segment_id,
+          accepted_at: now,
+          kicked_at: null,
+        })
+        .where('memberships.status', 'in', ['PENDING', 'REJECTED']),
+    )
+    .returning('id')
+    .executeTakeFirst();
   // Not updated: already ACCEPTED (imported, say) or BANNED, which a ban would have cancelled first.
   const membershipId = membership?.id ?? (await membershipIdOf(trx, communityId, request.user_id));
 
   const community = await communityOf(trx, communityId);
-  await emit(trx, community, 'member.approved', { memberId: membershipId, userId: request.user_id, approvedAt: now, approvedBy: keyId });
+  await emit(trx, community, 'member.approved', {
+    memberId: membershipId,
+    userId: request.user_id,
+    approvedAt: now,
+    approvedBy: keyId,
+  });
   const { name, segmentName } = await mailContext(trx, request);
-  await notify(trx, { userId: request.user_id, communityId, kind: 'membership.approved', data: { communityName: community.name, segmentName } });
+  await notify(trx, {
+    userId: request.user_id,
+    communityId,
+    kind: 'membership.approved',
+    data: { communityName: community.name, segmentName },
+  });
   await sendMail(trx, 'approved', community, request.email, name, segmentName);
   return { membershipId, userId: request.user_id };
 }
@@ -309,12 +492,22 @@ export async function approveApplication(trx: Trx, communityId: string, requestI
  * PENDING (or unpaid) -> REJECTED, with the membership; `member.rejected`; the applicant is told
  * without the reason, which stays on the request. Rejecting a REJECTED request changes nothing.
  */
-export async function rejectApplication(trx: Trx, communityId: string, requestId: string, keyId: string, reason: string | null): Promise<void> {
+export async function rejectApplication(
+  trx: Trx,
+  communityId: string,
+  requestId: string,
+  keyId: string,
+  reason: string | null,
+): Promise<void> {
   const request = await requestOf(trx, communityId, requestId);
   if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
-  const won = await trx.updateTable('membership_requests').set({ status: 'REJECTED', reason, decided_at: now, decided_by: keyId })
-    .where('id', '=', requestId).where('status', 'in', ['PENDING', 'PAYMENT_PENDING']).executeTakeFirst();
+  const won = await trx
+    .updateTable('membership_requests')
+    .set({ status: 'REJECTED', reason, decided_at: now, decided_by: keyId })
+    .where('id', '=', requestId)
+    .where('status', 'in', ['PENDING', 'PAYMENT_PENDING'])
+    .executeTakeFirst();
   if (Number(won.numUpdatedRows) === 0) {
     const settled = (await requestOf(trx, communityId, requestId))!;
     if (settled.status === 'REJECTED') return;
@@ -322,15 +515,38 @@ export async function rejectApplication(trx: Trx, communityId: string, requestId
   }
 
   // An unpaid request has no membership yet; it gets a REJECTED one, so the person sees the answer.
-  const membership = await trx.insertInto('memberships').values({
-    id: newId(), community_id: communityId, user_id: request.user_id, status: 'REJECTED', role: 'member',
-    segment_id: request.segment_id, created_at: request.created_at, accepted_at: null, kicked_at: null, banned_at: null,
-  }).onConflict((oc) => oc.columns(['community_id', 'user_id']).doUpdateSet({ status: 'REJECTED' })
-    .where('memberships.status', '=', 'PENDING')).returning('id').executeTakeFirst();
+  const membership = await trx
+    .insertInto('memberships')
+    .values({
+      id: newId(),
+      community_id: communityId,
+      user_id: request.user_id,
+      status: 'REJECTED',
+      role: 'member',
+      segment_id: request.segment_id,
+      created_at: request.created_at,
+      accepted_at: null,
+      kicked_at: null,
+      banned_at: null,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['community_id', 'user_id'])
+        .doUpdateSet({ status: 'REJECTED' })
+        .where('memberships.status', '=', 'PENDING'),
+    )
+    .returning('id')
+    .executeTakeFirst();
   const membershipId = membership?.id ?? (await membershipIdOf(trx, communityId, request.user_id));
 
   const community = await communityOf(trx, communityId);
-  await emit(trx, community, 'member.rejected', { requestId, membershipId, userId: request.user_id, rejectedAt: now, rejectedBy: keyId });
+  await emit(trx, community, 'member.rejected', {
+    requestId,
+    membershipId,
+    userId: request.user_id,
+    rejectedAt: now,
+    rejectedBy: keyId,
+  });
   const { name, segmentName } = await mailContext(trx, request);
   await sendMail(trx, 'rejected', community, request.email, name, segmentName);
 }
@@ -338,27 +554,61 @@ export async function rejectApplication(trx: Trx, communityId: string, requestId
 // ---------------------------------------------------------------------------------------------
 // Kick and ban
 
-async function audit(trx: Trx, communityId: string, userId: string, membershipId: string, action: 'KICK' | 'BAN', reason: string | null, keyId: string, at: string) {
-  await trx.insertInto('member_audit').values({
-    id: newId(), community_id: communityId, user_id: userId, membership_id: membershipId, action, reason, actor_key_id: keyId, created_at: at,
-  }).execute();
+async function audit(
+  trx: Trx,
+  communityId: string,
+  userId: string,
+  membershipId: string,
+  action: 'KICK' | 'BAN',
+  reason: string | null,
+  keyId: string,
+  at: string,
+) {
+  await trx
+    .insertInto('member_audit')
+    .values({
+      id: newId(),
+      community_id: communityId,
+      user_id: userId,
+      membership_id: membershipId,
+      action,
+      reason,
+      actor_key_id: keyId,
+      created_at: at,
+    })
+    .execute();
 }
 
 async function membershipRow(trx: Trx, communityId: string, userId: string) {
-  return trx.selectFrom('memberships').select(['id', 'status', 'role', 'kicked_at', 'banned_at'])
-    .where('community_id', '=', communityId).where('user_id', '=', userId).executeTakeFirst();
+  return trx
+    .selectFrom('memberships')
+    .select(['id', 'status', 'role', 'kicked_at', 'banned_at'])
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 /**
  * ACCEPTED -> REJECTED with kicked_at (they may apply again); `member.kicked`; the reason on the
  * audit trail. Kicking again answers the first time and records nothing.
  */
-export async function kickMember(trx: Trx, communityId: string, userId: string, keyId: string, reason: string | null): Promise<{ kickedAt: string }> {
+export async function kickMember(
+  trx: Trx,
+  communityId: string,
+  userId: string,
+  keyId: string,
+  reason: string | null,
+): Promise<{ kickedAt: string }> {
   const now = nowIso();
-  const kicked = await trx.updateTable('memberships').set({ status: 'REJECTED', kicked_at: now })
-    .where('community_id', '=', communityId).where('user_id', '=', userId)
-    .where('status', '=', 'ACCEPTED').where('role', '!=', 'founder')
-    .returning('id').executeTakeFirst();
+  const kicked = await trx
+    .updateTable('memberships')
+    .set({ status: 'REJECTED', kicked_at: now })
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', userId)
+    .where('status', '=', 'ACCEPTED')
+    .where('role', '!=', 'founder')
+    .returning('id')
+    .executeTakeFirst();
   if (!kicked) {
     const m = await membershipRow(trx, communityId, userId);
     if (!m) throw new Refusal('member_not_found');
@@ -367,7 +617,12 @@ export async function kickMember(trx: Trx, communityId: string, userId: string, 
     throw new Refusal('not_accepted');
   }
   await audit(trx, communityId, userId, kicked.id, 'KICK', reason, keyId, now);
-  await emit(trx, await communityOf(trx, communityId), 'member.kicked', { memberId: kicked.id, userId, kickedAt: now, kickedBy: keyId });
+  await emit(trx, await communityOf(trx, communityId), 'member.kicked', {
+    memberId: kicked.id,
+    userId,
+    kickedAt: now,
+    kickedBy: keyId,
+  });
   return { kickedAt: now };
 }
 
@@ -376,33 +631,72 @@ export async function kickMember(trx: Trx, communityId: string, userId: string, 
  * applications are closed; `member.banned`; the reason on the audit trail. Banning again answers
  * the first time and records nothing.
  */
-export async function banMember(trx: Trx, communityId: string, userId: string, keyId: string, reason: string | null): Promise<{ bannedAt: string }> {
+export async function banMember(
+  trx: Trx,
+  communityId: string,
+  userId: string,
+  keyId: string,
+  reason: string | null,
+): Promise<{ bannedAt: string }> {
   const now = nowIso();
-  let banned = await trx.updateTable('memberships').set({ status: 'BANNED', banned_at: now })
-    .where('community_id', '=', communityId).where('user_id', '=', userId)
-    .where('status', '!=', 'BANNED').where('role', '!=', 'founder')
-    .returning('id').executeTakeFirst();
+  let banned = await trx
+    .updateTable('memberships')
+    .set({ status: 'BANNED', banned_at: now })
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', userId)
+    .where('status', '!=', 'BANNED')
+    .where('role', '!=', 'founder')
+    .returning('id')
+    .executeTakeFirst();
   if (!banned) {
     const m = await membershipRow(trx, communityId, userId);
     if (m?.role === 'founder') throw new Refusal('founder');
     if (m?.status === 'BANNED') return { bannedAt: m.banned_at ?? now };
-    const applied = await trx.selectFrom('membership_requests').select('created_at')
-      .where('community_id', '=', communityId).where('user_id', '=', userId).orderBy('created_at').executeTakeFirst();
+    const applied = await trx
+      .selectFrom('membership_requests')
+      .select('created_at')
+      .where('community_id', '=', communityId)
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .executeTakeFirst();
     if (!applied) throw new Refusal('member_not_found');
-    banned = await trx.insertInto('memberships').values({
-      id: newId(), community_id: communityId, user_id: userId, status: 'BANNED', role: 'member', segment_id: null,
-      created_at: applied.created_at, accepted_at: null, kicked_at: null, banned_at: now,
-    }).onConflict((oc) => oc.columns(['community_id', 'user_id']).doNothing()).returning('id').executeTakeFirst();
+    banned = await trx
+      .insertInto('memberships')
+      .values({
+        id: newId(),
+        community_id: communityId,
+        user_id: userId,
+        status: 'BANNED',
+        role: 'member',
+        segment_id: null,
+        created_at: applied.created_at,
+        accepted_at: null,
+        kicked_at: null,
+        banned_at: now,
+      })
+      .onConflict((oc) => oc.columns(['community_id', 'user_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
     if (!banned) {
       // A concurrent ban made the row first.
       const raced = await membershipRow(trx, communityId, userId);
       return { bannedAt: raced?.banned_at ?? now };
     }
   }
-  await trx.updateTable('membership_requests').set({ status: 'CANCELLED', decided_at: now, decided_by: keyId })
-    .where('community_id', '=', communityId).where('user_id', '=', userId).where('status', 'in', ['PENDING', 'PAYMENT_PENDING']).execute();
+  await trx
+    .updateTable('membership_requests')
+    .set({ status: 'CANCELLED', decided_at: now, decided_by: keyId })
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', userId)
+    .where('status', 'in', ['PENDING', 'PAYMENT_PENDING'])
+    .execute();
   await audit(trx, communityId, userId, banned.id, 'BAN', reason, keyId, now);
-  await emit(trx, await communityOf(trx, communityId), 'member.banned', { memberId: banned.id, userId, bannedAt: now, bannedBy: keyId });
+  await emit(trx, await communityOf(trx, communityId), 'member.banned', {
+    memberId: banned.id,
+    userId,
+    bannedAt: now,
+    bannedBy: keyId,
+  });
   return { bannedAt: now };
 }
 
@@ -421,8 +715,13 @@ export interface OwnMembership {
  * when they last applied. `platforms.svc.status` repeats `status`, except for a member who was
  * kicked: REJECTED there, KICKED here (the spec's status enum has no value for it).
  */
-export async function listOwnMemberships(db: Db | Trx, userId: string, communityTag?: string): Promise<OwnMembership[]> {
-  let q = db.selectFrom('memberships')
+export async function listOwnMemberships(
+  db: Db | Trx,
+  userId: string,
+  communityTag?: string,
+): Promise<OwnMembership[]> {
+  let q = db
+    .selectFrom('memberships')
     .innerJoin('communities', 'communities.id', 'memberships.community_id')
     .select(['communities.tag', 'memberships.status', 'memberships.kicked_at', 'memberships.created_at'])
     .where('memberships.user_id', '=', userId);

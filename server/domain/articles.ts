@@ -20,7 +20,11 @@ export interface ArticleCommunity {
   founderUserId: string | null;
 }
 
-export interface Author { name: string; usertag: string; profileImage: string | null }
+export interface Author {
+  name: string;
+  usertag: string;
+  profileImage: string | null;
+}
 
 /**
  * The community's founder. A community without one (possible only for rows made outside the
@@ -28,35 +32,62 @@ export interface Author { name: string; usertag: string; profileImage: string | 
  */
 export async function authorOf(db: Db | Trx, community: ArticleCommunity): Promise<Author> {
   if (community.founderUserId) {
-    const u = await db.selectFrom('users').select(['name', 'usertag', 'profile_image'])
-      .where('id', '=', community.founderUserId).executeTakeFirst();
+    const u = await db
+      .selectFrom('users')
+      .select(['name', 'usertag', 'profile_image'])
+      .where('id', '=', community.founderUserId)
+      .executeTakeFirst();
     if (u) return { name: u.name, usertag: u.usertag, profileImage: u.profile_image };
   }
   return { name: community.name, usertag: community.tag, profileImage: null };
 }
 
 export async function communityForWrite(db: Db | Trx, communityId: string): Promise<ArticleCommunity | null> {
-  const row = await db.selectFrom('communities').select(['id', 'tag', 'name', 'founder_user_id'])
-    .where('id', '=', communityId).executeTakeFirst();
+  const row = await db
+    .selectFrom('communities')
+    .select(['id', 'tag', 'name', 'founder_user_id'])
+    .where('id', '=', communityId)
+    .executeTakeFirst();
   return row ? { id: row.id, tag: row.tag, name: row.name, founderUserId: row.founder_user_id } : null;
 }
 
 export function toArticle(row: ArticleRow, author: Author): Article {
   return {
-    id: row.id, slug: row.slug, title: row.title, excerpt: row.excerpt, publishedAt: row.published_at,
-    bannerUrl: row.banner_url, author, readTimeMinutes: readTimeMinutes(row.content), content: row.content,
-    category: row.category, status: row.status,
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    excerpt: row.excerpt,
+    publishedAt: row.published_at,
+    bannerUrl: row.banner_url,
+    author,
+    readTimeMinutes: readTimeMinutes(row.content),
+    content: row.content,
+    category: row.category,
+    status: row.status,
   };
 }
 
-export interface ArticlePage { items: Article[]; total: number; hasMore: boolean }
+export interface ArticlePage {
+  items: Article[];
+  total: number;
+  hasMore: boolean;
+}
 
-export async function listPublished(db: Db, community: ArticleCommunity, q: { limit: number; offset: number }): Promise<ArticlePage> {
+export async function listPublished(
+  db: Db,
+  community: ArticleCommunity,
+  q: { limit: number; offset: number },
+): Promise<ArticlePage> {
   const base = db.selectFrom('articles').where('community_id', '=', community.id).where('status', '=', 'PUBLISHED');
   const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   // id breaks ties between articles published in the same millisecond (imports stamp one time).
-  const rows = await base.selectAll().orderBy('published_at', 'desc').orderBy('id', 'desc')
-    .limit(q.limit + 1).offset(q.offset).execute();
+  const rows = await base
+    .selectAll()
+    .orderBy('published_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .offset(q.offset)
+    .execute();
   const author = await authorOf(db, community);
   return {
     items: rows.slice(0, q.limit).map((r) => toArticle(r, author)),
@@ -66,8 +97,12 @@ export async function listPublished(db: Db, community: ArticleCommunity, q: { li
 }
 
 export async function getPublishedBySlug(db: Db, community: ArticleCommunity, slug: string): Promise<Article | null> {
-  const row = await db.selectFrom('articles').selectAll()
-    .where('community_id', '=', community.id).where('slug', '=', slug).where('status', '=', 'PUBLISHED')
+  const row = await db
+    .selectFrom('articles')
+    .selectAll()
+    .where('community_id', '=', community.id)
+    .where('slug', '=', slug)
+    .where('status', '=', 'PUBLISHED')
     .executeTakeFirst();
   return row ? toArticle(row, await authorOf(db, community)) : null;
 }
@@ -99,7 +134,8 @@ export function slugCandidate(base: string, n: number): string {
   return `${base.slice(0, SLUG_MAX - suffix.length).replace(/-+$/, '')}${suffix}`;
 }
 
-const blankToNull = (v: string | null | undefined) => (v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim());
+const blankToNull = (v: string | null | undefined) =>
+  v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim();
 
 /**
  * Inserts a draft under the first free slug. The unique (community, slug) constraint is the
@@ -108,16 +144,30 @@ const blankToNull = (v: string | null | undefined) => (v === undefined ? undefin
  */
 export async function createDraft(trx: Trx, community: ArticleCommunity, input: NewArticle): Promise<Article> {
   const base = baseSlug(input.title);
-  const taken = new Set((await trx.selectFrom('articles').select('slug')
-    .where('community_id', '=', community.id)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.slice(0, SLUG_MAX - 4)}%-%`)]))
-    .execute()).map((r) => r.slug));
+  const taken = new Set(
+    (
+      await trx
+        .selectFrom('articles')
+        .select('slug')
+        .where('community_id', '=', community.id)
+        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.slice(0, SLUG_MAX - 4)}%-%`)]))
+        .execute()
+    ).map((r) => r.slug),
+  );
   const now = nowIso();
   const row: ArticleRow = {
-    id: newId(), community_id: community.id, slug: base, title: input.title.trim(),
-    excerpt: input.excerpt ?? '', content: sanitizeArticleHtml(input.content ?? ''),
-    category: blankToNull(input.category) ?? null, banner_url: input.bannerUrl ?? null,
-    status: 'DRAFT', published_at: null, created_at: now, updated_at: now,
+    id: newId(),
+    community_id: community.id,
+    slug: base,
+    title: input.title.trim(),
+    excerpt: input.excerpt ?? '',
+    content: sanitizeArticleHtml(input.content ?? ''),
+    category: blankToNull(input.category) ?? null,
+    banner_url: input.bannerUrl ?? null,
+    status: 'DRAFT',
+    published_at: null,
+    created_at: now,
+    updated_at: now,
   };
   let n = 1;
   for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
@@ -147,14 +197,15 @@ export interface ArticleChange {
   status?: 'DRAFT' | 'PUBLISHED';
 }
 
-export type PublishOutcome =
-  | { kind: 'not-found' }
-  | { kind: 'needs-banner' }
-  | { kind: 'ok'; article: Article };
+export type PublishOutcome = { kind: 'not-found' } | { kind: 'needs-banner' } | { kind: 'ok'; article: Article };
 
 async function findRow(trx: Trx, communityId: string, articleId: string) {
-  return trx.selectFrom('articles').selectAll()
-    .where('community_id', '=', communityId).where('id', '=', articleId).executeTakeFirst();
+  return trx
+    .selectFrom('articles')
+    .selectAll()
+    .where('community_id', '=', communityId)
+    .where('id', '=', articleId)
+    .executeTakeFirst();
 }
 
 /**
@@ -162,16 +213,27 @@ async function findRow(trx: Trx, communityId: string, articleId: string) {
  * skips it. A republished article keeps its first publication time (unpublish preserves it).
  * Emits `article.published` only if this call made the change.
  */
-async function transitionToPublished(trx: Trx, community: ArticleCommunity, articleId: string, requireBanner: boolean): Promise<boolean> {
+async function transitionToPublished(
+  trx: Trx,
+  community: ArticleCommunity,
+  articleId: string,
+  requireBanner: boolean,
+): Promise<boolean> {
   const now = nowIso();
-  let update = trx.updateTable('articles')
+  let update = trx
+    .updateTable('articles')
     .set((eb) => ({ status: 'PUBLISHED', published_at: eb.fn.coalesce('published_at', eb.val(now)), updated_at: now }))
-    .where('community_id', '=', community.id).where('id', '=', articleId).where('status', '<>', 'PUBLISHED');
+    .where('community_id', '=', community.id)
+    .where('id', '=', articleId)
+    .where('status', '<>', 'PUBLISHED');
   if (requireBanner) update = update.where('banner_url', 'is not', null);
   const changed = await update.returning(['id', 'slug', 'title', 'published_at']).executeTakeFirst();
   if (!changed) return false;
   await emit(trx, community, 'article.published', {
-    articleId: changed.id, slug: changed.slug, title: changed.title, publishedAt: changed.published_at!,
+    articleId: changed.id,
+    slug: changed.slug,
+    title: changed.title,
+    publishedAt: changed.published_at!,
   });
   return true;
 }
@@ -187,14 +249,24 @@ export async function publish(trx: Trx, community: ArticleCommunity, articleId: 
 
 /** PUBLISHED -> DRAFT; publishedAt stays, nothing is emitted; a draft is left as it is. */
 export async function unpublish(trx: Trx, community: ArticleCommunity, articleId: string): Promise<Article | null> {
-  await trx.updateTable('articles').set({ status: 'DRAFT', updated_at: nowIso() })
-    .where('community_id', '=', community.id).where('id', '=', articleId).where('status', '=', 'PUBLISHED').execute();
+  await trx
+    .updateTable('articles')
+    .set({ status: 'DRAFT', updated_at: nowIso() })
+    .where('community_id', '=', community.id)
+    .where('id', '=', articleId)
+    .where('status', '=', 'PUBLISHED')
+    .execute();
   const row = await findRow(trx, community.id, articleId);
   return row ? toArticle(row, await authorOf(trx, community)) : null;
 }
 
 /** Field edits, then the status change if one was asked for. The slug never follows the title. */
-export async function update(trx: Trx, community: ArticleCommunity, articleId: string, change: ArticleChange): Promise<Article | null> {
+export async function update(
+  trx: Trx,
+  community: ArticleCommunity,
+  articleId: string,
+  change: ArticleChange,
+): Promise<Article | null> {
   const fields: Partial<ArticleRow> = {};
   if (change.title !== undefined) fields.title = change.title.trim();
   if (change.content !== undefined) fields.content = sanitizeArticleHtml(change.content);
@@ -202,8 +274,12 @@ export async function update(trx: Trx, community: ArticleCommunity, articleId: s
   if (change.category !== undefined) fields.category = blankToNull(change.category) ?? null;
   if (change.bannerUrl !== undefined) fields.banner_url = change.bannerUrl;
   if (Object.keys(fields).length > 0) {
-    const r = await trx.updateTable('articles').set({ ...fields, updated_at: nowIso() })
-      .where('community_id', '=', community.id).where('id', '=', articleId).executeTakeFirst();
+    const r = await trx
+      .updateTable('articles')
+      .set({ ...fields, updated_at: nowIso() })
+      .where('community_id', '=', community.id)
+      .where('id', '=', articleId)
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) return null;
   }
   if (change.status === 'PUBLISHED') {

@@ -20,8 +20,11 @@ export interface AtlasAccess {
 
 /** Null when the community no longer exists (a cached key can outlive it by a few seconds). */
 export async function atlasAccess(db: Db, communityId: string, reader: PageReader): Promise<AtlasAccess | null> {
-  const row = await db.selectFrom('communities').select(['features', 'visibility', 'page_settings'])
-    .where('id', '=', communityId).executeTakeFirst();
+  const row = await db
+    .selectFrom('communities')
+    .select(['features', 'visibility', 'page_settings'])
+    .where('id', '=', communityId)
+    .executeTakeFirst();
   if (!row) return null;
   const features = parseJson<unknown>(row.features, []);
   const enabled = Array.isArray(features) && features.includes('atlas');
@@ -30,9 +33,13 @@ export async function atlasAccess(db: Db, communityId: string, reader: PageReade
 
 function toHotspot(row: Selectable<AtlasHotspotsTable>): AtlasHotspot {
   return {
-    id: row.id, name: row.name, description: row.description,
-    latitude: Number(row.latitude), longitude: Number(row.longitude),
-    categoryId: row.category_id, imageUrl: row.image_url,
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    latitude: Number(row.latitude),
+    longitude: Number(row.longitude),
+    categoryId: row.category_id,
+    imageUrl: row.image_url,
   };
 }
 
@@ -43,16 +50,21 @@ export interface HotspotQuery {
   bbox?: Bbox;
 }
 
-export async function listHotspots(db: Db, access: AtlasAccess, q: HotspotQuery): Promise<{ items: AtlasHotspot[]; total: number }> {
+export async function listHotspots(
+  db: Db,
+  access: AtlasAccess,
+  q: HotspotQuery,
+): Promise<{ items: AtlasHotspot[]; total: number }> {
   let base = db.selectFrom('atlas_hotspots').where('community_id', '=', access.communityId);
   if (q.category !== undefined) base = base.where('category_id', '=', q.category);
   const box = q.bbox;
   if (box) {
     base = base.where('latitude', '>=', box.minLat).where('latitude', '<=', box.maxLat);
     // A box with minLon > maxLon crosses the antimeridian: it is the two strips either side.
-    base = box.minLon <= box.maxLon
-      ? base.where('longitude', '>=', box.minLon).where('longitude', '<=', box.maxLon)
-      : base.where((eb) => eb.or([eb('longitude', '>=', box.minLon), eb('longitude', '<=', box.maxLon)]));
+    base =
+      box.minLon <= box.maxLon
+        ? base.where('longitude', '>=', box.minLon).where('longitude', '<=', box.maxLon)
+        : base.where((eb) => eb.or([eb('longitude', '>=', box.minLon), eb('longitude', '<=', box.maxLon)]));
   }
   const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   const rows = await base.selectAll().orderBy('name').orderBy('id').limit(q.limit).offset(q.offset).execute();
@@ -60,13 +72,22 @@ export async function listHotspots(db: Db, access: AtlasAccess, q: HotspotQuery)
 }
 
 export async function getHotspot(db: Db, access: AtlasAccess, hotspotId: string): Promise<AtlasHotspot | null> {
-  const row = await db.selectFrom('atlas_hotspots').selectAll()
-    .where('community_id', '=', access.communityId).where('id', '=', hotspotId).executeTakeFirst();
+  const row = await db
+    .selectFrom('atlas_hotspots')
+    .selectAll()
+    .where('community_id', '=', access.communityId)
+    .where('id', '=', hotspotId)
+    .executeTakeFirst();
   return row ? toHotspot(row) : null;
 }
 
 export async function listCategories(db: Db, access: AtlasAccess): Promise<AtlasCategory[]> {
-  const rows = await db.selectFrom('atlas_categories').select(['id', 'name', 'icon', 'color'])
-    .where('community_id', '=', access.communityId).orderBy('sort_order').orderBy('name').execute();
+  const rows = await db
+    .selectFrom('atlas_categories')
+    .select(['id', 'name', 'icon', 'color'])
+    .where('community_id', '=', access.communityId)
+    .orderBy('sort_order')
+    .orderBy('name')
+    .execute();
   return rows.map((r) => ({ id: r.id, name: r.name, icon: r.icon, color: r.color }));
 }

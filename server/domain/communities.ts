@@ -71,12 +71,17 @@ export interface SaleCommunity {
 }
 
 export async function saleCommunity(db: Db, by: { id: string } | { tag: string }): Promise<SaleCommunity | null> {
-  const query = db.selectFrom('communities').select(['id', 'tag', 'name', 'theme_config', 'visibility', 'page_settings']);
+  const query = db
+    .selectFrom('communities')
+    .select(['id', 'tag', 'name', 'theme_config', 'visibility', 'page_settings']);
   const row = await ('id' in by ? query.where('id', '=', by.id) : query.where('tag', '=', by.tag)).executeTakeFirst();
   if (!row) return null;
   const brandColor = parseJson<{ brandColor?: unknown } | null>(row.theme_config, null)?.brandColor;
   return {
-    id: row.id, tag: row.tag, name: row.name, brandColor: typeof brandColor === 'string' ? brandColor : null,
+    id: row.id,
+    tag: row.tag,
+    name: row.name,
+    brandColor: typeof brandColor === 'string' ? brandColor : null,
     events: audienceOf(row.id, row),
   };
 }
@@ -119,14 +124,23 @@ export async function communityViewer(db: Db, communityId: string, userId: strin
 }
 
 /** The public community object for `viewer` (anonymous unless given). */
-export async function toPublicCommunity(db: Db, row: CommunityRow, viewer: Viewer = { userId: null }): Promise<Community> {
-  const domains = await db.selectFrom('community_domains').select('hostname')
-    .where('community_id', '=', row.id).orderBy('hostname').execute();
+export async function toPublicCommunity(
+  db: Db,
+  row: CommunityRow,
+  viewer: Viewer = { userId: null },
+): Promise<Community> {
+  const domains = await db
+    .selectFrom('community_domains')
+    .select('hostname')
+    .where('community_id', '=', row.id)
+    .orderBy('hostname')
+    .execute();
   const pageSettings = parseJson<unknown>(row.page_settings, []);
   const storefront = parseJson<Community['storefrontConfig']>(row.storefront_config, {});
-  const storefrontConfig = storefront && typeof storefront === 'object' && 'nav' in storefront
-    ? { ...storefront, nav: filterNav(storefront.nav, viewer, { visibility: row.visibility, pageSettings }) }
-    : storefront;
+  const storefrontConfig =
+    storefront && typeof storefront === 'object' && 'nav' in storefront
+      ? { ...storefront, nav: filterNav(storefront.nav, viewer, { visibility: row.visibility, pageSettings }) }
+      : storefront;
   return {
     communityTag: row.tag,
     name: row.name,

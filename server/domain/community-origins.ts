@@ -64,16 +64,31 @@ function originOfUrl(text: string | null): string | null {
 /** The community's origins by tag, or null when there is no such community; cached (COMMUNITY_CACHE_MS). */
 export function communityOrigins(db: Db, tag: string): Promise<CommunityOrigins | null> {
   return originsByTag.get(db, tag, async () => {
-    const row = await db.selectFrom('communities').select(['id', 'tag', 'embed_origins', 'landing_url']).where('tag', '=', tag).executeTakeFirst();
+    const row = await db
+      .selectFrom('communities')
+      .select(['id', 'tag', 'embed_origins', 'landing_url'])
+      .where('tag', '=', tag)
+      .executeTakeFirst();
     if (!row) return null;
-    const domains = await db.selectFrom('community_domains').select('hostname').where('community_id', '=', row.id).orderBy('hostname').execute();
+    const domains = await db
+      .selectFrom('community_domains')
+      .select('hostname')
+      .where('community_id', '=', row.id)
+      .orderBy('hostname')
+      .execute();
     const listed = parseJson<unknown>(row.embed_origins, []);
     const embeds = new Set<string>();
     for (const entry of Array.isArray(listed) ? listed : []) {
       const origin = typeof entry === 'string' ? normalizeOrigin(entry) : null;
       if (origin) embeds.add(origin);
     }
-    return { id: row.id, tag: row.tag, embeds, landing: originOfUrl(row.landing_url), domains: domains.map((d) => d.hostname) };
+    return {
+      id: row.id,
+      tag: row.tag,
+      embeds,
+      landing: originOfUrl(row.landing_url),
+      domains: domains.map((d) => d.hostname),
+    };
   });
 }
 
@@ -84,7 +99,8 @@ export function communityOrigins(db: Db, tag: string): Promise<CommunityOrigins 
  */
 export function communitySites(c: CommunityOrigins, platformUrl: string): string[] {
   const platform = new URL(platformUrl);
-  const hosted = (host: string) => normalizeOrigin(`${platform.protocol}//${host}${platform.port ? `:${platform.port}` : ''}`);
+  const hosted = (host: string) =>
+    normalizeOrigin(`${platform.protocol}//${host}${platform.port ? `:${platform.port}` : ''}`);
   const sites = [c.landing, ...c.domains.map(hosted), hosted(`${c.tag}.localhost`)];
   return [...new Set(sites.filter((o): o is string => o !== null))];
 }
@@ -93,7 +109,11 @@ export function communitySites(c: CommunityOrigins, platformUrl: string): string
  * Every origin that belongs to the community (none for no community), plus `here`: the site a
  * request is on, when the caller has established that it is this community's (or the platform's).
  */
-export function ownOrigins(c: CommunityOrigins | null, platformUrl: string, ...here: Array<string | null>): Set<string> {
+export function ownOrigins(
+  c: CommunityOrigins | null,
+  platformUrl: string,
+  ...here: Array<string | null>
+): Set<string> {
   const own = new Set(c ? [...c.embeds, ...communitySites(c, platformUrl)] : []);
   for (const origin of here) if (origin) own.add(origin);
   return own;
@@ -136,7 +156,10 @@ const MAX_TARGET_LENGTH = 2000;
  * `pathOnly` limits the answer to paths on `site` (a provider sign-in can only come back here).
  */
 export function safeReturnTarget(
-  target: unknown, site: string, allowed: ReadonlySet<string> = new Set(), opts: { pathOnly?: boolean } = {},
+  target: unknown,
+  site: string,
+  allowed: ReadonlySet<string> = new Set(),
+  opts: { pathOnly?: boolean } = {},
 ): string {
   if (typeof target !== 'string' || target.length === 0 || target.length > MAX_TARGET_LENGTH) return '/';
   const here = normalizeOrigin(site);
@@ -155,7 +178,10 @@ export function safeReturnTarget(
  * by their schema (contract/common.ts ReturnUrl) before they get here; this judges where they lead.
  */
 export function foreignReturnUrls(
-  allowed: ReadonlySet<string>, urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
+  allowed: ReadonlySet<string>,
+  urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
 ): string[] {
-  return urls.filter(([, url]) => url !== undefined && resolveOwnUrl(url, 'http://base.invalid', allowed) === null).map(([field]) => field);
+  return urls
+    .filter(([, url]) => url !== undefined && resolveOwnUrl(url, 'http://base.invalid', allowed) === null)
+    .map(([field]) => field);
 }

@@ -6,7 +6,11 @@
 // every cache of community data in this process is forgotten; other processes see the change
 // within COMMUNITY_CACHE_MS (docs/api.md, "Caching").
 import {
-  COMMUNITY_SETTINGS_FIELDS, CommunitySettingsUpdate, fixtureIssues, type CommunitySettingsField, type FixtureIssue,
+  COMMUNITY_SETTINGS_FIELDS,
+  CommunitySettingsUpdate,
+  fixtureIssues,
+  type CommunitySettingsField,
+  type FixtureIssue,
 } from '../../contract/fixture.ts';
 import { isUniqueViolation, transaction, type Db, type Trx } from '../db/index.ts';
 import { nowIso, parseJson } from '../db/ids.ts';
@@ -51,9 +55,11 @@ function storedSettings(row: CommunityRow, domains: string[]): CommunitySettings
 
 /** JSON with object keys sorted, so equal values compare equal whatever order they were written in. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /** A value as compared: sets of strings in sorted order. */
@@ -62,16 +68,21 @@ function comparable(field: CommunitySettingsField, value: unknown): string {
 }
 
 function changesBetween(before: CommunitySettings, update: CommunitySettingsUpdate): SettingsChange[] {
-  return COMMUNITY_SETTINGS_FIELDS
-    .filter((field) => field in update && comparable(field, before[field]) !== comparable(field, update[field]))
-    .map((field) => ({ field, before: before[field], after: update[field] }));
+  return COMMUNITY_SETTINGS_FIELDS.filter(
+    (field) => field in update && comparable(field, before[field]) !== comparable(field, update[field]),
+  ).map((field) => ({ field, before: before[field], after: update[field] }));
 }
 
 /** Domains this update adds that another community already serves. */
-async function domainConflicts(trx: Trx, communityId: string, update: CommunitySettingsUpdate): Promise<FixtureIssue[]> {
+async function domainConflicts(
+  trx: Trx,
+  communityId: string,
+  update: CommunitySettingsUpdate,
+): Promise<FixtureIssue[]> {
   const domains = update.domains ?? [];
   if (domains.length === 0) return [];
-  const owners = await trx.selectFrom('community_domains')
+  const owners = await trx
+    .selectFrom('community_domains')
     .innerJoin('communities', 'communities.id', 'community_domains.community_id')
     .select(['community_domains.hostname', 'communities.tag'])
     .where('community_domains.hostname', 'in', domains)
@@ -87,24 +98,36 @@ async function domainConflicts(trx: Trx, communityId: string, update: CommunityS
 async function applyChanges(trx: Trx, communityId: string, changes: SettingsChange[]): Promise<void> {
   const after = Object.fromEntries(changes.map((c) => [c.field, c.after])) as Partial<CommunitySettings>;
   const json = (field: CommunitySettingsField) => (field in after ? JSON.stringify(after[field]) : undefined);
-  await trx.updateTable('communities').set({
-    visibility: after.visibility as CommunityRow['visibility'] | undefined,
-    accessibility: after.accessibility as CommunityRow['accessibility'] | undefined,
-    landing_url: 'landingUrl' in after ? (after.landingUrl as string | null) : undefined,
-    embed_origins: json('embedOrigins'),
-    page_settings: json('pageSettings'),
-    storefront_config: json('storefrontConfig'),
-    theme_config: json('themeConfig'),
-    updated_at: nowIso(),
-  }).where('id', '=', communityId).execute();
+  await trx
+    .updateTable('communities')
+    .set({
+      visibility: after.visibility as CommunityRow['visibility'] | undefined,
+      accessibility: after.accessibility as CommunityRow['accessibility'] | undefined,
+      landing_url: 'landingUrl' in after ? (after.landingUrl as string | null) : undefined,
+      embed_origins: json('embedOrigins'),
+      page_settings: json('pageSettings'),
+      storefront_config: json('storefrontConfig'),
+      theme_config: json('themeConfig'),
+      updated_at: nowIso(),
+    })
+    .where('id', '=', communityId)
+    .execute();
   if (!('domains' in after)) return;
   const wanted = after.domains as string[];
   let removed = trx.deleteFrom('community_domains').where('community_id', '=', communityId);
   if (wanted.length > 0) removed = removed.where('hostname', 'not in', wanted);
   await removed.execute();
-  const have = new Set((await trx.selectFrom('community_domains').select('hostname').where('community_id', '=', communityId).execute()).map((r) => r.hostname));
+  const have = new Set(
+    (
+      await trx.selectFrom('community_domains').select('hostname').where('community_id', '=', communityId).execute()
+    ).map((r) => r.hostname),
+  );
   const added = wanted.filter((d) => !have.has(d));
-  if (added.length > 0) await trx.insertInto('community_domains').values(added.map((hostname) => ({ hostname, community_id: communityId }))).execute();
+  if (added.length > 0)
+    await trx
+      .insertInto('community_domains')
+      .values(added.map((hostname) => ({ hostname, community_id: communityId })))
+      .execute();
 }
 
 /**
@@ -113,7 +136,10 @@ async function applyChanges(trx: Trx, communityId: string, changes: SettingsChan
  * community `tag`. `source` names the file in error messages.
  */
 export async function updateCommunitySettings(
-  db: Db, tag: string, input: unknown, opts: { dryRun?: boolean; source?: string } = {},
+  db: Db,
+  tag: string,
+  input: unknown,
+  opts: { dryRun?: boolean; source?: string } = {},
 ): Promise<SettingsUpdateResult | null> {
   const parsed = CommunitySettingsUpdate.safeParse(input);
   if (!parsed.success) throw new FixtureError(fixtureIssues(parsed.error), opts.source, SETTINGS_FILE);
@@ -121,19 +147,39 @@ export async function updateCommunitySettings(
   const result = await transaction(db, async (trx) => {
     // A no-op write that takes the row's lock first: two updates of one community run one after
     // the other, each comparing with what the other wrote.
-    await trx.updateTable('communities').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('tag', '=', tag).execute();
+    await trx
+      .updateTable('communities')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('tag', '=', tag)
+      .execute();
     const row = await trx.selectFrom('communities').selectAll().where('tag', '=', tag).executeTakeFirst();
     if (!row) return null;
     const conflicts = await domainConflicts(trx, row.id, update);
     if (conflicts.length > 0) throw new FixtureError(conflicts, opts.source, SETTINGS_FILE);
-    const domains = await trx.selectFrom('community_domains').select('hostname').where('community_id', '=', row.id).orderBy('hostname').execute();
-    const changes = changesBetween(storedSettings(row, domains.map((d) => d.hostname)), update);
+    const domains = await trx
+      .selectFrom('community_domains')
+      .select('hostname')
+      .where('community_id', '=', row.id)
+      .orderBy('hostname')
+      .execute();
+    const changes = changesBetween(
+      storedSettings(
+        row,
+        domains.map((d) => d.hostname),
+      ),
+      update,
+    );
     const applied = !opts.dryRun && changes.length > 0;
     if (applied) await applyChanges(trx, row.id, changes);
     return { tag, communityId: row.id, changes, applied };
   }).catch((err: unknown) => {
     // Another community took one of the domains since it was checked.
-    if (isUniqueViolation(err)) throw new FixtureError([{ path: 'domains', message: 'a domain was taken by another community meanwhile' }], opts.source, SETTINGS_FILE);
+    if (isUniqueViolation(err))
+      throw new FixtureError(
+        [{ path: 'domains', message: 'a domain was taken by another community meanwhile' }],
+        opts.source,
+        SETTINGS_FILE,
+      );
     throw err;
   });
   if (result?.applied) forgetCommunityCaches(db);

@@ -43,10 +43,11 @@ const directKey = (a: string, b: string): string => (a < b ? `${a}:${b}` : `${b}
  */
 async function unreadByConversation(db: Db | Trx, userId: string, only?: string[]): Promise<Map<string, number>> {
   if (only && only.length === 0) return new Map();
-  let q = db.selectFrom('conversation_members as cm')
-    .innerJoin('messages as m', (join) => join
-      .onRef('m.conversation_id', '=', 'cm.conversation_id')
-      .onRef('m.seq', '>', 'cm.last_read_seq'))
+  let q = db
+    .selectFrom('conversation_members as cm')
+    .innerJoin('messages as m', (join) =>
+      join.onRef('m.conversation_id', '=', 'cm.conversation_id').onRef('m.seq', '>', 'cm.last_read_seq'),
+    )
     .select(['cm.conversation_id', (eb) => eb.fn.countAll().as('n')])
     .where('cm.user_id', '=', userId)
     .where((eb) => eb.or([eb('m.sender_id', 'is', null), eb('m.sender_id', '<>', userId)]))
@@ -62,10 +63,19 @@ async function views(db: Db | Trx, userId: string, rows: ConversationRow[]): Pro
   const ids = rows.map((r) => r.id);
   const lastIds = rows.flatMap((r) => (r.last_message_id ? [r.last_message_id] : []));
   const [members, lastMessages, unread] = await Promise.all([
-    db.selectFrom('conversation_members').select(['conversation_id', 'user_id'])
-      .where('conversation_id', 'in', ids).orderBy('joined_at').orderBy('user_id').execute(),
+    db
+      .selectFrom('conversation_members')
+      .select(['conversation_id', 'user_id'])
+      .where('conversation_id', 'in', ids)
+      .orderBy('joined_at')
+      .orderBy('user_id')
+      .execute(),
     lastIds.length
-      ? db.selectFrom('messages').select(['id', 'conversation_id', 'sender_id', 'body', 'created_at']).where('id', 'in', lastIds).execute()
+      ? db
+          .selectFrom('messages')
+          .select(['id', 'conversation_id', 'sender_id', 'body', 'created_at'])
+          .where('id', 'in', lastIds)
+          .execute()
       : Promise.resolve([]),
     unreadByConversation(db, userId, ids),
   ]);
@@ -79,17 +89,21 @@ async function views(db: Db | Trx, userId: string, rows: ConversationRow[]): Pro
     return {
       id: r.id,
       kind: r.kind,
-      participants: members.filter((m) => m.conversation_id === r.id).flatMap((m) => {
-        const u = users.get(m.user_id);
-        return u ? [u] : [];
-      }),
-      lastMessage: message ? {
-        id: message.id,
-        conversationId: message.conversation_id,
-        sender: (message.sender_id && users.get(message.sender_id)) || null,
-        body: message.body,
-        createdAt: message.created_at,
-      } : null,
+      participants: members
+        .filter((m) => m.conversation_id === r.id)
+        .flatMap((m) => {
+          const u = users.get(m.user_id);
+          return u ? [u] : [];
+        }),
+      lastMessage: message
+        ? {
+            id: message.id,
+            conversationId: message.conversation_id,
+            sender: (message.sender_id && users.get(message.sender_id)) || null,
+            body: message.body,
+            createdAt: message.created_at,
+          }
+        : null,
       unreadCount: unread.get(r.id) ?? 0,
       createdAt: r.created_at,
       lastActivityAt: r.last_activity_at,
@@ -105,7 +119,9 @@ const CONVERSATION_COLUMNS = ['id', 'kind', 'last_message_id', 'last_activity_at
  * The caller's own usertag and repeats are ignored.
  */
 export async function createConversation(
-  trx: Trx, userId: string, usertags: string[],
+  trx: Trx,
+  userId: string,
+  usertags: string[],
 ): Promise<{ conversation: ConversationView; created: boolean }> {
   const found = await publicProfilesByUsertag(trx, usertags);
   const missing = usertags.find((t) => !found.has(t));
@@ -119,15 +135,29 @@ export async function createConversation(
   const pairKey = kind === 'direct' ? directKey(userId, others[0]) : null;
   // ON CONFLICT DO NOTHING on the direct key: a concurrent creation of the same pair waits for
   // the other and then finds its conversation instead of making a second.
-  const inserted = await trx.insertInto('conversations').values({
-    id, kind, direct_key: pairKey, created_by: userId, last_message_id: null, last_activity_at: now, created_at: now,
-  }).onConflict((oc) => oc.column('direct_key').doNothing()).returning('id').executeTakeFirst();
+  const inserted = await trx
+    .insertInto('conversations')
+    .values({
+      id,
+      kind,
+      direct_key: pairKey,
+      created_by: userId,
+      last_message_id: null,
+      last_activity_at: now,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.column('direct_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
   if (inserted) {
-    await trx.insertInto('conversation_members')
+    await trx
+      .insertInto('conversation_members')
       .values([userId, ...others].map((u) => ({ conversation_id: id, user_id: u, joined_at: now, last_read_at: null })))
       .execute();
   }
-  const row = await trx.selectFrom('conversations').select(CONVERSATION_COLUMNS)
+  const row = await trx
+    .selectFrom('conversations')
+    .select(CONVERSATION_COLUMNS)
     // Not inserted means the pair's conversation already existed (a group always inserts).
     .$call((q) => (inserted || pairKey === null ? q.where('id', '=', id) : q.where('direct_key', '=', pairKey)))
     .executeTakeFirstOrThrow();
@@ -137,41 +167,66 @@ export async function createConversation(
 
 /** The conversations `userId` takes part in, most recent activity first. */
 export async function listConversations(
-  db: Db | Trx, userId: string, page: { limit: number; offset: number },
+  db: Db | Trx,
+  userId: string,
+  page: { limit: number; offset: number },
 ): Promise<Page<ConversationView>> {
-  const base = db.selectFrom('conversation_members as cm')
+  const base = db
+    .selectFrom('conversation_members as cm')
     .innerJoin('conversations as c', 'c.id', 'cm.conversation_id')
     .where('cm.user_id', '=', userId);
   const [rows, totalRow] = await Promise.all([
-    base.select(['c.id', 'c.kind', 'c.last_message_id', 'c.last_activity_at', 'c.created_at'])
-      .orderBy('c.last_activity_at', 'desc').orderBy('c.id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    base
+      .select(['c.id', 'c.kind', 'c.last_message_id', 'c.last_activity_at', 'c.created_at'])
+      .orderBy('c.last_activity_at', 'desc')
+      .orderBy('c.id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items: await views(db, userId, rows), total: Number(totalRow.n) };
 }
 
 async function isParticipant(db: Db | Trx, userId: string, conversationId: string): Promise<boolean> {
-  const row = await db.selectFrom('conversation_members').select('user_id')
-    .where('conversation_id', '=', conversationId).where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('conversation_members')
+    .select('user_id')
+    .where('conversation_id', '=', conversationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Posts a message; null when `userId` is not a participant (or there is no such conversation). */
-export async function postMessage(trx: Trx, userId: string, conversationId: string, body: string): Promise<MessageView | null> {
+export async function postMessage(
+  trx: Trx,
+  userId: string,
+  conversationId: string,
+  body: string,
+): Promise<MessageView | null> {
   if (!(await isParticipant(trx, userId, conversationId))) return null;
   const id = newId();
   // Takes the conversation row's lock: posts to one conversation number themselves one by one.
-  const { last_seq: seq } = await trx.updateTable('conversations')
+  const { last_seq: seq } = await trx
+    .updateTable('conversations')
     .set((eb) => ({ last_seq: eb('last_seq', '+', 1), last_message_id: id }))
     .where('id', '=', conversationId)
     .returning('last_seq')
     .executeTakeFirstOrThrow();
   const now = nowIso();
-  await trx.insertInto('messages').values({ id, conversation_id: conversationId, seq, sender_id: userId, body, created_at: now }).execute();
+  await trx
+    .insertInto('messages')
+    .values({ id, conversation_id: conversationId, seq, sender_id: userId, body, created_at: now })
+    .execute();
   await trx.updateTable('conversations').set({ last_activity_at: now }).where('id', '=', conversationId).execute();
   // One's own message is read by oneself.
-  await trx.updateTable('conversation_members').set({ last_read_seq: seq, last_read_at: now })
-    .where('conversation_id', '=', conversationId).where('user_id', '=', userId).where('last_read_seq', '<', seq)
+  await trx
+    .updateTable('conversation_members')
+    .set({ last_read_seq: seq, last_read_at: now })
+    .where('conversation_id', '=', conversationId)
+    .where('user_id', '=', userId)
+    .where('last_read_seq', '<', seq)
     .execute();
   const sender = (await publicProfiles(trx, [userId])).get(userId) ?? null;
   return { id, conversationId, sender, body, createdAt: now };
@@ -182,18 +237,31 @@ export async function postMessage(trx: Trx, userId: string, conversationId: stri
  * nothing (markRead does): a GET must be safe to follow from anywhere.
  */
 export async function listMessages(
-  db: Db | Trx, userId: string, conversationId: string, page: { limit: number; offset: number },
+  db: Db | Trx,
+  userId: string,
+  conversationId: string,
+  page: { limit: number; offset: number },
 ): Promise<Page<MessageView> | null> {
-  const member = await db.selectFrom('conversation_members as cm')
+  const member = await db
+    .selectFrom('conversation_members as cm')
     .innerJoin('conversations as c', 'c.id', 'cm.conversation_id')
     .select(['c.last_seq'])
-    .where('cm.conversation_id', '=', conversationId).where('cm.user_id', '=', userId)
+    .where('cm.conversation_id', '=', conversationId)
+    .where('cm.user_id', '=', userId)
     .executeTakeFirst();
   if (!member) return null;
-  const rows = await db.selectFrom('messages').select(['id', 'seq', 'sender_id', 'body', 'created_at'])
+  const rows = await db
+    .selectFrom('messages')
+    .select(['id', 'seq', 'sender_id', 'body', 'created_at'])
     .where('conversation_id', '=', conversationId)
-    .orderBy('seq', 'desc').limit(page.limit).offset(page.offset).execute();
-  const senders = await publicProfiles(db, rows.flatMap((r) => (r.sender_id ? [r.sender_id] : [])));
+    .orderBy('seq', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const senders = await publicProfiles(
+    db,
+    rows.flatMap((r) => (r.sender_id ? [r.sender_id] : [])),
+  );
   return {
     // Messages are never deleted on their own, so the sequence is the count.
     total: Number(member.last_seq),
@@ -213,23 +281,38 @@ export async function listMessages(
  * Answers the unread count left. A non-participant is refused as if there were no such
  * conversation, so ids cannot be probed.
  */
-export async function markRead(trx: Trx, userId: string, conversationId: string, upTo?: string): Promise<{ unreadCount: number }> {
-  const member = await trx.selectFrom('conversation_members as cm')
+export async function markRead(
+  trx: Trx,
+  userId: string,
+  conversationId: string,
+  upTo?: string,
+): Promise<{ unreadCount: number }> {
+  const member = await trx
+    .selectFrom('conversation_members as cm')
     .innerJoin('conversations as c', 'c.id', 'cm.conversation_id')
     .select(['c.last_seq'])
-    .where('cm.conversation_id', '=', conversationId).where('cm.user_id', '=', userId)
+    .where('cm.conversation_id', '=', conversationId)
+    .where('cm.user_id', '=', userId)
     .executeTakeFirst();
   if (!member) throw new Refusal('conversation_not_found');
   let seq = Number(member.last_seq);
   if (upTo !== undefined) {
-    const message = await trx.selectFrom('messages').select('seq')
-      .where('id', '=', upTo).where('conversation_id', '=', conversationId).executeTakeFirst();
+    const message = await trx
+      .selectFrom('messages')
+      .select('seq')
+      .where('id', '=', upTo)
+      .where('conversation_id', '=', conversationId)
+      .executeTakeFirst();
     if (!message) throw new Refusal('message_not_in_conversation');
     seq = Number(message.seq);
   }
   if (seq > 0) {
-    await trx.updateTable('conversation_members').set({ last_read_seq: seq, last_read_at: nowIso() })
-      .where('conversation_id', '=', conversationId).where('user_id', '=', userId).where('last_read_seq', '<', seq)
+    await trx
+      .updateTable('conversation_members')
+      .set({ last_read_seq: seq, last_read_at: nowIso() })
+      .where('conversation_id', '=', conversationId)
+      .where('user_id', '=', userId)
+      .where('last_read_seq', '<', seq)
       .execute();
   }
   const unread = await unreadByConversation(trx, userId, [conversationId]);
@@ -237,7 +320,10 @@ export async function markRead(trx: Trx, userId: string, conversationId: string,
 }
 
 /** Unread messages from others: in total and per conversation (those with none left out). */
-export async function unreadMessageCounts(db: Db | Trx, userId: string): Promise<{ total: number; conversations: Record<string, number> }> {
+export async function unreadMessageCounts(
+  db: Db | Trx,
+  userId: string,
+): Promise<{ total: number; conversations: Record<string, number> }> {
   const counts = await unreadByConversation(db, userId);
   let total = 0;
   const conversations: Record<string, number> = {};

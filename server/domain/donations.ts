@@ -26,20 +26,46 @@ export interface DonationTarget {
 }
 
 /** A product by SKU or an event by slug, with its donation settings. */
-export async function donationTarget(db: Db | Trx, communityId: string, type: DonationTargetType, key: string): Promise<DonationTarget | null> {
+export async function donationTarget(
+  db: Db | Trx,
+  communityId: string,
+  type: DonationTargetType,
+  key: string,
+): Promise<DonationTarget | null> {
   if (type === 'PRODUCT') {
-    const p = await db.selectFrom('products').select(['id', 'name', 'currency', 'donation_config'])
-      .where('community_id', '=', communityId).where('sku', '=', key).executeTakeFirst();
-    return p ? { type, id: p.id, name: p.name, currency: p.currency.toUpperCase(), config: parseJson<DonationConfig | null>(p.donation_config, null) } : null;
+    const p = await db
+      .selectFrom('products')
+      .select(['id', 'name', 'currency', 'donation_config'])
+      .where('community_id', '=', communityId)
+      .where('sku', '=', key)
+      .executeTakeFirst();
+    return p
+      ? {
+          type,
+          id: p.id,
+          name: p.name,
+          currency: p.currency.toUpperCase(),
+          config: parseJson<DonationConfig | null>(p.donation_config, null),
+        }
+      : null;
   }
-  const e = await db.selectFrom('events').select(['id', 'name', 'donation_config'])
-    .where('community_id', '=', communityId).where('slug', '=', key).executeTakeFirst();
+  const e = await db
+    .selectFrom('events')
+    .select(['id', 'name', 'donation_config'])
+    .where('community_id', '=', communityId)
+    .where('slug', '=', key)
+    .executeTakeFirst();
   if (!e) return null;
   const config = parseJson<DonationConfig | null>(e.donation_config, null);
   // An event has no price of its own: its tiers' currency is its pricing currency, and an event
   // without tiers prices in the currency its donation settings name.
-  const tier = await db.selectFrom('tiers').select('currency').where('event_id', '=', e.id)
-    .orderBy('is_active', 'desc').orderBy('sort_order').executeTakeFirst();
+  const tier = await db
+    .selectFrom('tiers')
+    .select('currency')
+    .where('event_id', '=', e.id)
+    .orderBy('is_active', 'desc')
+    .orderBy('sort_order')
+    .executeTakeFirst();
   const currency = (tier?.currency ?? config?.currency ?? 'USD').toUpperCase();
   return { type, id: e.id, name: e.name, currency, config };
 }
@@ -82,19 +108,36 @@ export interface DonateInput {
 }
 
 /** A standalone donation, validated and described for the payment gateway (reads only). */
-export async function planDonation(db: Db | Trx, community: { id: string; name: string }, input: DonateInput): Promise<CheckoutRequest> {
+export async function planDonation(
+  db: Db | Trx,
+  community: { id: string; name: string },
+  input: DonateInput,
+): Promise<CheckoutRequest> {
   const target = await donationTarget(db, community.id, input.targetType, input.key);
   if (!target) throw new Refusal(input.targetType === 'PRODUCT' ? 'product_not_found' : 'event_not_found');
   checkDonationAmount(target, input.amount, { sidecar: false });
   const donor = input.donorUserId ? await accountContact(db, input.donorUserId) : null;
   const email = donor?.email ?? input.email?.trim().toLowerCase() ?? null;
   if (!email) throw new Refusal('donor_email_required');
-  const purpose: DonationPurpose = { kind: 'donation', targetType: target.type, targetId: target.id, amount: input.amount, donorUserId: input.donorUserId };
+  const purpose: DonationPurpose = {
+    kind: 'donation',
+    targetType: target.type,
+    targetId: target.id,
+    amount: input.amount,
+    donorUserId: input.donorUserId,
+  };
   const label = target.config?.label?.trim();
   return {
     communityId: community.id,
     purpose,
-    lineItems: [{ name: label || `Donation: ${target.name}`, description: `To ${community.name}`, unitAmount: input.amount, quantity: 1 }],
+    lineItems: [
+      {
+        name: label || `Donation: ${target.name}`,
+        description: `To ${community.name}`,
+        unitAmount: input.amount,
+        quantity: 1,
+      },
+    ],
     currency: target.currency,
     customerEmail: email,
     successUrl: input.successUrl,
@@ -118,14 +161,32 @@ export interface RecordDonation {
 export async function recordDonation(trx: Trx, d: RecordDonation): Promise<string> {
   const id = newId();
   const now = nowIso();
-  await trx.insertInto('donations').values({
-    id, community_id: d.communityId, target_type: d.targetType, target_id: d.targetId, checkout_session_id: d.checkout.id,
-    transaction_id: d.transactionId, amount: d.amount, currency: d.checkout.currency, sidecar: d.sidecar ? 1 : 0,
-    donor_email: d.checkout.customerEmail, donor_user_id: d.donorUserId, received_at: now, refunded_at: null,
-  }).execute();
+  await trx
+    .insertInto('donations')
+    .values({
+      id,
+      community_id: d.communityId,
+      target_type: d.targetType,
+      target_id: d.targetId,
+      checkout_session_id: d.checkout.id,
+      transaction_id: d.transactionId,
+      amount: d.amount,
+      currency: d.checkout.currency,
+      sidecar: d.sidecar ? 1 : 0,
+      donor_email: d.checkout.customerEmail,
+      donor_user_id: d.donorUserId,
+      received_at: now,
+      refunded_at: null,
+    })
+    .execute();
   await emit(trx, { id: d.communityId, tag: d.communityTag }, 'donation.received', {
-    donationId: id, transactionId: d.transactionId, amount: d.amount, currency: d.checkout.currency,
-    target: { type: d.targetType, id: d.targetId }, donorEmail: d.checkout.customerEmail, receivedAt: now,
+    donationId: id,
+    transactionId: d.transactionId,
+    amount: d.amount,
+    currency: d.checkout.currency,
+    target: { type: d.targetType, id: d.targetId },
+    donorEmail: d.checkout.customerEmail,
+    receivedAt: now,
   });
   return id;
 }
@@ -133,13 +194,25 @@ export async function recordDonation(trx: Trx, d: RecordDonation): Promise<strin
 /** A full refund of the checkout a donation was part of: out of the summary, `donation.refunded`. */
 export async function refundDonationOf(trx: Trx, checkout: CheckoutRecord, transactionId: string): Promise<void> {
   const now = nowIso();
-  const row = await trx.updateTable('donations').set({ refunded_at: now })
-    .where('checkout_session_id', '=', checkout.id).where('refunded_at', 'is', null)
-    .returning(['id', 'amount', 'currency', 'community_id']).executeTakeFirst();
+  const row = await trx
+    .updateTable('donations')
+    .set({ refunded_at: now })
+    .where('checkout_session_id', '=', checkout.id)
+    .where('refunded_at', 'is', null)
+    .returning(['id', 'amount', 'currency', 'community_id'])
+    .executeTakeFirst();
   if (!row) return;
-  const community = await trx.selectFrom('communities').select(['id', 'tag']).where('id', '=', row.community_id).executeTakeFirstOrThrow();
+  const community = await trx
+    .selectFrom('communities')
+    .select(['id', 'tag'])
+    .where('id', '=', row.community_id)
+    .executeTakeFirstOrThrow();
   await emit(trx, community, 'donation.refunded', {
-    donationId: row.id, transactionId, amount: Number(row.amount), currency: row.currency, refundedAt: now,
+    donationId: row.id,
+    transactionId,
+    amount: Number(row.amount),
+    currency: row.currency,
+    refundedAt: now,
   });
 }
 
@@ -147,13 +220,29 @@ export function donationFulfilment(): FulfilmentHandler {
   return {
     async completed(trx, checkout, payment) {
       const p = checkout.purpose as DonationPurpose;
-      const community = await trx.selectFrom('communities').select(['id', 'tag']).where('id', '=', checkout.communityId).executeTakeFirst();
+      const community = await trx
+        .selectFrom('communities')
+        .select(['id', 'tag'])
+        .where('id', '=', checkout.communityId)
+        .executeTakeFirst();
       if (!community) return;
       await recordDonation(trx, {
-        communityId: community.id, communityTag: community.tag, targetType: p.targetType, targetId: p.targetId, checkout,
-        transactionId: payment.transactionId, amount: p.amount, sidecar: false, donorUserId: p.donorUserId,
+        communityId: community.id,
+        communityTag: community.tag,
+        targetType: p.targetType,
+        targetId: p.targetId,
+        checkout,
+        transactionId: payment.transactionId,
+        amount: p.amount,
+        sidecar: false,
+        donorUserId: p.donorUserId,
       });
-      await issueReceipt(trx, { checkout, transactionId: payment.transactionId, donation: { amount: p.amount, standalone: true }, userId: p.donorUserId });
+      await issueReceipt(trx, {
+        checkout,
+        transactionId: payment.transactionId,
+        donation: { amount: p.amount, standalone: true },
+        userId: p.donorUserId,
+      });
     },
     async refunded(trx, checkout, refund) {
       await refundDonationOf(trx, checkout, refund.transactionId);
@@ -161,15 +250,30 @@ export function donationFulfilment(): FulfilmentHandler {
   };
 }
 
-export interface DonationSummary { total: number; count: number; currency: string | null }
+export interface DonationSummary {
+  total: number;
+  count: number;
+  currency: string | null;
+}
 
 /** Completed, not refunded donations of one product or event: aggregates only, never donors. */
-export async function donationSummary(db: Db, communityId: string, type: DonationTargetType, key: string): Promise<DonationSummary | null> {
+export async function donationSummary(
+  db: Db,
+  communityId: string,
+  type: DonationTargetType,
+  key: string,
+): Promise<DonationSummary | null> {
   const target = await donationTarget(db, communityId, type, key);
   if (!target) return null;
-  const row = await db.selectFrom('donations')
-    .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'), eb.fn.countAll<number>().as('count')])
-    .where('community_id', '=', communityId).where('target_type', '=', type).where('target_id', '=', target.id)
+  const row = await db
+    .selectFrom('donations')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'),
+      eb.fn.countAll<number>().as('count'),
+    ])
+    .where('community_id', '=', communityId)
+    .where('target_type', '=', type)
+    .where('target_id', '=', target.id)
     .where('refunded_at', 'is', null)
     .executeTakeFirstOrThrow();
   const count = Number(row.count);

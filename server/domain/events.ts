@@ -32,7 +32,11 @@ export class InvalidCursorError extends Refusal<'invalid_cursor'> {
 }
 
 /** Position (start date, id) and the query it belongs to (`q`: order and filters). */
-interface CursorPayload { d: string; i: string; q: string }
+interface CursorPayload {
+  d: string;
+  i: string;
+  q: string;
+}
 
 /** The part of a list query a cursor is valid for: the same filters in the same order. */
 export function cursorScope(q: Pick<ListEventsQuery, 'featured' | 'upcoming' | 'past'>): string {
@@ -65,13 +69,19 @@ export interface EventAudience {
 
 /** Null when the community no longer exists (a cached key can outlive it by a few seconds). */
 export async function publicAudience(db: Db, communityId: string): Promise<EventAudience | null> {
-  const row = await db.selectFrom('communities').select(['visibility', 'page_settings'])
-    .where('id', '=', communityId).executeTakeFirst();
+  const row = await db
+    .selectFrom('communities')
+    .select(['visibility', 'page_settings'])
+    .where('id', '=', communityId)
+    .executeTakeFirst();
   return row ? audienceOf(communityId, row) : null;
 }
 
 /** The events audience from the community row's visibility and page settings (publicAudience, saleCommunity). */
-export function audienceOf(communityId: string, row: { visibility: EventAudience['inherited']; page_settings: string | null }): EventAudience {
+export function audienceOf(
+  communityId: string,
+  row: { visibility: EventAudience['inherited']; page_settings: string | null },
+): EventAudience {
   const settings = parseJson<unknown>(row.page_settings, []);
   const events = Array.isArray(settings)
     ? (settings as { pageKey?: unknown; visibility?: unknown }[]).find((p) => p?.pageKey === 'EVENTS')
@@ -82,33 +92,58 @@ export function audienceOf(communityId: string, row: { visibility: EventAudience
 
 function visibleTo<QB extends SelectQueryBuilder<Database, 'events', object>>(q: QB, audience: EventAudience): QB {
   const scoped = q.where('events.community_id', '=', audience.communityId) as QB;
-  return (audience.inherited === 'PUBLIC'
-    ? scoped.where((eb) => eb.or([eb('events.visibility', '=', 'PUBLIC'), eb('events.visibility', 'is', null)]))
-    : scoped.where('events.visibility', '=', 'PUBLIC')) as QB;
+  return (
+    audience.inherited === 'PUBLIC'
+      ? scoped.where((eb) => eb.or([eb('events.visibility', '=', 'PUBLIC'), eb('events.visibility', 'is', null)]))
+      : scoped.where('events.visibility', '=', 'PUBLIC')
+  ) as QB;
 }
 
 type TierRowWithForm = {
-  id: string; event_id: string; name: string; price_cents: number; currency: string; capacity: number | null;
-  sold: number; is_active: number; form_tier_id: string | null;
+  id: string;
+  event_id: string;
+  name: string;
+  price_cents: number;
+  currency: string;
+  capacity: number | null;
+  sold: number;
+  is_active: number;
+  form_tier_id: string | null;
 };
 
 function toTier(t: TierRowWithForm): Tier {
   return {
-    id: t.id, name: t.name, priceCents: Number(t.price_cents), currency: t.currency,
-    capacity: t.capacity === null ? null : Number(t.capacity), sold: Number(t.sold),
-    isActive: toBool(Number(t.is_active)), hasForm: t.form_tier_id !== null,
+    id: t.id,
+    name: t.name,
+    priceCents: Number(t.price_cents),
+    currency: t.currency,
+    capacity: t.capacity === null ? null : Number(t.capacity),
+    sold: Number(t.sold),
+    isActive: toBool(Number(t.is_active)),
+    hasForm: t.form_tier_id !== null,
   };
 }
 
 async function tiersOf(db: Db, eventIds: string[], activeOnly: boolean): Promise<Map<string, Tier[]>> {
   const out = new Map<string, Tier[]>();
   if (eventIds.length === 0) return out;
-  let q = db.selectFrom('tiers')
+  let q = db
+    .selectFrom('tiers')
     .leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
-    .select(['tiers.id', 'tiers.event_id', 'tiers.name', 'tiers.price_cents', 'tiers.currency', 'tiers.capacity',
-      'tiers.sold', 'tiers.is_active', 'tier_forms.tier_id as form_tier_id'])
+    .select([
+      'tiers.id',
+      'tiers.event_id',
+      'tiers.name',
+      'tiers.price_cents',
+      'tiers.currency',
+      'tiers.capacity',
+      'tiers.sold',
+      'tiers.is_active',
+      'tier_forms.tier_id as form_tier_id',
+    ])
     .where('tiers.event_id', 'in', eventIds)
-    .orderBy('tiers.sort_order').orderBy('tiers.id');
+    .orderBy('tiers.sort_order')
+    .orderBy('tiers.id');
   if (activeOnly) q = q.where('tiers.is_active', '=', 1);
   for (const row of await q.execute()) {
     const list = out.get(row.event_id) ?? [];
@@ -120,9 +155,17 @@ async function tiersOf(db: Db, eventIds: string[], activeOnly: boolean): Promise
 
 function toEvent(row: EventRow, tiers: Tier[], detail: boolean): Event {
   const event: Event = {
-    id: row.id, slug: row.slug, name: row.name, description: row.description,
-    startDate: row.start_date, endDate: row.end_date, location: parseJson(row.location, null),
-    bannerUrl: row.banner_url, format: row.format, tiers, featured: row.featured === 1,
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    location: parseJson(row.location, null),
+    bannerUrl: row.banner_url,
+    format: row.format,
+    tiers,
+    featured: row.featured === 1,
   };
   if (detail) event.donationConfig = parseJson<DonationConfig | null>(row.donation_config, null);
   return event;
@@ -138,7 +181,11 @@ export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQ
   if (q.past) base = base.where('start_date', '<', now);
 
   const totalRow = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  let page = base.selectAll().orderBy('start_date', order).orderBy('id', order).limit(q.limit + 1);
+  let page = base
+    .selectAll()
+    .orderBy('start_date', order)
+    .orderBy('id', order)
+    .limit(q.limit + 1);
   if (q.cursor) {
     const c = decodeCursor(q.cursor, scope);
     page = page.where((eb) => eb(eb.refTuple('start_date', 'id'), order === 'asc' ? '>' : '<', eb.tuple(c.d, c.i)));
@@ -148,7 +195,11 @@ export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQ
   const rows = await page.execute();
   const hasMore = rows.length > q.limit;
   const pageRows = rows.slice(0, q.limit);
-  const tiers = await tiersOf(db, pageRows.map((r) => r.id), true);
+  const tiers = await tiersOf(
+    db,
+    pageRows.map((r) => r.id),
+    true,
+  );
   const last = pageRows[pageRows.length - 1];
   return {
     items: pageRows.map((r) => toEvent(r, tiers.get(r.id) ?? [], false)),
@@ -175,7 +226,11 @@ export async function listEventTiers(db: Db, audience: EventAudience, slug: stri
   return (await tiersOf(db, [row.id], false)).get(row.id) ?? [];
 }
 
-export async function getTierForm(db: Db, audience: EventAudience, tierId: string): Promise<{ tierId: string; schema: FormField[] } | null> {
+export async function getTierForm(
+  db: Db,
+  audience: EventAudience,
+  tierId: string,
+): Promise<{ tierId: string; schema: FormField[] } | null> {
   const row = await visibleTo(db.selectFrom('events'), audience)
     .innerJoin('tiers', 'tiers.event_id', 'events.id')
     .leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
@@ -185,4 +240,3 @@ export async function getTierForm(db: Db, audience: EventAudience, tierId: strin
   if (!row) return null;
   return { tierId: row.id, schema: parseJson<FormField[]>(row.schema, []) };
 }
-

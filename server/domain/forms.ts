@@ -17,7 +17,8 @@ const PHONE = /^\+?[0-9][0-9 ().-]{4,22}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DEFAULT_MAX = { short_text: 500, long_text: 10_000 } as const;
 
-const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+const isEmpty = (v: unknown) =>
+  v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
 
 function checkValue(field: FormField, value: unknown): string | null {
   switch (field.type) {
@@ -50,8 +51,11 @@ function checkValue(field: FormField, value: unknown): string | null {
     case 'select':
       return typeof value === 'string' && (field.options ?? []).includes(value) ? null : 'must be one of the options';
     case 'multi_select':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string' && (field.options ?? []).includes(v)) && new Set(value).size === value.length
-        ? null : 'must be a list of distinct options';
+      return Array.isArray(value) &&
+        value.every((v) => typeof v === 'string' && (field.options ?? []).includes(v)) &&
+        new Set(value).size === value.length
+        ? null
+        : 'must be a list of distinct options';
     case 'checkbox':
       return typeof value === 'boolean' ? null : 'must be true or false';
   }
@@ -70,7 +74,9 @@ export function checkFormAnswers(schema: readonly FormField[], answers: unknown)
   for (const id of Object.keys(given)) {
     if (!byId.has(id)) return { ok: false, kind: 'invalid', fieldId: id, reason: 'is not a field of this form' };
   }
-  const missing = schema.filter((f) => f.required && (isEmpty(given[f.id]) || (f.type === 'checkbox' && given[f.id] === false)));
+  const missing = schema.filter(
+    (f) => f.required && (isEmpty(given[f.id]) || (f.type === 'checkbox' && given[f.id] === false)),
+  );
   if (missing.length) return { ok: false, kind: 'missing', fieldIds: missing.map((f) => f.id) };
   const out: FormAnswers = {};
   for (const field of schema) {

@@ -44,15 +44,23 @@ function view(row: Row, me: string, other: PublicProfile): FriendshipView {
 
 async function rowOfPair(trx: Trx, a: string, b: string): Promise<Row | undefined> {
   const [low, high] = pair(a, b);
-  return trx.selectFrom('friendships').select(['id', 'requester_id', 'status', 'created_at', 'accepted_at'])
-    .where('user_low', '=', low).where('user_high', '=', high).executeTakeFirst();
+  return trx
+    .selectFrom('friendships')
+    .select(['id', 'requester_id', 'status', 'created_at', 'accepted_at'])
+    .where('user_low', '=', low)
+    .where('user_high', '=', high)
+    .executeTakeFirst();
 }
 
 /** PENDING -> ACCEPTED, only if still pending (a concurrent accept or reject wins otherwise). */
 async function acceptRow(trx: Trx, row: Row, accepter: string, requester: string): Promise<Row | null> {
   const now = nowIso();
-  const done = await trx.updateTable('friendships').set({ status: 'ACCEPTED', accepted_at: now })
-    .where('id', '=', row.id).where('status', '=', 'PENDING').where('requester_id', '=', requester)
+  const done = await trx
+    .updateTable('friendships')
+    .set({ status: 'ACCEPTED', accepted_at: now })
+    .where('id', '=', row.id)
+    .where('status', '=', 'PENDING')
+    .where('requester_id', '=', requester)
     .executeTakeFirst();
   if (Number(done.numUpdatedRows) !== 1) return null;
   await notify(trx, { userId: requester, actorId: accepter, kind: 'friend.accepted', data: {} });
@@ -62,15 +70,25 @@ async function acceptRow(trx: Trx, row: Row, accepter: string, requester: string
 
 /** Refuses (friend_request_cooldown, friend_request_limit) when `fromUserId` may not send `toUserId` a new request now. */
 async function assertMayAsk(trx: Trx, fromUserId: string, toUserId: string): Promise<void> {
-  const rejected = await trx.selectFrom('friend_request_rejections').select('rejected_at')
-    .where('requester_id', '=', fromUserId).where('addressee_id', '=', toUserId).executeTakeFirst();
+  const rejected = await trx
+    .selectFrom('friend_request_rejections')
+    .select('rejected_at')
+    .where('requester_id', '=', fromUserId)
+    .where('addressee_id', '=', toUserId)
+    .executeTakeFirst();
   if (rejected) {
     const until = Date.parse(rejected.rejected_at) + FRIEND_REQUEST_COOLDOWN_MS;
-    if (until > Date.now()) throw new Refusal('friend_request_cooldown', { retryAfter: Math.ceil((until - Date.now()) / 1000) });
+    if (until > Date.now())
+      throw new Refusal('friend_request_cooldown', { retryAfter: Math.ceil((until - Date.now()) / 1000) });
   }
-  const pending = await trx.selectFrom('friendships').select((eb) => eb.fn.countAll().as('n'))
-    .where('requester_id', '=', fromUserId).where('status', '=', 'PENDING').executeTakeFirstOrThrow();
-  if (Number(pending.n) >= FRIEND_REQUEST_PENDING_MAX) throw new Refusal('friend_request_limit', { max: FRIEND_REQUEST_PENDING_MAX });
+  const pending = await trx
+    .selectFrom('friendships')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('requester_id', '=', fromUserId)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirstOrThrow();
+  if (Number(pending.n) >= FRIEND_REQUEST_PENDING_MAX)
+    throw new Refusal('friend_request_limit', { max: FRIEND_REQUEST_PENDING_MAX });
 }
 
 /**
@@ -91,10 +109,19 @@ export async function sendFriendRequest(trx: Trx, fromUserId: string, toUsertag:
     const now = nowIso();
     // ON CONFLICT DO NOTHING: a concurrent request for the same pair (either direction) makes
     // this one wait for it, then insert nothing; the row is then read below.
-    const inserted = await trx.insertInto('friendships').values({
-      id: newId(), user_low: low, user_high: high, requester_id: fromUserId, addressee_id: target.id,
-      status: 'PENDING', created_at: now, accepted_at: null,
-    }).onConflict((oc) => oc.columns(['user_low', 'user_high']).doNothing())
+    const inserted = await trx
+      .insertInto('friendships')
+      .values({
+        id: newId(),
+        user_low: low,
+        user_high: high,
+        requester_id: fromUserId,
+        addressee_id: target.id,
+        status: 'PENDING',
+        created_at: now,
+        accepted_at: null,
+      })
+      .onConflict((oc) => oc.columns(['user_low', 'user_high']).doNothing())
       .returning(['id', 'requester_id', 'status', 'created_at', 'accepted_at'])
       .executeTakeFirst();
     if (inserted) {
@@ -115,15 +142,25 @@ export async function sendFriendRequest(trx: Trx, fromUserId: string, toUsertag:
 
 /** Pending requests other users sent to `userId`, newest first. */
 export async function listIncomingRequests(
-  db: Db | Trx, userId: string, page: { limit: number; offset: number },
+  db: Db | Trx,
+  userId: string,
+  page: { limit: number; offset: number },
 ): Promise<Page<FriendshipView>> {
   const base = db.selectFrom('friendships').where('addressee_id', '=', userId).where('status', '=', 'PENDING');
   const [rows, totalRow] = await Promise.all([
-    base.select(['id', 'requester_id', 'status', 'created_at', 'accepted_at'])
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    base
+      .select(['id', 'requester_id', 'status', 'created_at', 'accepted_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
-  const users = await publicProfiles(db, rows.map((r) => r.requester_id));
+  const users = await publicProfiles(
+    db,
+    rows.map((r) => r.requester_id),
+  );
   return {
     total: Number(totalRow.n),
     items: rows.flatMap((r) => {
@@ -157,14 +194,18 @@ export async function rejectFriendRequest(trx: Trx, userId: string, fromUsertag:
   const other = await findPublicProfileByUsertag(trx, fromUsertag);
   if (!other || other.id === userId) throw new Refusal('friend_request_not_found');
   const [low, high] = pair(userId, other.id);
-  const gone = await trx.deleteFrom('friendships')
-    .where('user_low', '=', low).where('user_high', '=', high)
-    .where('requester_id', '=', other.id).where('status', '=', 'PENDING')
+  const gone = await trx
+    .deleteFrom('friendships')
+    .where('user_low', '=', low)
+    .where('user_high', '=', high)
+    .where('requester_id', '=', other.id)
+    .where('status', '=', 'PENDING')
     .executeTakeFirst();
   if (Number(gone.numDeletedRows) !== 1) throw new Refusal('friend_request_not_found');
   // Remembered (the request row is gone) so the sender waits out the cooldown before asking again.
   const now = nowIso();
-  await trx.insertInto('friend_request_rejections')
+  await trx
+    .insertInto('friend_request_rejections')
     .values({ requester_id: other.id, addressee_id: userId, rejected_at: now })
     .onConflict((oc) => oc.columns(['requester_id', 'addressee_id']).doUpdateSet({ rejected_at: now }))
     .execute();

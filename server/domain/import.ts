@@ -9,7 +9,12 @@
 import fs from 'node:fs/promises';
 import type { Scope } from '../../contract/enums.ts';
 import {
-  formatFixturePath, parseFixture, type Fixture, type FixtureCommunity, type FixtureIssue, type FixtureUser,
+  formatFixturePath,
+  parseFixture,
+  type Fixture,
+  type FixtureCommunity,
+  type FixtureIssue,
+  type FixtureUser,
 } from '../../contract/fixture.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { newId, parseJson } from '../db/ids.ts';
@@ -25,11 +30,25 @@ import { sanitizeArticleHtml } from './article-html.ts';
 // Result and errors
 
 export const COUNT_KINDS = [
-  'communities', 'domains', 'users', 'memberships', 'events', 'tiers', 'articles', 'products', 'segments',
-  'atlasCategories', 'atlasHotspots', 'apiKeys', 'webhooks',
+  'communities',
+  'domains',
+  'users',
+  'memberships',
+  'events',
+  'tiers',
+  'articles',
+  'products',
+  'segments',
+  'atlasCategories',
+  'atlasHotspots',
+  'apiKeys',
+  'webhooks',
 ] as const;
 export type CountKind = (typeof COUNT_KINDS)[number];
-export interface Count { created: number; unchanged: number }
+export interface Count {
+  created: number;
+  unchanged: number;
+}
 export type Counts = Record<CountKind, Count>;
 
 export interface ImportedSecretKey {
@@ -78,9 +97,15 @@ export interface ImportResult {
  * does not fit what the database already holds.
  */
 export class FixtureError extends Error {
-  constructor(readonly issues: FixtureIssue[], source?: string, readonly what = 'fixture') {
+  constructor(
+    readonly issues: FixtureIssue[],
+    source?: string,
+    readonly what = 'fixture',
+  ) {
     const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
-    super(`invalid ${what}${source ? ` ${source}` : ''} (${count}):\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
+    super(
+      `invalid ${what}${source ? ` ${source}` : ''} (${count}):\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
+    );
     this.name = 'FixtureError';
   }
 }
@@ -145,7 +170,7 @@ export async function importFixture(db: Db, input: unknown, opts: ImportOptions 
   const receiverIssues = await checkReceivers(fixture, hooks);
 
   return transaction(db, async (trx) => {
-    const issues = [...await checkAgainstDatabase(trx, fixture), ...receiverIssues];
+    const issues = [...(await checkAgainstDatabase(trx, fixture)), ...receiverIssues];
     if (issues.length > 0) throw new FixtureError(issues);
 
     const stamp = now.toISOString();
@@ -175,15 +200,19 @@ const at = (...path: PropertyKey[]) => formatFixturePath(path);
 async function checkAgainstDatabase(trx: Trx, f: Fixture): Promise<FixtureIssue[]> {
   const issues: FixtureIssue[] = [];
   const fileUsers = new Map<string, { user: FixtureUser; path: PropertyKey[] }>();
-  f.communities.forEach((c, ci) => c.users.forEach((u, ui) => {
-    if (!fileUsers.has(u.usertag)) fileUsers.set(u.usertag, { user: u, path: ['communities', ci, 'users', ui] });
-  }));
+  f.communities.forEach((c, ci) =>
+    c.users.forEach((u, ui) => {
+      if (!fileUsers.has(u.usertag)) fileUsers.set(u.usertag, { user: u, path: ['communities', ci, 'users', ui] });
+    }),
+  );
 
   const refs = new Set<string>();
   for (const c of f.communities) {
     refs.add(c.founder);
     c.memberships.forEach((m) => refs.add(m.usertag));
-    c.products.forEach((p) => { if (p.seller) refs.add(p.seller); });
+    c.products.forEach((p) => {
+      if (p.seller) refs.add(p.seller);
+    });
   }
   const emails = [...fileUsers.values()].map((u) => u.user.email);
   const tags = [...new Set([...fileUsers.keys(), ...refs])];
@@ -192,11 +221,13 @@ async function checkAgainstDatabase(trx: Trx, f: Fixture): Promise<FixtureIssue[
   const dbUsers = await trx
     .selectFrom('users')
     .select(['id', 'email', 'usertag', 'phone'])
-    .where((eb) => eb.or([
-      eb('usertag', 'in', tags),
-      ...(emails.length > 0 ? [eb('email', 'in', emails)] : []),
-      ...(phones.length > 0 ? [eb('phone', 'in', phones)] : []),
-    ]))
+    .where((eb) =>
+      eb.or([
+        eb('usertag', 'in', tags),
+        ...(emails.length > 0 ? [eb('email', 'in', emails)] : []),
+        ...(phones.length > 0 ? [eb('phone', 'in', phones)] : []),
+      ]),
+    )
     .execute();
   const dbByEmail = new Map(dbUsers.map((u) => [u.email, u]));
   const dbByTag = new Map(dbUsers.map((u) => [u.usertag, u]));
@@ -207,15 +238,26 @@ async function checkAgainstDatabase(trx: Trx, f: Fixture): Promise<FixtureIssue[
     const byEmail = dbByEmail.get(user.email);
     const byTag = dbByTag.get(tag);
     if (byEmail && byEmail.usertag !== tag) {
-      issues.push({ path: at(...path, 'email'), message: `e-mail already belongs to the existing user "${byEmail.usertag}"` });
+      issues.push({
+        path: at(...path, 'email'),
+        message: `e-mail already belongs to the existing user "${byEmail.usertag}"`,
+      });
     } else if (byTag && byTag.email !== user.email) {
-      issues.push({ path: at(...path, 'usertag'), message: 'usertag is taken by an existing user with another e-mail' });
+      issues.push({
+        path: at(...path, 'usertag'),
+        message: 'usertag is taken by an existing user with another e-mail',
+      });
     }
     if (user.phone) {
       const owner = dbByPhone.get(user.phone);
       const otherInFile = filePhones.get(user.phone);
-      if (owner && owner.usertag !== tag) issues.push({ path: at(...path, 'phone'), message: 'phone number belongs to another existing user' });
-      else if (otherInFile && otherInFile !== tag) issues.push({ path: at(...path, 'phone'), message: `phone number is also given to "${otherInFile}" in this file` });
+      if (owner && owner.usertag !== tag)
+        issues.push({ path: at(...path, 'phone'), message: 'phone number belongs to another existing user' });
+      else if (otherInFile && otherInFile !== tag)
+        issues.push({
+          path: at(...path, 'phone'),
+          message: `phone number is also given to "${otherInFile}" in this file`,
+        });
       filePhones.set(user.phone, tag);
     }
   }
@@ -223,30 +265,42 @@ async function checkAgainstDatabase(trx: Trx, f: Fixture): Promise<FixtureIssue[
   const noUser = (tag: string) => `no user "${tag}" in this file or the database`;
 
   const tagsInFile = f.communities.map((c) => c.tag);
-  const existing = new Map((await trx.selectFrom('communities').select(['id', 'tag']).where('tag', 'in', tagsInFile).execute())
-    .map((r) => [r.tag, r.id]));
+  const existing = new Map(
+    (await trx.selectFrom('communities').select(['id', 'tag']).where('tag', 'in', tagsInFile).execute()).map((r) => [
+      r.tag,
+      r.id,
+    ]),
+  );
   const allDomains = f.communities.flatMap((c) => c.domains);
-  const domainRows = allDomains.length === 0 ? [] : await trx
-    .selectFrom('community_domains')
-    .innerJoin('communities', 'communities.id', 'community_domains.community_id')
-    .select(['community_domains.hostname', 'community_domains.community_id', 'communities.tag'])
-    .where('community_domains.hostname', 'in', allDomains)
-    .execute();
+  const domainRows =
+    allDomains.length === 0
+      ? []
+      : await trx
+          .selectFrom('community_domains')
+          .innerJoin('communities', 'communities.id', 'community_domains.community_id')
+          .select(['community_domains.hostname', 'community_domains.community_id', 'communities.tag'])
+          .where('community_domains.hostname', 'in', allDomains)
+          .execute();
   const domainOwner = new Map(domainRows.map((d) => [d.hostname, d]));
 
   for (const [ci, c] of f.communities.entries()) {
     const communityId = existing.get(c.tag);
     if (!knownUser(c.founder)) issues.push({ path: at('communities', ci, 'founder'), message: noUser(c.founder) });
     c.memberships.forEach((m, mi) => {
-      if (!knownUser(m.usertag)) issues.push({ path: at('communities', ci, 'memberships', mi, 'usertag'), message: noUser(m.usertag) });
+      if (!knownUser(m.usertag))
+        issues.push({ path: at('communities', ci, 'memberships', mi, 'usertag'), message: noUser(m.usertag) });
     });
     c.products.forEach((p, pi) => {
-      if (p.seller && !knownUser(p.seller)) issues.push({ path: at('communities', ci, 'products', pi, 'seller'), message: noUser(p.seller) });
+      if (p.seller && !knownUser(p.seller))
+        issues.push({ path: at('communities', ci, 'products', pi, 'seller'), message: noUser(p.seller) });
     });
     c.domains.forEach((d, di) => {
       const owner = domainOwner.get(d);
       if (owner && owner.community_id !== communityId) {
-        issues.push({ path: at('communities', ci, 'domains', di), message: `domain is already used by community "${owner.tag}"` });
+        issues.push({
+          path: at('communities', ci, 'domains', di),
+          message: `domain is already used by community "${owner.tag}"`,
+        });
       }
     });
 
@@ -258,20 +312,34 @@ async function checkAgainstDatabase(trx: Trx, f: Fixture): Promise<FixtureIssue[
     }
     c.memberships.forEach((m, mi) => {
       if (m.segment && !segmentNames.has(m.segment)) {
-        issues.push({ path: at('communities', ci, 'memberships', mi, 'segment'), message: `no segment named "${m.segment}" in this community` });
+        issues.push({
+          path: at('communities', ci, 'memberships', mi, 'segment'),
+          message: `no segment named "${m.segment}" in this community`,
+        });
       }
     });
 
     // A new featured event cannot displace one the database already has (one per community).
     const fi = c.events.findIndex((e) => e.featured);
     if (communityId && fi >= 0) {
-      const current = await trx.selectFrom('events').select('slug')
-        .where('community_id', '=', communityId).where('featured', '=', 1).executeTakeFirst();
+      const current = await trx
+        .selectFrom('events')
+        .select('slug')
+        .where('community_id', '=', communityId)
+        .where('featured', '=', 1)
+        .executeTakeFirst();
       if (current && current.slug !== c.events[fi].slug) {
-        const exists = await trx.selectFrom('events').select('id')
-          .where('community_id', '=', communityId).where('slug', '=', c.events[fi].slug).executeTakeFirst();
+        const exists = await trx
+          .selectFrom('events')
+          .select('id')
+          .where('community_id', '=', communityId)
+          .where('slug', '=', c.events[fi].slug)
+          .executeTakeFirst();
         if (!exists) {
-          issues.push({ path: at('communities', ci, 'events', fi, 'featured'), message: `community already has a featured event ("${current.slug}")` });
+          issues.push({
+            path: at('communities', ci, 'events', fi, 'featured'),
+            message: `community already has a featured event ("${current.slug}")`,
+          });
         }
       }
     }
@@ -289,11 +357,17 @@ async function importUsers(trx: Trx, f: Fixture, counts: Counts[], stamp: string
   for (const c of f.communities) {
     refs.add(c.founder);
     c.memberships.forEach((m) => refs.add(m.usertag));
-    c.products.forEach((p) => { if (p.seller) refs.add(p.seller); });
+    c.products.forEach((p) => {
+      if (p.seller) refs.add(p.seller);
+    });
     c.users.forEach((u) => refs.add(u.usertag));
   }
   // Never empty: every community names its founder.
-  const rows = await trx.selectFrom('users').select(['id', 'usertag']).where('usertag', 'in', [...refs]).execute();
+  const rows = await trx
+    .selectFrom('users')
+    .select(['id', 'usertag'])
+    .where('usertag', 'in', [...refs])
+    .execute();
   rows.forEach((r) => ids.set(r.usertag, r.id));
 
   for (const [ci, c] of f.communities.entries()) {
@@ -303,10 +377,20 @@ async function importUsers(trx: Trx, f: Fixture, counts: Counts[], stamp: string
         continue;
       }
       const id = newId();
-      await trx.insertInto('users').values({
-        id, email: u.email, name: u.name, usertag: u.usertag, profile_image: u.profileImage ?? null, bio: u.bio ?? null,
-        phone: u.phone ?? null, password_hash: u.password ? await hashPassword(u.password) : null, created_at: stamp,
-      }).execute();
+      await trx
+        .insertInto('users')
+        .values({
+          id,
+          email: u.email,
+          name: u.name,
+          usertag: u.usertag,
+          profile_image: u.profileImage ?? null,
+          bio: u.bio ?? null,
+          phone: u.phone ?? null,
+          password_hash: u.password ? await hashPassword(u.password) : null,
+          created_at: stamp,
+        })
+        .execute();
       ids.set(u.usertag, id);
       counts[ci].users.created++;
     }
@@ -315,7 +399,12 @@ async function importUsers(trx: Trx, f: Fixture, counts: Counts[], stamp: string
 }
 
 async function importCommunity(
-  trx: Trx, c: FixtureCommunity, counts: Counts, userIds: Map<string, string>, stamp: string, hooks: WebhookContext | null,
+  trx: Trx,
+  c: FixtureCommunity,
+  counts: Counts,
+  userIds: Map<string, string>,
+  stamp: string,
+  hooks: WebhookContext | null,
 ): Promise<ImportedCommunity> {
   const userId = (tag: string): string => {
     const id = userIds.get(tag);
@@ -330,17 +419,34 @@ async function importCommunity(
     communityId = found.id;
     // A no-op write that takes the community's row lock (PostgreSQL) or the write lock (SQLite):
     // two imports into one community run one after the other instead of both adding a row.
-    await trx.updateTable('communities').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', communityId).execute();
+    await trx
+      .updateTable('communities')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', communityId)
+      .execute();
     counts.communities.unchanged++;
   } else {
     communityId = newId();
-    await trx.insertInto('communities').values({
-      id: communityId, tag: c.tag, name: c.name, visibility: c.visibility, accessibility: c.accessibility,
-      page_settings: JSON.stringify(c.pageSettings), storefront_config: JSON.stringify(c.storefrontConfig),
-      theme_config: JSON.stringify(c.themeConfig), features: JSON.stringify(c.features),
-      landing_url: c.landingUrl ?? null, embed_origins: JSON.stringify(c.embedOrigins), rules_version: c.rulesVersion,
-      founder_user_id: userId(c.founder), created_at: stamp, updated_at: stamp,
-    }).execute();
+    await trx
+      .insertInto('communities')
+      .values({
+        id: communityId,
+        tag: c.tag,
+        name: c.name,
+        visibility: c.visibility,
+        accessibility: c.accessibility,
+        page_settings: JSON.stringify(c.pageSettings),
+        storefront_config: JSON.stringify(c.storefrontConfig),
+        theme_config: JSON.stringify(c.themeConfig),
+        features: JSON.stringify(c.features),
+        landing_url: c.landingUrl ?? null,
+        embed_origins: JSON.stringify(c.embedOrigins),
+        rules_version: c.rulesVersion,
+        founder_user_id: userId(c.founder),
+        created_at: stamp,
+        updated_at: stamp,
+      })
+      .execute();
     counts.communities.created++;
   }
 
@@ -358,34 +464,70 @@ async function importCommunity(
 }
 
 async function importDomains(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts): Promise<void> {
-  const have = (await trx.selectFrom('community_domains').select('hostname')
-    .where('community_id', '=', communityId).execute()).map((r) => r.hostname);
+  const have = (
+    await trx.selectFrom('community_domains').select('hostname').where('community_id', '=', communityId).execute()
+  ).map((r) => r.hostname);
   const missing = onlyMissing(c.domains, have, (d) => d, counts.domains);
   if (missing.length > 0) {
-    await trx.insertInto('community_domains').values(missing.map((hostname) => ({ hostname, community_id: communityId }))).execute();
+    await trx
+      .insertInto('community_domains')
+      .values(missing.map((hostname) => ({ hostname, community_id: communityId })))
+      .execute();
   }
 }
 
 async function importSegments(
-  trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, stamp: string,
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+  stamp: string,
 ): Promise<Map<string, string>> {
-  const ids = new Map((await trx.selectFrom('segments').select(['id', 'name'])
-    .where('community_id', '=', communityId).execute()).map((r) => [r.name, r.id]));
+  const ids = new Map(
+    (await trx.selectFrom('segments').select(['id', 'name']).where('community_id', '=', communityId).execute()).map(
+      (r) => [r.name, r.id],
+    ),
+  );
   for (const [i, s] of c.segments.entries()) {
-    if (ids.has(s.name)) { counts.segments.unchanged++; continue; }
+    if (ids.has(s.name)) {
+      counts.segments.unchanged++;
+      continue;
+    }
     const id = newId();
-    await trx.insertInto('segments').values({
-      id, community_id: communityId, name: s.name, description: s.description ?? null, color: s.color, currency: s.currency,
-      price_monthly: s.priceMonthly ?? null, price_quarterly: s.priceQuarterly ?? null, price_yearly: s.priceYearly ?? null,
-      price_one_time: s.priceOneTime ?? null, installment_total_price: s.installmentTotalPrice ?? null,
-      installment_count: s.installmentCount ?? null, installment_interval_months: s.installmentIntervalMonths ?? null,
-      access_duration_months: s.accessDurationMonths ?? null, installment_renews_annually: s.installmentRenewsAnnually ? 1 : 0,
-      founding_price_monthly: s.foundingPriceMonthly ?? null, founding_price_quarterly: s.foundingPriceQuarterly ?? null,
-      founding_price_yearly: s.foundingPriceYearly ?? null, founding_member_cap: s.foundingMemberCap ?? null,
-      auto_approve: s.autoApprove ? 1 : 0, is_active: s.isActive ? 1 : 0, sort_order: i, created_at: stamp, updated_at: stamp,
-    }).execute();
+    await trx
+      .insertInto('segments')
+      .values({
+        id,
+        community_id: communityId,
+        name: s.name,
+        description: s.description ?? null,
+        color: s.color,
+        currency: s.currency,
+        price_monthly: s.priceMonthly ?? null,
+        price_quarterly: s.priceQuarterly ?? null,
+        price_yearly: s.priceYearly ?? null,
+        price_one_time: s.priceOneTime ?? null,
+        installment_total_price: s.installmentTotalPrice ?? null,
+        installment_count: s.installmentCount ?? null,
+        installment_interval_months: s.installmentIntervalMonths ?? null,
+        access_duration_months: s.accessDurationMonths ?? null,
+        installment_renews_annually: s.installmentRenewsAnnually ? 1 : 0,
+        founding_price_monthly: s.foundingPriceMonthly ?? null,
+        founding_price_quarterly: s.foundingPriceQuarterly ?? null,
+        founding_price_yearly: s.foundingPriceYearly ?? null,
+        founding_member_cap: s.foundingMemberCap ?? null,
+        auto_approve: s.autoApprove ? 1 : 0,
+        is_active: s.isActive ? 1 : 0,
+        sort_order: i,
+        created_at: stamp,
+        updated_at: stamp,
+      })
+      .execute();
     if (s.form && s.form.length > 0) {
-      await trx.insertInto('segment_forms').values({ segment_id: id, schema: JSON.stringify(s.form) }).execute();
+      await trx
+        .insertInto('segment_forms')
+        .values({ segment_id: id, schema: JSON.stringify(s.form) })
+        .execute();
     }
     ids.set(s.name, id);
     counts.segments.created++;
@@ -394,37 +536,76 @@ async function importSegments(
 }
 
 async function importMemberships(
-  trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, userId: (tag: string) => string,
-  segmentIds: Map<string, string>, stamp: string,
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+  userId: (tag: string) => string,
+  segmentIds: Map<string, string>,
+  stamp: string,
 ): Promise<void> {
-  const have = new Set((await trx.selectFrom('memberships').select('user_id')
-    .where('community_id', '=', communityId).execute()).map((r) => r.user_id));
+  const have = new Set(
+    (await trx.selectFrom('memberships').select('user_id').where('community_id', '=', communityId).execute()).map(
+      (r) => r.user_id,
+    ),
+  );
   // The founder is always an ACCEPTED member with the founder role, listed or not.
   const entries = c.memberships.some((m) => m.usertag === c.founder)
     ? c.memberships
-    : [{ usertag: c.founder, status: 'ACCEPTED' as const, role: 'founder' as const, segment: null, createdAt: undefined, acceptedAt: undefined }, ...c.memberships];
+    : [
+        {
+          usertag: c.founder,
+          status: 'ACCEPTED' as const,
+          role: 'founder' as const,
+          segment: null,
+          createdAt: undefined,
+          acceptedAt: undefined,
+        },
+        ...c.memberships,
+      ];
   for (const m of entries) {
     const uid = userId(m.usertag);
-    if (have.has(uid)) { counts.memberships.unchanged++; continue; }
+    if (have.has(uid)) {
+      counts.memberships.unchanged++;
+      continue;
+    }
     const createdAt = m.createdAt ?? stamp;
-    await trx.insertInto('memberships').values({
-      id: newId(), community_id: communityId, user_id: uid, status: m.status,
-      role: m.usertag === c.founder ? 'founder' : (m.role ?? 'member'),
-      segment_id: m.segment ? segmentIds.get(m.segment) ?? null : null,
-      created_at: createdAt,
-      // joinedAt in the directory is the acceptance time; an ACCEPTED row always has one.
-      accepted_at: m.acceptedAt ?? (m.status === 'ACCEPTED' ? createdAt : null),
-    }).execute();
+    await trx
+      .insertInto('memberships')
+      .values({
+        id: newId(),
+        community_id: communityId,
+        user_id: uid,
+        status: m.status,
+        role: m.usertag === c.founder ? 'founder' : (m.role ?? 'member'),
+        segment_id: m.segment ? (segmentIds.get(m.segment) ?? null) : null,
+        created_at: createdAt,
+        // joinedAt in the directory is the acceptance time; an ACCEPTED row always has one.
+        accepted_at: m.acceptedAt ?? (m.status === 'ACCEPTED' ? createdAt : null),
+      })
+      .execute();
     have.add(uid);
     counts.memberships.created++;
   }
 }
 
-async function importEvents(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, stamp: string): Promise<void> {
-  const eventIds = new Map((await trx.selectFrom('events').select(['id', 'slug'])
-    .where('community_id', '=', communityId).execute()).map((r) => [r.slug, r.id]));
-  const tierKeys = new Set((await trx.selectFrom('tiers').select(['event_id', 'name'])
-    .where('community_id', '=', communityId).execute()).map((r) => `${r.event_id}\u0000${r.name}`));
+async function importEvents(
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+  stamp: string,
+): Promise<void> {
+  const eventIds = new Map(
+    (await trx.selectFrom('events').select(['id', 'slug']).where('community_id', '=', communityId).execute()).map(
+      (r) => [r.slug, r.id],
+    ),
+  );
+  const tierKeys = new Set(
+    (await trx.selectFrom('tiers').select(['event_id', 'name']).where('community_id', '=', communityId).execute()).map(
+      (r) => `${r.event_id}\u0000${r.name}`,
+    ),
+  );
 
   for (const e of c.events) {
     let eventId = eventIds.get(e.slug);
@@ -432,67 +613,144 @@ async function importEvents(trx: Trx, communityId: string, c: FixtureCommunity, 
       counts.events.unchanged++;
     } else {
       eventId = newId();
-      await trx.insertInto('events').values({
-        id: eventId, community_id: communityId, slug: e.slug, name: e.name, description: e.description ?? null,
-        start_date: e.startDate, end_date: e.endDate ?? null, location: e.location ? JSON.stringify(e.location) : null,
-        banner_url: e.bannerUrl ?? null, format: e.format,
-        // 1 or NULL, never 0: the partial unique index counts only featured = 1.
-        featured: e.featured ? 1 : null,
-        visibility: e.visibility, donation_config: e.donationConfig ? JSON.stringify(e.donationConfig) : null,
-        created_at: stamp, updated_at: stamp,
-      }).execute();
+      await trx
+        .insertInto('events')
+        .values({
+          id: eventId,
+          community_id: communityId,
+          slug: e.slug,
+          name: e.name,
+          description: e.description ?? null,
+          start_date: e.startDate,
+          end_date: e.endDate ?? null,
+          location: e.location ? JSON.stringify(e.location) : null,
+          banner_url: e.bannerUrl ?? null,
+          format: e.format,
+          // 1 or NULL, never 0: the partial unique index counts only featured = 1.
+          featured: e.featured ? 1 : null,
+          visibility: e.visibility,
+          donation_config: e.donationConfig ? JSON.stringify(e.donationConfig) : null,
+          created_at: stamp,
+          updated_at: stamp,
+        })
+        .execute();
       counts.events.created++;
     }
     for (const [ti, t] of e.tiers.entries()) {
-      if (tierKeys.has(`${eventId}\u0000${t.name}`)) { counts.tiers.unchanged++; continue; }
+      if (tierKeys.has(`${eventId}\u0000${t.name}`)) {
+        counts.tiers.unchanged++;
+        continue;
+      }
       const tierId = newId();
-      await trx.insertInto('tiers').values({
-        id: tierId, event_id: eventId, community_id: communityId, name: t.name, price_cents: t.priceCents,
-        currency: t.currency, capacity: t.capacity ?? null, sold: t.sold, is_active: t.isActive ? 1 : 0,
-        sort_order: ti, created_at: stamp,
-      }).execute();
+      await trx
+        .insertInto('tiers')
+        .values({
+          id: tierId,
+          event_id: eventId,
+          community_id: communityId,
+          name: t.name,
+          price_cents: t.priceCents,
+          currency: t.currency,
+          capacity: t.capacity ?? null,
+          sold: t.sold,
+          is_active: t.isActive ? 1 : 0,
+          sort_order: ti,
+          created_at: stamp,
+        })
+        .execute();
       if (t.form && t.form.length > 0) {
-        await trx.insertInto('tier_forms').values({ tier_id: tierId, schema: JSON.stringify(t.form) }).execute();
+        await trx
+          .insertInto('tier_forms')
+          .values({ tier_id: tierId, schema: JSON.stringify(t.form) })
+          .execute();
       }
       counts.tiers.created++;
     }
   }
 }
 
-async function importArticles(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, stamp: string): Promise<void> {
-  const have = (await trx.selectFrom('articles').select('slug')
-    .where('community_id', '=', communityId).execute()).map((r) => r.slug);
+async function importArticles(
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+  stamp: string,
+): Promise<void> {
+  const have = (await trx.selectFrom('articles').select('slug').where('community_id', '=', communityId).execute()).map(
+    (r) => r.slug,
+  );
   const missing = onlyMissing(c.articles, have, (a) => a.slug, counts.articles);
   if (missing.length === 0) return;
-  await trx.insertInto('articles').values(missing.map((a) => ({
-    id: newId(), community_id: communityId, slug: a.slug, title: a.title, excerpt: a.excerpt ?? '',
-    // A fixture is as untrusted as an API call: its HTML goes through the same sanitizer.
-    content: sanitizeArticleHtml(a.content ?? ''),
-    category: a.category ?? null, banner_url: a.bannerUrl ?? null, status: a.status,
-    // A published article has a publication time; a draft keeps one only if the file gives it.
-    published_at: a.publishedAt ?? (a.status === 'PUBLISHED' ? stamp : null),
-    created_at: stamp, updated_at: stamp,
-  }))).execute();
+  await trx
+    .insertInto('articles')
+    .values(
+      missing.map((a) => ({
+        id: newId(),
+        community_id: communityId,
+        slug: a.slug,
+        title: a.title,
+        excerpt: a.excerpt ?? '',
+        // A fixture is as untrusted as an API call: its HTML goes through the same sanitizer.
+        content: sanitizeArticleHtml(a.content ?? ''),
+        category: a.category ?? null,
+        banner_url: a.bannerUrl ?? null,
+        status: a.status,
+        // A published article has a publication time; a draft keeps one only if the file gives it.
+        published_at: a.publishedAt ?? (a.status === 'PUBLISHED' ? stamp : null),
+        created_at: stamp,
+        updated_at: stamp,
+      })),
+    )
+    .execute();
 }
 
 async function importProducts(
-  trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, userId: (tag: string) => string, stamp: string,
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+  userId: (tag: string) => string,
+  stamp: string,
 ): Promise<void> {
-  const have = (await trx.selectFrom('products').select('sku')
-    .where('community_id', '=', communityId).execute()).map((r) => r.sku);
+  const have = (await trx.selectFrom('products').select('sku').where('community_id', '=', communityId).execute()).map(
+    (r) => r.sku,
+  );
   const missing = onlyMissing(c.products, have, (p) => p.sku, counts.products);
   if (missing.length === 0) return;
-  await trx.insertInto('products').values(missing.map((p) => ({
-    id: newId(), community_id: communityId, sku: p.sku, name: p.name, description: p.description ?? null,
-    price_cents: p.priceCents, currency: p.currency, image_url: p.imageUrl ?? null, is_active: p.isActive ? 1 : 0,
-    seller_id: p.seller ? userId(p.seller) : null, donation_config: p.donationConfig ? JSON.stringify(p.donationConfig) : null,
-    created_at: stamp, updated_at: stamp,
-  }))).execute();
+  await trx
+    .insertInto('products')
+    .values(
+      missing.map((p) => ({
+        id: newId(),
+        community_id: communityId,
+        sku: p.sku,
+        name: p.name,
+        description: p.description ?? null,
+        price_cents: p.priceCents,
+        currency: p.currency,
+        image_url: p.imageUrl ?? null,
+        is_active: p.isActive ? 1 : 0,
+        seller_id: p.seller ? userId(p.seller) : null,
+        donation_config: p.donationConfig ? JSON.stringify(p.donationConfig) : null,
+        created_at: stamp,
+        updated_at: stamp,
+      })),
+    )
+    .execute();
 }
 
-async function importAtlas(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, stamp: string): Promise<void> {
-  const byName = new Map((await trx.selectFrom('atlas_categories').select(['id', 'name'])
-    .where('community_id', '=', communityId).execute()).map((r) => [r.name, r.id]));
+async function importAtlas(
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+  stamp: string,
+): Promise<void> {
+  const byName = new Map(
+    (
+      await trx.selectFrom('atlas_categories').select(['id', 'name']).where('community_id', '=', communityId).execute()
+    ).map((r) => [r.name, r.id]),
+  );
   const byKey = new Map<string, string>();
   for (const [i, cat] of c.atlas.categories.entries()) {
     let id = byName.get(cat.name);
@@ -500,34 +758,75 @@ async function importAtlas(trx: Trx, communityId: string, c: FixtureCommunity, c
       counts.atlasCategories.unchanged++;
     } else {
       id = newId();
-      await trx.insertInto('atlas_categories').values({
-        id, community_id: communityId, name: cat.name, icon: cat.icon ?? null, color: cat.color ?? null, sort_order: i,
-      }).execute();
+      await trx
+        .insertInto('atlas_categories')
+        .values({
+          id,
+          community_id: communityId,
+          name: cat.name,
+          icon: cat.icon ?? null,
+          color: cat.color ?? null,
+          sort_order: i,
+        })
+        .execute();
       counts.atlasCategories.created++;
     }
     byKey.set(cat.key, id);
   }
-  const haveHotspots = (await trx.selectFrom('atlas_hotspots').select('name')
-    .where('community_id', '=', communityId).execute()).map((r) => r.name);
+  const haveHotspots = (
+    await trx.selectFrom('atlas_hotspots').select('name').where('community_id', '=', communityId).execute()
+  ).map((r) => r.name);
   const missing = onlyMissing(c.atlas.hotspots, haveHotspots, (h) => h.name, counts.atlasHotspots);
   if (missing.length === 0) return;
-  await trx.insertInto('atlas_hotspots').values(missing.map((h) => ({
-    id: newId(), community_id: communityId, category_id: byKey.get(h.category) as string, name: h.name,
-    description: h.description ?? null, latitude: h.latitude, longitude: h.longitude, image_url: h.imageUrl ?? null,
-    created_at: stamp,
-  }))).execute();
+  await trx
+    .insertInto('atlas_hotspots')
+    .values(
+      missing.map((h) => ({
+        id: newId(),
+        community_id: communityId,
+        category_id: byKey.get(h.category) as string,
+        name: h.name,
+        description: h.description ?? null,
+        latitude: h.latitude,
+        longitude: h.longitude,
+        image_url: h.imageUrl ?? null,
+        created_at: stamp,
+      })),
+    )
+    .execute();
 }
 
 /** A named key is created only when no live secret key of that name exists; its secret is shown once. */
-async function importApiKeys(trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts): Promise<ImportedSecretKey[]> {
-  const live = new Map((await trx.selectFrom('api_keys').select(['id', 'name', 'key_prefix', 'scopes'])
-    .where('community_id', '=', communityId).where('kind', '=', 'secret').where('revoked_at', 'is', null)
-    .execute()).filter((r) => r.name !== null).map((r) => [r.name as string, r]));
+async function importApiKeys(
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+): Promise<ImportedSecretKey[]> {
+  const live = new Map(
+    (
+      await trx
+        .selectFrom('api_keys')
+        .select(['id', 'name', 'key_prefix', 'scopes'])
+        .where('community_id', '=', communityId)
+        .where('kind', '=', 'secret')
+        .where('revoked_at', 'is', null)
+        .execute()
+    )
+      .filter((r) => r.name !== null)
+      .map((r) => [r.name as string, r]),
+  );
   const out: ImportedSecretKey[] = [];
   for (const k of c.apiKeys) {
     const existing = live.get(k.name);
     if (existing) {
-      out.push({ id: existing.id, name: k.name, key: null, prefix: existing.key_prefix, scopes: parseJson<Scope[]>(existing.scopes, []) });
+      out.push({
+        id: existing.id,
+        name: k.name,
+        key: null,
+        prefix: existing.key_prefix,
+        scopes: parseJson<Scope[]>(existing.scopes, []),
+      });
       counts.apiKeys.unchanged++;
       continue;
     }
@@ -541,7 +840,10 @@ async function importApiKeys(trx: Trx, communityId: string, c: FixtureCommunity,
 // ---------------------------------------------------------------------------------------------
 // Webhook endpoints
 
-interface WebhookContext { secrets: SecretBox; policy: ReceiverPolicy }
+interface WebhookContext {
+  secrets: SecretBox;
+  policy: ReceiverPolicy;
+}
 
 /** The caller's secrets and policy, with a lookup that answers each host name once per import. */
 function webhookContext(f: Fixture, given: ImportOptions['webhooks']): WebhookContext | null {
@@ -549,7 +851,9 @@ function webhookContext(f: Fixture, given: ImportOptions['webhooks']): WebhookCo
   if (!given) {
     // A programming error, not a problem of the file: every caller that imports files with
     // webhooks (`svc import`) passes them.
-    throw new Error('importFixture: the file registers webhooks, so options.webhooks (secrets and receiver policy) is required');
+    throw new Error(
+      'importFixture: the file registers webhooks, so options.webhooks (secrets and receiver policy) is required',
+    );
   }
   const answers = new Map<string, Promise<ResolvedAddress[]>>();
   const lookup: LookupFn = (host) => {
@@ -588,12 +892,18 @@ async function checkReceivers(f: Fixture, hooks: WebhookContext | null): Promise
  * count, so re-importing registers the URL afresh.
  */
 async function importWebhooks(
-  trx: Trx, communityId: string, c: FixtureCommunity, counts: Counts, hooks: WebhookContext | null,
+  trx: Trx,
+  communityId: string,
+  c: FixtureCommunity,
+  counts: Counts,
+  hooks: WebhookContext | null,
 ): Promise<ImportedWebhook[]> {
   if (c.webhooks.length === 0 || !hooks) return [];
-  const rows = await trx.selectFrom('webhook_endpoints')
+  const rows = await trx
+    .selectFrom('webhook_endpoints')
     .select(['id', 'url', 'events', 'description', 'status'])
-    .where('community_id', '=', communityId).where('status', '!=', 'REMOVED')
+    .where('community_id', '=', communityId)
+    .where('status', '!=', 'REMOVED')
     .orderBy('created_at')
     .execute();
   const existing = new Map<string, (typeof rows)[number]>();
@@ -603,17 +913,30 @@ async function importWebhooks(
   for (const w of c.webhooks) {
     if (missing.has(w)) {
       const created = await createEndpoint(trx, hooks.secrets, hooks.policy, {
-        communityId, url: w.url, events: w.events, description: w.description ?? null,
+        communityId,
+        url: w.url,
+        events: w.events,
+        description: w.description ?? null,
       });
       out.push({
-        id: created.id, url: created.url, events: created.events, description: created.description, status: created.status,
-        secret: created.secret, resolved: created.resolved,
+        id: created.id,
+        url: created.url,
+        events: created.events,
+        description: created.description,
+        status: created.status,
+        secret: created.secret,
+        resolved: created.resolved,
       });
     } else {
       const r = existing.get(w.url) as (typeof rows)[number];
       out.push({
-        id: r.id, url: r.url, events: parseJson<string[]>(r.events, []), description: r.description, status: r.status,
-        secret: null, resolved: null,
+        id: r.id,
+        url: r.url,
+        events: parseJson<string[]>(r.events, []),
+        description: r.description,
+        status: r.status,
+        secret: null,
+        resolved: null,
       });
     }
   }

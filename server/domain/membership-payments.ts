@@ -26,10 +26,22 @@ import { Refusal } from './refusal.ts';
 // ---------------------------------------------------------------------------------------------
 // Prices
 
-type PriceFields = Pick<SegmentsTable,
-  'price_monthly' | 'price_quarterly' | 'price_yearly' | 'price_one_time' | 'installment_total_price' | 'installment_count' |
-  'installment_interval_months' | 'access_duration_months' | 'installment_renews_annually' | 'founding_price_monthly' |
-  'founding_price_quarterly' | 'founding_price_yearly' | 'founding_member_cap'> & { founding_member_count: number };
+type PriceFields = Pick<
+  SegmentsTable,
+  | 'price_monthly'
+  | 'price_quarterly'
+  | 'price_yearly'
+  | 'price_one_time'
+  | 'installment_total_price'
+  | 'installment_count'
+  | 'installment_interval_months'
+  | 'access_duration_months'
+  | 'installment_renews_annually'
+  | 'founding_price_monthly'
+  | 'founding_price_quarterly'
+  | 'founding_price_yearly'
+  | 'founding_member_cap'
+> & { founding_member_count: number };
 
 const SUBSCRIPTION_MONTHS: Partial<Record<BillingCycle, number>> = { MONTHLY: 1, QUARTERLY: 3, YEARLY: 12 };
 
@@ -59,16 +71,23 @@ function foundingPriceOf(s: PriceFields, cycle: BillingCycle): number | null {
 
 function regularPriceOf(s: PriceFields, cycle: BillingCycle): number | null {
   switch (cycle) {
-    case 'MONTHLY': return s.price_monthly;
-    case 'QUARTERLY': return s.price_quarterly;
-    case 'YEARLY': return s.price_yearly;
-    case 'ONE_TIME': return s.price_one_time;
-    case 'INSTALLMENT_PLAN': return s.installment_total_price;
+    case 'MONTHLY':
+      return s.price_monthly;
+    case 'QUARTERLY':
+      return s.price_quarterly;
+    case 'YEARLY':
+      return s.price_yearly;
+    case 'ONE_TIME':
+      return s.price_one_time;
+    case 'INSTALLMENT_PLAN':
+      return s.installment_total_price;
   }
 }
 
 /** Founding spots left; null = no cap (the founding price applies to everyone while it is set). */
-export function foundingSpotsLeft(s: Pick<PriceFields, 'founding_member_cap' | 'founding_member_count'>): number | null {
+export function foundingSpotsLeft(
+  s: Pick<PriceFields, 'founding_member_cap' | 'founding_member_count'>,
+): number | null {
   return s.founding_member_cap === null ? null : Math.max(0, s.founding_member_cap - Number(s.founding_member_count));
 }
 
@@ -88,20 +107,32 @@ export function priceFor(s: PriceFields, cycle: BillingCycle, foundingAllowed = 
     if (count < 1 || interval < 1) return null;
     // Whole minor units only: the remainder of the division rides on the first charge.
     return {
-      ...base, unitAmount: Math.floor(regular / count), firstChargeExtra: regular % count, intervalMonths: interval,
-      installmentsTotal: count, accessMonths: s.access_duration_months, renewsAnnually: Number(s.installment_renews_annually) === 1,
+      ...base,
+      unitAmount: Math.floor(regular / count),
+      firstChargeExtra: regular % count,
+      intervalMonths: interval,
+      installmentsTotal: count,
+      accessMonths: s.access_duration_months,
+      renewsAnnually: Number(s.installment_renews_annually) === 1,
     };
   }
-  if (cycle === 'ONE_TIME') return { ...base, unitAmount: regular, intervalMonths: null, accessMonths: s.access_duration_months };
-  return { ...base, unitAmount: useFounding ? founding! : regular, intervalMonths: SUBSCRIPTION_MONTHS[cycle]!, accessMonths: null };
+  if (cycle === 'ONE_TIME')
+    return { ...base, unitAmount: regular, intervalMonths: null, accessMonths: s.access_duration_months };
+  return {
+    ...base,
+    unitAmount: useFounding ? founding! : regular,
+    intervalMonths: SUBSCRIPTION_MONTHS[cycle]!,
+    accessMonths: null,
+  };
 }
 
 /** How the processor bills it: a subscription for every cycle but ONE_TIME. */
 export function billingTerms(price: MembershipPrice): BillingTerms {
   if (price.intervalMonths === null) return {};
-  const recurring = price.intervalMonths % 12 === 0
-    ? { interval: 'year' as const, intervalCount: price.intervalMonths / 12 }
-    : { interval: 'month' as const, intervalCount: price.intervalMonths };
+  const recurring =
+    price.intervalMonths % 12 === 0
+      ? { interval: 'year' as const, intervalCount: price.intervalMonths / 12 }
+      : { interval: 'month' as const, intervalCount: price.intervalMonths };
   if (price.installmentsTotal === null) return { recurring };
   // One installment that never repeats is a plain payment.
   if (price.installmentsTotal === 1 && !price.renewsAnnually) return {};
@@ -146,7 +177,14 @@ export interface MembershipPurpose {
 
 export type ApplyCheckoutPlan =
   | { kind: 'open'; checkoutUrl: string; sessionId: string }
-  | { kind: 'new'; request: CheckoutRequest; requestId: string; segmentId: string; previousCheckoutId: string | null; founding: boolean };
+  | {
+      kind: 'new';
+      request: CheckoutRequest;
+      requestId: string;
+      segmentId: string;
+      previousCheckoutId: string | null;
+      founding: boolean;
+    };
 
 export interface PlanInput {
   requestId: string;
@@ -157,49 +195,93 @@ export interface PlanInput {
 }
 
 const CYCLE_LABEL: Record<BillingCycle, string> = {
-  MONTHLY: 'monthly', QUARTERLY: 'quarterly', YEARLY: 'yearly', ONE_TIME: 'one-time payment', INSTALLMENT_PLAN: 'installment plan',
+  MONTHLY: 'monthly',
+  QUARTERLY: 'quarterly',
+  YEARLY: 'yearly',
+  ONE_TIME: 'one-time payment',
+  INSTALLMENT_PLAN: 'installment plan',
 };
 
 function lineItemsFor(segmentName: string, price: MembershipPrice): CheckoutLineItem[] {
   const founding = price.founding ? ', founding member price' : '';
   if (price.cycle === 'INSTALLMENT_PLAN') {
-    const items: CheckoutLineItem[] = [{
-      name: `${segmentName} membership (installment 1 of ${price.installmentsTotal}${founding})`,
-      description: `${price.installmentsTotal} charges, one every ${price.intervalMonths} month${price.intervalMonths === 1 ? '' : 's'}`,
-      unitAmount: price.unitAmount, quantity: 1,
-    }];
+    const items: CheckoutLineItem[] = [
+      {
+        name: `${segmentName} membership (installment 1 of ${price.installmentsTotal}${founding})`,
+        description: `${price.installmentsTotal} charges, one every ${price.intervalMonths} month${price.intervalMonths === 1 ? '' : 's'}`,
+        unitAmount: price.unitAmount,
+        quantity: 1,
+      },
+    ];
     if (price.firstChargeExtra > 0) {
-      items.push({ name: 'Rounding of the installments', unitAmount: price.firstChargeExtra, quantity: 1, firstChargeOnly: true });
+      items.push({
+        name: 'Rounding of the installments',
+        unitAmount: price.firstChargeExtra,
+        quantity: 1,
+        firstChargeOnly: true,
+      });
     }
     return items;
   }
-  return [{ name: `${segmentName} membership (${CYCLE_LABEL[price.cycle]}${founding})`, unitAmount: price.unitAmount, quantity: 1 }];
+  return [
+    {
+      name: `${segmentName} membership (${CYCLE_LABEL[price.cycle]}${founding})`,
+      unitAmount: price.unitAmount,
+      quantity: 1,
+    },
+  ];
 }
 
 /**
  * Plans the checkout of a paid request (reads only): the request's open checkout when it has one,
  * else what to open. The success and cancel URLs lead back to `returnOrigin`.
  */
-export async function planApplyCheckout(db: Db | Trx, communityId: string, input: PlanInput): Promise<ApplyCheckoutPlan> {
-  const request = await db.selectFrom('membership_requests')
+export async function planApplyCheckout(
+  db: Db | Trx,
+  communityId: string,
+  input: PlanInput,
+): Promise<ApplyCheckoutPlan> {
+  const request = await db
+    .selectFrom('membership_requests')
     .select(['id', 'status', 'segment_id', 'user_id', 'email', 'billing_cycle', 'checkout_session_id'])
-    .where('community_id', '=', communityId).where('id', '=', input.requestId).executeTakeFirst();
+    .where('community_id', '=', communityId)
+    .where('id', '=', input.requestId)
+    .executeTakeFirst();
   if (!request) throw new Refusal('request_not_found');
   if (request.status !== 'PAYMENT_PENDING') throw new Refusal('not_payment_pending', { status: request.status });
   if (request.checkout_session_id) {
-    const open = await db.selectFrom('checkout_sessions').select(['status', 'checkout_url', 'processor_session_id', 'expires_at'])
-      .where('id', '=', request.checkout_session_id).executeTakeFirst();
-    if (open?.status === 'OPEN' && open.checkout_url && open.processor_session_id && Date.parse(open.expires_at) > Date.now()) {
+    const open = await db
+      .selectFrom('checkout_sessions')
+      .select(['status', 'checkout_url', 'processor_session_id', 'expires_at'])
+      .where('id', '=', request.checkout_session_id)
+      .executeTakeFirst();
+    if (
+      open?.status === 'OPEN' &&
+      open.checkout_url &&
+      open.processor_session_id &&
+      Date.parse(open.expires_at) > Date.now()
+    ) {
       return { kind: 'open', checkoutUrl: open.checkout_url, sessionId: open.processor_session_id };
     }
   }
-  const segment = await db.selectFrom('segments').selectAll().where('id', '=', request.segment_id).executeTakeFirstOrThrow();
+  const segment = await db
+    .selectFrom('segments')
+    .selectAll()
+    .where('id', '=', request.segment_id)
+    .executeTakeFirstOrThrow();
   if (Number(segment.is_active) !== 1) throw new Refusal('checkout_segment_closed');
   const cycle = request.billing_cycle;
-  const price = cycle && offeredCycles(segment).includes(cycle) ? priceFor(segment, cycle, input.foundingAllowed ?? true) : null;
+  const price =
+    cycle && offeredCycles(segment).includes(cycle) ? priceFor(segment, cycle, input.foundingAllowed ?? true) : null;
   if (!price) throw new Refusal('no_price_for_cycle', { cycle });
 
-  const purpose: MembershipPurpose = { kind: 'membership', requestId: request.id, segmentId: segment.id, userId: request.user_id, price };
+  const purpose: MembershipPurpose = {
+    kind: 'membership',
+    requestId: request.id,
+    segmentId: segment.id,
+    userId: request.user_id,
+    price,
+  };
   const origin = input.returnOrigin;
   return {
     kind: 'new',
@@ -225,12 +307,20 @@ export async function planApplyCheckout(db: Db | Trx, communityId: string, input
  * founding spot when its price is the founding one. Throws CheckoutRaceLost when another checkout
  * got there first (plan again).
  */
-export async function holdForCheckout(trx: Trx, plan: Extract<ApplyCheckoutPlan, { kind: 'new' }>, checkoutId: string): Promise<void> {
-  let link = trx.updateTable('membership_requests').set({ checkout_session_id: checkoutId })
-    .where('id', '=', plan.requestId).where('status', '=', 'PAYMENT_PENDING');
-  link = plan.previousCheckoutId === null
-    ? link.where('checkout_session_id', 'is', null)
-    : link.where('checkout_session_id', '=', plan.previousCheckoutId);
+export async function holdForCheckout(
+  trx: Trx,
+  plan: Extract<ApplyCheckoutPlan, { kind: 'new' }>,
+  checkoutId: string,
+): Promise<void> {
+  let link = trx
+    .updateTable('membership_requests')
+    .set({ checkout_session_id: checkoutId })
+    .where('id', '=', plan.requestId)
+    .where('status', '=', 'PAYMENT_PENDING');
+  link =
+    plan.previousCheckoutId === null
+      ? link.where('checkout_session_id', 'is', null)
+      : link.where('checkout_session_id', '=', plan.previousCheckoutId);
   const linked = await link.executeTakeFirst();
   if (Number(linked.numUpdatedRows) === 0) throw new CheckoutRaceLost('request');
   if (plan.founding && !(await takeFoundingSpot(trx, plan.segmentId))) throw new CheckoutRaceLost('founding');
@@ -238,17 +328,24 @@ export async function holdForCheckout(trx: Trx, plan: Extract<ApplyCheckoutPlan,
 
 /** One founding spot, if any is left: the row lock makes concurrent takers queue and re-check. */
 async function takeFoundingSpot(trx: Trx, segmentId: string): Promise<boolean> {
-  const taken = await trx.updateTable('segments')
+  const taken = await trx
+    .updateTable('segments')
     .set({ founding_member_count: sql`founding_member_count + 1` })
     .where('id', '=', segmentId)
-    .where((eb) => eb.or([eb('founding_member_cap', 'is', null), eb('founding_member_count', '<', eb.ref('founding_member_cap'))]))
+    .where((eb) =>
+      eb.or([eb('founding_member_cap', 'is', null), eb('founding_member_count', '<', eb.ref('founding_member_cap'))]),
+    )
     .executeTakeFirst();
   return Number(taken.numUpdatedRows) === 1;
 }
 
 async function giveBackFoundingSpot(trx: Trx, segmentId: string): Promise<void> {
-  await trx.updateTable('segments').set({ founding_member_count: sql`founding_member_count - 1` })
-    .where('id', '=', segmentId).where('founding_member_count', '>', 0).execute();
+  await trx
+    .updateTable('segments')
+    .set({ founding_member_count: sql`founding_member_count - 1` })
+    .where('id', '=', segmentId)
+    .where('founding_member_count', '>', 0)
+    .execute();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,7 +356,8 @@ async function communityOf(trx: Trx, id: string) {
 }
 
 function firstAccessUntil(price: MembershipPrice, from: string): string | null {
-  if (price.cycle === 'ONE_TIME' || price.cycle === 'INSTALLMENT_PLAN') return price.accessMonths ? addMonths(from, price.accessMonths) : null;
+  if (price.cycle === 'ONE_TIME' || price.cycle === 'INSTALLMENT_PLAN')
+    return price.accessMonths ? addMonths(from, price.accessMonths) : null;
   return addMonths(from, price.intervalMonths!);
 }
 
@@ -275,17 +373,31 @@ function firstNextCharge(price: MembershipPrice, from: string, accessUntil: stri
  * null), the approval e-mail and notification, and the billing record. A payment for a request a
  * reviewer rejected, or by a banned person, admits nobody: it is logged for a refund by hand.
  */
-async function complete(trx: Trx, checkout: CheckoutRecord, payment: { transactionId: string; reopened: boolean; subscriptionId?: string | null }, logger?: Logger) {
+async function complete(
+  trx: Trx,
+  checkout: CheckoutRecord,
+  payment: { transactionId: string; reopened: boolean; subscriptionId?: string | null },
+  logger?: Logger,
+) {
   const p = checkout.purpose as MembershipPurpose;
   const price = { ...p.price };
-  const request = await trx.selectFrom('membership_requests').select(['id', 'status', 'email', 'created_at'])
-    .where('id', '=', p.requestId).executeTakeFirst();
-  const current = await trx.selectFrom('memberships').select(['id', 'status'])
-    .where('community_id', '=', checkout.communityId).where('user_id', '=', p.userId).executeTakeFirst();
+  const request = await trx
+    .selectFrom('membership_requests')
+    .select(['id', 'status', 'email', 'created_at'])
+    .where('id', '=', p.requestId)
+    .executeTakeFirst();
+  const current = await trx
+    .selectFrom('memberships')
+    .select(['id', 'status'])
+    .where('community_id', '=', checkout.communityId)
+    .where('user_id', '=', p.userId)
+    .executeTakeFirst();
   if (!request || request.status === 'REJECTED' || current?.status === 'BANNED') {
     if (price.founding && !payment.reopened) await giveBackFoundingSpot(trx, p.segmentId);
-    logger?.warn({ checkoutId: checkout.id, requestId: p.requestId, transactionId: payment.transactionId },
-      'paid membership not granted (request rejected or applicant banned): refund it by hand');
+    logger?.warn(
+      { checkoutId: checkout.id, requestId: p.requestId, transactionId: payment.transactionId },
+      'paid membership not granted (request rejected or applicant banned): refund it by hand',
+    );
     return;
   }
   // Paid after its checkout had expired: the spot went back then and may be gone now. The member
@@ -293,52 +405,133 @@ async function complete(trx: Trx, checkout: CheckoutRecord, payment: { transacti
   if (price.founding && payment.reopened && !(await takeFoundingSpot(trx, p.segmentId))) price.founding = false;
 
   const now = nowIso();
-  await trx.updateTable('membership_requests').set({ status: 'APPROVED', decided_at: now, decided_by: null })
-    .where('id', '=', p.requestId).where('status', 'in', ['PAYMENT_PENDING', 'CANCELLED']).execute();
+  await trx
+    .updateTable('membership_requests')
+    .set({ status: 'APPROVED', decided_at: now, decided_by: null })
+    .where('id', '=', p.requestId)
+    .where('status', 'in', ['PAYMENT_PENDING', 'CANCELLED'])
+    .execute();
   // A newer unpaid request of the same person (they applied again meanwhile) is moot now.
-  await trx.updateTable('membership_requests').set({ status: 'CANCELLED', decided_at: now })
-    .where('community_id', '=', checkout.communityId).where('user_id', '=', p.userId)
-    .where('status', '=', 'PAYMENT_PENDING').where('id', '!=', p.requestId).execute();
+  await trx
+    .updateTable('membership_requests')
+    .set({ status: 'CANCELLED', decided_at: now })
+    .where('community_id', '=', checkout.communityId)
+    .where('user_id', '=', p.userId)
+    .where('status', '=', 'PAYMENT_PENDING')
+    .where('id', '!=', p.requestId)
+    .execute();
 
-  const accepted = await trx.insertInto('memberships').values({
-    id: newId(), community_id: checkout.communityId, user_id: p.userId, status: 'ACCEPTED', role: 'member',
-    segment_id: p.segmentId, created_at: request.created_at, accepted_at: now, kicked_at: null, banned_at: null,
-  }).onConflict((oc) => oc.columns(['community_id', 'user_id']).doUpdateSet({
-    status: 'ACCEPTED', segment_id: p.segmentId, created_at: request.created_at, accepted_at: now, kicked_at: null,
-  }).where('memberships.status', 'in', ['PENDING', 'REJECTED'])).returning('id').executeTakeFirst();
+  const accepted = await trx
+    .insertInto('memberships')
+    .values({
+      id: newId(),
+      community_id: checkout.communityId,
+      user_id: p.userId,
+      status: 'ACCEPTED',
+      role: 'member',
+      segment_id: p.segmentId,
+      created_at: request.created_at,
+      accepted_at: now,
+      kicked_at: null,
+      banned_at: null,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['community_id', 'user_id'])
+        .doUpdateSet({
+          status: 'ACCEPTED',
+          segment_id: p.segmentId,
+          created_at: request.created_at,
+          accepted_at: now,
+          kicked_at: null,
+        })
+        .where('memberships.status', 'in', ['PENDING', 'REJECTED']),
+    )
+    .returning('id')
+    .executeTakeFirst();
   const membershipId = accepted?.id ?? current!.id;
 
   const accessUntil = firstAccessUntil(price, now);
   const billingId = newId();
-  const subscriptionId = payment.subscriptionId
-    ?? (checkout.gateway === 'local' && price.intervalMonths !== null ? `sub_local_${crypto.randomBytes(12).toString('hex')}` : null);
-  await trx.insertInto('membership_billing').values({
-    id: billingId, community_id: checkout.communityId, membership_id: membershipId, user_id: p.userId, segment_id: p.segmentId,
-    request_id: p.requestId, checkout_session_id: checkout.id, gateway: checkout.gateway, billing_cycle: price.cycle,
-    currency: checkout.currency, unit_amount: price.unitAmount, first_charge_extra: price.firstChargeExtra,
-    founding: price.founding ? 1 : 0, interval_months: price.intervalMonths,
-    installments_total: price.installmentsTotal, installments_paid: price.installmentsTotal === null ? 0 : 1,
-    access_months: price.accessMonths, renews_annually: price.renewsAnnually ? 1 : 0, access_until: accessUntil,
-    next_charge_at: firstNextCharge(price, now, accessUntil), processor_subscription_id: subscriptionId,
-    status: 'ACTIVE', created_at: now, updated_at: now,
-  }).execute();
-  await trx.insertInto('membership_charges').values({
-    transaction_id: payment.transactionId, billing_id: billingId, kind: 'INITIAL', amount: checkout.amountTotal,
-    currency: checkout.currency, access_until: accessUntil, charged_at: now,
-  }).execute();
+  const subscriptionId =
+    payment.subscriptionId ??
+    (checkout.gateway === 'local' && price.intervalMonths !== null
+      ? `sub_local_${crypto.randomBytes(12).toString('hex')}`
+      : null);
+  await trx
+    .insertInto('membership_billing')
+    .values({
+      id: billingId,
+      community_id: checkout.communityId,
+      membership_id: membershipId,
+      user_id: p.userId,
+      segment_id: p.segmentId,
+      request_id: p.requestId,
+      checkout_session_id: checkout.id,
+      gateway: checkout.gateway,
+      billing_cycle: price.cycle,
+      currency: checkout.currency,
+      unit_amount: price.unitAmount,
+      first_charge_extra: price.firstChargeExtra,
+      founding: price.founding ? 1 : 0,
+      interval_months: price.intervalMonths,
+      installments_total: price.installmentsTotal,
+      installments_paid: price.installmentsTotal === null ? 0 : 1,
+      access_months: price.accessMonths,
+      renews_annually: price.renewsAnnually ? 1 : 0,
+      access_until: accessUntil,
+      next_charge_at: firstNextCharge(price, now, accessUntil),
+      processor_subscription_id: subscriptionId,
+      status: 'ACTIVE',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await trx
+    .insertInto('membership_charges')
+    .values({
+      transaction_id: payment.transactionId,
+      billing_id: billingId,
+      kind: 'INITIAL',
+      amount: checkout.amountTotal,
+      currency: checkout.currency,
+      access_until: accessUntil,
+      charged_at: now,
+    })
+    .execute();
 
   // Already ACCEPTED (a second purchase raced the first): billed, but approved only once.
   if (!accepted) return;
   const community = await communityOf(trx, checkout.communityId);
   const user = await trx.selectFrom('users').select('name').where('id', '=', p.userId).executeTakeFirstOrThrow();
-  const segment = await trx.selectFrom('segments').select('name').where('id', '=', p.segmentId).executeTakeFirstOrThrow();
-  await emit(trx, community, 'member.approved', { memberId: membershipId, userId: p.userId, approvedAt: now, approvedBy: null });
-  await notify(trx, { userId: p.userId, communityId: community.id, kind: 'membership.approved', data: { communityName: community.name, segmentName: segment.name } });
-  await new OutboxMailer(trx).send(membershipEmail('approved', { community, to: request.email, name: user.name, segmentName: segment.name }));
+  const segment = await trx
+    .selectFrom('segments')
+    .select('name')
+    .where('id', '=', p.segmentId)
+    .executeTakeFirstOrThrow();
+  await emit(trx, community, 'member.approved', {
+    memberId: membershipId,
+    userId: p.userId,
+    approvedAt: now,
+    approvedBy: null,
+  });
+  await notify(trx, {
+    userId: p.userId,
+    communityId: community.id,
+    kind: 'membership.approved',
+    data: { communityName: community.name, segmentName: segment.name },
+  });
+  await new OutboxMailer(trx).send(
+    membershipEmail('approved', { community, to: request.email, name: user.name, segmentName: segment.name }),
+  );
 }
 
 async function billingOf(trx: Trx, checkoutId: string): Promise<MembershipBillingTable | undefined> {
-  return trx.selectFrom('membership_billing').selectAll().where('checkout_session_id', '=', checkoutId).executeTakeFirst();
+  return trx
+    .selectFrom('membership_billing')
+    .selectAll()
+    .where('checkout_session_id', '=', checkoutId)
+    .executeTakeFirst();
 }
 
 /**
@@ -346,7 +539,12 @@ async function billingOf(trx: Trx, checkoutId: string): Promise<MembershipBillin
  * if it had lapsed). Installment plans count the charge; after the last one a plan that renews
  * starts its next cycle at access_until. Redelivered charges change nothing.
  */
-async function renew(trx: Trx, checkout: CheckoutRecord, transactionId: string, amount: number): Promise<RenewalOutcome> {
+async function renew(
+  trx: Trx,
+  checkout: CheckoutRecord,
+  transactionId: string,
+  amount: number,
+): Promise<RenewalOutcome> {
   const b = await billingOf(trx, checkout.id);
   if (!b) return {};
   if (b.status !== 'ACTIVE' || b.next_charge_at === null) return outcomeOf(b);
@@ -370,15 +568,27 @@ async function renew(trx: Trx, checkout: CheckoutRecord, transactionId: string, 
     accessUntil = addMonths(later(b.access_until ?? now, now), b.interval_months!);
     next = accessUntil;
   }
-  const recorded = await trx.insertInto('membership_charges').values({
-    transaction_id: transactionId, billing_id: b.id, kind: 'RENEWAL', amount, currency: b.currency, access_until: accessUntil, charged_at: now,
-  }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  const recorded = await trx
+    .insertInto('membership_charges')
+    .values({
+      transaction_id: transactionId,
+      billing_id: b.id,
+      kind: 'RENEWAL',
+      amount,
+      currency: b.currency,
+      access_until: accessUntil,
+      charged_at: now,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
   // Seen before: the processor is told the same again (its last call may have failed).
   if (Number(recorded.numInsertedOrUpdatedRows ?? 0n) === 0) return outcomeOf(b);
   const updated = { ...b, access_until: accessUntil, installments_paid: paid, next_charge_at: next, updated_at: now };
-  await trx.updateTable('membership_billing')
+  await trx
+    .updateTable('membership_billing')
     .set({ access_until: accessUntil, installments_paid: paid, next_charge_at: next, updated_at: now })
-    .where('id', '=', b.id).execute();
+    .where('id', '=', b.id)
+    .execute();
   return outcomeOf(updated);
 }
 
@@ -386,7 +596,8 @@ async function renew(trx: Trx, checkout: CheckoutRecord, transactionId: string, 
 function outcomeOf(b: MembershipBillingTable): RenewalOutcome {
   if (b.status !== 'ACTIVE' || b.next_charge_at === null) return { stopBilling: true };
   // Between an installment cycle's last charge and the next cycle: bill nothing until it starts.
-  if (b.billing_cycle === 'INSTALLMENT_PLAN' && b.installments_paid >= (b.installments_total ?? 0)) return { skipUntil: b.next_charge_at };
+  if (b.billing_cycle === 'INSTALLMENT_PLAN' && b.installments_paid >= (b.installments_total ?? 0))
+    return { skipUntil: b.next_charge_at };
   return {};
 }
 
@@ -399,18 +610,40 @@ async function refund(trx: Trx, checkout: CheckoutRecord): Promise<void> {
   const b = await billingOf(trx, checkout.id);
   if (!b || b.status === 'REFUNDED') return;
   const now = nowIso();
-  await trx.updateTable('membership_billing').set({ status: 'REFUNDED', access_until: now, next_charge_at: null, updated_at: now })
-    .where('id', '=', b.id).execute();
+  await trx
+    .updateTable('membership_billing')
+    .set({ status: 'REFUNDED', access_until: now, next_charge_at: null, updated_at: now })
+    .where('id', '=', b.id)
+    .execute();
   if (Number(b.founding) === 1) await giveBackFoundingSpot(trx, b.segment_id);
-  const kicked = await trx.updateTable('memberships').set({ status: 'REJECTED', kicked_at: now })
-    .where('id', '=', b.membership_id).where('status', '=', 'ACCEPTED').where('role', '!=', 'founder')
-    .returning(['id', 'user_id']).executeTakeFirst();
+  const kicked = await trx
+    .updateTable('memberships')
+    .set({ status: 'REJECTED', kicked_at: now })
+    .where('id', '=', b.membership_id)
+    .where('status', '=', 'ACCEPTED')
+    .where('role', '!=', 'founder')
+    .returning(['id', 'user_id'])
+    .executeTakeFirst();
   if (!kicked) return;
-  await trx.insertInto('member_audit').values({
-    id: newId(), community_id: b.community_id, user_id: kicked.user_id, membership_id: kicked.id, action: 'KICK',
-    reason: 'payment refunded', actor_key_id: null, created_at: now,
-  }).execute();
-  await emit(trx, await communityOf(trx, b.community_id), 'member.kicked', { memberId: kicked.id, userId: kicked.user_id, kickedAt: now, kickedBy: null });
+  await trx
+    .insertInto('member_audit')
+    .values({
+      id: newId(),
+      community_id: b.community_id,
+      user_id: kicked.user_id,
+      membership_id: kicked.id,
+      action: 'KICK',
+      reason: 'payment refunded',
+      actor_key_id: null,
+      created_at: now,
+    })
+    .execute();
+  await emit(trx, await communityOf(trx, b.community_id), 'member.kicked', {
+    memberId: kicked.id,
+    userId: kicked.user_id,
+    kickedAt: now,
+    kickedBy: null,
+  });
 }
 
 /**
@@ -421,11 +654,21 @@ async function refund(trx: Trx, checkout: CheckoutRecord): Promise<void> {
 async function ended(trx: Trx, checkout: CheckoutRecord): Promise<void> {
   const b = await billingOf(trx, checkout.id);
   if (!b || b.status !== 'ACTIVE') return;
-  const shortened = b.billing_cycle === 'INSTALLMENT_PLAN' && b.next_charge_at && b.access_until && b.installments_paid < b.installments_total!
-    ? (b.next_charge_at < b.access_until ? b.next_charge_at : b.access_until)
-    : b.access_until;
-  await trx.updateTable('membership_billing').set({ status: 'ENDED', access_until: shortened, next_charge_at: null, updated_at: nowIso() })
-    .where('id', '=', b.id).where('status', '=', 'ACTIVE').execute();
+  const shortened =
+    b.billing_cycle === 'INSTALLMENT_PLAN' &&
+    b.next_charge_at &&
+    b.access_until &&
+    b.installments_paid < b.installments_total!
+      ? b.next_charge_at < b.access_until
+        ? b.next_charge_at
+        : b.access_until
+      : b.access_until;
+  await trx
+    .updateTable('membership_billing')
+    .set({ status: 'ENDED', access_until: shortened, next_charge_at: null, updated_at: nowIso() })
+    .where('id', '=', b.id)
+    .where('status', '=', 'ACTIVE')
+    .execute();
 }
 
 export function membershipFulfilment(deps: { logger?: Logger } = {}): FulfilmentHandler {
@@ -434,8 +677,12 @@ export function membershipFulfilment(deps: { logger?: Logger } = {}): Fulfilment
     async released(trx, checkout) {
       const p = checkout.purpose as MembershipPurpose;
       if (p.price.founding) await giveBackFoundingSpot(trx, p.segmentId);
-      await trx.updateTable('membership_requests').set({ checkout_session_id: null })
-        .where('id', '=', p.requestId).where('checkout_session_id', '=', checkout.id).execute();
+      await trx
+        .updateTable('membership_requests')
+        .set({ checkout_session_id: null })
+        .where('id', '=', p.requestId)
+        .where('checkout_session_id', '=', checkout.id)
+        .execute();
     },
     refunded: (trx, checkout) => refund(trx, checkout),
     renewed: (trx, checkout, renewal) => renew(trx, checkout, renewal.transactionId, renewal.amount),
@@ -446,7 +693,13 @@ export function membershipFulfilment(deps: { logger?: Logger } = {}): Fulfilment
 // ---------------------------------------------------------------------------------------------
 // The local gateway's renewals (`svc payments renew`)
 
-export interface LocalRenewal { membershipId: string; billingId: string; amount: number; accessUntil: string | null; stopped: boolean }
+export interface LocalRenewal {
+  membershipId: string;
+  billingId: string;
+  amount: number;
+  accessUntil: string | null;
+  stopped: boolean;
+}
 
 /** What the next charge of a billing record costs: the price fixed at purchase. */
 function nextChargeAmount(b: MembershipBillingTable): number {
@@ -455,31 +708,59 @@ function nextChargeAmount(b: MembershipBillingTable): number {
 }
 
 /** Bills the next period of one local purchase now, through the same hook as Stripe's invoice.paid. */
-export async function renewLocally(db: Db, payments: Payments, b: MembershipBillingTable): Promise<LocalRenewal | null> {
+export async function renewLocally(
+  db: Db,
+  payments: Payments,
+  b: MembershipBillingTable,
+): Promise<LocalRenewal | null> {
   if (b.gateway !== 'local' || b.status !== 'ACTIVE' || b.next_charge_at === null) return null;
   const amount = nextChargeAmount(b);
   const outcome = await payments.renew(b.checkout_session_id, {
-    transactionId: `in_local_${crypto.randomBytes(12).toString('hex')}`, gateway: 'local', amount, subscriptionId: b.processor_subscription_id,
+    transactionId: `in_local_${crypto.randomBytes(12).toString('hex')}`,
+    gateway: 'local',
+    amount,
+    subscriptionId: b.processor_subscription_id,
   });
   if (outcome?.stopBilling) {
     await payments.endSubscription(b.checkout_session_id, b.processor_subscription_id);
   }
-  const after = await db.selectFrom('membership_billing').select(['access_until']).where('id', '=', b.id).executeTakeFirstOrThrow();
-  return { membershipId: b.membership_id, billingId: b.id, amount, accessUntil: after.access_until, stopped: Boolean(outcome?.stopBilling) };
+  const after = await db
+    .selectFrom('membership_billing')
+    .select(['access_until'])
+    .where('id', '=', b.id)
+    .executeTakeFirstOrThrow();
+  return {
+    membershipId: b.membership_id,
+    billingId: b.id,
+    amount,
+    accessUntil: after.access_until,
+    stopped: Boolean(outcome?.stopBilling),
+  };
 }
 
 /** The membership's current local purchase that still bills. */
 export async function localBillingOf(db: Db, membershipId: string): Promise<MembershipBillingTable | undefined> {
-  return db.selectFrom('membership_billing').selectAll()
-    .where('membership_id', '=', membershipId).where('gateway', '=', 'local').where('status', '=', 'ACTIVE')
-    .orderBy('created_at', 'desc').executeTakeFirst();
+  return db
+    .selectFrom('membership_billing')
+    .selectAll()
+    .where('membership_id', '=', membershipId)
+    .where('gateway', '=', 'local')
+    .where('status', '=', 'ACTIVE')
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
 }
 
 /** Local purchases whose next charge is due by `now`. */
 export async function dueLocalBillings(db: Db, now = nowIso()): Promise<MembershipBillingTable[]> {
-  return db.selectFrom('membership_billing').selectAll()
-    .where('gateway', '=', 'local').where('status', '=', 'ACTIVE').where('next_charge_at', '<=', now)
-    .orderBy('next_charge_at').limit(500).execute();
+  return db
+    .selectFrom('membership_billing')
+    .selectAll()
+    .where('gateway', '=', 'local')
+    .where('status', '=', 'ACTIVE')
+    .where('next_charge_at', '<=', now)
+    .orderBy('next_charge_at')
+    .limit(500)
+    .execute();
 }
 
 /**
@@ -488,33 +769,64 @@ export async function dueLocalBillings(db: Db, now = nowIso()): Promise<Membersh
  * kick, and `member.kicked` fires with kickedBy null ("access ended" on the audit trail).
  */
 export async function lapseExpired(db: Db, now = nowIso()): Promise<number> {
-  const due = await db.selectFrom('membership_billing').select(['id', 'membership_id', 'community_id', 'user_id'])
-    .where('access_until', '<=', now).where('next_charge_at', 'is', null).where('status', 'in', ['ACTIVE', 'ENDED'])
-    .limit(500).execute();
+  const due = await db
+    .selectFrom('membership_billing')
+    .select(['id', 'membership_id', 'community_id', 'user_id'])
+    .where('access_until', '<=', now)
+    .where('next_charge_at', 'is', null)
+    .where('status', 'in', ['ACTIVE', 'ENDED'])
+    .limit(500)
+    .execute();
   let lapsed = 0;
   for (const b of due) {
     await transaction(db, async (trx) => {
-      const moved = await trx.updateTable('membership_billing').set({ status: 'LAPSED', next_charge_at: null, updated_at: now })
-        .where('id', '=', b.id).where('status', 'in', ['ACTIVE', 'ENDED']).executeTakeFirst();
+      const moved = await trx
+        .updateTable('membership_billing')
+        .set({ status: 'LAPSED', next_charge_at: null, updated_at: now })
+        .where('id', '=', b.id)
+        .where('status', 'in', ['ACTIVE', 'ENDED'])
+        .executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 0) return;
       // A newer purchase of the same membership keeps it.
-      const newer = await trx.selectFrom('membership_billing').select('id')
-        .where('membership_id', '=', b.membership_id).where('id', '!=', b.id)
+      const newer = await trx
+        .selectFrom('membership_billing')
+        .select('id')
+        .where('membership_id', '=', b.membership_id)
+        .where('id', '!=', b.id)
         .where((eb) => eb.or([eb('access_until', 'is', null), eb('access_until', '>', now)]))
-        .where('status', 'in', ['ACTIVE', 'ENDED']).executeTakeFirst();
+        .where('status', 'in', ['ACTIVE', 'ENDED'])
+        .executeTakeFirst();
       if (newer) return;
-      const kicked = await trx.updateTable('memberships').set({ status: 'REJECTED', kicked_at: now })
-        .where('id', '=', b.membership_id).where('status', '=', 'ACCEPTED').where('role', '!=', 'founder')
-        .returning('id').executeTakeFirst();
+      const kicked = await trx
+        .updateTable('memberships')
+        .set({ status: 'REJECTED', kicked_at: now })
+        .where('id', '=', b.membership_id)
+        .where('status', '=', 'ACCEPTED')
+        .where('role', '!=', 'founder')
+        .returning('id')
+        .executeTakeFirst();
       if (!kicked) return;
       lapsed += 1;
-      await trx.insertInto('member_audit').values({
-        id: newId(), community_id: b.community_id, user_id: b.user_id, membership_id: kicked.id, action: 'KICK',
-        reason: 'access ended', actor_key_id: null, created_at: now,
-      }).execute();
-      await emit(trx, await communityOf(trx, b.community_id), 'member.kicked', { memberId: kicked.id, userId: b.user_id, kickedAt: now, kickedBy: null });
+      await trx
+        .insertInto('member_audit')
+        .values({
+          id: newId(),
+          community_id: b.community_id,
+          user_id: b.user_id,
+          membership_id: kicked.id,
+          action: 'KICK',
+          reason: 'access ended',
+          actor_key_id: null,
+          created_at: now,
+        })
+        .execute();
+      await emit(trx, await communityOf(trx, b.community_id), 'member.kicked', {
+        memberId: kicked.id,
+        userId: b.user_id,
+        kickedAt: now,
+        kickedBy: null,
+      });
     });
   }
   return lapsed;
 }
-

@@ -26,8 +26,14 @@ export function canSee(audience: Audience, viewer: Viewer): boolean {
 
 /** First path segment of a built-in page's routes (spec, "Routes per key"). */
 const ROUTE_PAGE: Record<string, PageKey> = {
-  '': 'HOME', events: 'EVENTS', marketplace: 'MARKETPLACE', feed: 'FEED', members: 'MEMBERS',
-  atlas: 'ATLAS', blog: 'BLOG', conversations: 'CHAT',
+  '': 'HOME',
+  events: 'EVENTS',
+  marketplace: 'MARKETPLACE',
+  feed: 'FEED',
+  members: 'MEMBERS',
+  atlas: 'ATLAS',
+  blog: 'BLOG',
+  conversations: 'CHAT',
 };
 
 /**

@@ -23,16 +23,19 @@ export interface NotifyInput {
 /** Records a notification with the caller's transaction; returns its id. */
 export async function notify(trx: Trx, input: NotifyInput): Promise<string> {
   const id = newId();
-  await trx.insertInto('notifications').values({
-    id,
-    user_id: input.userId,
-    community_id: input.communityId ?? null,
-    actor_id: input.actorId ?? null,
-    kind: input.kind,
-    data: JSON.stringify(input.data ?? {}),
-    read_at: null,
-    created_at: nowIso(),
-  }).execute();
+  await trx
+    .insertInto('notifications')
+    .values({
+      id,
+      user_id: input.userId,
+      community_id: input.communityId ?? null,
+      actor_id: input.actorId ?? null,
+      kind: input.kind,
+      data: JSON.stringify(input.data ?? {}),
+      read_at: null,
+      created_at: nowIso(),
+    })
+    .execute();
   return id;
 }
 
@@ -46,18 +49,29 @@ export interface NotificationView {
   createdAt: string;
 }
 
-export interface Page<T> { items: T[]; total: number }
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
 
 /** A user's notifications, newest first. */
 export async function listNotifications(
-  db: Db | Trx, userId: string, page: { limit: number; offset: number },
+  db: Db | Trx,
+  userId: string,
+  page: { limit: number; offset: number },
 ): Promise<Page<NotificationView>> {
   const [rows, totalRow] = await Promise.all([
-    db.selectFrom('notifications')
+    db
+      .selectFrom('notifications')
       .leftJoin('communities', 'communities.id', 'notifications.community_id')
       .select([
-        'notifications.id', 'notifications.kind', 'notifications.actor_id', 'notifications.data',
-        'notifications.read_at', 'notifications.created_at', 'communities.tag as community_tag',
+        'notifications.id',
+        'notifications.kind',
+        'notifications.actor_id',
+        'notifications.data',
+        'notifications.read_at',
+        'notifications.created_at',
+        'communities.tag as community_tag',
       ])
       .where('notifications.user_id', '=', userId)
       .orderBy('notifications.created_at', 'desc')
@@ -65,9 +79,16 @@ export async function listNotifications(
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
-    db.selectFrom('notifications').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('notifications')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow(),
   ]);
-  const actors = await publicProfiles(db, rows.flatMap((r) => (r.actor_id ? [r.actor_id] : [])));
+  const actors = await publicProfiles(
+    db,
+    rows.flatMap((r) => (r.actor_id ? [r.actor_id] : [])),
+  );
   return {
     total: Number(totalRow.n),
     items: rows.map((r) => ({
@@ -83,8 +104,12 @@ export async function listNotifications(
 }
 
 export async function unreadNotificationCount(db: Db | Trx, userId: string): Promise<number> {
-  const row = await db.selectFrom('notifications').select((eb) => eb.fn.countAll().as('n'))
-    .where('user_id', '=', userId).where('read_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -93,18 +118,33 @@ export async function unreadNotificationCount(db: Db | Trx, userId: string): Pro
  * notifications match nothing. Returns how many changed.
  */
 export async function markNotificationsRead(
-  trx: Trx, userId: string, which: { ids: string[] } | { all: true },
+  trx: Trx,
+  userId: string,
+  which: { ids: string[] } | { all: true },
 ): Promise<number> {
-  let q = trx.updateTable('notifications').set({ read_at: nowIso() })
-    .where('user_id', '=', userId).where('read_at', 'is', null);
+  let q = trx
+    .updateTable('notifications')
+    .set({ read_at: nowIso() })
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null);
   if ('ids' in which) q = q.where('id', 'in', [...new Set(which.ids)]);
   const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Marks read what `actorId` caused of `kind` (e.g. a friend request once it is answered). */
-export async function markReadFromActor(trx: Trx, userId: string, kind: NotificationKind, actorId: string): Promise<void> {
-  await trx.updateTable('notifications').set({ read_at: nowIso() })
-    .where('user_id', '=', userId).where('kind', '=', kind).where('actor_id', '=', actorId).where('read_at', 'is', null)
+export async function markReadFromActor(
+  trx: Trx,
+  userId: string,
+  kind: NotificationKind,
+  actorId: string,
+): Promise<void> {
+  await trx
+    .updateTable('notifications')
+    .set({ read_at: nowIso() })
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('actor_id', '=', actorId)
+    .where('read_at', 'is', null)
     .execute();
 }

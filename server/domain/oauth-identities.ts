@@ -38,12 +38,10 @@ export interface ExternalIdentity {
 }
 
 export type IdentitySignIn =
-  | { ok: true; userId: string; how: 'known' | 'email_match' | 'created' }
-  | { ok: false; reason: 'email_unverified' };
+  { ok: true; userId: string; how: 'known' | 'email_match' | 'created' } | { ok: false; reason: 'email_unverified' };
 
 export type IdentityLink =
-  | { ok: true; how: 'linked' | 'already_linked' }
-  | { ok: false; reason: 'identity_in_use' | 'account_gone' };
+  { ok: true; how: 'linked' | 'already_linked' } | { ok: false; reason: 'identity_in_use' | 'account_gone' };
 
 /** An identity just joined an existing account: what its owner is told. */
 export interface LinkedIdentity {
@@ -81,19 +79,32 @@ async function retried<T>(db: Db, run: (trx: Trx, round: number) => Promise<T>):
 }
 
 /** The account `identity` signs in to, per the rules above; `onLinked` runs when rule 2 links. */
-export async function signInWithIdentity(db: Db, identity: ExternalIdentity, onLinked?: OnLinked): Promise<IdentitySignIn> {
+export async function signInWithIdentity(
+  db: Db,
+  identity: ExternalIdentity,
+  onLinked?: OnLinked,
+): Promise<IdentitySignIn> {
   return retried(db, async (trx, round) => {
     const known = await ownerOf(trx, identity);
     if (known) return { ok: true, userId: known, how: 'known' };
 
     const email = usableEmail(identity);
     if (!email) return { ok: false, reason: 'email_unverified' };
-    const existing = await trx.selectFrom('users').select(['id', 'email', 'password_hash'])
-      .where(LOWER_EMAIL, '=', email).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('users')
+      .select(['id', 'email', 'password_hash'])
+      .where(LOWER_EMAIL, '=', email)
+      .executeTakeFirst();
     if (existing) {
       const credentialsRemoved = await takeOverByMailbox(trx, existing);
       await addIdentity(trx, identity, existing.id);
-      await onLinked?.(trx, { userId: existing.id, email: existing.email, provider: identity.provider, how: 'email_match', credentialsRemoved });
+      await onLinked?.(trx, {
+        userId: existing.id,
+        email: existing.email,
+        provider: identity.provider,
+        how: 'email_match',
+        credentialsRemoved,
+      });
       return { ok: true, userId: existing.id, how: 'email_match' };
     }
     const userId = await createUser(trx, email, displayName(identity, email), round);
@@ -107,7 +118,12 @@ export async function signInWithIdentity(db: Db, identity: ExternalIdentity, onL
  * for it); refused when it is another account's. The provider need not vouch for an e-mail: the
  * account is already proven by its session.
  */
-export async function linkIdentity(db: Db, identity: ExternalIdentity, userId: string, onLinked?: OnLinked): Promise<IdentityLink> {
+export async function linkIdentity(
+  db: Db,
+  identity: ExternalIdentity,
+  userId: string,
+  onLinked?: OnLinked,
+): Promise<IdentityLink> {
   return retried(db, async (trx) => {
     const known = await ownerOf(trx, identity);
     if (known) return known === userId ? { ok: true, how: 'already_linked' } : { ok: false, reason: 'identity_in_use' };
@@ -115,11 +131,16 @@ export async function linkIdentity(db: Db, identity: ExternalIdentity, userId: s
     // Deleted since its session was checked: nothing to link to.
     if (!user) return { ok: false, reason: 'account_gone' };
     await addIdentity(trx, identity, userId);
-    await onLinked?.(trx, { userId, email: user.email, provider: identity.provider, how: 'linked', credentialsRemoved: false });
+    await onLinked?.(trx, {
+      userId,
+      email: user.email,
+      provider: identity.provider,
+      how: 'linked',
+      credentialsRemoved: false,
+    });
     return { ok: true, how: 'linked' };
   });
 }
-
 
 /**
  * Removes the user's identities of `provider`, unless the account would be left with no password
@@ -132,17 +153,27 @@ export async function unlinkProvider(trx: Trx, userId: string, provider: string)
   // one left: on PostgreSQL they take turns on the user's row (SQLite runs one write transaction
   // at a time anyway).
   const locked = trx.selectFrom('users').select('password_hash').where('id', '=', userId);
-  const user = await (trx.getExecutor().adapter instanceof PostgresAdapter ? locked.forUpdate() : locked).executeTakeFirst();
+  const user = await (
+    trx.getExecutor().adapter instanceof PostgresAdapter ? locked.forUpdate() : locked
+  ).executeTakeFirst();
   if (!user) throw new Refusal('oauth_not_linked');
-  const identities = await trx.selectFrom('oauth_identities').select('provider').where('user_id', '=', userId).execute();
+  const identities = await trx
+    .selectFrom('oauth_identities')
+    .select('provider')
+    .where('user_id', '=', userId)
+    .execute();
   if (!identities.some((i) => i.provider === provider)) throw new Refusal('oauth_not_linked');
-  if (user.password_hash === null && !identities.some((i) => i.provider !== provider)) throw new Refusal('last_sign_in_method');
+  if (user.password_hash === null && !identities.some((i) => i.provider !== provider))
+    throw new Refusal('last_sign_in_method');
   await trx.deleteFrom('oauth_identities').where('user_id', '=', userId).where('provider', '=', provider).execute();
 }
 
 async function ownerOf(trx: Trx, identity: ExternalIdentity): Promise<string | null> {
-  const row = await trx.selectFrom('oauth_identities').select('user_id')
-    .where('provider', '=', identity.provider).where('subject', '=', identity.subject)
+  const row = await trx
+    .selectFrom('oauth_identities')
+    .select('user_id')
+    .where('provider', '=', identity.provider)
+    .where('subject', '=', identity.subject)
     .executeTakeFirst();
   return row?.user_id ?? null;
 }
@@ -177,10 +208,17 @@ function displayName(identity: ExternalIdentity, email: string): string {
 }
 
 async function addIdentity(trx: Trx, identity: ExternalIdentity, userId: string): Promise<void> {
-  await trx.insertInto('oauth_identities').values({
-    id: newId(), provider: identity.provider, subject: identity.subject, user_id: userId,
-    email: identity.email ? identity.email.slice(0, 320) : null, created_at: nowIso(),
-  }).execute();
+  await trx
+    .insertInto('oauth_identities')
+    .values({
+      id: newId(),
+      provider: identity.provider,
+      subject: identity.subject,
+      user_id: userId,
+      email: identity.email ? identity.email.slice(0, 320) : null,
+      created_at: nowIso(),
+    })
+    .execute();
 }
 
 const randomDigits = (n: number) => String(crypto.randomInt(0, 10 ** n)).padStart(n, '0');
@@ -195,11 +233,26 @@ async function createUser(trx: Trx, email: string, name: string, round: number):
     ...(round === 0 && !isReservedUsertag(base) ? [base] : []),
     ...Array.from({ length: 8 }, () => `${base}-${randomDigits(4 + round)}`),
   ];
-  const taken = new Set((await trx.selectFrom('users').select('usertag').where('usertag', 'in', candidates).execute()).map((u) => u.usertag));
+  const taken = new Set(
+    (await trx.selectFrom('users').select('usertag').where('usertag', 'in', candidates).execute()).map(
+      (u) => u.usertag,
+    ),
+  );
   const usertag = candidates.find((c) => !taken.has(c)) ?? candidates[candidates.length - 1];
   const id = newId();
-  await trx.insertInto('users').values({
-    id, email, name, usertag, profile_image: null, bio: null, phone: null, password_hash: null, created_at: nowIso(),
-  }).execute();
+  await trx
+    .insertInto('users')
+    .values({
+      id,
+      email,
+      name,
+      usertag,
+      profile_image: null,
+      bio: null,
+      phone: null,
+      password_hash: null,
+      created_at: nowIso(),
+    })
+    .execute();
   return id;
 }

@@ -17,7 +17,13 @@ import { issueSmsCode, spendSmsCode } from './sms-sign-in.ts';
  * before (for this or another number). Whether another account has the number is not looked at:
  * the answer to the start must not depend on it.
  */
-export async function startPhoneVerification(db: Db, key: Uint8Array, userId: string, phone: string, now = Date.now()): Promise<string> {
+export async function startPhoneVerification(
+  db: Db,
+  key: Uint8Array,
+  userId: string,
+  phone: string,
+  now = Date.now(),
+): Promise<string> {
   return issueSmsCode(db, key, { phone, userId, purpose: 'VERIFY_PHONE' }, now);
 }
 
@@ -25,7 +31,14 @@ export async function startPhoneVerification(db: Db, key: Uint8Array, userId: st
  * Spends one guess of the user's live verification code for `phone`; true when the code was right
  * (and is now used). Sign-in codes never match: they have another purpose.
  */
-export async function checkPhoneCode(db: Db, key: Uint8Array, userId: string, phone: string, code: string, now = Date.now()): Promise<boolean> {
+export async function checkPhoneCode(
+  db: Db,
+  key: Uint8Array,
+  userId: string,
+  phone: string,
+  code: string,
+  now = Date.now(),
+): Promise<boolean> {
   return (await spendSmsCode(db, key, { phone, purpose: 'VERIFY_PHONE', userId }, code, now)) === userId;
 }
 
@@ -35,7 +48,12 @@ export async function checkPhoneCode(db: Db, key: Uint8Array, userId: string, ph
  * UPDATE fails, which {@link isPhoneTaken} recognises once the transaction has rolled back.
  */
 export async function attachPhone(trx: Trx, userId: string, phone: string): Promise<void> {
-  const holder = await trx.selectFrom('users').select('id').where('phone', '=', phone).where('id', '!=', userId).executeTakeFirst();
+  const holder = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('phone', '=', phone)
+    .where('id', '!=', userId)
+    .executeTakeFirst();
   if (holder) throw new Refusal('phone_in_use');
   await trx.updateTable('users').set({ phone }).where('id', '=', userId).execute();
 }

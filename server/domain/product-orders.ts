@@ -35,10 +35,16 @@ export interface ProductCheckoutInput {
 
 /** A product purchase, validated and described for the payment gateway (reads only). */
 export async function planProductCheckout(
-  trx: Db | Trx, community: { id: string; name: string }, input: ProductCheckoutInput,
+  trx: Db | Trx,
+  community: { id: string; name: string },
+  input: ProductCheckoutInput,
 ): Promise<CheckoutRequest> {
-  const product = await trx.selectFrom('products').select(['id', 'sku', 'name', 'price_cents', 'currency', 'is_active'])
-    .where('community_id', '=', community.id).where('sku', '=', input.sku).executeTakeFirst();
+  const product = await trx
+    .selectFrom('products')
+    .select(['id', 'sku', 'name', 'price_cents', 'currency', 'is_active'])
+    .where('community_id', '=', community.id)
+    .where('sku', '=', input.sku)
+    .executeTakeFirst();
   if (!product) throw new Refusal('product_not_found');
   if (Number(product.is_active) !== 1) throw new Refusal('product_inactive');
   // A free product has nothing to pay: there is no checkout for it in v1.
@@ -52,8 +58,13 @@ export async function planProductCheckout(
   const buyer = input.buyerUserId ? await accountContact(trx, input.buyerUserId) : null;
   const email = buyer?.email ?? (input.email?.trim().toLowerCase() || null);
   const purpose: ProductPurpose = {
-    kind: 'product', productId: product.id, sku: product.sku, quantity: input.quantity, unitAmount: Number(product.price_cents),
-    donationAmount, buyerUserId: input.buyerUserId ?? null,
+    kind: 'product',
+    productId: product.id,
+    sku: product.sku,
+    quantity: input.quantity,
+    unitAmount: Number(product.price_cents),
+    donationAmount,
+    buyerUserId: input.buyerUserId ?? null,
   };
   return {
     communityId: community.id,
@@ -73,33 +84,67 @@ export function productFulfilment(): FulfilmentHandler {
   return {
     async completed(trx, checkout, payment) {
       const p = checkout.purpose as ProductPurpose;
-      const community = await trx.selectFrom('communities').select(['id', 'tag']).where('id', '=', checkout.communityId).executeTakeFirst();
+      const community = await trx
+        .selectFrom('communities')
+        .select(['id', 'tag'])
+        .where('id', '=', checkout.communityId)
+        .executeTakeFirst();
       if (!community) return;
       const now = nowIso();
       const amount = p.unitAmount * p.quantity;
-      await trx.insertInto('product_orders').values({
-        id: newId(), community_id: community.id, product_id: p.productId, checkout_session_id: checkout.id,
-        transaction_id: payment.transactionId, quantity: p.quantity, amount, currency: checkout.currency,
-        customer_email: checkout.customerEmail, buyer_user_id: p.buyerUserId, purchased_at: now, refunded_at: null,
-      }).execute();
+      await trx
+        .insertInto('product_orders')
+        .values({
+          id: newId(),
+          community_id: community.id,
+          product_id: p.productId,
+          checkout_session_id: checkout.id,
+          transaction_id: payment.transactionId,
+          quantity: p.quantity,
+          amount,
+          currency: checkout.currency,
+          customer_email: checkout.customerEmail,
+          buyer_user_id: p.buyerUserId,
+          purchased_at: now,
+          refunded_at: null,
+        })
+        .execute();
       await emit(trx, community, 'product.purchased', {
-        productId: p.productId, transactionId: payment.transactionId, quantity: p.quantity, amount, currency: checkout.currency,
-        customerEmail: checkout.customerEmail, purchasedAt: now,
+        productId: p.productId,
+        transactionId: payment.transactionId,
+        quantity: p.quantity,
+        amount,
+        currency: checkout.currency,
+        customerEmail: checkout.customerEmail,
+        purchasedAt: now,
       });
       if (p.donationAmount > 0) {
         await recordDonation(trx, {
-          communityId: community.id, communityTag: community.tag, targetType: 'PRODUCT', targetId: p.productId, checkout,
-          transactionId: payment.transactionId, amount: p.donationAmount, sidecar: true, donorUserId: p.buyerUserId,
+          communityId: community.id,
+          communityTag: community.tag,
+          targetType: 'PRODUCT',
+          targetId: p.productId,
+          checkout,
+          transactionId: payment.transactionId,
+          amount: p.donationAmount,
+          sidecar: true,
+          donorUserId: p.buyerUserId,
         });
       }
       await issueReceipt(trx, {
-        checkout, transactionId: payment.transactionId, userId: p.buyerUserId,
+        checkout,
+        transactionId: payment.transactionId,
+        userId: p.buyerUserId,
         donation: p.donationAmount > 0 ? { amount: p.donationAmount, standalone: false } : null,
       });
     },
     async refunded(trx, checkout, refund) {
-      await trx.updateTable('product_orders').set({ refunded_at: nowIso() })
-        .where('checkout_session_id', '=', checkout.id).where('refunded_at', 'is', null).execute();
+      await trx
+        .updateTable('product_orders')
+        .set({ refunded_at: nowIso() })
+        .where('checkout_session_id', '=', checkout.id)
+        .where('refunded_at', 'is', null)
+        .execute();
       await refundDonationOf(trx, checkout, refund.transactionId);
     },
   };

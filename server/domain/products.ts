@@ -16,26 +16,60 @@ export function userSellerMode(storefrontConfig: unknown): boolean {
 
 export function toProduct(row: ProductRow, userSellers: boolean): Product {
   const product: Product = {
-    id: row.id, sku: row.sku, name: row.name, description: row.description, priceCents: Number(row.price_cents),
-    currency: row.currency, imageUrl: row.image_url, isActive: toBool(Number(row.is_active)),
+    id: row.id,
+    sku: row.sku,
+    name: row.name,
+    description: row.description,
+    priceCents: Number(row.price_cents),
+    currency: row.currency,
+    imageUrl: row.image_url,
+    isActive: toBool(Number(row.is_active)),
     donationConfig: parseJson<DonationConfig | null>(row.donation_config, null),
   };
   if (userSellers) product.sellerId = row.seller_id;
   return product;
 }
 
-export interface ProductPage { items: Product[]; total: number; hasMore: boolean }
+export interface ProductPage {
+  items: Product[];
+  total: number;
+  hasMore: boolean;
+}
 
-export async function listActive(db: Db, communityId: string, userSellers: boolean, q: { limit: number; offset: number }): Promise<ProductPage> {
+export async function listActive(
+  db: Db,
+  communityId: string,
+  userSellers: boolean,
+  q: { limit: number; offset: number },
+): Promise<ProductPage> {
   const base = db.selectFrom('products').where('community_id', '=', communityId).where('is_active', '=', 1);
   const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   // Listing order: ids are time-ordered UUIDv7, so they also order rows created in one instant.
-  const rows = await base.selectAll().orderBy('created_at').orderBy('id').limit(q.limit + 1).offset(q.offset).execute();
-  return { items: rows.slice(0, q.limit).map((r) => toProduct(r, userSellers)), total: Number(total.n), hasMore: rows.length > q.limit };
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(q.limit + 1)
+    .offset(q.offset)
+    .execute();
+  return {
+    items: rows.slice(0, q.limit).map((r) => toProduct(r, userSellers)),
+    total: Number(total.n),
+    hasMore: rows.length > q.limit,
+  };
 }
 
-export async function getBySku(db: Db, communityId: string, userSellers: boolean, sku: string): Promise<Product | null> {
-  const row = await db.selectFrom('products').selectAll()
-    .where('community_id', '=', communityId).where('sku', '=', sku).executeTakeFirst();
+export async function getBySku(
+  db: Db,
+  communityId: string,
+  userSellers: boolean,
+  sku: string,
+): Promise<Product | null> {
+  const row = await db
+    .selectFrom('products')
+    .selectAll()
+    .where('community_id', '=', communityId)
+    .where('sku', '=', sku)
+    .executeTakeFirst();
   return row ? toProduct(row, userSellers) : null;
 }

@@ -22,9 +22,7 @@ export interface PublicCommunity {
 export type PageReader = 'public' | 'community';
 
 export type PageCheck =
-  | { kind: 'missing' }
-  | { kind: 'members-only' }
-  | { kind: 'readable'; community: PublicCommunity };
+  { kind: 'missing' } | { kind: 'members-only' } | { kind: 'readable'; community: PublicCommunity };
 
 /** Whether `reader` is kept out of content behind a page of this effective visibility. */
 export function pageHidesFrom(resolvedVisibility: Visibility, reader: PageReader): boolean {
@@ -32,29 +30,46 @@ export function pageHidesFrom(resolvedVisibility: Visibility, reader: PageReader
 }
 
 /** The page's effective visibility, with no viewer: PUBLIC or MEMBERS_ONLY (fail closed). */
-export function resolvedPageVisibility(row: { visibility: string; page_settings: string | null }, page: PageKey): Visibility {
-  return evaluatePageAccess({ visibility: row.visibility, pageSettings: parseJson<unknown>(row.page_settings, null) }, { userId: null }, page)
-    .resolvedVisibility;
+export function resolvedPageVisibility(
+  row: { visibility: string; page_settings: string | null },
+  page: PageKey,
+): Visibility {
+  return evaluatePageAccess(
+    { visibility: row.visibility, pageSettings: parseJson<unknown>(row.page_settings, null) },
+    { userId: null },
+    page,
+  ).resolvedVisibility;
 }
 
 export async function pageContent(db: Db, communityId: string, page: PageKey, reader: PageReader): Promise<PageCheck> {
-  const row = await db.selectFrom('communities')
+  const row = await db
+    .selectFrom('communities')
     .select(['id', 'tag', 'name', 'visibility', 'page_settings', 'founder_user_id', 'storefront_config'])
-    .where('id', '=', communityId).executeTakeFirst();
+    .where('id', '=', communityId)
+    .executeTakeFirst();
   // A cached key can outlive its community by a few seconds.
   if (!row) return { kind: 'missing' };
   if (pageHidesFrom(resolvedPageVisibility(row, page), reader)) return { kind: 'members-only' };
   return {
     kind: 'readable',
     community: {
-      id: row.id, tag: row.tag, name: row.name, founderUserId: row.founder_user_id,
+      id: row.id,
+      tag: row.tag,
+      name: row.name,
+      founderUserId: row.founder_user_id,
       storefrontConfig: parseJson<unknown>(row.storefront_config, {}),
     },
   };
 }
 
 /** The community whose `page` content `reader` may read, refused when it is gone or the page hides it; `what` names it ("blog"). */
-export async function readablePage(db: Db, communityId: string, page: PageKey, reader: PageReader, what: string): Promise<PublicCommunity> {
+export async function readablePage(
+  db: Db,
+  communityId: string,
+  page: PageKey,
+  reader: PageReader,
+  what: string,
+): Promise<PublicCommunity> {
   const check = await pageContent(db, communityId, page, reader);
   if (check.kind === 'missing') throw new Refusal('community_not_found');
   if (check.kind === 'members-only') throw new Refusal('page_members_only', { what });

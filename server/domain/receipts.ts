@@ -30,9 +30,16 @@ export const formatReceiptNumber = (n: number): string => `R-${String(n).padStar
 
 /** The community's next receipt number; the counter row stays locked until the payment commits. */
 async function nextReceiptNumber(trx: Trx, communityId: string): Promise<number> {
-  const row = await trx.insertInto('receipt_counters').values({ community_id: communityId, last_number: 1 })
-    .onConflict((oc) => oc.column('community_id').doUpdateSet((eb) => ({ last_number: eb(eb.ref('receipt_counters.last_number'), '+', 1) })))
-    .returning('last_number').executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('receipt_counters')
+    .values({ community_id: communityId, last_number: 1 })
+    .onConflict((oc) =>
+      oc
+        .column('community_id')
+        .doUpdateSet((eb) => ({ last_number: eb(eb.ref('receipt_counters.last_number'), '+', 1) })),
+    )
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
   return Number(row.last_number);
 }
 
@@ -41,27 +48,45 @@ export async function issueReceipt(trx: Trx, input: IssueReceipt): Promise<void>
   const { checkout } = input;
   const to = checkout.customerEmail;
   if (!to) return;
-  const already = await trx.selectFrom('receipts').select('id').where('checkout_session_id', '=', checkout.id).executeTakeFirst();
+  const already = await trx
+    .selectFrom('receipts')
+    .select('id')
+    .where('checkout_session_id', '=', checkout.id)
+    .executeTakeFirst();
   if (already) return;
-  const community = await trx.selectFrom('communities').select(['id', 'name']).where('id', '=', checkout.communityId).executeTakeFirst();
+  const community = await trx
+    .selectFrom('communities')
+    .select(['id', 'name'])
+    .where('id', '=', checkout.communityId)
+    .executeTakeFirst();
   if (!community) return;
   const number = await nextReceiptNumber(trx, community.id);
   const issuedAt = nowIso();
-  await trx.insertInto('receipts').values({
-    id: newId(), community_id: community.id, number, checkout_session_id: checkout.id, email: to, issued_at: issuedAt,
-  }).execute();
+  await trx
+    .insertInto('receipts')
+    .values({
+      id: newId(),
+      community_id: community.id,
+      number,
+      checkout_session_id: checkout.id,
+      email: to,
+      issued_at: issuedAt,
+    })
+    .execute();
   const account = input.userId ? await accountContact(trx, input.userId) : null;
   const donationLine = checkout.lineItems[checkout.lineItems.length - 1];
-  await new OutboxMailer(trx).send(receiptEmail({
-    community: { name: community.name },
-    to,
-    payerName: account?.name ?? input.name ?? null,
-    receiptNumber: formatReceiptNumber(number),
-    issuedAt,
-    paymentReference: input.transactionId,
-    currency: checkout.currency,
-    lines: checkout.lineItems.map((l) => ({ name: l.name, quantity: l.quantity, amount: l.unitAmount * l.quantity })),
-    total: checkout.amountTotal,
-    donation: input.donation ? { ...input.donation, designation: donationLine.name } : null,
-  }));
+  await new OutboxMailer(trx).send(
+    receiptEmail({
+      community: { name: community.name },
+      to,
+      payerName: account?.name ?? input.name ?? null,
+      receiptNumber: formatReceiptNumber(number),
+      issuedAt,
+      paymentReference: input.transactionId,
+      currency: checkout.currency,
+      lines: checkout.lineItems.map((l) => ({ name: l.name, quantity: l.quantity, amount: l.unitAmount * l.quantity })),
+      total: checkout.amountTotal,
+      donation: input.donation ? { ...input.donation, designation: donationLine.name } : null,
+    }),
+  );
 }

@@ -106,7 +106,10 @@ type DetailArgs<R extends RefusalReason> = RefusalDetails[R] extends void ? [] :
 export class Refusal<R extends RefusalReason = RefusalReason> extends Error {
   readonly detail: RefusalDetails[R];
 
-  constructor(readonly reason: R, ...detail: DetailArgs<R>) {
+  constructor(
+    readonly reason: R,
+    ...detail: DetailArgs<R>
+  ) {
     super(reason);
     this.name = 'Refusal';
     this.detail = detail[0] as RefusalDetails[R];

@@ -39,7 +39,8 @@ export type SessionSite = string | null;
 
 const COMMUNITY_AUDIENCE = /^svc:site:([a-z0-9][a-z0-9-]*)$/;
 
-export const siteAudience = (site: SessionSite): string => (site === null ? PLATFORM_AUDIENCE : `${SITE_AUDIENCE_PREFIX}${site}`);
+export const siteAudience = (site: SessionSite): string =>
+  site === null ? PLATFORM_AUDIENCE : `${SITE_AUDIENCE_PREFIX}${site}`;
 
 /** The site an audience names, or undefined when it is none of ours. */
 function siteOfAudience(aud: unknown): SessionSite | undefined {
@@ -48,10 +49,21 @@ function siteOfAudience(aud: unknown): SessionSite | undefined {
   return m ? m[1] : undefined;
 }
 
-export interface SessionClaims { userId: string; sid: string; authTime: number; iat: number; exp: number; site: SessionSite }
+export interface SessionClaims {
+  userId: string;
+  sid: string;
+  authTime: number;
+  iat: number;
+  exp: number;
+  site: SessionSite;
+}
 
 /** What a refreshed token carries over from the one it replaces (the site too, when known). */
-export interface SessionIdentity { sid: string; authTime: number; site?: SessionSite }
+export interface SessionIdentity {
+  sid: string;
+  authTime: number;
+  site?: SessionSite;
+}
 
 /**
  * The site of the request being served, for tokens issued without naming one: a sign-in sets its
@@ -84,8 +96,15 @@ export class SessionTokens {
    * A new session, or (with `session`) a refreshed token of an existing one, for `site`; when that
    * is left out, for the refreshed session's site, else for the site of the request being served.
    */
-  async issue(userId: string, now = Date.now(), session?: SessionIdentity, site?: SessionSite): Promise<{ token: string; expiresAt: Date }> {
-    const audience = siteAudience(site !== undefined ? site : session?.site !== undefined ? session.site : await currentSite());
+  async issue(
+    userId: string,
+    now = Date.now(),
+    session?: SessionIdentity,
+    site?: SessionSite,
+  ): Promise<{ token: string; expiresAt: Date }> {
+    const audience = siteAudience(
+      site !== undefined ? site : session?.site !== undefined ? session.site : await currentSite(),
+    );
     const iat = Math.floor(now / 1000);
     const authTime = session?.authTime ?? iat;
     const exp = Math.min(iat + SESSION_LIFETIME_SECONDS, authTime + SESSION_MAX_SECONDS);
@@ -115,16 +134,26 @@ export class SessionTokens {
   async verify(token: string, now = Date.now(), expect?: { site: SessionSite }): Promise<SessionClaims | null> {
     try {
       const { payload } = await jwtVerify(token, this.#key, {
-        algorithms: ['HS256'], issuer: SESSION_ISSUER,
+        algorithms: ['HS256'],
+        issuer: SESSION_ISSUER,
         ...(expect ? { audience: siteAudience(expect.site) } : {}),
-        requiredClaims: ['iat', 'exp', 'aud'], currentDate: new Date(now),
+        requiredClaims: ['iat', 'exp', 'aud'],
+        currentDate: new Date(now),
       });
       // One audience, a string: a token listing several sites would be valid on each of them.
       const site = siteOfAudience(payload.aud);
       if (site === undefined) return null;
       if (typeof payload.userId !== 'string' || !UUID.test(payload.userId)) return null;
-      if (typeof payload.sid !== 'string' || !UUID.test(payload.sid) || typeof payload.auth_time !== 'number') return null;
-      return { userId: payload.userId, sid: payload.sid, authTime: payload.auth_time, iat: payload.iat!, exp: payload.exp!, site };
+      if (typeof payload.sid !== 'string' || !UUID.test(payload.sid) || typeof payload.auth_time !== 'number')
+        return null;
+      return {
+        userId: payload.userId,
+        sid: payload.sid,
+        authTime: payload.auth_time,
+        iat: payload.iat!,
+        exp: payload.exp!,
+        site,
+      };
     } catch (err) {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
       throw err;
@@ -138,11 +167,15 @@ export class SessionTokens {
  * With `expect.site`, also null for a token of another site (see SessionTokens.verify).
  */
 export async function userForToken(
-  db: Db, tokens: SessionTokens, token: string, expect?: { site: SessionSite },
+  db: Db,
+  tokens: SessionTokens,
+  token: string,
+  expect?: { site: SessionSite },
 ): Promise<{ userId: string; claims: SessionClaims } | null> {
   const claims = await tokens.verify(token, Date.now(), expect);
   if (!claims) return null;
-  const user = await db.selectFrom('users')
+  const user = await db
+    .selectFrom('users')
     .leftJoin('session_revocations as r', 'r.user_id', 'users.id')
     .leftJoin('revoked_tokens as t', (join) => join.on('t.session_id', '=', claims.sid))
     .select(['users.id', 'r.tokens_valid_after', 't.session_id'])

@@ -40,7 +40,10 @@ export interface CodeFor {
  */
 export async function issueSmsCode(db: Db, key: Uint8Array, target: CodeFor, now = Date.now()): Promise<string> {
   const at = new Date(now).toISOString();
-  await db.deleteFrom('sms_codes').where('expires_at', '<', new Date(now - PURGE_AFTER_MS).toISOString()).execute();
+  await db
+    .deleteFrom('sms_codes')
+    .where('expires_at', '<', new Date(now - PURGE_AFTER_MS).toISOString())
+    .execute();
   // Concurrent starts for one phone (or user) take turns: on PostgreSQL each locks the account's
   // row first (SQLite runs one write transaction at a time anyway). The unique indexes on live
   // codes are the backstop: an insert they refuse retries, superseding the other code (the newest
@@ -52,14 +55,31 @@ export async function issueSmsCode(db: Db, key: Uint8Array, target: CodeFor, now
     try {
       await transaction(db, async (trx) => {
         if (postgres) await trx.selectFrom('users').select('id').where('id', '=', target.userId).forUpdate().execute();
-        let replaced = trx.updateTable('sms_codes').set({ superseded_at: at })
-          .where('purpose', '=', target.purpose).where('used_at', 'is', null).where('superseded_at', 'is', null);
-        replaced = target.purpose === 'SIGN_IN' ? replaced.where('phone', '=', target.phone) : replaced.where('user_id', '=', target.userId);
+        let replaced = trx
+          .updateTable('sms_codes')
+          .set({ superseded_at: at })
+          .where('purpose', '=', target.purpose)
+          .where('used_at', 'is', null)
+          .where('superseded_at', 'is', null);
+        replaced =
+          target.purpose === 'SIGN_IN'
+            ? replaced.where('phone', '=', target.phone)
+            : replaced.where('user_id', '=', target.userId);
         await replaced.execute();
-        await trx.insertInto('sms_codes').values({
-          id, phone: target.phone, user_id: target.userId, purpose: target.purpose, code_hash: codeHash(key, id, target.phone, code),
-          created_at: at, expires_at: new Date(now + SMS_CODE_TTL_MS).toISOString(), used_at: null, superseded_at: null,
-        }).execute();
+        await trx
+          .insertInto('sms_codes')
+          .values({
+            id,
+            phone: target.phone,
+            user_id: target.userId,
+            purpose: target.purpose,
+            code_hash: codeHash(key, id, target.phone, code),
+            created_at: at,
+            expires_at: new Date(now + SMS_CODE_TTL_MS).toISOString(),
+            used_at: null,
+            superseded_at: null,
+          })
+          .execute();
       });
       return code;
     } catch (err) {
@@ -76,22 +96,35 @@ export async function issueSmsCode(db: Db, key: Uint8Array, target: CodeFor, now
  * is then claimed by a second conditional UPDATE, which exactly one of concurrent uses wins.
  */
 export async function spendSmsCode(
-  db: Db, key: Uint8Array, which: { phone: string; purpose: SmsCodePurpose; userId?: string }, code: string, now = Date.now(),
+  db: Db,
+  key: Uint8Array,
+  which: { phone: string; purpose: SmsCodePurpose; userId?: string },
+  code: string,
+  now = Date.now(),
 ): Promise<string | null> {
   const at = new Date(now).toISOString();
-  let guess = db.updateTable('sms_codes')
+  let guess = db
+    .updateTable('sms_codes')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-    .where('phone', '=', which.phone).where('purpose', '=', which.purpose)
-    .where('used_at', 'is', null).where('superseded_at', 'is', null)
-    .where('expires_at', '>', at).where('attempts', '<', SMS_CODE_MAX_ATTEMPTS);
+    .where('phone', '=', which.phone)
+    .where('purpose', '=', which.purpose)
+    .where('used_at', 'is', null)
+    .where('superseded_at', 'is', null)
+    .where('expires_at', '>', at)
+    .where('attempts', '<', SMS_CODE_MAX_ATTEMPTS);
   if (which.userId !== undefined) guess = guess.where('user_id', '=', which.userId);
   const live = await guess.returning(['id', 'code_hash']).executeTakeFirst();
   if (!live) return null;
   const expected = Buffer.from(live.code_hash);
   const given = Buffer.from(codeHash(key, live.id, which.phone, code));
   if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return null;
-  const claimed = await db.updateTable('sms_codes').set({ used_at: at })
-    .where('id', '=', live.id).where('used_at', 'is', null).where('superseded_at', 'is', null).where('expires_at', '>', at)
+  const claimed = await db
+    .updateTable('sms_codes')
+    .set({ used_at: at })
+    .where('id', '=', live.id)
+    .where('used_at', 'is', null)
+    .where('superseded_at', 'is', null)
+    .where('expires_at', '>', at)
     .returning('user_id')
     .executeTakeFirst();
   return claimed?.user_id ?? null;
@@ -102,7 +135,12 @@ export async function spendSmsCode(
  * the phone. For a phone no account has: null, and nothing is written (nothing is sent, so svc
  * cannot be used to text arbitrary numbers).
  */
-export async function createSmsCode(db: Db, key: Uint8Array, phone: string, now = Date.now()): Promise<{ code: string; userId: string } | null> {
+export async function createSmsCode(
+  db: Db,
+  key: Uint8Array,
+  phone: string,
+  now = Date.now(),
+): Promise<{ code: string; userId: string } | null> {
   const user = await db.selectFrom('users').select('id').where('phone', '=', phone).executeTakeFirst();
   if (!user) return null;
   const code = await issueSmsCode(db, key, { phone, userId: user.id, purpose: 'SIGN_IN' }, now);
@@ -114,10 +152,21 @@ export async function createSmsCode(db: Db, key: Uint8Array, phone: string, now 
  * anything else, a phone verification code included, and a phone since moved to another account
  * or removed.
  */
-export async function verifySmsCode(db: Db, key: Uint8Array, phone: string, code: string, now = Date.now()): Promise<string | null> {
+export async function verifySmsCode(
+  db: Db,
+  key: Uint8Array,
+  phone: string,
+  code: string,
+  now = Date.now(),
+): Promise<string | null> {
   const userId = await spendSmsCode(db, key, { phone, purpose: 'SIGN_IN' }, code, now);
   if (!userId) return null;
   // The phone must still be this account's: a number moved to someone else signs in no one.
-  const user = await db.selectFrom('users').select('id').where('id', '=', userId).where('phone', '=', phone).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
   return user?.id ?? null;
 }

@@ -17,7 +17,12 @@ export class TicketCodes {
   }
 
   private mac(hexId: string): string {
-    return crypto.createHmac('sha256', this.key).update(`${PREFIX}.${hexId}`).digest().subarray(0, 16).toString('base64url');
+    return crypto
+      .createHmac('sha256', this.key)
+      .update(`${PREFIX}.${hexId}`)
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
   }
 
   codeFor(ticketId: string): string {

@@ -2,21 +2,35 @@
 import type { Db, Trx } from '../db/index.ts';
 
 export interface OwnProfile {
-  id: string; usertag: string; name: string; email: string; phone: string | null;
-  profileImage: string | null; bio: string | null; createdAt: string;
+  id: string;
+  usertag: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  profileImage: string | null;
+  bio: string | null;
+  createdAt: string;
 }
 
 export async function getOwnProfile(db: Db | Trx, userId: string): Promise<OwnProfile | null> {
   const u = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
   if (!u) return null;
   return {
-    id: u.id, usertag: u.usertag, name: u.name, email: u.email, phone: u.phone,
-    profileImage: u.profile_image, bio: u.bio, createdAt: u.created_at,
+    id: u.id,
+    usertag: u.usertag,
+    name: u.name,
+    email: u.email,
+    phone: u.phone,
+    profileImage: u.profile_image,
+    bio: u.bio,
+    createdAt: u.created_at,
   };
 }
 
 export async function updateOwnProfile(
-  trx: Trx, userId: string, change: { name?: string; bio?: string | null; profileImage?: string | null },
+  trx: Trx,
+  userId: string,
+  change: { name?: string; bio?: string | null; profileImage?: string | null },
 ): Promise<OwnProfile | null> {
   const set = {
     ...(change.name !== undefined ? { name: change.name } : {}),
@@ -37,12 +51,22 @@ export async function accountContact(db: Db | Trx, userId: string): Promise<{ em
 }
 
 /** What anyone but the user may see: never e-mail, phone or other private fields. */
-export interface PublicProfile { id: string; usertag: string; name: string; profileImage: string | null }
+export interface PublicProfile {
+  id: string;
+  usertag: string;
+  name: string;
+  profileImage: string | null;
+}
 
 /** The only columns public profiles are built from, so a private field cannot slip in. */
 const PUBLIC_COLUMNS = ['id', 'usertag', 'name', 'profile_image'] as const;
 
-function toPublicProfile(u: { id: string; usertag: string; name: string; profile_image: string | null }): PublicProfile {
+function toPublicProfile(u: {
+  id: string;
+  usertag: string;
+  name: string;
+  profile_image: string | null;
+}): PublicProfile {
   return { id: u.id, usertag: u.usertag, name: u.name, profileImage: u.profile_image };
 }
 
@@ -62,7 +86,10 @@ export async function publicProfiles(db: Db | Trx, ids: Iterable<string>): Promi
 }
 
 /** Public profiles by usertag in one query; usertags without a user are absent. */
-export async function publicProfilesByUsertag(db: Db | Trx, usertags: Iterable<string>): Promise<Map<string, PublicProfile>> {
+export async function publicProfilesByUsertag(
+  db: Db | Trx,
+  usertags: Iterable<string>,
+): Promise<Map<string, PublicProfile>> {
   const unique = [...new Set(usertags)];
   const out = new Map<string, PublicProfile>();
   if (unique.length === 0) return out;

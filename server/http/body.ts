@@ -12,11 +12,13 @@ const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
  */
 export function jsonBodyReader(limit: string): (req: Request, res: Response) => Promise<void> {
   const parse = express.json({ limit, strict: true, type: 'application/json' });
-  return (req, res) => new Promise((resolve, reject) => {
-    if (BODYLESS.has(req.method)) return resolve();
-    const length = req.get('content-length');
-    const hasBody = (length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined;
-    if (hasBody && !req.is('application/json')) return reject(new ApiError('UNSUPPORTED_MEDIA_TYPE', messages.unsupportedMediaType));
-    parse(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
-  });
+  return (req, res) =>
+    new Promise((resolve, reject) => {
+      if (BODYLESS.has(req.method)) return resolve();
+      const length = req.get('content-length');
+      const hasBody = (length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined;
+      if (hasBody && !req.is('application/json'))
+        return reject(new ApiError('UNSUPPORTED_MEDIA_TYPE', messages.unsupportedMediaType));
+      parse(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+    });
 }

@@ -6,7 +6,10 @@ import { asApiError } from './refusals.ts';
 import { messages } from '../shared/messages.ts';
 
 /** body-parser and the router tag their errors with `type`/`status`; map them to our codes. */
-function fromFrameworkError(err: { type?: string; status?: number; statusCode?: number }, bodyLimit: string): ApiError | null {
+function fromFrameworkError(
+  err: { type?: string; status?: number; statusCode?: number },
+  bodyLimit: string,
+): ApiError | null {
   if (err instanceof URIError) {
     // The router could not percent-decode a path parameter (`/events/%E0%A4`). refuseUnreadableUrl
     // answers these first, naming the parameter; this is the net under it.
@@ -27,7 +30,8 @@ function fromFrameworkError(err: { type?: string; status?: number; statusCode?: 
   }
   // Any other client error a framework layer raised is still the client's: never a 500.
   const status = err.status ?? err.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) return new ApiError('INVALID_INPUT', messages.badRequest);
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new ApiError('INVALID_INPUT', messages.badRequest);
   return null;
 }
 

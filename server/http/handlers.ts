@@ -5,7 +5,12 @@
 import type { Request, Response, Router } from 'express';
 import type { RouteDef } from '../../contract/route.ts';
 import {
-  mountNavigation, mountRoute, type HandlerContext, type HandlerResult, type MountOptions, type RouteDeps,
+  mountNavigation,
+  mountRoute,
+  type HandlerContext,
+  type HandlerResult,
+  type MountOptions,
+  type RouteDeps,
 } from './routes.ts';
 
 /** One route's handler: its typed context, and the services of the module that handles it. */
@@ -16,9 +21,7 @@ export type NavigationHandler<Deps> = (req: Request, res: Response, deps: Deps) 
 
 /** A handler, a handler with its mount options (e.g. `{ cache: true }`), or a navigation's handler. */
 export type HandlerEntry<D extends RouteDef, Deps> =
-  | RouteHandler<D, Deps>
-  | (MountOptions & { handler: RouteHandler<D, Deps> })
-  | { navigation: NavigationHandler<Deps> };
+  RouteHandler<D, Deps> | (MountOptions & { handler: RouteHandler<D, Deps> }) | { navigation: NavigationHandler<Deps> };
 
 /**
  * The handlers of a set of routes, one per operationId, each typed by its own route. Used with
@@ -37,7 +40,10 @@ export interface HandlerGroup {
   deps: unknown;
 }
 
-export function handlerGroup<Deps>(handlers: Readonly<Record<string, HandlerEntry<never, Deps>>>, deps: Deps): HandlerGroup {
+export function handlerGroup<Deps>(
+  handlers: Readonly<Record<string, HandlerEntry<never, Deps>>>,
+  deps: Deps,
+): HandlerGroup {
   return { handlers, deps };
 }
 
@@ -80,13 +86,21 @@ function recordMount(router: Router, operationId: string): void {
  * router does not serve. A route without a handler here is left for another call;
  * assertEveryRouteMounted catches the ones nobody mounts.
  */
-export function mountHandlers(router: Router, routes: RouteDef[], groups: HandlerGroup[], deps: RouteDeps, table: RouteDef[]): void {
+export function mountHandlers(
+  router: Router,
+  routes: RouteDef[],
+  groups: HandlerGroup[],
+  deps: RouteDeps,
+  table: RouteDef[],
+): void {
   const handlers = byOperationId(groups);
   const served = new Set(routes.map((r) => r.operationId));
   const declared = new Set(table.map((r) => r.operationId));
   for (const operationId of handlers.keys()) {
-    if (!declared.has(operationId)) throw new Error(`${operationId}: a handler for a route the contract does not declare`);
-    if (!served.has(operationId)) throw new Error(`${operationId}: a handler mounted on a router that does not serve its path`);
+    if (!declared.has(operationId))
+      throw new Error(`${operationId}: a handler for a route the contract does not declare`);
+    if (!served.has(operationId))
+      throw new Error(`${operationId}: a handler mounted on a router that does not serve its path`);
   }
   for (const def of routes) {
     const bound = handlers.get(def.operationId);

@@ -46,7 +46,8 @@ export function idempotencyKeyOf(req: Request): string | null {
   }
   const key = a ?? b;
   if (key === undefined) return null;
-  if (!KEY_FORMAT.test(key)) throw new ApiError('INVALID_INPUT', messages.idempotencyKeyInvalid, { field: 'Idempotency-Key' });
+  if (!KEY_FORMAT.test(key))
+    throw new ApiError('INVALID_INPUT', messages.idempotencyKeyInvalid, { field: 'Idempotency-Key' });
   return key;
 }
 
@@ -54,7 +55,8 @@ export function idempotencyKeyOf(req: Request): string | null {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object).sort()
+    const entries = Object.keys(value as object)
+      .sort()
       .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }
@@ -63,12 +65,16 @@ function canonical(value: unknown): string {
 
 /** Method, path with query string, and the body: what makes two requests "the same request". */
 export function fingerprint(method: string, url: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method} ${url}\n${canonical(body)}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`${method} ${url}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const iso = (ms: number) => new Date(ms).toISOString();
-const lostLock = () => new ApiError('IDEMPOTENCY_IN_PROGRESS', messages.idempotencyInProgress, { retryAfter: 1 }, { 'Retry-After': '1' });
+const lostLock = () =>
+  new ApiError('IDEMPOTENCY_IN_PROGRESS', messages.idempotencyInProgress, { retryAfter: 1 }, { 'Retry-After': '1' });
 
 export async function runIdempotent(
   db: Db,
@@ -87,27 +93,46 @@ export async function runIdempotent(
     // handler itself must propagate, not send this loop round again.
     let mine = false;
     try {
-      await db.insertInto('idempotency_keys').values({
-        owner, idem_key: key, request_hash: requestHash, state: 'in_progress', response_status: null,
-        response_body: null, response_headers: null, created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_WINDOW_MS),
-        locked_until: iso(now + lockMs), lock_token: token,
-      }).execute();
+      await db
+        .insertInto('idempotency_keys')
+        .values({
+          owner,
+          idem_key: key,
+          request_hash: requestHash,
+          state: 'in_progress',
+          response_status: null,
+          response_body: null,
+          response_headers: null,
+          created_at: iso(now),
+          expires_at: iso(now + IDEMPOTENCY_WINDOW_MS),
+          locked_until: iso(now + lockMs),
+          lock_token: token,
+        })
+        .execute();
       mine = true;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
     if (mine) return { ...(await execute(db, owner, key, token, lockMs, run)), replayed: false };
 
-    const row = await db.selectFrom('idempotency_keys').selectAll()
-      .where('owner', '=', owner).where('idem_key', '=', key).executeTakeFirst();
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('owner', '=', owner)
+      .where('idem_key', '=', key)
+      .executeTakeFirst();
     if (!row) {
       // Released between our insert and select: try again, within the same deadline.
       if (Date.now() >= deadline) throw lostLock();
       continue;
     }
     if (row.expires_at <= iso(now)) {
-      await db.deleteFrom('idempotency_keys').where('owner', '=', owner).where('idem_key', '=', key)
-        .where('expires_at', '=', row.expires_at).execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('owner', '=', owner)
+        .where('idem_key', '=', key)
+        .where('expires_at', '=', row.expires_at)
+        .execute();
       continue;
     }
     if (row.request_hash !== requestHash) {
@@ -124,10 +149,16 @@ export async function runIdempotent(
     if (row.locked_until <= iso(now)) {
       // The holder stopped renewing: it died. Take over with a compare-and-set on its token so
       // only one waiting duplicate runs, and so the old holder can no longer complete.
-      const taken = await db.updateTable('idempotency_keys').set({ locked_until: iso(now + lockMs), lock_token: token })
-        .where('owner', '=', owner).where('idem_key', '=', key).where('lock_token', '=', row.lock_token)
-        .where('state', '=', 'in_progress').executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return { ...(await execute(db, owner, key, token, lockMs, run)), replayed: false };
+      const taken = await db
+        .updateTable('idempotency_keys')
+        .set({ locked_until: iso(now + lockMs), lock_token: token })
+        .where('owner', '=', owner)
+        .where('idem_key', '=', key)
+        .where('lock_token', '=', row.lock_token)
+        .where('state', '=', 'in_progress')
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1)
+        return { ...(await execute(db, owner, key, token, lockMs, run)), replayed: false };
       continue;
     }
     if (Date.now() >= deadline) throw lostLock();
@@ -136,20 +167,39 @@ export async function runIdempotent(
 }
 
 /** Auth failures depend on credentials, not on the request: never the stored answer (§4). */
-const NEVER_STORED = new Set(['API_KEY_REQUIRED', 'INVALID_API_KEY', 'COMMUNITY_MISMATCH', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED', 'IDEMPOTENCY_IN_PROGRESS']);
+const NEVER_STORED = new Set([
+  'API_KEY_REQUIRED',
+  'INVALID_API_KEY',
+  'COMMUNITY_MISMATCH',
+  'INSUFFICIENT_SCOPE',
+  'RATE_LIMITED',
+  'IDEMPOTENCY_IN_PROGRESS',
+]);
 
 async function execute(
-  db: Db, owner: string, key: string, token: string, lockMs: number,
+  db: Db,
+  owner: string,
+  key: string,
+  token: string,
+  lockMs: number,
   run: (hold: IdempotencyHold) => Promise<StoredResult>,
 ): Promise<StoredResult> {
   const held = <Q extends { where: (...args: any[]) => Q }>(q: Q): Q =>
-    q.where('owner', '=', owner).where('idem_key', '=', key).where('lock_token', '=', token).where('state', '=', 'in_progress');
+    q
+      .where('owner', '=', owner)
+      .where('idem_key', '=', key)
+      .where('lock_token', '=', token)
+      .where('state', '=', 'in_progress');
   // Completes the row while we hold it; a no-op once it is done, so calling it twice is safe.
   const complete = async (conn: Db | Trx, result: StoredResult) => {
-    const res = await held(conn.updateTable('idempotency_keys').set({
-      state: 'done', response_status: result.status, response_body: JSON.stringify(result.body ?? null),
-      response_headers: result.headers ? JSON.stringify(result.headers) : null,
-    })).executeTakeFirst();
+    const res = await held(
+      conn.updateTable('idempotency_keys').set({
+        state: 'done',
+        response_status: result.status,
+        response_body: JSON.stringify(result.body ?? null),
+        response_headers: result.headers ? JSON.stringify(result.headers) : null,
+      }),
+    ).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   };
   let transactions = 0;
@@ -163,10 +213,16 @@ async function execute(
       if (!(await complete(trx, result))) throw lostLock();
     },
   };
-  const heartbeat = setInterval(() => {
-    held(db.updateTable('idempotency_keys').set({ locked_until: iso(Date.now() + lockMs) }))
-      .execute().catch(() => { /* the next beat or the lock expiry settles it */ });
-  }, Math.max(10, Math.floor(lockMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      held(db.updateTable('idempotency_keys').set({ locked_until: iso(Date.now() + lockMs) }))
+        .execute()
+        .catch(() => {
+          /* the next beat or the lock expiry settles it */
+        });
+    },
+    Math.max(10, Math.floor(lockMs / 3)),
+  );
   heartbeat.unref();
 
   let result: StoredResult;

@@ -28,11 +28,19 @@ export function requestLogger(logger: Logger): RequestHandler {
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const q = req.originalUrl.indexOf('?');
-      logger[level]({
-        req: { id: req.id, method: req.method, path: q === -1 ? req.originalUrl : req.originalUrl.slice(0, q), remoteAddress: req.ip },
-        res: { statusCode: status },
-        responseTime: Number(process.hrtime.bigint() - started) / 1e6,
-      }, 'request completed');
+      logger[level](
+        {
+          req: {
+            id: req.id,
+            method: req.method,
+            path: q === -1 ? req.originalUrl : req.originalUrl.slice(0, q),
+            remoteAddress: req.ip,
+          },
+          res: { statusCode: status },
+          responseTime: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request completed',
+      );
     });
     next();
   };

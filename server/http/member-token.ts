@@ -11,10 +11,17 @@ import { ApiError } from './api-error.ts';
 import { messages } from '../shared/messages.ts';
 
 /** The member the header names; null without the header; 401 SIGN_IN_REQUIRED for a bad token. */
-export async function memberFromAuthToken(db: Db, sessions: SessionTokens, req: Request, communityTag: string): Promise<string | null> {
+export async function memberFromAuthToken(
+  db: Db,
+  sessions: SessionTokens,
+  req: Request,
+  communityTag: string,
+): Promise<string | null> {
   const token = req.get(MEMBER_TOKEN_HEADER)?.trim();
   if (!token) return null;
-  const signedIn = (await userForToken(db, sessions, token, { site: communityTag })) ?? (await userForToken(db, sessions, token, { site: null }));
+  const signedIn =
+    (await userForToken(db, sessions, token, { site: communityTag })) ??
+    (await userForToken(db, sessions, token, { site: null }));
   if (!signedIn) throw new ApiError('SIGN_IN_REQUIRED', messages.memberTokenInvalid, { field: MEMBER_TOKEN_HEADER });
   return signedIn.userId;
 }

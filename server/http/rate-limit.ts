@@ -3,9 +3,7 @@
 // numbers in one place; later features add their own (donations per IP, broadcasts per day).
 import type { Response } from 'express';
 import { Redis } from 'ioredis';
-import {
-  RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { SIGN_IN_LIMIT_DEFAULTS, WIDGET_ACTIONS_PER_MIN_DEFAULT, type SignInLimits } from '../config.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from '../shared/messages.ts';
@@ -19,14 +17,22 @@ export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly specs = new Map<string, BucketSpec>();
 
-  constructor(private readonly redis: Redis | null, private readonly prefix = 'svc:rl') {}
+  constructor(
+    private readonly redis: Redis | null,
+    private readonly prefix = 'svc:rl',
+  ) {}
 
   define(bucket: string, spec: BucketSpec): void {
     const opts = { keyPrefix: `${this.prefix}:${bucket}`, points: spec.points, duration: spec.durationSec };
     const memory = new RateLimiterMemory(opts);
     // With Redis, an outage degrades to per-instance memory limits instead of failing requests.
     const limiter = this.redis
-      ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: memory, rejectIfRedisNotReady: true })
+      ? new RateLimiterRedis({
+          ...opts,
+          storeClient: this.redis,
+          insuranceLimiter: memory,
+          rejectIfRedisNotReady: true,
+        })
       : memory;
     this.limiters.set(bucket, limiter);
     this.specs.set(bucket, spec);
@@ -45,12 +51,17 @@ export class RateLimits {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new ApiError('RATE_LIMITED', messages.rateLimited, { retryAfter }, {
-        'Retry-After': String(retryAfter),
-        'X-RateLimit-Limit': String(spec.points),
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': String(Math.ceil((Date.now() + rejection.msBeforeNext) / 1000)),
-      });
+      throw new ApiError(
+        'RATE_LIMITED',
+        messages.rateLimited,
+        { retryAfter },
+        {
+          'Retry-After': String(retryAfter),
+          'X-RateLimit-Limit': String(spec.points),
+          'X-RateLimit-Remaining': '0',
+          'X-RateLimit-Reset': String(Math.ceil((Date.now() + rejection.msBeforeNext) / 1000)),
+        },
+      );
     }
   }
 
@@ -80,7 +91,11 @@ export function connectRedis(url: string): Redis {
 /** The buckets every instance has; the numbers come from config (the spec's values by default). */
 export function createRateLimits(
   limits: {
-    publishablePerSec: number; secretPerSec: number; anonymousPerSec: number; authFailuresPerMin: number; signIn?: SignInLimits;
+    publishablePerSec: number;
+    secretPerSec: number;
+    anonymousPerSec: number;
+    authFailuresPerMin: number;
+    signIn?: SignInLimits;
     widgetActionsPerMin?: number;
   },
   redis: Redis | null,
@@ -93,7 +108,10 @@ export function createRateLimits(
   rl.define('auth-failures', { points: limits.authFailuresPerMin, durationSec: 60 });
   // Writes widgets make (server/http/widget-actions.ts), keyed `<community tag>:<client IP>`: the
   // publishable key is public, so the client, not the key, is what this budget holds to.
-  rl.define('widget-actions', { points: limits.widgetActionsPerMin ?? WIDGET_ACTIONS_PER_MIN_DEFAULT, durationSec: 60 });
+  rl.define('widget-actions', {
+    points: limits.widgetActionsPerMin ?? WIDGET_ACTIONS_PER_MIN_DEFAULT,
+    durationSec: 60,
+  });
   // Sign-in (server/site/auth.ts): an attempt takes a point before the password is checked and a
   // success gives it back, so these count failures and a spent budget refuses even the right password.
   const signIn = { ...SIGN_IN_LIMIT_DEFAULTS, ...limits.signIn };

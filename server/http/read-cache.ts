@@ -19,7 +19,10 @@ export class ReadCache {
   private readonly entries = new Map<string, Entry>();
   private readonly generations = new Map<string, number>();
 
-  constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
 
   get enabled(): boolean {
     return this.ttlMs > 0;
@@ -54,7 +57,9 @@ export class ReadCache {
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     this.entries.set(`${scope}\u0000${key}`, {
-      ...value, expiresAt: Date.now() + this.ttlMs, generation,
+      ...value,
+      expiresAt: Date.now() + this.ttlMs,
+      generation,
     });
   }
 

@@ -19,8 +19,12 @@ export interface RefusalAnswer<D> {
 
 type RefusalTable = { [R in RefusalReason]: RefusalAnswer<RefusalDetails[R]> };
 
-const fixed = (code: ErrorCode, message: string, extras?: ErrorExtras): RefusalAnswer<void> =>
-  ({ code, status: ERROR_STATUS[code], message: () => message, ...(extras ? { extras: () => extras } : {}) });
+const fixed = (code: ErrorCode, message: string, extras?: ErrorExtras): RefusalAnswer<void> => ({
+  code,
+  status: ERROR_STATUS[code],
+  message: () => message,
+  ...(extras ? { extras: () => extras } : {}),
+});
 
 const formField = (prefix: string, fieldId: string | undefined) => (fieldId ? `${prefix}.${fieldId}` : prefix);
 
@@ -31,40 +35,71 @@ export const REFUSALS = {
   event_not_found: fixed('NOT_FOUND', messages.eventNotFound),
   tier_not_found: fixed('INVALID_INPUT', messages.tierNotOfEvent, { field: 'tierId' }),
   tier_inactive: fixed('INVALID_INPUT', messages.tierInactive, { field: 'tierId' }),
-  tier_is_paid: { code: 'INVALID_INPUT', status: 400, message: (d) => messages.tierIsPaid(d.slug), extras: () => ({ field: 'tierId' }) },
-  tier_is_free: { code: 'INVALID_INPUT', status: 400, message: (d) => messages.tierIsFree(d.slug), extras: () => ({ field: 'tierId' }) },
+  tier_is_paid: {
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.tierIsPaid(d.slug),
+    extras: () => ({ field: 'tierId' }),
+  },
+  tier_is_free: {
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.tierIsFree(d.slug),
+    extras: () => ({ field: 'tierId' }),
+  },
   event_past: fixed('UNPROCESSABLE', messages.eventIsOver),
   sold_out: {
-    code: 'UNPROCESSABLE', status: 422,
+    code: 'UNPROCESSABLE',
+    status: 422,
     message: (d) => (d.remaining ? messages.onlyNLeft(d.remaining) : messages.tierSoldOut),
     extras: (d) => ({ field: 'quantity', remaining: d.remaining ?? 0 }),
   },
-  too_many_held: { code: 'UNPROCESSABLE', status: 422, message: (d) => messages.tooManyHeld(d.held), extras: () => ({ field: 'quantity' }) },
+  too_many_held: {
+    code: 'UNPROCESSABLE',
+    status: 422,
+    message: (d) => messages.tooManyHeld(d.held),
+    extras: () => ({ field: 'quantity' }),
+  },
   // 422 for tickets; the spec's application submit answers the same with a 400 (answers_missing).
   form_missing: {
-    code: 'UNPROCESSABLE', status: 422, message: () => messages.formFieldsMissing,
+    code: 'UNPROCESSABLE',
+    status: 422,
+    message: () => messages.formFieldsMissing,
     extras: (d) => ({ field: `formAnswers.${d.fieldIds[0]}`, fields: d.fieldIds }),
   },
   form_invalid: {
-    code: 'INVALID_INPUT', status: 400,
+    code: 'INVALID_INPUT',
+    status: 400,
     message: (d) => `${formField('formAnswers', d.fieldId)} ${d.why}`,
     extras: (d) => ({ field: formField('formAnswers', d.fieldId) }),
   },
   already_rsvpd: fixed('INVALID_STATE', messages.alreadyRsvpd, { field: 'email' }),
-  return_urls_required: { code: 'INVALID_INPUT', status: 400, message: () => messages.urlsRequiredWithDonation, extras: (d) => ({ field: d.field }) },
+  return_urls_required: {
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: () => messages.urlsRequiredWithDonation,
+    extras: (d) => ({ field: d.field }),
+  },
 
   donations_not_enabled: fixed('INVALID_INPUT', messages.donationsNotEnabled, { field: 'donation' }),
   donation_not_listed: {
-    code: 'INVALID_DONATION_AMOUNT', status: 400, message: (d) => messages.donationNotListed(d.amounts),
+    code: 'INVALID_DONATION_AMOUNT',
+    status: 400,
+    message: (d) => messages.donationNotListed(d.amounts),
     extras: (d) => ({ field: 'donation.amount', amounts: d.amounts }),
   },
   donation_below_minimum: {
-    code: 'INVALID_DONATION_AMOUNT', status: 400, message: (d) => messages.donationBelowMinimum(d.minimum),
+    code: 'INVALID_DONATION_AMOUNT',
+    status: 400,
+    message: (d) => messages.donationBelowMinimum(d.minimum),
     extras: (d) => ({ field: 'donation.amount', minimum: d.minimum }),
   },
   donor_email_required: fixed('INVALID_INPUT', messages.donorEmailRequired, { field: 'customer.email' }),
   donation_currency_mismatch: {
-    code: 'INVALID_INPUT', status: 400, message: (d) => messages.donationCurrencyMismatch(d.currency), extras: () => ({ field: 'donation' }),
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.donationCurrencyMismatch(d.currency),
+    extras: () => ({ field: 'donation' }),
   },
   product_not_found: fixed('NOT_FOUND', messages.productNotFound),
   product_inactive: fixed('INVALID_INPUT', messages.productInactive, { field: 'sku' }),
@@ -72,26 +107,38 @@ export const REFUSALS = {
 
   payments_unavailable: fixed('SERVICE_UNAVAILABLE', messages.paymentsUnavailable),
   payment_processor_error: fixed('PAYMENT_PROCESSOR_ERROR', messages.paymentProcessorError),
-  invalid_stripe_signature: { code: 'INVALID_SIGNATURE', status: 400, message: () => messages.stripeSignatureHelp, extras: (d) => ({ reason: d.reason }) },
+  invalid_stripe_signature: {
+    code: 'INVALID_SIGNATURE',
+    status: 400,
+    message: () => messages.stripeSignatureHelp,
+    extras: (d) => ({ reason: d.reason }),
+  },
 
   invite_only: fixed('FEATURE_NOT_ENABLED', messages.inviteOnly),
   segment_not_found: fixed('NOT_FOUND', messages.segmentNotFound),
   segment_closed: fixed('INVALID_INPUT', messages.segmentClosed, { field: 'segmentId' }),
   answers_missing: {
-    code: 'INVALID_INPUT', status: 400, message: () => messages.applicationFieldsMissing,
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: () => messages.applicationFieldsMissing,
     extras: (d) => ({ field: `answers.${d.fieldIds[0]}`, fields: d.fieldIds }),
   },
   answer_invalid: {
-    code: 'INVALID_INPUT', status: 400,
+    code: 'INVALID_INPUT',
+    status: 400,
     message: (d) => messages.applicationAnswerInvalid(formField('answers', d.fieldId), d.why ?? 'is invalid'),
     extras: (d) => ({ field: formField('answers', d.fieldId) }),
   },
   billing_cycle_required: {
-    code: 'INVALID_INPUT', status: 400, message: (d) => messages.billingCycleRequired(d.offered),
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.billingCycleRequired(d.offered),
     extras: (d) => ({ field: 'billingCycle', offered: d.offered }),
   },
   billing_cycle_not_offered: {
-    code: 'INVALID_INPUT', status: 400, message: (d) => messages.billingCycleNotOffered(d.offered),
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.billingCycleNotOffered(d.offered),
     extras: (d) => ({ field: 'billingCycle', offered: d.offered }),
   },
   already_member: fixed('ALREADY_MEMBER', messages.alreadyMember),
@@ -107,35 +154,60 @@ export const REFUSALS = {
   founder: fixed('INVALID_STATE', messages.founderCannotBeRemoved),
 
   not_payment_pending: {
-    code: 'INVALID_INPUT', status: 400, message: (d) => messages.applicationNotAwaitingPayment(d.status),
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.applicationNotAwaitingPayment(d.status),
     extras: (d) => ({ field: 'requestId', status: d.status }),
   },
   no_price_for_cycle: {
-    code: 'INVALID_INPUT', status: 400, message: (d) => messages.segmentNoPriceForCycle(d.cycle),
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.segmentNoPriceForCycle(d.cycle),
     extras: (d) => ({ field: 'requestId', billingCycle: d.cycle }),
   },
   checkout_segment_closed: fixed('INVALID_INPUT', messages.segmentClosed, { field: 'requestId' }),
 
   rules_version_mismatch: {
-    code: 'RULES_VERSION_MISMATCH', status: 400, message: (d) => messages.rulesVersionMismatch(d.asked, d.currentVersion),
+    code: 'RULES_VERSION_MISMATCH',
+    status: 400,
+    message: (d) => messages.rulesVersionMismatch(d.asked, d.currentVersion),
     extras: (d) => ({ field: 'rulesVersion', currentVersion: d.currentVersion }),
   },
   not_a_member: fixed('NOT_A_MEMBER', messages.notAMember, { field: 'userId' }),
 
   installment_unit: {
-    code: 'INVALID_INPUT', status: 400, message: (d) => messages.installmentUnit(d.missing),
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.installmentUnit(d.missing),
     extras: (d) => ({ field: d.missing[0], fields: d.missing }),
   },
-  installment_partial: { code: 'INVALID_INPUT', status: 400, message: () => messages.installmentPartial, extras: (d) => ({ field: d.field }) },
-  renews_needs_plan: { code: 'INVALID_INPUT', status: 400, message: () => messages.renewsAnnuallyNeedsPlan, extras: (d) => ({ field: d.field }) },
+  installment_partial: {
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: () => messages.installmentPartial,
+    extras: (d) => ({ field: d.field }),
+  },
+  renews_needs_plan: {
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: () => messages.renewsAnnuallyNeedsPlan,
+    extras: (d) => ({ field: d.field }),
+  },
   segment_name_taken: fixed('SEGMENT_NAME_TAKEN', messages.segmentNameTaken, { field: 'name' }),
 
   invalid_cursor: fixed('INVALID_INPUT', messages.invalidCursor, { field: 'cursor' }),
 
-  friend_request_limit: { code: 'FRIEND_REQUEST_LIMIT', status: 409, message: (d) => messages.friendRequestLimit(d.max) },
+  friend_request_limit: {
+    code: 'FRIEND_REQUEST_LIMIT',
+    status: 409,
+    message: (d) => messages.friendRequestLimit(d.max),
+  },
   friend_request_cooldown: {
-    code: 'FRIEND_REQUEST_COOLDOWN', status: 409, message: () => messages.friendRequestCooldown,
-    extras: (d) => ({ retryAfter: d.retryAfter }), headers: (d) => ({ 'Retry-After': String(d.retryAfter) }),
+    code: 'FRIEND_REQUEST_COOLDOWN',
+    status: 409,
+    message: () => messages.friendRequestCooldown,
+    extras: (d) => ({ retryAfter: d.retryAfter }),
+    headers: (d) => ({ 'Retry-After': String(d.retryAfter) }),
   },
   friend_request_self: fixed('FRIEND_REQUEST_SELF', messages.friendRequestSelf, { field: 'usertag' }),
   friend_request_exists: fixed('FRIEND_REQUEST_EXISTS', messages.friendRequestExists),
@@ -144,7 +216,12 @@ export const REFUSALS = {
   friend_request_not_found: fixed('NOT_FOUND', messages.friendRequestNotFound),
 
   conversation_needs_others: fixed('INVALID_INPUT', messages.conversationNeedsOthers, { field: 'usertags' }),
-  conversation_user_not_found: { code: 'NOT_FOUND', status: 404, message: () => messages.userNotFound, extras: (d) => ({ field: 'usertags', usertag: d.usertag }) },
+  conversation_user_not_found: {
+    code: 'NOT_FOUND',
+    status: 404,
+    message: () => messages.userNotFound,
+    extras: (d) => ({ field: 'usertags', usertag: d.usertag }),
+  },
   conversation_not_found: fixed('NOT_FOUND', messages.conversationNotFound),
   message_not_in_conversation: fixed('INVALID_INPUT', messages.messageNotInConversation, { field: 'upTo' }),
 
@@ -158,7 +235,12 @@ export const REFUSALS = {
 /** The refusal as the API's error. */
 export function refusalError(refusal: Refusal): ApiError {
   const answer = (REFUSALS as RefusalTable)[refusal.reason] as RefusalAnswer<unknown>;
-  return new ApiError(answer.code, answer.message(refusal.detail), answer.extras?.(refusal.detail), answer.headers?.(refusal.detail));
+  return new ApiError(
+    answer.code,
+    answer.message(refusal.detail),
+    answer.extras?.(refusal.detail),
+    answer.headers?.(refusal.detail),
+  );
 }
 
 /** A thrown Refusal as the API's error; anything else unchanged. */

@@ -10,7 +10,12 @@ import { transaction, type Db, type Trx } from '../db/index.ts';
 import { ApiError, withRequestId } from './api-error.ts';
 import { asApiError } from './refusals.ts';
 import {
-  fingerprint, idempotencyKeyOf, runIdempotent, type IdempotencyHold, type IdempotencyOptions, type StoredResult,
+  fingerprint,
+  idempotencyKeyOf,
+  runIdempotent,
+  type IdempotencyHold,
+  type IdempotencyOptions,
+  type StoredResult,
 } from './idempotency.ts';
 import { messages } from '../shared/messages.ts';
 import { paginationHeaders, type PageInfo } from './pagination.ts';
@@ -73,12 +78,14 @@ export interface RequestContext<P, Q, B> {
  * request without the credential the kind requires, so what it guarantees is not nullable here,
  * and what it cannot have is `null`.
  */
-export type CallerOf<A extends RouteAuth> =
-  A extends { kind: 'apiKey' } ? { key: ApiKeyIdentity; visitor: null; widget: null }
-  : A extends { kind: 'session' } ? { key: null; visitor: Visitor; widget: null }
-  // The visitor is optional on widget actions; it is also `widget.visitor`.
-  : A extends { kind: 'widget' } ? { key: null; visitor: Visitor | null; widget: WidgetCaller }
-  : { key: null; visitor: null; widget: null };
+export type CallerOf<A extends RouteAuth> = A extends { kind: 'apiKey' }
+  ? { key: ApiKeyIdentity; visitor: null; widget: null }
+  : A extends { kind: 'session' }
+    ? { key: null; visitor: Visitor; widget: null }
+    : // The visitor is optional on widget actions; it is also `widget.visitor`.
+      A extends { kind: 'widget' }
+      ? { key: null; visitor: Visitor | null; widget: WidgetCaller }
+      : { key: null; visitor: null; widget: null };
 
 type Output<S, Otherwise> = NonNullable<S> extends z.ZodType ? z.output<NonNullable<S>> : Otherwise;
 
@@ -87,7 +94,8 @@ export type HandlerContext<D extends RouteDef> = RequestContext<
   Output<D['params'], Record<string, never>>,
   Output<D['query'], Record<string, never>>,
   Output<D['body'], undefined>
-> & CallerOf<D['auth']>;
+> &
+  CallerOf<D['auth']>;
 
 /** RequestContext's `transaction`, for the functions a handler hands it to. */
 export type RunTransaction = <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => Promise<R>;
@@ -105,11 +113,19 @@ export type Handler<D extends RouteDef> = (ctx: HandlerContext<D>) => Promise<Ha
  * The body of a write that takes none (publish, approve): nothing, or `{}`. Fields in it are
  * refused as unknown fields are everywhere, rather than accepted and ignored.
  */
-const NO_BODY = z.object({}).strict().transform(() => undefined);
+const NO_BODY = z
+  .object({})
+  .strict()
+  .transform(() => undefined);
 
 const grants = (key: ApiKeyIdentity, scope: Scope) => key.scopes.includes('ADMIN') || key.scopes.includes(scope);
 
-async function authenticate(req: Request, res: Response, def: RouteDef, deps: RouteDeps): Promise<ApiKeyIdentity | null> {
+async function authenticate(
+  req: Request,
+  res: Response,
+  def: RouteDef,
+  deps: RouteDeps,
+): Promise<ApiKeyIdentity | null> {
   if (def.auth.kind === 'none' || def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') {
     await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
     return null;
@@ -160,7 +176,13 @@ function send(res: Response, status: number, json: string, headers?: Record<stri
   res.end(json);
 }
 
-export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: Handler<D>, deps: RouteDeps, opts: MountOptions = {}): void {
+export function mountRoute<D extends RouteDef>(
+  router: Router,
+  def: D,
+  handler: Handler<D>,
+  deps: RouteDeps,
+  opts: MountOptions = {},
+): void {
   const path = expressPath(def.path);
   if (def.auth.kind === 'apiKey' && !def.path.includes('{communityTag}')) {
     // The key-to-community check reads this parameter; a keyed route without it would accept
@@ -170,7 +192,9 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
   if (def.method !== 'get' && def.auth.kind === 'none') {
     // Idempotency records are owned by the caller's key or signed-in user; an anonymous write
     // would take the header and silently ignore it.
-    throw new Error(`${def.operationId}: write routes need an API key or a signed-in visitor (no idempotency owner otherwise)`);
+    throw new Error(
+      `${def.operationId}: write routes need an API key or a signed-in visitor (no idempotency owner otherwise)`,
+    );
   }
   if (def.auth.kind === 'widget') {
     // CORS for these paths is widgetActionCors alone: under /api/communities the public CORS
@@ -178,14 +202,16 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     if (!def.path.startsWith(`${WIDGET_ACTIONS_BASE}/`)) {
       throw new Error(`${def.operationId}: a widget route's path must start with ${WIDGET_ACTIONS_BASE}/`);
     }
-    if (def.method === 'get') throw new Error(`${def.operationId}: widget routes are writes; reads go to /v1 with the publishable key`);
+    if (def.method === 'get')
+      throw new Error(`${def.operationId}: widget routes are writes; reads go to /v1 with the publishable key`);
   }
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   const before = def.auth.kind === 'widget' ? [widgetCors(router, path, deps)] : [];
   router[def.method](path, ...before, async (req: Request, res: Response) => {
     const key = await authenticate(req, res, def, deps);
     const widget = def.auth.kind === 'widget' ? await authenticateWidget(req, res, deps) : null;
-    const visitor = def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : widget?.visitor ?? null;
+    const visitor =
+      def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : (widget?.visitor ?? null);
     if (def.auth.kind === 'sameOrigin' && def.method !== 'get') assertOwnOrigin(req);
     // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
     // so a hit can skip parsing it again. And by the kind of key: a secret key may read what
@@ -207,11 +233,21 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
     // A domain refusal becomes the API's error here, before the idempotency layer decides
     // whether the answer is stored (it keeps 4xx refusals, like every ApiError below 500).
-    const run = () => handler(ctx).catch((err: unknown) => { throw asApiError(err); });
+    const run = () =>
+      handler(ctx).catch((err: unknown) => {
+        throw asApiError(err);
+      });
     let hold: IdempotencyHold | null = null;
     let committed: StoredResult | null = null;
     const ctx = {
-      params, query, body, key, visitor, widget, req, res,
+      params,
+      query,
+      body,
+      key,
+      visitor,
+      widget,
+      req,
+      res,
       transaction: async <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => {
         const r = await transaction(deps.db, async (trx) => {
           const out = await fn(trx);
@@ -230,13 +266,20 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     const owner = key ? `key:${key.id}` : widget ? widget.idempotencyOwner : visitor ? `user:${visitor.userId}` : null;
     if (idemKey && owner) {
       const hash = fingerprint(def.method, req.originalUrl, req.body ?? null);
-      const stored = await runIdempotent(deps.db, owner, idemKey, hash, async (h) => {
-        hold = h;
-        const r = await run();
-        // The answer is what the transaction committed with; the first response and every
-        // replay are the same, whatever the handler did with it afterwards.
-        return committed ?? { status: r.status ?? def.response.status, body: r.body, headers: r.headers };
-      }, deps.idempotency);
+      const stored = await runIdempotent(
+        deps.db,
+        owner,
+        idemKey,
+        hash,
+        async (h) => {
+          hold = h;
+          const r = await run();
+          // The answer is what the transaction committed with; the first response and every
+          // replay are the same, whatever the handler did with it afterwards.
+          return committed ?? { status: r.status ?? def.response.status, body: r.body, headers: r.headers };
+        },
+        deps.idempotency,
+      );
       if (stored.replayed) res.setHeader('Idempotent-Replayed', 'true');
       result = stored;
     } else {
@@ -252,8 +295,11 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
     }
     const json = JSON.stringify(status >= 400 ? withRequestId(result.body, req.id) : result.body);
     // Paging headers are computed once and cached with the body (the cache key is the URL).
-    const headers = result.page ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) } : result.headers;
-    if (cachedFor && status === 200) deps.readCache.set(cachedFor.communityId, cacheKey, { status, json, headers }, generation);
+    const headers = result.page
+      ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) }
+      : result.headers;
+    if (cachedFor && status === 200)
+      deps.readCache.set(cachedFor.communityId, cacheKey, { status, json, headers }, generation);
     // A successful write makes the community's cached reads stale, whatever the route.
     const wrote = key?.communityId ?? widget?.community.id;
     if (def.method !== 'get' && wrote && status < 400) deps.readCache.invalidate(wrote);
@@ -265,7 +311,11 @@ export function mountRoute<D extends RouteDef>(router: Router, def: D, handler: 
  * Mounts a declared route that answers a browser navigation (a redirect, not JSON) as a plain
  * Express handler on its path: no auth, validation or JSON envelope; the handler does its own.
  */
-export function mountNavigation(router: Router, def: RouteDef, handler: (req: Request, res: Response) => Promise<void>): void {
+export function mountNavigation(
+  router: Router,
+  def: RouteDef,
+  handler: (req: Request, res: Response) => Promise<void>,
+): void {
   if (def.method !== 'get') throw new Error(`${def.operationId}: a navigation is a GET`);
   router.get(expressPath(def.path), handler);
 }

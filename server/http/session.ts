@@ -10,7 +10,12 @@ import type { Db } from '../db/index.ts';
 import { communityTagForHost } from '../domain/communities.ts';
 import { normalizeOrigin } from '../domain/community-origins.ts';
 import {
-  runForSite, SESSION_REFRESH_AFTER_SECONDS, userForToken, type SessionClaims, type SessionIdentity, type SessionTokens,
+  runForSite,
+  SESSION_REFRESH_AFTER_SECONDS,
+  userForToken,
+  type SessionClaims,
+  type SessionIdentity,
+  type SessionTokens,
 } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from '../shared/messages.ts';
@@ -43,7 +48,10 @@ export function presentedToken(req: Request, communityTag: string | null): strin
   return presentedCredential(req, communityTag)?.token ?? null;
 }
 
-export interface SignedInVisitor { userId: string; claims: SessionClaims }
+export interface SignedInVisitor {
+  userId: string;
+  claims: SessionClaims;
+}
 
 /**
  * The signed-in visitor, or null: no token, an invalid one, one of another site, or one of a
@@ -51,7 +59,10 @@ export interface SignedInVisitor { userId: string; claims: SessionClaims }
  * token must belong to is always the request host's.
  */
 export async function signedInVisitor(
-  db: Db, sessions: SessionTokens, req: Request, communityTag: string | null,
+  db: Db,
+  sessions: SessionTokens,
+  req: Request,
+  communityTag: string | null,
 ): Promise<SignedInVisitor | null> {
   const token = presentedToken(req, communityTag);
   if (!token) return null;
@@ -87,9 +98,16 @@ export function sessionSiteScope(db: Db): (req: Request, res: Response, next: Ne
 }
 
 /** Which cookie (or Bearer) carried the token: cookies need CSRF checks and get refreshed. */
-function presentedCredential(req: Request, communityTag: string | null): { token: string; cookie: string | null } | null {
+function presentedCredential(
+  req: Request,
+  communityTag: string | null,
+): { token: string; cookie: string | null } | null {
   const cookies = parseCookies(req.headers.cookie);
-  for (const name of [...(communityTag ? [sessionCookieName(communityTag)] : []), SESSION_COOKIE, `${SESSION_COOKIE}_${bareHostname(req)}`]) {
+  for (const name of [
+    ...(communityTag ? [sessionCookieName(communityTag)] : []),
+    SESSION_COOKIE,
+    `${SESSION_COOKIE}_${bareHostname(req)}`,
+  ]) {
     const value = cookies.get(name);
     if (value) return { token: value, cookie: name };
   }
@@ -111,30 +129,47 @@ export function assertOwnOrigin(req: Request): void {
   const origin = req.headers.origin;
   // req.host (with port) and req.hostname read the same source, X-Forwarded-Host included when the
   // proxy is trusted: the origin compared here is the site the cookie and community come from.
-  if (!origin || origin !== `${req.protocol}://${req.host}`) throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
+  if (!origin || origin !== `${req.protocol}://${req.host}`)
+    throw new ApiError('CROSS_SITE_REQUEST', messages.crossSiteRequest);
 }
 
 /** Sets the sign-in cookie: HttpOnly, SameSite=Lax, host-only, Secure when the deployment is https. */
 export function setSessionCookie(req: Request, res: Response, name: string, token: string, expiresAt: Date): void {
   const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
-  res.append('Set-Cookie', `${name}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secureAttribute(req)}`);
+  res.append(
+    'Set-Cookie',
+    `${name}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secureAttribute(req)}`,
+  );
 }
 
 /** Expires every cookie name this site's token may be under. */
 export function clearSessionCookies(req: Request, res: Response, communityTag: string | null): void {
   const secure = secureAttribute(req);
-  for (const name of new Set([...(communityTag ? [sessionCookieName(communityTag)] : []), SESSION_COOKIE, `${SESSION_COOKIE}_${bareHostname(req)}`])) {
+  for (const name of new Set([
+    ...(communityTag ? [sessionCookieName(communityTag)] : []),
+    SESSION_COOKIE,
+    `${SESSION_COOKIE}_${bareHostname(req)}`,
+  ])) {
     res.append('Set-Cookie', `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
   }
 }
 
 /** The name a new sign-in cookie gets on this request's site. */
-export const cookieNameFor = (communityTag: string | null): string => (communityTag ? sessionCookieName(communityTag) : SESSION_COOKIE);
+export const cookieNameFor = (communityTag: string | null): string =>
+  communityTag ? sessionCookieName(communityTag) : SESSION_COOKIE;
 
-export interface SessionRouteDeps { db: Db; sessions: SessionTokens }
+export interface SessionRouteDeps {
+  db: Db;
+  sessions: SessionTokens;
+}
 
 /** For `session` routes: the visitor, or 401; cookie writes must pass assertOwnOrigin. */
-export async function authenticateVisitor(req: Request, res: Response, def: RouteDef, deps: SessionRouteDeps): Promise<Visitor> {
+export async function authenticateVisitor(
+  req: Request,
+  res: Response,
+  def: RouteDef,
+  deps: SessionRouteDeps,
+): Promise<Visitor> {
   const communityTag = await communityTagForHost(deps.db, req.hostname);
   const presented = presentedCredential(req, communityTag);
   if (!presented) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
@@ -147,7 +182,8 @@ export async function authenticateVisitor(req: Request, res: Response, def: Rout
   if (presented.cookie && Date.now() / 1000 - found.claims.iat > SESSION_REFRESH_AFTER_SECONDS) {
     const fresh = await deps.sessions.issue(found.userId, Date.now(), session);
     // Past the session's absolute end there is nothing left to extend.
-    if (fresh.expiresAt.getTime() > Date.now() + 60_000) setSessionCookie(req, res, presented.cookie, fresh.token, fresh.expiresAt);
+    if (fresh.expiresAt.getTime() > Date.now() + 60_000)
+      setSessionCookie(req, res, presented.cookie, fresh.token, fresh.expiresAt);
   }
   return { userId: found.userId, session, communityTag };
 }

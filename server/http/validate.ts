@@ -22,9 +22,10 @@ export function toApiError(error: z.ZodError, where: Where): ApiError {
   const field = path.length ? path.join('.') : where;
   const { code, message } = splitCoded(issue.message);
   // Required fields read better as "x is required" than zod's "expected string, received undefined".
-  const text = issue.code === 'invalid_type' && /received undefined/.test(issue.message)
-    ? `${field} is required`
-    : `${field}: ${message}`;
+  const text =
+    issue.code === 'invalid_type' && /received undefined/.test(issue.message)
+      ? `${field} is required`
+      : `${field}: ${message}`;
   return new ApiError(code ?? 'INVALID_INPUT', text, { field });
 }
 
@@ -73,7 +74,8 @@ function templatesOf(routes: readonly RouteDef[]): string[][] {
 function pathFieldAt(templates: string[][], segments: string[], index: number): string {
   for (const template of templates) {
     if (template.length !== segments.length || !template[index].startsWith(':')) continue;
-    if (template.every((t, i) => i === index || t.startsWith(':') || t === segments[i])) return template[index].slice(1);
+    if (template.every((t, i) => i === index || t.startsWith(':') || t === segments[i]))
+      return template[index].slice(1);
   }
   return 'path';
 }
@@ -109,7 +111,11 @@ export function refuseUnreadableUrl(routes: readonly RouteDef[]): RequestHandler
       const why = text === null ? 'encoding' : refusedText(text, 'line');
       if (why) {
         const field = pathFieldAt(templates, segments, i);
-        throw new ApiError('INVALID_INPUT', why === 'encoding' ? messages.badPathEncoding(field) : messages.refusedText(field, why), { field });
+        throw new ApiError(
+          'INVALID_INPUT',
+          why === 'encoding' ? messages.badPathEncoding(field) : messages.refusedText(field, why),
+          { field },
+        );
       }
     }
     if (q >= 0) assertReadableQuery(url.slice(q + 1));
@@ -122,9 +128,11 @@ function assertReadableQuery(query: string): void {
     if (!pair.includes('%')) continue;
     const eq = pair.indexOf('=');
     const key = decoded((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
-    if (key === null || key.includes('\u0000')) throw new ApiError('INVALID_INPUT', messages.badQueryEncoding('query'), { field: 'query' });
+    if (key === null || key.includes('\u0000'))
+      throw new ApiError('INVALID_INPUT', messages.badQueryEncoding('query'), { field: 'query' });
     const value = eq < 0 ? '' : decoded(pair.slice(eq + 1).replace(/\+/g, ' '));
     if (value === null) throw new ApiError('INVALID_INPUT', messages.badQueryEncoding(key), { field: key });
-    if (value.includes('\u0000')) throw new ApiError('INVALID_INPUT', messages.refusedText(key, 'control character'), { field: key });
+    if (value.includes('\u0000'))
+      throw new ApiError('INVALID_INPUT', messages.refusedText(key, 'control character'), { field: key });
   }
 }

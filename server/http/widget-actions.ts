@@ -20,7 +20,11 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/index.ts';
 import { SECRET_PREFIX, type KeyResolver } from '../domain/api-keys.ts';
 import {
-  communityOrigins, foreignReturnUrls, normalizeOrigin, ownOrigins, type CommunityOrigins,
+  communityOrigins,
+  foreignReturnUrls,
+  normalizeOrigin,
+  ownOrigins,
+  type CommunityOrigins,
 } from '../domain/community-origins.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
@@ -65,8 +69,10 @@ function allowedOrigin(req: Request, community: CommunityOrigins | null): string
 // CORS
 // ---------------------------------------------------------------------------------------------
 
-const ALLOWED_HEADERS = 'X-API-Key, Content-Type, Idempotency-Key, X-Idempotency-Key, X-Request-Id, X-Svc-Auth-Token, X-Svc-Member-Token';
-const EXPOSED_HEADERS = 'X-Request-Id, Location, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed';
+const ALLOWED_HEADERS =
+  'X-API-Key, Content-Type, Idempotency-Key, X-Idempotency-Key, X-Request-Id, X-Svc-Auth-Token, X-Svc-Member-Token';
+const EXPOSED_HEADERS =
+  'X-Request-Id, Location, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed';
 const ALLOWED_METHODS = 'POST, PUT, PATCH, DELETE';
 /** Browsers cap this anyway (Chrome: 2 h); a removed origin is refused server-side at once regardless. */
 const PREFLIGHT_MAX_AGE = '600';
@@ -125,7 +131,12 @@ export async function authenticateWidget(req: Request, res: Response, deps: Widg
 }
 
 async function viaPublishableKey(
-  req: Request, res: Response, deps: WidgetDeps, tag: string, ip: string, presented: string,
+  req: Request,
+  res: Response,
+  deps: WidgetDeps,
+  tag: string,
+  ip: string,
+  presented: string,
 ): Promise<WidgetCaller> {
   // Refused by its prefix, without a lookup: this endpoint must not tell whether a secret key is valid.
   if (presented.startsWith(SECRET_PREFIX)) throw new ApiError('SECRET_KEY_NOT_ALLOWED', messages.secretKeyNotAllowed);
@@ -160,7 +171,11 @@ async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: st
   // A missing, invalid or expired token, or one of a deleted user, is an anonymous visitor.
   const signedIn = await signedInVisitor(deps.db, deps.sessions, req, tag);
   const visitor = signedIn
-    ? { userId: signedIn.userId, session: { sid: signedIn.claims.sid, authTime: signedIn.claims.authTime }, communityTag: tag }
+    ? {
+        userId: signedIn.userId,
+        session: { sid: signedIn.claims.sid, authTime: signedIn.claims.authTime },
+        communityTag: tag,
+      }
     : null;
   return {
     community: { id: community.id, tag },
@@ -185,7 +200,10 @@ function assertReturnUrls(allowed: ReadonlySet<string>, urls: ReturnUrls): void 
  * name could send its buyer anywhere (an open redirect for phishing).
  */
 export async function assertWidgetReturnUrls(
-  deps: { db: Db; publicUrl: string }, caller: WidgetCaller, req: Request, urls: ReturnUrls,
+  deps: { db: Db; publicUrl: string },
+  caller: WidgetCaller,
+  req: Request,
+  urls: ReturnUrls,
 ): Promise<void> {
   const community = await communityOrigins(deps.db, caller.community.tag);
   assertReturnUrls(ownOrigins(community, deps.publicUrl, normalizeOrigin(req.get('origin') ?? '')), urls);
@@ -196,7 +214,10 @@ export async function assertWidgetReturnUrls(
  * request is on when that is the community's own hosted site.
  */
 export async function assertCommunityReturnUrls(
-  deps: { db: Db; publicUrl: string }, communityTag: string, req: Request, urls: ReturnUrls,
+  deps: { db: Db; publicUrl: string },
+  communityTag: string,
+  req: Request,
+  urls: ReturnUrls,
 ): Promise<void> {
   const community = await communityOrigins(deps.db, communityTag);
   const onItsSite = (await communityTagForHost(deps.db, req.hostname)) === communityTag;

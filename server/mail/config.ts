@@ -31,22 +31,34 @@ export interface MailConfig {
   pollMs: number;
 }
 
-const DurationList = z.string().default(DEFAULT_MAIL_RETRY_DELAYS).transform((value, ctx) => {
-  const ms = value.split(',').map((p) => parseDuration(p.trim()));
-  if (ms.length > 20 || ms.some((d) => d === null)) {
-    ctx.addIssue({ code: 'custom', message: `must be 1 to 20 comma-separated durations like ${DEFAULT_MAIL_RETRY_DELAYS} (units ms, s, m, h, d)` });
-    return z.NEVER;
-  }
-  return ms as number[];
-});
+const DurationList = z
+  .string()
+  .default(DEFAULT_MAIL_RETRY_DELAYS)
+  .transform((value, ctx) => {
+    const ms = value.split(',').map((p) => parseDuration(p.trim()));
+    if (ms.length > 20 || ms.some((d) => d === null)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be 1 to 20 comma-separated durations like ${DEFAULT_MAIL_RETRY_DELAYS} (units ms, s, m, h, d)`,
+      });
+      return z.NEVER;
+    }
+    return ms as number[];
+  });
 
 /** `a@b.example` or `Name <a@b.example>`, one line: it becomes a header. */
 const FROM = /^(?:[^\r\n<>"]{0,100}<[^\s<>@"]+@[^\s<>@"]+>|[^\s<>@"]+@[^\s<>@"]+)$/;
 
 const MailEnv = z.object({
   // The value is never echoed in an error: it holds the SMTP password.
-  SMTP_URL: z.string().regex(/^smtps?:\/\/[^/?#]+(?::\d+)?\/?$/, 'must look like smtp://user:pass@host:587 or smtps://user:pass@host:465').optional(),
-  SVC_MAIL_FROM: z.string().regex(FROM, 'must be an address like no-reply@example.com or "Example <no-reply@example.com>"').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^/?#]+(?::\d+)?\/?$/, 'must look like smtp://user:pass@host:587 or smtps://user:pass@host:465')
+    .optional(),
+  SVC_MAIL_FROM: z
+    .string()
+    .regex(FROM, 'must be an address like no-reply@example.com or "Example <no-reply@example.com>"')
+    .optional(),
   SVC_MAIL_RETRY_DELAYS: DurationList,
   SVC_MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
   SVC_MAIL_WORKER: z.enum(['true', 'false']).default('true'),
@@ -76,9 +88,11 @@ export function parseMailConfig(env: Record<string, string | undefined>): MailCo
   if (!parsed.success) return parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
   const e = parsed.data;
   const smtp = e.SMTP_URL === undefined ? null : smtpSettings(e.SMTP_URL);
-  if (e.SMTP_URL !== undefined && !smtp) return ['  SMTP_URL: must look like smtp://user:pass@host:587 or smtps://user:pass@host:465'];
+  if (e.SMTP_URL !== undefined && !smtp)
+    return ['  SMTP_URL: must look like smtp://user:pass@host:587 or smtps://user:pass@host:465'];
   // A made-up sender on a real relay lands in spam or is refused: with SMTP it must be chosen.
-  if (smtp && !e.SVC_MAIL_FROM) return ['  SVC_MAIL_FROM: required with SMTP_URL (the sender address, e.g. no-reply@example.com)'];
+  if (smtp && !e.SVC_MAIL_FROM)
+    return ['  SVC_MAIL_FROM: required with SMTP_URL (the sender address, e.g. no-reply@example.com)'];
   return {
     smtp,
     from: e.SVC_MAIL_FROM ?? DEFAULT_MAIL_FROM,

@@ -25,9 +25,11 @@ export function identityLinkedMail(opts: IdentityLinkedMailInput): MailMessage {
     `A ${opts.providerName} account was linked to the ${opts.siteName} account for ${opts.to}. ` +
       `It now signs in to this account on ${opts.siteName} and on every community site.`,
     ...(opts.credentialsRemoved
-      ? [`This was the first sign-in with ${opts.providerName} to confirm this address, so everything that could sign in ` +
-        'without it was removed: the password, the phone number and any other linked sign-in. Every session was signed ' +
-        `out. To use a password again, choose one at ${reset}.`]
+      ? [
+          `This was the first sign-in with ${opts.providerName} to confirm this address, so everything that could sign in ` +
+            'without it was removed: the password, the phone number and any other linked sign-in. Every session was signed ' +
+            `out. To use a password again, choose one at ${reset}.`,
+        ]
       : []),
     'If this was not you, remove the link and lock out whoever made it: ' +
       `sign in at ${signIn}, remove ${opts.providerName} from your account ` +
@@ -38,7 +40,8 @@ export function identityLinkedMail(opts: IdentityLinkedMailInput): MailMessage {
     to: opts.to,
     subject,
     text: `${paragraphs.join('\n\n')}\n`,
-    html: `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>\n<body>\n` +
+    html:
+      `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>\n<body>\n` +
       `${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}\n</body></html>\n`,
   };
 }

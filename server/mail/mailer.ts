@@ -44,20 +44,33 @@ export function headerSafe(value: string, what: string): string {
 /** Attachment names and types become MIME headers: one line each, and a cid without brackets. */
 function attachmentsSafe(attachments: MailAttachment[] | undefined): string | null {
   if (!attachments || attachments.length === 0) return null;
-  return JSON.stringify(attachments.map((a) => {
-    headerSafe(a.filename, 'attachment filename');
-    if (!/^[\w.+-]+\/[\w.+-]+$/.test(a.contentType)) throw new Error('mail attachment content type must look like image/png');
-    if (a.cid !== undefined && !/^[\w.@-]{1,200}$/.test(a.cid)) throw new Error('mail attachment cid must be letters, digits and . @ - _');
-    return { filename: a.filename, contentType: a.contentType, contentBase64: a.contentBase64, ...(a.cid !== undefined ? { cid: a.cid } : {}) };
-  }));
+  return JSON.stringify(
+    attachments.map((a) => {
+      headerSafe(a.filename, 'attachment filename');
+      if (!/^[\w.+-]+\/[\w.+-]+$/.test(a.contentType))
+        throw new Error('mail attachment content type must look like image/png');
+      if (a.cid !== undefined && !/^[\w.@-]{1,200}$/.test(a.cid))
+        throw new Error('mail attachment cid must be letters, digits and . @ - _');
+      return {
+        filename: a.filename,
+        contentType: a.contentType,
+        contentBase64: a.contentBase64,
+        ...(a.cid !== undefined ? { cid: a.cid } : {}),
+      };
+    }),
+  );
 }
 
 /** A message's content as the outbox stores it (sealed or not). */
-interface StoredContent { text_body: string; html_body: string | null; attachments: string | null }
+interface StoredContent {
+  text_body: string;
+  html_body: string | null;
+  attachments: string | null;
+}
 
 function sealContent(seal: OutboxSeal, id: string, c: StoredContent): StoredContent {
   const sealOrNull = (value: string | null, column: 'mail_outbox.html_body' | 'mail_outbox.attachments') =>
-    (value === null ? null : seal.seal(value, column, id));
+    value === null ? null : seal.seal(value, column, id);
   return {
     text_body: seal.seal(c.text_body, 'mail_outbox.text_body', id),
     html_body: sealOrNull(c.html_body, 'mail_outbox.html_body'),
@@ -65,7 +78,11 @@ function sealContent(seal: OutboxSeal, id: string, c: StoredContent): StoredCont
   };
 }
 
-export interface MailContent { text: string; html: string | null; attachments: MailAttachment[] }
+export interface MailContent {
+  text: string;
+  html: string | null;
+  attachments: MailAttachment[];
+}
 
 /** A row's content as it was written; throws when it was sealed under another master key. */
 export function openMailContent(seal: OutboxSeal, row: StoredContent & { id: string }): MailContent {
@@ -73,7 +90,7 @@ export function openMailContent(seal: OutboxSeal, row: StoredContent & { id: str
   return {
     text: seal.open(row.text_body, 'mail_outbox.text_body', row.id),
     html: row.html_body === null ? null : seal.open(row.html_body, 'mail_outbox.html_body', row.id),
-    attachments: attachments === null ? [] : JSON.parse(attachments) as MailAttachment[],
+    attachments: attachments === null ? [] : (JSON.parse(attachments) as MailAttachment[]),
   };
 }
 
@@ -82,22 +99,33 @@ export function openMailContent(seal: OutboxSeal, row: StoredContent & { id: str
  * outbox seal, it stores every message sealed; without it, it refuses a message marked `secret`.
  */
 export class OutboxMailer implements Mailer {
-  constructor(private readonly db: Db | Trx, private readonly seal?: OutboxSeal) {}
+  constructor(
+    private readonly db: Db | Trx,
+    private readonly seal?: OutboxSeal,
+  ) {}
 
   async send(message: MailMessage): Promise<void> {
-    if (message.secret && !this.seal) throw new Error('a message carrying a sign-in secret must be written with the outbox seal');
+    if (message.secret && !this.seal)
+      throw new Error('a message carrying a sign-in secret must be written with the outbox seal');
     const id = newId();
     const now = nowIso();
-    const content: StoredContent = { text_body: message.text, html_body: message.html ?? null, attachments: attachmentsSafe(message.attachments) };
-    await this.db.insertInto('mail_outbox').values({
-      id,
-      to_address: headerSafe(message.to, 'recipient'),
-      subject: headerSafe(message.subject, 'subject'),
-      ...(this.seal ? sealContent(this.seal, id, content) : content),
-      created_at: now,
-      sent_at: null,
-      next_attempt_at: now,
-    }).execute();
+    const content: StoredContent = {
+      text_body: message.text,
+      html_body: message.html ?? null,
+      attachments: attachmentsSafe(message.attachments),
+    };
+    await this.db
+      .insertInto('mail_outbox')
+      .values({
+        id,
+        to_address: headerSafe(message.to, 'recipient'),
+        subject: headerSafe(message.subject, 'subject'),
+        ...(this.seal ? sealContent(this.seal, id, content) : content),
+        created_at: now,
+        sent_at: null,
+        next_attempt_at: now,
+      })
+      .execute();
     // Inside a transaction the worker may look only once it has committed; outside, at once.
     if (this.db.isTransaction) afterCommit(this.db as Trx, wakeMailWorkers);
     else wakeMailWorkers();
@@ -129,7 +157,7 @@ export interface OutboxEntry {
 }
 
 const statusOf = (r: { sent_at: string | null; failed_at: string | null }): OutboxStatus =>
-  (r.sent_at ? 'sent' : r.failed_at ? 'failed' : 'queued');
+  r.sent_at ? 'sent' : r.failed_at ? 'failed' : 'queued';
 
 type OutboxRow = Selectable<MailOutboxTable>;
 
@@ -159,17 +187,28 @@ function toEntry(seal: OutboxSeal, r: OutboxRow): OutboxEntry {
     failedAt: r.failed_at,
     lastError: r.last_error,
     attachments: content.attachments.map((a) => ({
-      filename: a.filename, contentType: a.contentType, size: Buffer.byteLength(a.contentBase64, 'base64'), cid: a.cid ?? null,
+      filename: a.filename,
+      contentType: a.contentType,
+      size: Buffer.byteLength(a.contentBase64, 'base64'),
+      cid: a.cid ?? null,
     })),
     emlPath: r.eml_path,
   };
 }
 
 /** Outbox messages, newest first; `to` matches the recipient case-insensitively. */
-export async function listOutbox(db: Db, seal: OutboxSeal, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
+export async function listOutbox(
+  db: Db,
+  seal: OutboxSeal,
+  opts: { to?: string; limit?: number } = {},
+): Promise<OutboxEntry[]> {
   let q = db.selectFrom('mail_outbox').selectAll();
   if (opts.to) q = q.where(sql<string>`lower(to_address)`, '=', opts.to.trim().toLowerCase());
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 20).execute();
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(opts.limit ?? 20)
+    .execute();
   return rows.map((r) => toEntry(seal, r));
 }
 
@@ -178,12 +217,22 @@ export async function listOutbox(db: Db, seal: OutboxSeal, opts: { to?: string; 
  * one is a match, several an ambiguous prefix. substr() rather than LIKE, so `_` and `%` in what
  * was typed mean themselves and the comparison is case-sensitive on both databases.
  */
-export async function findOutboxByIdPrefix(db: Db, seal: OutboxSeal, prefix: string, limit = 5): Promise<OutboxEntry[]> {
+export async function findOutboxByIdPrefix(
+  db: Db,
+  seal: OutboxSeal,
+  prefix: string,
+  limit = 5,
+): Promise<OutboxEntry[]> {
   const exact = await db.selectFrom('mail_outbox').selectAll().where('id', '=', prefix).executeTakeFirst();
   if (exact) return [toEntry(seal, exact)];
-  const rows = await db.selectFrom('mail_outbox').selectAll()
+  const rows = await db
+    .selectFrom('mail_outbox')
+    .selectAll()
     .where(sql<string>`substr(id, 1, ${prefix.length})`, '=', prefix)
-    .orderBy('created_at').orderBy('id').limit(limit).execute();
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map((r) => toEntry(seal, r));
 }
 
@@ -194,9 +243,12 @@ export type RetryOutcome = 'queued' | 'not_found' | 'not_failed';
  * queued message is already on its way and a sent one would go out twice.
  */
 export async function retryOutboxMessage(db: Db, id: string): Promise<RetryOutcome> {
-  const res = await db.updateTable('mail_outbox')
+  const res = await db
+    .updateTable('mail_outbox')
     .set({ failed_at: null, next_attempt_at: nowIso(), attempts: 0, lease_token: null })
-    .where('id', '=', id).where('failed_at', 'is not', null).where('sent_at', 'is', null)
+    .where('id', '=', id)
+    .where('failed_at', 'is not', null)
+    .where('sent_at', 'is', null)
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) === 1) return 'queued';
   const row = await db.selectFrom('mail_outbox').select('id').where('id', '=', id).executeTakeFirst();

@@ -11,7 +11,8 @@ function masked(phone: string): string {
 export function phoneAddedMail(opts: { to: string; phone: string; siteName: string }): MailMessage {
   const subject = `A phone number was added to your ${opts.siteName} account`;
   const what = `The number ${masked(opts.phone)} can now sign in to the ${opts.siteName} account for ${opts.to} with a texted code.`;
-  const undo = 'If this was not you, sign in, remove the number (DELETE /api/users/me/phone from a fresh platform session), and change your password.';
+  const undo =
+    'If this was not you, sign in, remove the number (DELETE /api/users/me/phone from a fresh platform session), and change your password.';
   return {
     to: opts.to,
     subject,

@@ -37,11 +37,19 @@ type Row = [label: string, value: string];
 
 const rowsText = (rows: Row[]) => rows.map(([label, value]) => `${label}: ${value}`);
 const rowsHtml = (rows: Row[]) =>
-  `<table style="border-collapse:collapse">${rows.map(([label, value]) =>
-    `<tr><th scope="row" style="text-align:left;padding:2px 16px 2px 0;font-weight:600">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>`;
+  `<table style="border-collapse:collapse">${rows
+    .map(
+      ([label, value]) =>
+        `<tr><th scope="row" style="text-align:left;padding:2px 16px 2px 0;font-weight:600">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`,
+    )
+    .join('')}</table>`;
 
 /** What the donation was given in exchange for: nothing, or (with a sale) which part is the donation. */
-function donationStatement(donation: { amount: number; standalone: boolean }, total: number, money: (minor: number) => string): string {
+function donationStatement(
+  donation: { amount: number; standalone: boolean },
+  total: number,
+  money: (minor: number) => string,
+): string {
   if (donation.standalone) return NO_GOODS_OR_SERVICES;
   const rest = total - donation.amount;
   return rest > 0
@@ -55,29 +63,49 @@ export function receiptEmail(input: ReceiptEmailInput): MailMessage {
   const payer = input.payerName ? `${input.payerName} <${input.to}>` : input.to;
   const donationOnly = input.donation?.standalone === true;
   // A subject is one header line: a stray line break in a name must not stop a payment completing.
-  const subject = (donationOnly ? `Receipt for your donation to ${community}` : `Your receipt from ${community}`).replace(/\s+/g, ' ');
-  const thanks = donationOnly ? `Thank you for your donation to ${community}.` : `Thank you for your payment to ${community}.`;
-  const receipt: Row[] = [['Receipt no.', input.receiptNumber], ['Date', formatUtc(input.issuedAt)], ['Payment reference', input.paymentReference]];
-
-  const purchase: Row[] = donationOnly ? [] : [
-    ...input.lines.map((l): Row => [l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name, money(l.amount)]),
-    ['Total paid', money(input.total)],
+  const subject = (
+    donationOnly ? `Receipt for your donation to ${community}` : `Your receipt from ${community}`
+  ).replace(/\s+/g, ' ');
+  const thanks = donationOnly
+    ? `Thank you for your donation to ${community}.`
+    : `Thank you for your payment to ${community}.`;
+  const receipt: Row[] = [
+    ['Receipt no.', input.receiptNumber],
+    ['Date', formatUtc(input.issuedAt)],
+    ['Payment reference', input.paymentReference],
   ];
+
+  const purchase: Row[] = donationOnly
+    ? []
+    : [
+        ...input.lines.map((l): Row => [l.quantity > 1 ? `${l.name} × ${l.quantity}` : l.name, money(l.amount)]),
+        ['Total paid', money(input.total)],
+      ];
   const donation = input.donation;
-  const record: Row[] = donation ? [
-    ['Donor', payer], ['Recipient', community], ['For', donation.designation], ['Amount donated', money(donation.amount)],
-  ] : [['Paid by', payer]];
+  const record: Row[] = donation
+    ? [
+        ['Donor', payer],
+        ['Recipient', community],
+        ['For', donation.designation],
+        ['Amount donated', money(donation.amount)],
+      ]
+    : [['Paid by', payer]];
   const statement = donation ? donationStatement(donation, input.total, money) : null;
   const keep = 'Keep this e-mail for your records.';
 
   const text = [
-    thanks, '',
-    ...rowsText(receipt), '',
+    thanks,
+    '',
+    ...rowsText(receipt),
+    '',
     ...(purchase.length ? [...rowsText(purchase), ''] : []),
     ...(donation && !donationOnly ? ['Donation', ''] : []),
-    ...rowsText(record), '',
+    ...rowsText(record),
+    '',
     ...(statement ? [statement, ''] : []),
-    keep, '', community,
+    keep,
+    '',
+    community,
   ].join('\n');
   const html = `<!doctype html>
 <html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>

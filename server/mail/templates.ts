@@ -9,7 +9,12 @@ function html(title: string, paragraphs: string[], link?: { href: string; label:
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body>\n${body}\n${button}</body></html>\n`;
 }
 
-export function passwordResetMail(opts: { to: string; siteName: string; link: string; expiresInMinutes: number }): MailMessage {
+export function passwordResetMail(opts: {
+  to: string;
+  siteName: string;
+  link: string;
+  expiresInMinutes: number;
+}): MailMessage {
   const subject = `Reset your ${opts.siteName} password`;
   const intro = `Someone (hopefully you) asked to reset the password of the ${opts.siteName} account for ${opts.to}.`;
   const action = `The link works once, within ${opts.expiresInMinutes} minutes.`;
@@ -24,7 +29,12 @@ export function passwordResetMail(opts: { to: string; siteName: string; link: st
 }
 
 /** Sent to an existing account's address when someone tries to sign up with it. */
-export function signUpAttemptMail(opts: { to: string; siteName: string; signInLink: string; resetLink: string }): MailMessage {
+export function signUpAttemptMail(opts: {
+  to: string;
+  siteName: string;
+  signInLink: string;
+  resetLink: string;
+}): MailMessage {
   const subject = `Someone tried to create a ${opts.siteName} account with your e-mail`;
   const intro = `Someone tried to create a new ${opts.siteName} account for ${opts.to}, but this address already has one.`;
   const yours = `If it was you, sign in at ${opts.signInLink} or, if you have forgotten your password, reset it at ${opts.resetLink}.`;

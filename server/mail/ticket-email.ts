@@ -20,17 +20,26 @@ export function ticketEmail(input: TicketEmailInput): MailMessage {
   const n = input.tickets.length;
   const subject = `Your ${n > 1 ? `${n} tickets` : 'ticket'} for ${input.event.name}`;
   // The brand colour comes from community settings: only a plain hex colour reaches the markup.
-  const brand = input.community.brandColor && SAFE_COLOR.test(input.community.brandColor) ? input.community.brandColor : '#1b1d21';
+  const brand =
+    input.community.brandColor && SAFE_COLOR.test(input.community.brandColor) ? input.community.brandColor : '#1b1d21';
   const intro = `Hi ${input.name}, you are going to ${input.event.name} (${input.tierName}) on ${formatUtc(input.event.start_date)}.`;
   const show = n > 1 ? 'Show one QR code per person at the door.' : 'Show this QR code at the door.';
   const text = [
-    intro, '', show, '',
+    intro,
+    '',
+    show,
+    '',
     ...input.tickets.map((t, i) => `Ticket ${i + 1}: ${t.code}`),
-    '', `${input.community.name}`,
+    '',
+    `${input.community.name}`,
   ].join('\n');
-  const blocks = input.tickets.map((t, i) => `<div style="margin:16px 0"><p style="margin:0 0 4px">Ticket ${i + 1}</p>
+  const blocks = input.tickets
+    .map(
+      (t, i) => `<div style="margin:16px 0"><p style="margin:0 0 4px">Ticket ${i + 1}</p>
 <img src="cid:ticket-${escapeHtml(t.id)}" width="240" height="240" alt="QR code of ticket ${i + 1}">
-<p style="font-family:monospace;font-size:12px;word-break:break-all">${escapeHtml(t.code)}</p></div>`).join('\n');
+<p style="font-family:monospace;font-size:12px;word-break:break-all">${escapeHtml(t.code)}</p></div>`,
+    )
+    .join('\n');
   const html = `<!doctype html>
 <html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
 <body style="font-family:system-ui,sans-serif;color:#1b1d21">
@@ -46,7 +55,10 @@ ${blocks}
     text,
     html,
     attachments: input.tickets.map((t, i) => ({
-      filename: `ticket-${i + 1}.png`, contentType: 'image/png', contentBase64: t.qrPng, cid: `ticket-${t.id}`,
+      filename: `ticket-${i + 1}.png`,
+      contentType: 'image/png',
+      contentBase64: t.qrPng,
+      cid: `ticket-${t.id}`,
     })),
   };
 }

@@ -48,7 +48,9 @@ export function mailOptions(mail: OutgoingMail): SendMailOptions {
     text: mail.text,
     ...(mail.html !== null ? { html: mail.html } : {}),
     attachments: mail.attachments.map((a) => ({
-      filename: a.filename, contentType: a.contentType, content: Buffer.from(a.contentBase64, 'base64'),
+      filename: a.filename,
+      contentType: a.contentType,
+      content: Buffer.from(a.contentBase64, 'base64'),
       ...(a.cid !== undefined ? { cid: a.cid } : {}),
     })),
     // Exactly one recipient, whatever the headers say.

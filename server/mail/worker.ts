@@ -51,7 +51,11 @@ interface Claimed {
 
 export type DeliveryOutcome = 'sent' | 'retry' | 'failed';
 
-export interface DeliveryResult { id: string; outcome: DeliveryOutcome; error: string | null }
+export interface DeliveryResult {
+  id: string;
+  outcome: DeliveryOutcome;
+  error: string | null;
+}
 
 /** A single address and nothing else: what goes into the envelope and the To header. */
 const SINGLE_ADDRESS = /^[^\s<>,;:"()[\]\\@]+@[^\s<>,;:"()[\]\\@]+$/;
@@ -125,11 +129,14 @@ export class MailDeliveryWorker {
     if (!this.#running || at >= this.#timerAt) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.#timerAt = Infinity;
-      this.#poke();
-    }, Math.max(0, at - Date.now()));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = null;
+        this.#timerAt = Infinity;
+        this.#poke();
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.#timer.unref();
   }
 
@@ -192,28 +199,47 @@ export class MailDeliveryWorker {
       const delays = config.retryDelaysMs;
       if (failure.permanent || attempts > delays.length) {
         await this.#fail(token, row.id, failure.error);
-        logger.error({ ...log, err: failure.error }, failure.permanent ? 'mail refused by the SMTP server; marked failed' : 'mail failed after its last attempt');
+        logger.error(
+          { ...log, err: failure.error },
+          failure.permanent ? 'mail refused by the SMTP server; marked failed' : 'mail failed after its last attempt',
+        );
         return { id: row.id, outcome: 'failed', error: failure.error };
       }
       const due = Date.now() + delays[attempts - 1];
-      await this.#deps.db.updateTable('mail_outbox')
+      await this.#deps.db
+        .updateTable('mail_outbox')
         .set({ next_attempt_at: new Date(due).toISOString(), lease_token: null, last_error: failure.error })
-        .where('id', '=', row.id).where('lease_token', '=', token).execute();
+        .where('id', '=', row.id)
+        .where('lease_token', '=', token)
+        .execute();
       this.#wakeAt(due);
       logger.warn({ ...log, err: failure.error, retryInMs: delays[attempts - 1] }, 'mail not sent; will retry');
       return { id: row.id, outcome: 'retry', error: failure.error };
     }
-    await this.#deps.db.updateTable('mail_outbox')
-      .set({ sent_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: null, eml_path: file, from_address: config.from })
-      .where('id', '=', row.id).where('lease_token', '=', token).execute();
+    await this.#deps.db
+      .updateTable('mail_outbox')
+      .set({
+        sent_at: nowIso(),
+        next_attempt_at: null,
+        lease_token: null,
+        last_error: null,
+        eml_path: file,
+        from_address: config.from,
+      })
+      .where('id', '=', row.id)
+      .where('lease_token', '=', token)
+      .execute();
     if (file) logger.info({ ...log, file }, 'mail written to a file');
     else logger.info(log, 'mail sent');
     return { id: row.id, outcome: 'sent', error: null };
   }
 
   async #fail(token: string, id: string, error: string): Promise<void> {
-    await this.#deps.db.updateTable('mail_outbox')
+    await this.#deps.db
+      .updateTable('mail_outbox')
       .set({ failed_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: error })
-      .where('id', '=', id).where('lease_token', '=', token).execute();
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .execute();
   }
 }

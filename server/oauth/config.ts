@@ -82,7 +82,8 @@ export function parseOAuthConfig(env: Record<string, string | undefined>): OAuth
   /** Both or neither: half a pair is a typo that would otherwise silently hide the button. */
   const credentials = (name: string, id: string | undefined, secret: string | undefined) => {
     if (id && secret) return { clientId: id, clientSecret: secret };
-    if (id || secret) problems.push(`  SVC_OAUTH_${name}_${id ? 'CLIENT_SECRET' : 'CLIENT_ID'}: must be set too (both or neither)`);
+    if (id || secret)
+      problems.push(`  SVC_OAUTH_${name}_${id ? 'CLIENT_SECRET' : 'CLIENT_ID'}: must be set too (both or neither)`);
     return null;
   };
   const providers: OAuthConfig['providers'] = {};
@@ -93,8 +94,11 @@ export function parseOAuthConfig(env: Record<string, string | undefined>): OAuth
   const discord = credentials('DISCORD', e.SVC_OAUTH_DISCORD_CLIENT_ID, e.SVC_OAUTH_DISCORD_CLIENT_SECRET);
   if (discord) {
     providers.discord = {
-      kind: 'oauth2', ...discord,
-      authorizeUrl: e.SVC_OAUTH_DISCORD_AUTHORIZE_URL, tokenUrl: e.SVC_OAUTH_DISCORD_TOKEN_URL, userUrl: e.SVC_OAUTH_DISCORD_USER_URL,
+      kind: 'oauth2',
+      ...discord,
+      authorizeUrl: e.SVC_OAUTH_DISCORD_AUTHORIZE_URL,
+      tokenUrl: e.SVC_OAUTH_DISCORD_TOKEN_URL,
+      userUrl: e.SVC_OAUTH_DISCORD_USER_URL,
     };
   }
   if (problems.length > 0) return problems;

@@ -47,7 +47,13 @@ const TicketClaims = z.object({
 });
 export type OAuthTicket = z.infer<typeof TicketClaims>;
 
-async function seal(key: Uint8Array, audience: string, claims: object, ttlSeconds: number, now: number): Promise<string> {
+async function seal(
+  key: Uint8Array,
+  audience: string,
+  claims: object,
+  ttlSeconds: number,
+  now: number,
+): Promise<string> {
   const iat = Math.floor(now / 1000);
   return new EncryptJWT({ ...claims })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
@@ -59,12 +65,22 @@ async function seal(key: Uint8Array, audience: string, claims: object, ttlSecond
 }
 
 /** The claims, or null for anything expired, tampered with, under another key or audience, or malformed. */
-async function open<T>(key: Uint8Array, audience: string, schema: z.ZodType<T>, token: string, now: number): Promise<T | null> {
+async function open<T>(
+  key: Uint8Array,
+  audience: string,
+  schema: z.ZodType<T>,
+  token: string,
+  now: number,
+): Promise<T | null> {
   if (token.length > 8000) return null;
   try {
     const { payload } = await jwtDecrypt(token, key, {
-      issuer: ISSUER, audience, currentDate: new Date(now), requiredClaims: ['exp'],
-      keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'],
+      issuer: ISSUER,
+      audience,
+      currentDate: new Date(now),
+      requiredClaims: ['exp'],
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
     });
     const parsed = schema.safeParse(payload);
     return parsed.success ? parsed.data : null;

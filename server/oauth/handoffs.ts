@@ -23,12 +23,23 @@ export interface Handoff {
 export async function createHandoff(db: Db, h: Handoff, now = Date.now()): Promise<string> {
   const code = crypto.randomBytes(32).toString('base64url');
   await db.deleteFrom('oauth_handoffs').where('expires_at', '<', new Date(now).toISOString()).execute();
-  await db.insertInto('oauth_handoffs').values({
-    code_hash: sha256(code), origin: h.origin, bind_hash: h.bindHash, return_to: h.returnTo,
-    provider: h.identity.provider, subject: h.identity.subject, email: h.identity.email,
-    email_verified: h.identity.emailVerified ? 1 : 0, name: h.identity.name, link_user_id: null,
-    created_at: new Date(now).toISOString(), expires_at: new Date(now + HANDOFF_TTL_MS).toISOString(),
-  }).execute();
+  await db
+    .insertInto('oauth_handoffs')
+    .values({
+      code_hash: sha256(code),
+      origin: h.origin,
+      bind_hash: h.bindHash,
+      return_to: h.returnTo,
+      provider: h.identity.provider,
+      subject: h.identity.subject,
+      email: h.identity.email,
+      email_verified: h.identity.emailVerified ? 1 : 0,
+      name: h.identity.name,
+      link_user_id: null,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + HANDOFF_TTL_MS).toISOString(),
+    })
+    .execute();
   return code;
 }
 
@@ -38,15 +49,23 @@ export async function createHandoff(db: Db, h: Handoff, now = Date.now()): Promi
  */
 export async function redeemHandoff(db: Db, code: string, origin: string, now = Date.now()): Promise<Handoff | null> {
   if (code.length > 100) return null;
-  const row = await db.deleteFrom('oauth_handoffs')
-    .where('code_hash', '=', sha256(code)).where('origin', '=', origin)
+  const row = await db
+    .deleteFrom('oauth_handoffs')
+    .where('code_hash', '=', sha256(code))
+    .where('origin', '=', origin)
     .returningAll()
     .executeTakeFirst();
   if (!row || row.expires_at <= new Date(now).toISOString()) return null;
   return {
     identity: {
-      provider: row.provider, subject: row.subject, email: row.email, emailVerified: row.email_verified === 1, name: row.name,
+      provider: row.provider,
+      subject: row.subject,
+      email: row.email,
+      emailVerified: row.email_verified === 1,
+      name: row.name,
     },
-    origin: row.origin, bindHash: row.bind_hash, returnTo: row.return_to,
+    origin: row.origin,
+    bindHash: row.bind_hash,
+    returnTo: row.return_to,
   };
 }

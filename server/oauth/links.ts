@@ -11,12 +11,19 @@ export const callbackPath = (provider: OAuthProviderId): string => `${OAUTH_BASE
 
 export const PROVIDER_NAMES: Record<OAuthProviderId, string> = { google: 'Google', slack: 'Slack', discord: 'Discord' };
 
-export interface ProviderLink { id: OAuthProviderId; name: string; startUrl: string }
+export interface ProviderLink {
+  id: OAuthProviderId;
+  name: string;
+  startUrl: string;
+}
 
 /** The enabled providers, in display order, as GET /api/auth/providers lists them. */
 export function providerLinks(oauth: OAuthConfig | undefined): ProviderLink[] {
-  return OAUTH_PROVIDER_IDS.filter((id) => oauth?.providers[id] !== undefined)
-    .map((id) => ({ id, name: PROVIDER_NAMES[id], startUrl: startPath(id) }));
+  return OAUTH_PROVIDER_IDS.filter((id) => oauth?.providers[id] !== undefined).map((id) => ({
+    id,
+    name: PROVIDER_NAMES[id],
+    startUrl: startPath(id),
+  }));
 }
 
 // Typed by the contract's list: a new code cannot ship without its sentence.
@@ -24,5 +31,7 @@ const ERROR_SENTENCES: Record<OAuthErrorCode, string> = messages.oauthErrors;
 
 /** The sentence for `?error=`, or null for anything that is not a flow's code. */
 export function oauthErrorMessage(code: unknown): string | null {
-  return typeof code === 'string' && Object.hasOwn(ERROR_SENTENCES, code) ? ERROR_SENTENCES[code as OAuthErrorCode] : null;
+  return typeof code === 'string' && Object.hasOwn(ERROR_SENTENCES, code)
+    ? ERROR_SENTENCES[code as OAuthErrorCode]
+    : null;
 }

@@ -7,7 +7,6 @@ import * as client from 'openid-client';
 import { z } from 'zod';
 import { OAUTH_PROVIDER_IDS, type OAuthConfig, type OAuthProviderId, type ProviderConfig } from './config.ts';
 
-
 /** What each provider is asked for: who the user is and their e-mail, nothing more. */
 const SCOPES: Record<OAuthProviderId, string> = {
   google: 'openid email profile',
@@ -31,7 +30,10 @@ export interface ProviderProfile {
 export type ProviderFailure = 'oauth_exchange_failed' | 'oauth_id_token_invalid' | 'oauth_provider_unavailable';
 
 export class ProviderError extends Error {
-  constructor(readonly code: ProviderFailure, cause?: unknown) {
+  constructor(
+    readonly code: ProviderFailure,
+    cause?: unknown,
+  ) {
     super(code, { cause });
   }
 }
@@ -77,7 +79,9 @@ export class OAuthProviders {
 
   /** The id if it names an enabled provider, else null. */
   find(id: string): OAuthProviderId | null {
-    return (OAUTH_PROVIDER_IDS as readonly string[]).includes(id) && this.#settings[id as OAuthProviderId] ? (id as OAuthProviderId) : null;
+    return (OAUTH_PROVIDER_IDS as readonly string[]).includes(id) && this.#settings[id as OAuthProviderId]
+      ? (id as OAuthProviderId)
+      : null;
   }
 
   isOidc(id: OAuthProviderId): boolean {
@@ -125,17 +129,26 @@ export class OAuthProviders {
     try {
       if (settings.kind === 'oidc') {
         const tokens = await client.authorizationCodeGrant(config, p.callbackUrl, {
-          pkceCodeVerifier: p.codeVerifier, expectedState: p.state, expectedNonce: p.nonce ?? undefined, idTokenExpected: true,
+          pkceCodeVerifier: p.codeVerifier,
+          expectedState: p.state,
+          expectedNonce: p.nonce ?? undefined,
+          idTokenExpected: true,
         });
         const claims = tokens.claims()!;
         // The UserInfo answer must be about the ID token's subject (checked by fetchUserInfo).
         const info = config.serverMetadata().userinfo_endpoint
           ? { ...claims, ...(await client.fetchUserInfo(config, tokens.access_token, claims.sub)) }
           : claims;
-        return { subject: claims.sub, email: text(info.email), emailVerified: verified(info.email_verified), name: text(info.name) };
+        return {
+          subject: claims.sub,
+          email: text(info.email),
+          emailVerified: verified(info.email_verified),
+          name: text(info.name),
+        };
       }
       const tokens = await client.authorizationCodeGrant(config, p.callbackUrl, {
-        pkceCodeVerifier: p.codeVerifier, expectedState: p.state,
+        pkceCodeVerifier: p.codeVerifier,
+        expectedState: p.state,
       });
       const res = await client.fetchProtectedResource(config, tokens.access_token, new URL(settings.userUrl), 'GET');
       if (!res.ok) throw new ProviderError('oauth_exchange_failed');
@@ -176,13 +189,18 @@ async function configure(settings: ProviderConfig): Promise<client.Configuration
   } else {
     // No discovery for plain OAuth 2.0. The issuer is the authorization endpoint's origin: what
     // an `iss` callback parameter, if the server sends one, is checked against.
-    config = new client.Configuration({
-      issuer: new URL(settings.authorizeUrl).origin,
-      authorization_endpoint: settings.authorizeUrl,
-      token_endpoint: settings.tokenUrl,
-    }, settings.clientId, settings.clientSecret);
+    config = new client.Configuration(
+      {
+        issuer: new URL(settings.authorizeUrl).origin,
+        authorization_endpoint: settings.authorizeUrl,
+        token_endpoint: settings.tokenUrl,
+      },
+      settings.clientId,
+      settings.clientSecret,
+    );
     config.timeout = PROVIDER_TIMEOUT_S;
-    if ([settings.authorizeUrl, settings.tokenUrl, settings.userUrl].some(insecure)) client.allowInsecureRequests(config);
+    if ([settings.authorizeUrl, settings.tokenUrl, settings.userUrl].some(insecure))
+      client.allowInsecureRequests(config);
   }
   return config;
 }

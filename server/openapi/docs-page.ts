@@ -90,7 +90,14 @@ export function renderDocsPage(doc: OpenApiDocument): string {
     renderOverview(doc),
     renderAuthentication(doc),
     renderErrors(doc, ctx),
-    ...doc.tags.map((tag) => renderTag(tag.name, tag.description, operations.filter((o) => o.op.tags.includes(tag.name)), ctx)),
+    ...doc.tags.map((tag) =>
+      renderTag(
+        tag.name,
+        tag.description,
+        operations.filter((o) => o.op.tags.includes(tag.name)),
+        ctx,
+      ),
+    ),
     renderSchemas(ctx),
     '</main>',
     '</div>',
@@ -173,7 +180,12 @@ function renderOverview(doc: OpenApiDocument): string {
 function renderAuthentication(doc: OpenApiDocument): string {
   const schemes = Object.entries(doc.components.securitySchemes);
   const schemeRows = schemes.map(([name, s]) =>
-    row([`<code>${esc(name)}</code>`, s.type === 'http' ? `<code>Authorization: Bearer</code>` : `<code>${esc(s.name)}</code> (${esc(s.in)})`, inline(s.description)]));
+    row([
+      `<code>${esc(name)}</code>`,
+      s.type === 'http' ? `<code>Authorization: Bearer</code>` : `<code>${esc(s.name)}</code> (${esc(s.in)})`,
+      inline(s.description),
+    ]),
+  );
   // Each scheme lists the scopes it can carry (`x-scopes`); together they are every scope.
   const scopes: Record<string, string> = {};
   for (const scheme of Object.values(doc.components.securitySchemes)) {
@@ -247,13 +259,15 @@ function authText(op: OperationObject): string {
 
 function renderParameters(parameters: ParameterObject[], ctx: RenderContext): string {
   if (parameters.length === 0) return '';
-  const rows = parameters.map((p) => row([
-    `<code>${esc(p.name)}</code>`,
-    esc(p.in),
-    typeHtml(p.schema, ctx),
-    p.required ? 'yes' : 'no',
-    notes(p.description, p.schema),
-  ]));
+  const rows = parameters.map((p) =>
+    row([
+      `<code>${esc(p.name)}</code>`,
+      esc(p.in),
+      typeHtml(p.schema, ctx),
+      p.required ? 'yes' : 'no',
+      notes(p.description, p.schema),
+    ]),
+  );
   return `<h4>Parameters</h4>${table(['Name', 'In', 'Type', 'Required', 'Notes'], rows)}`;
 }
 
@@ -289,7 +303,9 @@ function renderErrorResponses(errors: [string, ResponseObject][]): string {
   const example = errors.map(([, r]) => firstExample(r)).find((e) => e !== undefined);
   return [
     `<h4>Errors</h4>${table(['Status', 'Meaning'], rows)}`,
-    example ? `<details><summary>Example error</summary><pre><code>${esc(JSON.stringify(example, null, 2))}</code></pre></details>` : '',
+    example
+      ? `<details><summary>Example error</summary><pre><code>${esc(JSON.stringify(example, null, 2))}</code></pre></details>`
+      : '',
   ].join('\n');
 }
 
@@ -299,12 +315,14 @@ function firstExample(response: ResponseObject): unknown {
 }
 
 function renderSchemas(ctx: RenderContext): string {
-  const blocks = Object.entries(ctx.components).map(([name, schema]) => [
-    `<section id="${anchor('schema', name)}"><h3>${esc(name)}</h3>`,
-    typeof schema.description === 'string' ? inline(schema.description) : '',
-    fieldTable(schema, ctx),
-    '</section>',
-  ].join('\n'));
+  const blocks = Object.entries(ctx.components).map(([name, schema]) =>
+    [
+      `<section id="${anchor('schema', name)}"><h3>${esc(name)}</h3>`,
+      typeof schema.description === 'string' ? inline(schema.description) : '',
+      fieldTable(schema, ctx),
+      '</section>',
+    ].join('\n'),
+  );
   return `<section id="schemas"><h2>Schemas</h2>${blocks.join('\n')}</section>`;
 }
 
@@ -336,12 +354,14 @@ interface FieldRow {
 
 function fieldTable(schema: JsonSchema, ctx: RenderContext): string {
   if (!isObjectWithProperties(schema)) return `<p>${typeHtml(schema, ctx)}</p>`;
-  const rows = fieldRows(schema, '', 0).map((f) => row([
-    `<code>${esc(f.name)}</code>`,
-    typeHtml(f.schema, ctx),
-    f.required ? 'yes' : 'no',
-    notes(typeof f.schema.description === 'string' ? f.schema.description : undefined, f.schema),
-  ]));
+  const rows = fieldRows(schema, '', 0).map((f) =>
+    row([
+      `<code>${esc(f.name)}</code>`,
+      typeHtml(f.schema, ctx),
+      f.required ? 'yes' : 'no',
+      notes(typeof f.schema.description === 'string' ? f.schema.description : undefined, f.schema),
+    ]),
+  );
   return table(['Field', 'Type', 'Required', 'Notes'], rows);
 }
 
@@ -381,7 +401,8 @@ function typeHtml(schema: JsonSchema | undefined, ctx: RenderContext): string {
   const branches = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (branches) return branches.map((b) => typeHtml(b, ctx)).join(' or ');
   if ('const' in schema) return `<code>${esc(JSON.stringify(schema.const))}</code>`;
-  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => `<code>${esc(JSON.stringify(v))}</code>`).join(', ')}`;
+  if (Array.isArray(schema.enum))
+    return `one of ${schema.enum.map((v) => `<code>${esc(JSON.stringify(v))}</code>`).join(', ')}`;
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string | undefined];
   return types.map((t) => singleTypeHtml(t, schema, ctx)).join(' or ');
 }
@@ -413,10 +434,17 @@ function notes(description: string | undefined, schema: JsonSchema): string {
 
 function constraints(schema: JsonSchema): string[] {
   const out: string[] = [];
-  const num = (key: string) => (typeof schema[key] === 'number' && !UNBOUNDED.has(schema[key] as number) ? (schema[key] as number) : undefined);
+  const num = (key: string) =>
+    typeof schema[key] === 'number' && !UNBOUNDED.has(schema[key] as number) ? (schema[key] as number) : undefined;
   const bounds: [string, string][] = [
-    ['minLength', 'min length'], ['maxLength', 'max length'], ['minimum', 'min'], ['maximum', 'max'],
-    ['exclusiveMinimum', 'greater than'], ['exclusiveMaximum', 'less than'], ['minItems', 'min items'], ['maxItems', 'max items'],
+    ['minLength', 'min length'],
+    ['maxLength', 'max length'],
+    ['minimum', 'min'],
+    ['maximum', 'max'],
+    ['exclusiveMinimum', 'greater than'],
+    ['exclusiveMaximum', 'less than'],
+    ['minItems', 'min items'],
+    ['maxItems', 'max items'],
   ];
   for (const [key, label] of bounds) {
     const value = num(key);
@@ -436,8 +464,12 @@ function refName(schema: JsonSchema | undefined): string | undefined {
 }
 
 function isObjectWithProperties(schema: JsonSchema): boolean {
-  return schema.type === 'object' && typeof schema.properties === 'object' && schema.properties !== null
-    && Object.keys(schema.properties).length > 0;
+  return (
+    schema.type === 'object' &&
+    typeof schema.properties === 'object' &&
+    schema.properties !== null &&
+    Object.keys(schema.properties).length > 0
+  );
 }
 
 function asSchema(value: unknown): JsonSchema | undefined {

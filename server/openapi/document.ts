@@ -11,8 +11,17 @@ import { SCOPES, type Scope } from '../../contract/enums.ts';
 import { messages } from '../shared/messages.ts';
 import { SchemaCollector } from './schemas.ts';
 import type {
-  HeaderObject, JsonSchema, OpenApiDocument, OperationObject, ParameterObject, RefObject, RequestBodyObject,
-  ResponseObject, SecurityRequirement, SecuritySchemeObject, TagObject,
+  HeaderObject,
+  JsonSchema,
+  OpenApiDocument,
+  OperationObject,
+  ParameterObject,
+  RefObject,
+  RequestBodyObject,
+  ResponseObject,
+  SecurityRequirement,
+  SecuritySchemeObject,
+  TagObject,
 } from './types.ts';
 
 export type { OpenApiDocument } from './types.ts';
@@ -26,8 +35,17 @@ export interface OpenApiOptions {
 
 /** The spec's components (Versioning): present even while no route references them. */
 export const SPEC_COMPONENTS = [
-  'Event', 'Tier', 'Article', 'Product', 'Member', 'AtlasHotspot', 'AtlasCategory', 'Segment', 'Membership',
-  'Error', 'Pagination',
+  'Event',
+  'Tier',
+  'Article',
+  'Product',
+  'Member',
+  'AtlasHotspot',
+  'AtlasCategory',
+  'Segment',
+  'Membership',
+  'Error',
+  'Pagination',
 ] as const;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -62,7 +80,7 @@ const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (`extras.field` names the offending value) or a rejected business rule.',
   401: '`X-API-Key` is missing, empty or unknown.',
-  403: 'The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community\'s embed origins, or a secret key was sent.',
+  403: "The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent.",
   404: 'The community or the resource does not exist.',
   405: 'The path exists but not with this method; `Allow` lists the methods it has.',
   409: 'Invalid state transition, or a request with the same Idempotency-Key is still being processed.',
@@ -115,7 +133,8 @@ const EXAMPLE_REQUEST_ID = 'req_0b7e4c1a9f3d4e2b8c6a5d4f3e2b1a09';
 
 const HEADERS = {
   'X-Request-Id': {
-    description: 'Trace id of this request, on every response. A safe `X-Request-Id` sent by the caller is echoed back.',
+    description:
+      'Trace id of this request, on every response. A safe `X-Request-Id` sent by the caller is echoed back.',
     required: true,
     schema: { type: 'string' },
   },
@@ -125,17 +144,28 @@ const HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
   Link: {
-    description: 'RFC 8288 link to the next page, `<url>; rel="next"`, while there is one. It continues by offset when the request paged by offset, by cursor otherwise.',
+    description:
+      'RFC 8288 link to the next page, `<url>; rel="next"`, while there is one. It continues by offset when the request paged by offset, by cursor otherwise.',
     schema: { type: 'string' },
   },
   'X-Next-Cursor': {
     description: 'Opaque cursor of the next page, while there is one; pass it as `cursor`.',
     schema: { type: 'string' },
   },
-  'X-RateLimit-Limit': { description: 'Requests allowed per window for this key (or client IP when no key is sent).', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per window for this key (or client IP when no key is sent).',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
   'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the window resets.', schema: { type: 'integer' } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
   'Idempotent-Replayed': {
     description: '`true` when this response is the stored answer to an earlier request with the same Idempotency-Key.',
     schema: { type: 'string', const: 'true' },
@@ -152,7 +182,7 @@ const INFO_DESCRIPTION = [
   '- **Lists** are bare JSON arrays; paging rides in the `X-Total-Count`, `Link` and `X-Next-Cursor` headers.',
   '- **Idempotency**: writes accept `Idempotency-Key`; the same key and request within 24 h replays the first answer without a second state change.',
   '- **Errors** share one envelope, `{error, code?, requestId?, extras?}` (schema `Error`, codes in its `x-error-codes`). Match on `code`, never on `error`.',
-  '- **Widget actions** (`/api/actions/{communityTag}/...`, operations marked `x-widget-action`): writes widgets make, with the publishable key from one of the community\'s embed origins, or same-origin on its hosted site with no key. Rate limited per client IP.',
+  "- **Widget actions** (`/api/actions/{communityTag}/...`, operations marked `x-widget-action`): writes widgets make, with the publishable key from one of the community's embed origins, or same-origin on its hosted site with no key. Rate limited per client IP.",
   '- **Rate limits**: publishable keys 100 requests/s, secret keys 50 requests/s; a 429 carries `Retry-After`.',
   '- **Versioning**: v1 only grows (new fields, endpoints, scopes); breaking changes go to /v2. Ignore unknown response fields.',
 ].join('\n');
@@ -250,7 +280,7 @@ function securitySchemes(): Record<string, SecuritySchemeObject> {
       name: 'X-API-Key',
       description:
         'Secret key `sk_live_...`: server-only, carries the scopes it was created with; ADMIN satisfies every scope. ' +
-        'Shown once at creation and stored hashed. A key used on another community\'s path is refused with 403.',
+        "Shown once at creation and stored hashed. A key used on another community's path is refused with 403.",
       'x-scopes': Object.fromEntries(SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s]])),
     },
     signInCookie: {
@@ -259,7 +289,7 @@ function securitySchemes(): Record<string, SecuritySchemeObject> {
       name: 'svc_auth_<communityTag>',
       description:
         'The visitor sign-in token (an HS256 JWT) as an HttpOnly cookie: `svc_auth_<communityTag>`, else `svc_auth`, else ' +
-        '`svc_auth_<hostname>`. Writes authenticated by the cookie must come from the site\'s own origin with ' +
+        "`svc_auth_<hostname>`. Writes authenticated by the cookie must come from the site's own origin with " +
         '`Content-Type: application/json`.',
     },
     signInBearer: {
@@ -288,7 +318,9 @@ function buildOperation(def: RouteDef, schemas: SchemaCollector): OperationObjec
     tags: [def.tag],
     summary: def.summary,
     ...(def.description || auth.kind === 'widget'
-      ? { description: [def.description, auth.kind === 'widget' ? WIDGET_ACTION_NOTE : ''].filter(Boolean).join('\n\n') }
+      ? {
+          description: [def.description, auth.kind === 'widget' ? WIDGET_ACTION_NOTE : ''].filter(Boolean).join('\n\n'),
+        }
       : {}),
     security: securityFor(def),
     ...(auth.kind === 'apiKey' ? { 'x-required-scope': auth.scope } : {}),
@@ -326,7 +358,9 @@ function securityFor(def: RouteDef): SecurityRequirement[] {
  * something on keyed writes only; on a keyless write it would promise a replay that never comes.
  */
 function acceptsIdempotencyKey(def: RouteDef): boolean {
-  return def.method !== 'get' && (def.auth.kind === 'apiKey' || def.auth.kind === 'session' || def.auth.kind === 'widget');
+  return (
+    def.method !== 'get' && (def.auth.kind === 'apiKey' || def.auth.kind === 'session' || def.auth.kind === 'widget')
+  );
 }
 
 function idempotencyKeyParameter(): ParameterObject {
@@ -353,7 +387,8 @@ function pathParameters(def: RouteDef, schemas: SchemaCollector): ParameterObjec
   const templated = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   const declared = objectParameters(def.params, 'path', def, schemas);
   for (const p of declared) {
-    if (!templated.includes(p.name)) throw new Error(`${def.operationId}: params.${p.name} is not in the path ${def.path}`);
+    if (!templated.includes(p.name))
+      throw new Error(`${def.operationId}: params.${p.name} is not in the path ${def.path}`);
   }
   return templated.map(
     (name) => declared.find((p) => p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string' } },
@@ -362,7 +397,10 @@ function pathParameters(def: RouteDef, schemas: SchemaCollector): ParameterObjec
 
 /** One parameter per property of an object schema, on the input side of the wire. */
 function objectParameters(
-  schema: z.ZodType | undefined, location: 'path' | 'query', def: RouteDef, schemas: SchemaCollector,
+  schema: z.ZodType | undefined,
+  location: 'path' | 'query',
+  def: RouteDef,
+  schemas: SchemaCollector,
 ): ParameterObject[] {
   if (!schema) return [];
   const where = `${def.operationId} ${location === 'path' ? 'params' : 'query'}`;
@@ -450,7 +488,8 @@ function errorStatuses(def: RouteDef): number[] {
   if (def.params || def.query || def.body) statuses.add(400);
   if (def.auth.kind === 'apiKey') [401, 403].forEach((s) => statuses.add(s));
   if (def.auth.kind === 'session') statuses.add(401);
-  if ((def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') && def.method !== 'get') [403, 415].forEach((s) => statuses.add(s));
+  if ((def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') && def.method !== 'get')
+    [403, 415].forEach((s) => statuses.add(s));
   // Widget actions: a bad key (401), origin, secret key, other community or cross-site (403), not JSON (415).
   if (def.auth.kind === 'widget') [401, 403, 415].forEach((s) => statuses.add(s));
   if (def.body) [400, 413, 415].forEach((s) => statuses.add(s));
@@ -466,7 +505,9 @@ function errorResponse(status: number, def: RouteDef, field: string | undefined)
   const description = [
     STATUS_DESCRIPTIONS[status] ?? 'Error.',
     codes.length ? `Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.` : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
   const headers: Record<string, RefObject> = { 'X-Request-Id': headerRef('X-Request-Id') };
   if (status === 429) {
     headers['Retry-After'] = headerRef('Retry-After');
@@ -503,7 +544,10 @@ function exampleError(status: number, def: RouteDef, field: string | undefined):
   const code = exampleCode(status, def);
   if (!code) return undefined;
   const envelope = (error: string, extras?: Record<string, unknown>): ExampleEnvelope => ({
-    error, code, requestId: EXAMPLE_REQUEST_ID, ...(extras ? { extras } : {}),
+    error,
+    code,
+    requestId: EXAMPLE_REQUEST_ID,
+    ...(extras ? { extras } : {}),
   });
   switch (code) {
     case 'INVALID_INPUT': {
@@ -532,7 +576,9 @@ function exampleCode(status: number, def: RouteDef): ErrorCode | undefined {
 
 /** A field the 400 example can name: the first query parameter, body property or path parameter. */
 function sampleField(
-  parameters: ParameterObject[], body: RequestBodyObject | undefined, schemas: SchemaCollector,
+  parameters: ParameterObject[],
+  body: RequestBodyObject | undefined,
+  schemas: SchemaCollector,
 ): string | undefined {
   const query = parameters.find((p) => p.in === 'query');
   if (query) return query.name;

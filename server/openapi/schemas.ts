@@ -124,7 +124,9 @@ export class SchemaCollector {
    */
   private inputsThatDiffer(): Set<string> {
     const shared = [...this.defs.input.keys()].filter((id) => this.defs.output.has(id));
-    const differ = new Set(shared.filter((id) => canonical(this.defs.input.get(id)!) !== canonical(this.defs.output.get(id)!)));
+    const differ = new Set(
+      shared.filter((id) => canonical(this.defs.input.get(id)!) !== canonical(this.defs.output.get(id)!)),
+    );
     let grew = true;
     while (grew) {
       grew = false;
@@ -189,7 +191,8 @@ function walk(value: unknown, visit: (node: JsonSchema) => void): void {
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort()
+    const entries = Object.keys(value)
+      .sort()
       .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }

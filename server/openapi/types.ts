@@ -62,10 +62,11 @@ export interface OperationObject extends Extensions {
 
 export type PathItemObject = Partial<Record<'get' | 'post' | 'patch' | 'put' | 'delete', OperationObject>>;
 
-export type SecuritySchemeObject = Extensions & (
-  | { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description: string }
-  | { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description: string }
-);
+export type SecuritySchemeObject = Extensions &
+  (
+    | { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description: string }
+    | { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description: string }
+  );
 
 export interface TagObject {
   name: string;

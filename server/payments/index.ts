@@ -22,7 +22,12 @@ export interface PaymentsOverrides {
   handlers?: FulfilmentHandlers;
 }
 
-export function setUpPayments(config: Config, db: Db, logger: Logger, overrides: PaymentsOverrides = {}): PaymentsSetup {
+export function setUpPayments(
+  config: Config,
+  db: Db,
+  logger: Logger,
+  overrides: PaymentsOverrides = {},
+): PaymentsSetup {
   const settings = config.payments;
   const router = express.Router();
   let gateway: PaymentGateway | null = null;
@@ -33,13 +38,27 @@ export function setUpPayments(config: Config, db: Db, logger: Logger, overrides:
   } else if (settings.gateway === 'local') {
     gateway = new LocalGateway(config.publicUrl);
   }
-  const payments = new Payments({ db, gateway, handlers: overrides.handlers ?? fulfilmentHandlers({ ticketCodes: ticketCodesFor(config), logger }), config: settings, logger });
+  const payments = new Payments({
+    db,
+    gateway,
+    handlers: overrides.handlers ?? fulfilmentHandlers({ ticketCodes: ticketCodesFor(config), logger }),
+    config: settings,
+    logger,
+  });
   if (stripe) router.use(stripeWebhookRouter(stripe, settings.stripeWebhookSecret!, payments, logger));
   if (settings.gateway === 'local') router.use(localCheckoutRouter(db, payments));
   return { payments, router };
 }
 
 export { Payments, PaymentsUnavailableError } from './payments.ts';
-export type { FulfilmentHandler, FulfilmentHandlers, PaymentFacts, RefundFacts, ReleaseReason, RenewalFacts, RenewalOutcome } from './payments.ts';
+export type {
+  FulfilmentHandler,
+  FulfilmentHandlers,
+  PaymentFacts,
+  RefundFacts,
+  ReleaseReason,
+  RenewalFacts,
+  RenewalOutcome,
+} from './payments.ts';
 export { PaymentProcessorError, withSessionId } from './gateway.ts';
 export type { BillingTerms, CheckoutRecord, CheckoutRequest, OpenedCheckout, RecurringTerms } from './gateway.ts';

@@ -80,8 +80,12 @@ function page(res: Response, status: number, checkout: CheckoutRecord | null, ti
 }
 
 function checkoutBody(checkout: CheckoutRecord, communityName: string, problem?: string): string {
-  const rows = checkout.lineItems.map((item) => `<tr><td>${escapeHtml(item.name)}${item.quantity > 1 ? ` &times; ${item.quantity}` : ''}</td>
-<td class="amount">${escapeHtml(formatMoney(item.unitAmount * item.quantity, checkout.currency))}</td></tr>`).join('');
+  const rows = checkout.lineItems
+    .map(
+      (item) => `<tr><td>${escapeHtml(item.name)}${item.quantity > 1 ? ` &times; ${item.quantity}` : ''}</td>
+<td class="amount">${escapeHtml(formatMoney(item.unitAmount * item.quantity, checkout.currency))}</td></tr>`,
+    )
+    .join('');
   const base = `/checkout/${checkout.processorSessionId}`;
   return `<p class="test" role="note">Test checkout: no money moves. With Stripe configured, buyers see Stripe Checkout here.</p>
 <h1>Pay ${escapeHtml(communityName)}</h1>
@@ -90,10 +94,14 @@ ${checkout.customerEmail ? `<p>Receipt to <strong>${escapeHtml(checkout.customer
 <tr class="total"><td>Total (${escapeHtml(checkout.currency)})</td><td class="amount" data-testid="total">${escapeHtml(formatMoney(checkout.amountTotal, checkout.currency))}</td></tr>
 </tbody></table>
 <div class="actions">
-<form method="post" action="${base}/pay">${checkout.customerEmail ? '' : `
+<form method="post" action="${base}/pay">${
+    checkout.customerEmail
+      ? ''
+      : `
 <p><label for="email">E-mail for your receipt and tickets</label><br>
 <input id="email" name="email" type="email" autocomplete="email" required maxlength="254"${problem ? ' aria-invalid="true" aria-describedby="email-problem"' : ''}></p>
-${problem ? `<p id="email-problem" role="alert">${escapeHtml(problem)}</p>` : ''}`}
+${problem ? `<p id="email-problem" role="alert">${escapeHtml(problem)}</p>` : ''}`
+  }
 <button class="pay" type="submit">Pay ${escapeHtml(formatMoney(checkout.amountTotal, checkout.currency))}</button></form>
 <form method="post" action="${base}/cancel"><button type="submit">Cancel</button></form>
 </div>`;
@@ -103,7 +111,8 @@ function closedBody(checkout: CheckoutRecord): string {
   if (checkout.status === 'COMPLETED') {
     return `<h1>Paid</h1><p>This checkout has been paid.</p><p><a href="${escapeHtml(withSessionId(checkout.successUrl, checkout.processorSessionId!))}">Continue</a></p>`;
   }
-  const what = checkout.status === 'EXPIRED' ? 'has expired' : checkout.status === 'CANCELLED' ? 'was cancelled' : 'failed';
+  const what =
+    checkout.status === 'EXPIRED' ? 'has expired' : checkout.status === 'CANCELLED' ? 'was cancelled' : 'failed';
   return `<h1>Checkout closed</h1><p>This checkout ${what}; nothing was charged.</p><p><a href="${escapeHtml(checkout.cancelUrl)}">Go back</a></p>`;
 }
 
@@ -122,7 +131,14 @@ export function localCheckoutRouter(db: Db, payments: Payments): Router {
     }
     return checkout;
   };
-  const notFound = (res: Response) => page(res, 404, null, 'Checkout not found', '<h1>Checkout not found</h1><p>This link is not a checkout of this server.</p>');
+  const notFound = (res: Response) =>
+    page(
+      res,
+      404,
+      null,
+      'Checkout not found',
+      '<h1>Checkout not found</h1><p>This link is not a checkout of this server.</p>',
+    );
   // The forms are on this page; a post from anywhere else is refused (browsers that send Fetch
   // Metadata tell us; the unguessable session id is the guard for the rest).
   const crossSite = (req: Request) => {
@@ -134,12 +150,23 @@ export function localCheckoutRouter(db: Db, payments: Payments): Router {
     const checkout = await load(req);
     if (!checkout) return notFound(res);
     if (checkout.status !== 'OPEN') return page(res, 200, checkout, 'Checkout closed', closedBody(checkout));
-    const community = await db.selectFrom('communities').select('name').where('id', '=', checkout.communityId).executeTakeFirst();
-    page(res, 200, checkout, `Pay ${community?.name ?? ''}`, checkoutBody(checkout, community?.name ?? 'this community'));
+    const community = await db
+      .selectFrom('communities')
+      .select('name')
+      .where('id', '=', checkout.communityId)
+      .executeTakeFirst();
+    page(
+      res,
+      200,
+      checkout,
+      `Pay ${community?.name ?? ''}`,
+      checkoutBody(checkout, community?.name ?? 'this community'),
+    );
   });
 
   router.post('/checkout/:sessionId/pay', express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
-    if (crossSite(req)) return page(res, 403, null, 'Refused', '<h1>Refused</h1><p>Pay from the checkout page itself.</p>');
+    if (crossSite(req))
+      return page(res, 403, null, 'Refused', '<h1>Refused</h1><p>Pay from the checkout page itself.</p>');
     const checkout = await load(req);
     if (!checkout) return notFound(res);
     if (checkout.status === 'OPEN') {
@@ -147,21 +174,36 @@ export function localCheckoutRouter(db: Db, payments: Payments): Router {
       const email = typeof req.body?.email === 'string' ? req.body.email.trim() : '';
       // The API's own rule for addresses: it also keeps out the control characters a form can post.
       if (!checkout.customerEmail && !Email.safeParse(email).success) {
-        const community = await db.selectFrom('communities').select('name').where('id', '=', checkout.communityId).executeTakeFirst();
-        return page(res, 400, checkout, 'Pay', checkoutBody(checkout, community?.name ?? 'this community', 'Enter a valid e-mail address.'));
+        const community = await db
+          .selectFrom('communities')
+          .select('name')
+          .where('id', '=', checkout.communityId)
+          .executeTakeFirst();
+        return page(
+          res,
+          400,
+          checkout,
+          'Pay',
+          checkoutBody(checkout, community?.name ?? 'this community', 'Enter a valid e-mail address.'),
+        );
       }
-      await payments.fulfil(checkout.processorSessionId!, `pi_local_${crypto.randomBytes(12).toString('hex')}`, { email: email || null });
+      await payments.fulfil(checkout.processorSessionId!, `pi_local_${crypto.randomBytes(12).toString('hex')}`, {
+        email: email || null,
+      });
       const after = await payments.find(checkout.processorSessionId!);
-      if (after?.status === 'COMPLETED') return res.redirect(303, withSessionId(after.successUrl, after.processorSessionId!));
+      if (after?.status === 'COMPLETED')
+        return res.redirect(303, withSessionId(after.successUrl, after.processorSessionId!));
       return page(res, 409, after, 'Checkout closed', closedBody(after!));
     }
     // A second click on Pay lands where the first did.
-    if (checkout.status === 'COMPLETED') return res.redirect(303, withSessionId(checkout.successUrl, checkout.processorSessionId!));
+    if (checkout.status === 'COMPLETED')
+      return res.redirect(303, withSessionId(checkout.successUrl, checkout.processorSessionId!));
     page(res, 410, checkout, 'Checkout closed', closedBody(checkout));
   });
 
   router.post('/checkout/:sessionId/cancel', async (req, res) => {
-    if (crossSite(req)) return page(res, 403, null, 'Refused', '<h1>Refused</h1><p>Cancel from the checkout page itself.</p>');
+    if (crossSite(req))
+      return page(res, 403, null, 'Refused', '<h1>Refused</h1><p>Cancel from the checkout page itself.</p>');
     const checkout = await load(req);
     if (!checkout) return notFound(res);
     if (checkout.status === 'OPEN') await payments.release(checkout.processorSessionId!, 'CANCELLED');

@@ -17,7 +17,13 @@ import type { CheckoutSessionsTable, CheckoutStatus } from '../db/schema-payment
 import type { PaymentsConfig } from './config.ts';
 import { Refusal } from '../domain/refusal.ts';
 import type {
-  CheckoutLineItem, CheckoutPurpose, CheckoutRecord, CheckoutRequest, GatewayName, OpenedCheckout, PaymentGateway,
+  CheckoutLineItem,
+  CheckoutPurpose,
+  CheckoutRecord,
+  CheckoutRequest,
+  GatewayName,
+  OpenedCheckout,
+  PaymentGateway,
 } from './gateway.ts';
 
 export interface PaymentFacts {
@@ -118,7 +124,8 @@ function assertValidRequest(request: CheckoutRequest): void {
   // These are programming errors: routes validate buyer input before it gets here.
   if (request.lineItems.length === 0) throw new Error('a checkout needs at least one line item');
   for (const item of request.lineItems) {
-    if (!Number.isSafeInteger(item.unitAmount) || item.unitAmount < 0) throw new Error(`bad unitAmount for ${item.name}`);
+    if (!Number.isSafeInteger(item.unitAmount) || item.unitAmount < 0)
+      throw new Error(`bad unitAmount for ${item.name}`);
     if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) throw new Error(`bad quantity for ${item.name}`);
   }
   if (!/^[A-Za-z]{3}$/.test(request.currency)) throw new Error(`bad currency ${request.currency}`);
@@ -177,7 +184,10 @@ export class Payments {
       closed_at: null,
       transaction_id: null,
     };
-    const terms = { ...(request.recurring ? { recurring: request.recurring } : {}), ...(request.installments ? { installments: request.installments } : {}) };
+    const terms = {
+      ...(request.recurring ? { recurring: request.recurring } : {}),
+      ...(request.installments ? { installments: request.installments } : {}),
+    };
     const { processorSessionId, checkoutUrl } = await gateway.createSession({ ...toRecord(row), ...terms });
     const persisted = { ...row, processor_session_id: processorSessionId, checkout_url: checkoutUrl };
     return {
@@ -198,7 +208,10 @@ export class Payments {
       await this.opts.gateway?.discardSession?.(prepared.opened.sessionId);
     } catch (err) {
       // It expires at the processor by itself; nobody was ever sent to it.
-      this.opts.logger?.warn({ err, sessionId: prepared.opened.sessionId }, 'could not discard an unused checkout session');
+      this.opts.logger?.warn(
+        { err, sessionId: prepared.opened.sessionId },
+        'could not discard an unused checkout session',
+      );
     }
   }
 
@@ -217,8 +230,11 @@ export class Payments {
   }
 
   async find(processorSessionId: string): Promise<CheckoutRecord | null> {
-    const row = await this.opts.db.selectFrom('checkout_sessions').selectAll()
-      .where('processor_session_id', '=', processorSessionId).executeTakeFirst();
+    const row = await this.opts.db
+      .selectFrom('checkout_sessions')
+      .selectAll()
+      .where('processor_session_id', '=', processorSessionId)
+      .executeTakeFirst();
     return row ? toRecord(row) : null;
   }
 
@@ -226,48 +242,80 @@ export class Payments {
    * "This checkout was paid": grants what it bought, once. Idempotent on the transaction id and on
    * the checkout (a processor reporting two payment ids for one session still grants once).
    */
-  async fulfil(processorSessionId: string, transactionId: string, buyer: { email?: string | null; subscriptionId?: string | null } = {}): Promise<FulfilOutcome> {
+  async fulfil(
+    processorSessionId: string,
+    transactionId: string,
+    buyer: { email?: string | null; subscriptionId?: string | null } = {},
+  ): Promise<FulfilOutcome> {
     const outcome = await transaction(this.opts.db, async (trx) => {
       await oneAtATime(trx, transactionId);
-      const row = await trx.selectFrom('checkout_sessions').selectAll()
-        .where('processor_session_id', '=', processorSessionId).executeTakeFirst();
+      const row = await trx
+        .selectFrom('checkout_sessions')
+        .selectAll()
+        .where('processor_session_id', '=', processorSessionId)
+        .executeTakeFirst();
       if (!row) return 'unknown_session' as const;
       const now = nowIso();
       // ON CONFLICT DO NOTHING rather than catching the violation: on PostgreSQL a failed
       // statement poisons the transaction. A concurrent twin waits here on the uncommitted key
       // and then inserts nothing.
-      const inserted = await trx.insertInto('payment_fulfilments')
-        .values({ transaction_id: transactionId, checkout_session_id: row.id, gateway: row.gateway, fulfilled_at: now, refunded_at: null })
+      const inserted = await trx
+        .insertInto('payment_fulfilments')
+        .values({
+          transaction_id: transactionId,
+          checkout_session_id: row.id,
+          gateway: row.gateway,
+          fulfilled_at: now,
+          refunded_at: null,
+        })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return 'duplicate' as const;
       const reopened = row.status !== 'OPEN';
       // Stripe does not order its events: a refund may have arrived before this completion (say,
       // the completion failed once and was retried after an admin refunded the charge).
-      const early = await trx.deleteFrom('early_refunds').where('transaction_id', '=', transactionId).returning('transaction_id').executeTakeFirst();
+      const early = await trx
+        .deleteFrom('early_refunds')
+        .where('transaction_id', '=', transactionId)
+        .returning('transaction_id')
+        .executeTakeFirst();
       if (early) {
-        await trx.updateTable('payment_fulfilments').set({ refunded_at: now }).where('transaction_id', '=', transactionId).execute();
-        await trx.updateTable('checkout_sessions').set({ status: 'COMPLETED', closed_at: now, transaction_id: transactionId })
-          .where('id', '=', row.id).execute();
+        await trx
+          .updateTable('payment_fulfilments')
+          .set({ refunded_at: now })
+          .where('transaction_id', '=', transactionId)
+          .execute();
+        await trx
+          .updateTable('checkout_sessions')
+          .set({ status: 'COMPLETED', closed_at: now, transaction_id: transactionId })
+          .where('id', '=', row.id)
+          .execute();
         if (!reopened) await this.handlerFor(row.purpose_kind).released?.(trx, toRecord(row), 'FAILED');
         return 'refunded_before_fulfilment' as const;
       }
       // The processor's page asks for the e-mail when we did not know it.
       const customerEmail = row.customer_email ?? buyer.email?.trim().toLowerCase() ?? null;
-      await trx.updateTable('checkout_sessions')
+      await trx
+        .updateTable('checkout_sessions')
         .set({ status: 'COMPLETED', closed_at: now, transaction_id: transactionId, customer_email: customerEmail })
         .where('id', '=', row.id)
         .execute();
       const checkout = { ...toRecord(row), status: 'COMPLETED' as const, transactionId, customerEmail };
       await this.handlerFor(row.purpose_kind).completed(trx, checkout, {
-        transactionId, gateway: row.gateway, reopened, ...(buyer.subscriptionId ? { subscriptionId: buyer.subscriptionId } : {}),
+        transactionId,
+        gateway: row.gateway,
+        reopened,
+        ...(buyer.subscriptionId ? { subscriptionId: buyer.subscriptionId } : {}),
       });
       return 'fulfilled' as const;
     });
     if (outcome === 'unknown_session') {
       this.opts.logger?.warn({ processorSessionId }, 'payment for a checkout this server did not open');
     } else if (outcome === 'refunded_before_fulfilment') {
-      this.opts.logger?.warn({ processorSessionId, transactionId }, 'completion arrived after its refund: nothing granted');
+      this.opts.logger?.warn(
+        { processorSessionId, transactionId },
+        'completion arrived after its refund: nothing granted',
+      );
     }
     return outcome;
   }
@@ -284,23 +332,34 @@ export class Payments {
   async refund(transactionId: string, amountRefunded: number): Promise<boolean> {
     return transaction(this.opts.db, async (trx) => {
       await oneAtATime(trx, transactionId);
-      const changed = await trx.updateTable('payment_fulfilments')
+      const changed = await trx
+        .updateTable('payment_fulfilments')
         .set({ refunded_at: nowIso() })
         .where('transaction_id', '=', transactionId)
         .where('refunded_at', 'is', null)
         .returning('checkout_session_id')
         .executeTakeFirst();
       if (!changed) {
-        const fulfilled = await trx.selectFrom('payment_fulfilments').select('transaction_id').where('transaction_id', '=', transactionId).executeTakeFirst();
+        const fulfilled = await trx
+          .selectFrom('payment_fulfilments')
+          .select('transaction_id')
+          .where('transaction_id', '=', transactionId)
+          .executeTakeFirst();
         // Not fulfilled (yet): remember it, so a completion delivered later grants nothing.
         if (!fulfilled) {
-          await trx.insertInto('early_refunds').values({ transaction_id: transactionId, amount: amountRefunded, received_at: nowIso() })
-            .onConflict((oc) => oc.doNothing()).execute();
+          await trx
+            .insertInto('early_refunds')
+            .values({ transaction_id: transactionId, amount: amountRefunded, received_at: nowIso() })
+            .onConflict((oc) => oc.doNothing())
+            .execute();
         }
         return false;
       }
-      const row = await trx.selectFrom('checkout_sessions').selectAll()
-        .where('id', '=', changed.checkout_session_id).executeTakeFirstOrThrow();
+      const row = await trx
+        .selectFrom('checkout_sessions')
+        .selectAll()
+        .where('id', '=', changed.checkout_session_id)
+        .executeTakeFirstOrThrow();
       await this.handlerFor(row.purpose_kind).refunded?.(trx, toRecord(row), { transactionId, amountRefunded });
       return true;
     });
@@ -341,12 +400,16 @@ export class Payments {
   async expireDue(now = Date.now()): Promise<number> {
     const localCutoff = new Date(now).toISOString();
     const stripeCutoff = new Date(now - this.opts.config.stripeExpiryGraceMs).toISOString();
-    const due = await this.opts.db.selectFrom('checkout_sessions').select(['id'])
+    const due = await this.opts.db
+      .selectFrom('checkout_sessions')
+      .select(['id'])
       .where('status', '=', 'OPEN')
-      .where((eb) => eb.or([
-        eb.and([eb('gateway', '=', 'local'), eb('expires_at', '<=', localCutoff)]),
-        eb.and([eb('gateway', '=', 'stripe'), eb('expires_at', '<=', stripeCutoff)]),
-      ]))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('gateway', '=', 'local'), eb('expires_at', '<=', localCutoff)]),
+          eb.and([eb('gateway', '=', 'stripe'), eb('expires_at', '<=', stripeCutoff)]),
+        ]),
+      )
       .orderBy('expires_at')
       .limit(200)
       .execute();
@@ -357,9 +420,14 @@ export class Payments {
     return expired;
   }
 
-  private async releaseWhere(column: 'id' | 'processor_session_id', value: string, reason: ReleaseReason): Promise<boolean> {
+  private async releaseWhere(
+    column: 'id' | 'processor_session_id',
+    value: string,
+    reason: ReleaseReason,
+  ): Promise<boolean> {
     return transaction(this.opts.db, async (trx) => {
-      const row = await trx.updateTable('checkout_sessions')
+      const row = await trx
+        .updateTable('checkout_sessions')
         .set({ status: reason, closed_at: nowIso() })
         .where(column, '=', value)
         .where('status', '=', 'OPEN')

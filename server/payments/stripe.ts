@@ -19,7 +19,11 @@ export class StripeGateway implements PaymentGateway {
   async createSession(checkout: CheckoutRecord): Promise<{ processorSessionId: string; checkoutUrl: string }> {
     // Our ids travel as metadata both on the session and on its payment intent, so a refund
     // (which Stripe reports on the charge) can be traced back without a lookup at Stripe.
-    const metadata = { svc_checkout_id: checkout.id, svc_community_id: checkout.communityId, svc_kind: checkout.purpose.kind };
+    const metadata = {
+      svc_checkout_id: checkout.id,
+      svc_community_id: checkout.communityId,
+      svc_kind: checkout.purpose.kind,
+    };
     // Billed again: a subscription whose metadata leads invoice.paid and customer.subscription.deleted
     // back to this checkout. A line marked firstChargeOnly has no `recurring`, so Stripe bills it once.
     const recurring = checkout.recurring
@@ -27,11 +31,14 @@ export class StripeGateway implements PaymentGateway {
       : null;
     const billing = recurring
       ? {
-        mode: 'subscription' as const,
-        subscription_data: {
-          metadata: { ...metadata, ...(checkout.installments ? { svc_installments: String(checkout.installments.count) } : {}) },
-        },
-      }
+          mode: 'subscription' as const,
+          subscription_data: {
+            metadata: {
+              ...metadata,
+              ...(checkout.installments ? { svc_installments: String(checkout.installments.count) } : {}),
+            },
+          },
+        }
       : { mode: 'payment' as const, payment_intent_data: { metadata } };
     try {
       const session = await this.stripe.checkout.sessions.create(
@@ -79,59 +86,85 @@ function paymentIntentId(value: string | { id: string } | null | undefined): str
 }
 
 /** POST /stripe/webhook. Mounted before any body parser: the signature covers the raw bytes. */
-export function stripeWebhookRouter(stripe: Stripe, webhookSecret: string, payments: Payments, logger?: Logger): Router {
+export function stripeWebhookRouter(
+  stripe: Stripe,
+  webhookSecret: string,
+  payments: Payments,
+  logger?: Logger,
+): Router {
   const router = express.Router();
-  router.post('/stripe/webhook', express.raw({ type: () => true, limit: '1mb' }), async (req: Request, res: Response) => {
-    const signature = req.get('stripe-signature');
-    let event: Stripe.Event;
-    try {
-      if (!signature) throw new Error('missing Stripe-Signature header');
-      event = stripe.webhooks.constructEvent(req.body as Buffer, signature, webhookSecret);
-    } catch (err) {
-      logger?.warn({ reason: (err as Error).message }, 'refused a Stripe webhook');
-      throw new Refusal('invalid_stripe_signature', { reason: (err as Error).message });
-    }
-    try {
-      await handleEvent(event, payments, logger, stripe);
-      res.json({ received: true });
-    } catch (err) {
-      // Logged here with the event's id, and answered as an envelope without the cause (the error
-      // handler would log it again, as an unexpected error).
-      logger?.error({ err, eventId: event.id, type: event.type, requestId: req.id }, 'handling a Stripe webhook failed; Stripe will retry');
-      res.status(500).json({ error: messages.stripeEventRetry, code: 'INTERNAL', requestId: req.id });
-    }
-  });
+  router.post(
+    '/stripe/webhook',
+    express.raw({ type: () => true, limit: '1mb' }),
+    async (req: Request, res: Response) => {
+      const signature = req.get('stripe-signature');
+      let event: Stripe.Event;
+      try {
+        if (!signature) throw new Error('missing Stripe-Signature header');
+        event = stripe.webhooks.constructEvent(req.body as Buffer, signature, webhookSecret);
+      } catch (err) {
+        logger?.warn({ reason: (err as Error).message }, 'refused a Stripe webhook');
+        throw new Refusal('invalid_stripe_signature', { reason: (err as Error).message });
+      }
+      try {
+        await handleEvent(event, payments, logger, stripe);
+        res.json({ received: true });
+      } catch (err) {
+        // Logged here with the event's id, and answered as an envelope without the cause (the error
+        // handler would log it again, as an unexpected error).
+        logger?.error(
+          { err, eventId: event.id, type: event.type, requestId: req.id },
+          'handling a Stripe webhook failed; Stripe will retry',
+        );
+        res.status(500).json({ error: messages.stripeEventRetry, code: 'INTERNAL', requestId: req.id });
+      }
+    },
+  );
   return router;
 }
 
 const idOf = (value: string | { id: string } | null | undefined): string | null => paymentIntentId(value);
 
 /** The subscription's next steps after a renewal committed (retried deliveries ask again: both are idempotent). */
-async function applyRenewalOutcome(stripe: Stripe | undefined, subscriptionId: string, outcome: RenewalOutcome | null): Promise<void> {
+async function applyRenewalOutcome(
+  stripe: Stripe | undefined,
+  subscriptionId: string,
+  outcome: RenewalOutcome | null,
+): Promise<void> {
   if (!stripe || !outcome) return;
   if (outcome.stopBilling) {
     await stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true });
   } else if (outcome.skipUntil) {
     // A trial bills nothing until it ends; then the subscription's interval resumes.
-    await stripe.subscriptions.update(subscriptionId, { trial_end: Math.floor(Date.parse(outcome.skipUntil) / 1000), proration_behavior: 'none' });
+    await stripe.subscriptions.update(subscriptionId, {
+      trial_end: Math.floor(Date.parse(outcome.skipUntil) / 1000),
+      proration_behavior: 'none',
+    });
   }
 }
 
-export async function handleEvent(event: Stripe.Event, payments: Payments, logger?: Logger, stripe?: Stripe): Promise<void> {
+export async function handleEvent(
+  event: Stripe.Event,
+  payments: Payments,
+  logger?: Logger,
+  stripe?: Stripe,
+): Promise<void> {
   switch (event.type) {
     case 'checkout.session.completed': {
       const session = event.data.object;
       // Delayed methods (bank debits) complete unpaid; async_payment_succeeded follows.
       if (session.payment_status === 'unpaid') return;
       await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, {
-        email: session.customer_details?.email, subscriptionId: idOf(session.subscription),
+        email: session.customer_details?.email,
+        subscriptionId: idOf(session.subscription),
       });
       return;
     }
     case 'checkout.session.async_payment_succeeded': {
       const session = event.data.object;
       await payments.fulfil(session.id, paymentIntentId(session.payment_intent) ?? session.id, {
-        email: session.customer_details?.email, subscriptionId: idOf(session.subscription),
+        email: session.customer_details?.email,
+        subscriptionId: idOf(session.subscription),
       });
       return;
     }
@@ -143,7 +176,12 @@ export async function handleEvent(event: Stripe.Event, payments: Payments, logge
       const checkoutId = details?.metadata?.svc_checkout_id;
       const subscriptionId = idOf(details?.subscription);
       if (!checkoutId || !subscriptionId || !invoice.id) return;
-      const outcome = await payments.renew(checkoutId, { transactionId: invoice.id, gateway: 'stripe', amount: invoice.amount_paid, subscriptionId });
+      const outcome = await payments.renew(checkoutId, {
+        transactionId: invoice.id,
+        gateway: 'stripe',
+        amount: invoice.amount_paid,
+        subscriptionId,
+      });
       await applyRenewalOutcome(stripe, subscriptionId, outcome);
       return;
     }
@@ -165,7 +203,10 @@ export async function handleEvent(event: Stripe.Event, payments: Payments, logge
       if (!intent) return;
       if (charge.amount_refunded < charge.amount) {
         // v1 refunds whole sales only; a partial refund made in the Stripe dashboard is left for a person.
-        logger?.warn({ paymentIntent: intent, refunded: charge.amount_refunded, amount: charge.amount }, 'partial refund ignored (not supported in v1)');
+        logger?.warn(
+          { paymentIntent: intent, refunded: charge.amount_refunded, amount: charge.amount },
+          'partial refund ignored (not supported in v1)',
+        );
         return;
       }
       await payments.refund(intent, charge.amount_refunded);

@@ -6,16 +6,17 @@ export const messages = {
   keyOtherCommunity: 'API key does not belong to this community',
   signInRequired: 'Sign in to continue',
   reauthRequired: 'Sign in again (within the last 10 minutes) to change how you sign in',
-  signInChangesOnPlatform: 'Ways to sign in are changed on the platform\'s own pages, not on a community\'s site',
+  signInChangesOnPlatform: "Ways to sign in are changed on the platform's own pages, not on a community's site",
   invalidCredentials: 'Incorrect e-mail or password',
   invalidSmsCode: 'Incorrect or expired code; ask for a new one',
   invalidPhoneCode: 'Incorrect or expired code; ask for a new one',
   phoneInUse: 'This number is already on another account. Remove it there first, or use another number.',
   oauthProviderNotFound: 'This sign-in provider is not available',
   oauthProviderUnavailable: 'The sign-in provider cannot be reached right now; try again later',
-  oauthPlatformOnly: 'Sign-in providers are linked and removed on the platform\'s own site only, signed in there',
+  oauthPlatformOnly: "Sign-in providers are linked and removed on the platform's own site only, signed in there",
   oauthNotLinked: 'No account of this provider is linked to yours',
-  oauthLastSignInMethod: 'This is the only way to sign in to your account: set a password (by a reset) or link another provider first',
+  oauthLastSignInMethod:
+    'This is the only way to sign in to your account: set a password (by a reset) or link another provider first',
   /** What the sign-in page says for each `?error=` a failed Google / Slack / Discord flow sends it back with. */
   oauthErrors: {
     oauth_denied: 'Sign-in was cancelled at the provider. Nothing was changed.',
@@ -23,22 +24,26 @@ export const messages = {
     oauth_state_mismatch: 'That sign-in link did not match this browser. Start again from this page.',
     oauth_flow_expired: 'The sign-in took too long or was started in another browser. Start again from this page.',
     oauth_exchange_failed: 'We could not complete the sign-in with the provider. Try again.',
-    oauth_id_token_invalid: 'The provider\'s answer could not be verified. Try again.',
+    oauth_id_token_invalid: "The provider's answer could not be verified. Try again.",
     oauth_provider_unavailable: 'The provider cannot be reached right now. Try again later or sign in another way.',
-    oauth_email_unverified: 'The provider did not give us a verified e-mail address. Verify it there, or sign in another way and link the account from the platform\'s site.',
+    oauth_email_unverified:
+      "The provider did not give us a verified e-mail address. Verify it there, or sign in another way and link the account from the platform's site.",
     oauth_identity_in_use: 'That account is already linked to another user here. Sign out and sign in with it instead.',
     oauth_link_session_changed: 'You signed out or switched accounts while linking. Sign in and try again.',
     oauth_handoff_invalid: 'This sign-in link is invalid, used or expired. Start again from this page.',
-    oauth_reauth_required: 'To link a sign-in provider, sign in again first: linking needs a sign-in from the last 10 minutes.',
+    oauth_reauth_required:
+      'To link a sign-in provider, sign in again first: linking needs a sign-in from the last 10 minutes.',
   },
   emailInUse: 'An account cannot be created with this e-mail address. If it is yours, sign in or reset your password.',
   usertagTaken: 'This usertag is not available; choose another',
   resetTokenInvalid: 'This password reset link is invalid, used or expired; ask for a new one',
-  crossSiteRequest: 'Cookie-authenticated changes must come from this site\'s own pages',
+  crossSiteRequest: "Cookie-authenticated changes must come from this site's own pages",
   jsonRequired: 'Send this request with Content-Type: application/json',
   originNotAllowed: 'This origin is not an allowed embed origin of the community',
-  secretKeyNotAllowed: 'Secret keys are server-only: widget actions take the publishable key (call /v1 from your server with a secret key)',
-  widgetKeyRequired: 'API key required: send the publishable key from an allowed embed origin, or call from the community\'s own site',
+  secretKeyNotAllowed:
+    'Secret keys are server-only: widget actions take the publishable key (call /v1 from your server with a secret key)',
+  widgetKeyRequired:
+    "API key required: send the publishable key from an allowed embed origin, or call from the community's own site",
   insufficientScope: (scope: string) => `This operation requires the ${scope} scope`,
   communityNotFound: 'Community not found',
   eventNotFound: 'Event not found in this community',
@@ -53,17 +58,20 @@ export const messages = {
   formFieldsMissing: 'Required form fields are missing',
   donationBelowMinimum: (min: number) => `A donation must be at least ${min} (smallest currency unit)`,
   donationsNotEnabled: 'Donations are not enabled here',
-  donationCurrencyMismatch: (currency: string) => `Donations to this event are in ${currency}; this tier is priced in another currency, so it cannot carry one`,
+  donationCurrencyMismatch: (currency: string) =>
+    `Donations to this event are in ${currency}; this tier is priced in another currency, so it cannot carry one`,
   donationNotListed: (amounts: number[]) => `Choose one of the listed amounts: ${amounts.join(', ')}`,
   donorEmailRequired: 'customer.email is required for a donor who is not signed in',
   productInactive: 'This product is not for sale',
   returnUrlNotAllowed: (field: string) => `${field} must be on this site or one of the community's embed origins`,
   alreadyRsvpd: 'This e-mail address already has a ticket for this tier; it has been sent there again',
-  tooManyHeld: (held: number) => `You already hold ${held} seats in open checkouts for this tier; pay for or cancel them first`,
+  tooManyHeld: (held: number) =>
+    `You already hold ${held} seats in open checkouts for this tier; pay for or cancel them first`,
   communityTagRequired: 'communityTag is required here: this host is not a community site',
   productFree: 'This product is free: there is nothing to pay',
   memberTokenUnsupported: 'X-Svc-Member-Token (single sign-on) is not supported by this server',
-  urlsRequiredWithDonation: 'successUrl and cancelUrl are required with a donation: the donation is paid through a checkout',
+  urlsRequiredWithDonation:
+    'successUrl and cancelUrl are required with a donation: the donation is paid through a checkout',
   paymentsUnavailable: 'Payments are not configured on this server',
   paymentProcessorError: 'The payment processor could not open a checkout; try again',
   articleNotFound: 'Article not found in this community',
@@ -113,14 +121,16 @@ export const messages = {
   conversationNotFound: 'Conversation not found',
   conversationNeedsOthers: 'Name at least one other user',
   messageNotInConversation: 'upTo is not a message of this conversation',
-  friendRequestLimit: (max: number) => `You have ${max} friend requests waiting for an answer; wait for some to be answered before sending more`,
+  friendRequestLimit: (max: number) =>
+    `You have ${max} friend requests waiting for an answer; wait for some to be answered before sending more`,
   friendRequestCooldown: 'This user turned down your last request recently; you can ask again later',
   hotspotNotFound: 'Hotspot not found in this community',
   segmentNotFound: 'Segment not found in this community',
   segmentNameTaken: 'Another segment of this community already has this name',
   installmentUnit: (missing: string[]) =>
     `The installment fields are set together or not at all: also send ${missing.join(', ')}`,
-  installmentPartial: 'installmentTotalPrice, installmentCount and installmentIntervalMonths are all numbers (an installment plan) or all null (none)',
+  installmentPartial:
+    'installmentTotalPrice, installmentCount and installmentIntervalMonths are all numbers (an installment plan) or all null (none)',
   renewsAnnuallyNeedsPlan: 'installmentRenewsAnnually needs an installment plan and accessDurationMonths',
   memberNotIdentified: 'Identify the member: userId in the body or their sign-in token in X-Svc-Auth-Token',
   memberTokenInvalid: 'The sign-in token in X-Svc-Auth-Token is invalid, expired or signed out',
@@ -137,16 +147,22 @@ export const messages = {
   applicationAnswerInvalid: (field: string, why: string) => `${field} ${why}`,
   billingCycleRequired: (offered: string[]) => `billingCycle is required: this segment offers ${offered.join(', ')}`,
   billingCycleNotOffered: (offered: string[]) =>
-    offered.length ? `This segment does not offer that billing cycle; it offers ${offered.join(', ')}` : 'This segment is free: send no billingCycle',
+    offered.length
+      ? `This segment does not offer that billing cycle; it offers ${offered.join(', ')}`
+      : 'This segment is free: send no billingCycle',
   applicationNotFound: 'Application not found in this community',
   applicationRejected: 'This application was rejected; it cannot be approved',
-  applicationCancelled: 'This application was closed without a decision (replaced by a newer one, or the person was banned)',
+  applicationCancelled:
+    'This application was closed without a decision (replaced by a newer one, or the person was banned)',
   applicationAwaitingPayment: 'This application is waiting for its payment; it is accepted when paid',
   applicationApproved: 'This application was approved; kick the member to remove them',
   memberNotFound: 'Member not found in this community',
   notAnAcceptedMember: 'Only an ACCEPTED member can be kicked',
   founderCannotBeRemoved: "The community's founder cannot be kicked or banned",
-  applicationNotAwaitingPayment: (status: string) => `Only an application waiting for its payment (PAYMENT_PENDING) can be checked out; this one is ${status}`,
-  segmentNoPriceForCycle: (cycle: string | null) => `This segment has no price for the application's billing cycle${cycle ? ` (${cycle})` : ''}; apply again with a cycle it offers`,
-  applyOriginNotAllowed: "origin must be one of the community's embed origins, its landing URL or its hosted site (scheme://host[:port])",
+  applicationNotAwaitingPayment: (status: string) =>
+    `Only an application waiting for its payment (PAYMENT_PENDING) can be checked out; this one is ${status}`,
+  segmentNoPriceForCycle: (cycle: string | null) =>
+    `This segment has no price for the application's billing cycle${cycle ? ` (${cycle})` : ''}; apply again with a cycle it offers`,
+  applyOriginNotAllowed:
+    "origin must be one of the community's embed origins, its landing URL or its hosted site (scheme://host[:port])",
 } as const;

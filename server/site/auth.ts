@@ -10,8 +10,15 @@ import type { AuthProviders } from '../../contract/routes/auth.ts';
 import type { z } from 'zod';
 import type { RouteDef } from '../../contract/route.ts';
 import {
-  confirmPasswordReset as confirmReset, createAccount, createPasswordReset, issueSession, normalizeEmail,
-  PASSWORD_RESET_TTL_MS, revokeAllSessions, revokeSession, verifyCredentials,
+  confirmPasswordReset as confirmReset,
+  createAccount,
+  createPasswordReset,
+  issueSession,
+  normalizeEmail,
+  PASSWORD_RESET_TTL_MS,
+  revokeAllSessions,
+  revokeSession,
+  verifyCredentials,
 } from '../domain/accounts.ts';
 import { findCommunityByDomain } from '../domain/communities.ts';
 import { hashPassword } from '../domain/passwords.ts';
@@ -23,7 +30,11 @@ import { messages } from '../shared/messages.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import {
-  clearSessionCookies, communityTagForHost, cookieNameFor, presentedToken, setSessionCookie,
+  clearSessionCookies,
+  communityTagForHost,
+  cookieNameFor,
+  presentedToken,
+  setSessionCookie,
 } from '../http/session.ts';
 import { OutboxMailer, type MailMessage, type Mailer } from '../mail/mailer.ts';
 import { passwordResetMail, signUpAttemptMail } from '../mail/templates.ts';
@@ -40,7 +51,11 @@ const phoneKey = (phone: string) => crypto.createHash('sha256').update(`phone:${
 const ipOf = (req: Request) => req.ip ?? 'unknown';
 
 /** What is offered: the OAuth providers with credentials, besides password and SMS. */
-const providersOn = (deps: OAuthRouteDeps): z.output<typeof AuthProviders> => ({ password: true, sms: true, oauth: providerLinks(deps.oauth) });
+const providersOn = (deps: OAuthRouteDeps): z.output<typeof AuthProviders> => ({
+  password: true,
+  sms: true,
+  oauth: providerLinks(deps.oauth),
+});
 
 export interface Site {
   /** Where links in e-mails point: never taken from the request unless its host is a community's. */
@@ -125,12 +140,22 @@ async function signUp({ body, req, res }: Ctx<typeof routes.signUp>, deps: AuthD
   await deps.rateLimits.consume('account-writes-ip', ipOf(req));
   // Hashed before anything is looked up: a taken e-mail answers no faster than a new one.
   const passwordHash = await hashPassword(body.password);
-  const created = await createAccount(deps.db, { email: body.email, passwordHash, name: body.name, usertag: body.usertag }).catch(async (err: unknown) => {
+  const created = await createAccount(deps.db, {
+    email: body.email,
+    passwordHash,
+    name: body.name,
+    usertag: body.usertag,
+  }).catch(async (err: unknown) => {
     if (isRefusal(err, 'email_in_use')) {
       // The owner hears of it; the caller only learns what sign-up cannot hide.
       await sendAccountMail(deps, body.email, async () => {
         const site = await siteOf(deps, req);
-        return signUpAttemptMail({ to: normalizeEmail(body.email), siteName: site.name, signInLink: `${site.origin}/sign-in`, resetLink: `${site.origin}/reset-password` });
+        return signUpAttemptMail({
+          to: normalizeEmail(body.email),
+          siteName: site.name,
+          signInLink: `${site.origin}/sign-in`,
+          resetLink: `${site.origin}/reset-password`,
+        });
       });
     }
     throw err;
@@ -181,7 +206,9 @@ async function requestPasswordReset({ body, req }: Ctx<typeof routes.requestPass
     if (!reset) return null;
     const site = await siteOf(deps, req);
     return passwordResetMail({
-      to: reset.email, siteName: site.name, expiresInMinutes: PASSWORD_RESET_TTL_MS / 60_000,
+      to: reset.email,
+      siteName: site.name,
+      expiresInMinutes: PASSWORD_RESET_TTL_MS / 60_000,
       link: `${site.origin}/reset-password?token=${encodeURIComponent(reset.token)}`,
     });
   });
@@ -225,7 +252,10 @@ async function confirmPasswordReset({ body, req, res }: Ctx<typeof routes.confir
 type AccountRoutes = Exclude<RoutesOf<typeof routes>, OAuthRoutes>;
 
 export const authHandlers = {
-  listAuthProviders: async (_ctx, deps) => ({ body: deps.providers, headers: { 'Cache-Control': 'public, max-age=300' } }),
+  listAuthProviders: async (_ctx, deps) => ({
+    body: deps.providers,
+    headers: { 'Cache-Control': 'public, max-age=300' },
+  }),
   signUp,
   signIn,
   signOut,

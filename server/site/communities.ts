@@ -5,7 +5,12 @@ import type * as routes from '../../contract/routes/communities.ts';
 import type { CommunityRow } from '../db/schema.ts';
 import { pageAccessFor } from '../domain/page-access.ts';
 import { presentedToken, signedInVisitor } from '../http/session.ts';
-import { communityViewer, findCommunityByDomain, findCommunityByTag, toPublicCommunity } from '../domain/communities.ts';
+import {
+  communityViewer,
+  findCommunityByDomain,
+  findCommunityByTag,
+  toPublicCommunity,
+} from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
 import type { HandlerResult, RouteDeps } from '../http/routes.ts';
@@ -34,7 +39,8 @@ type CommunityRoutes = typeof routes.getCommunity | typeof routes.getCommunityBy
 // Mounted in route-table order, which lists getCommunityByDomain before getPageAccess: so
 // /by-domain/page-access is a hostname, never the tag "by-domain".
 export const communityHandlers = {
-  getCommunityByDomain: async ({ params, req }, deps) => communityFor(deps, req, await findCommunityByDomain(deps.db, params.hostname)),
+  getCommunityByDomain: async ({ params, req }, deps) =>
+    communityFor(deps, req, await findCommunityByDomain(deps.db, params.hostname)),
   getPageAccess: async ({ params, req }, deps) => {
     const row = await findCommunityByTag(deps.db, params.communityTag);
     if (!row) throw notFound(messages.communityNotFound);
@@ -44,5 +50,6 @@ export const communityHandlers = {
       headers: { 'Cache-Control': 'private, no-store', Vary: VARY },
     };
   },
-  getCommunity: async ({ params, req }, deps) => communityFor(deps, req, await findCommunityByTag(deps.db, params.communityTag)),
+  getCommunity: async ({ params, req }, deps) =>
+    communityFor(deps, req, await findCommunityByTag(deps.db, params.communityTag)),
 } satisfies Handlers<CommunityRoutes>;

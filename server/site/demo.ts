@@ -30,7 +30,9 @@ export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string })
   const router = express.Router();
   const template = path.join(opts.rootDir, 'demo', 'customer-site.html');
   // Express matches '/demo' for '/demo/' as well (non-strict routing), so only redirect the bare path.
-  router.get('/demo', (req, res, next) => (req.originalUrl.split('?')[0].endsWith('/') ? next() : res.redirect(301, '/demo/')));
+  router.get('/demo', (req, res, next) =>
+    req.originalUrl.split('?')[0].endsWith('/') ? next() : res.redirect(301, '/demo/'),
+  );
   router.get('/demo/', async (_req, res) => {
     const community = await findCommunityByTag(opts.db, DEMO_TAG);
     if (!community) throw notFound(messages.communityNotFound);

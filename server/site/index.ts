@@ -22,12 +22,18 @@ export function siteApiRouter(deps: OAuthRouteDeps): Router {
   const routes = ROUTES.filter((r) => r.path.startsWith('/api/'));
   // The widget actions' handlers are mounted by their own router; here one would be on the wrong one.
   const served = routes.filter((r) => !WIDGET_ACTION_ROUTES.includes(r));
-  mountHandlers(router, served, [
-    handlerGroup(communityHandlers, deps),
-    handlerGroup(visitorHandlers, visitorDeps(deps)),
-    handlerGroup(authHandlers, authDeps(deps)),
-    handlerGroup(oauthHandlers, setUpOAuth(deps)),
-  ], deps, ROUTES);
+  mountHandlers(
+    router,
+    served,
+    [
+      handlerGroup(communityHandlers, deps),
+      handlerGroup(visitorHandlers, visitorDeps(deps)),
+      handlerGroup(authHandlers, authDeps(deps)),
+      handlerGroup(oauthHandlers, setUpOAuth(deps)),
+    ],
+    deps,
+    ROUTES,
+  );
   methodNotAllowed(router, routes);
   return router;
 }

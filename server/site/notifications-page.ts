@@ -102,9 +102,10 @@ function describe(n: NotificationView, communityNames: Map<string, string>, here
       const eventName = escapeHtml(text('eventName') ?? 'an event');
       const slug = text('eventSlug');
       // A link only on the event's own community site, where `/events/<slug>` is its page.
-      const event = slug && n.communityTag && n.communityTag === hereTag
-        ? `<a href="/events/${encodeURIComponent(slug)}">${eventName}</a>`
-        : `<strong>${eventName}</strong>`;
+      const event =
+        slug && n.communityTag && n.communityTag === hereTag
+          ? `<a href="/events/${encodeURIComponent(slug)}">${eventName}</a>`
+          : `<strong>${eventName}</strong>`;
       const tier = text('tierName');
       return `Your place at ${event} is confirmed${tier ? ` (${escapeHtml(tier)})` : ''}${hereTag === n.communityTag ? '' : ` in ${community}`}.`;
     }
@@ -117,9 +118,11 @@ const utc = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'sho
 
 function item(n: NotificationView, communityNames: Map<string, string>, hereTag: string | null): string {
   const unread = n.readAt === null;
-  return `<li data-id="${escapeHtml(n.id)}"${unread ? ' class="unread"' : ''}><span class="dot" aria-hidden="true"></span>`
-    + `<span class="text">${unread ? '<span class="sr-only">Unread: </span>' : ''}${describe(n, communityNames, hereTag)}</span>`
-    + `<time datetime="${escapeHtml(n.createdAt)}">${escapeHtml(`${utc.format(new Date(n.createdAt))} UTC`)}</time></li>`;
+  return (
+    `<li data-id="${escapeHtml(n.id)}"${unread ? ' class="unread"' : ''}><span class="dot" aria-hidden="true"></span>` +
+    `<span class="text">${unread ? '<span class="sr-only">Unread: </span>' : ''}${describe(n, communityNames, hereTag)}</span>` +
+    `<time datetime="${escapeHtml(n.createdAt)}">${escapeHtml(`${utc.format(new Date(n.createdAt))} UTC`)}</time></li>`
+  );
 }
 
 function offsetOf(req: Request): number {
@@ -128,7 +131,14 @@ function offsetOf(req: Request): number {
   return Math.min(n, MAX_OFFSET);
 }
 
-async function render(res: Response, deps: RouteDeps, site: PageSite, hereTag: string | null, userId: string, offset: number): Promise<void> {
+async function render(
+  res: Response,
+  deps: RouteDeps,
+  site: PageSite,
+  hereTag: string | null,
+  userId: string,
+  offset: number,
+): Promise<void> {
   const page = await notifications.listNotifications(deps.db, userId, { limit: NOTIFICATIONS_PAGE_SIZE, offset });
   const tags = [...new Set(page.items.flatMap((n) => (n.communityTag ? [n.communityTag] : [])))];
   const communityNames = new Map<string, string>();
@@ -139,9 +149,10 @@ async function render(res: Response, deps: RouteDeps, site: PageSite, hereTag: s
   const unread = await notifications.unreadNotificationCount(deps.db, userId);
   const hasMore = offset + page.items.length < page.total;
   res.setHeader('Vary', 'Cookie');
-  const list = page.items.length > 0
-    ? `<ol id="list">\n${page.items.map((n) => item(n, communityNames, hereTag)).join('\n')}\n</ol>`
-    : `<ol id="list"></ol>\n<p class="empty">${offset === 0 ? 'No notifications yet. Friend requests, approvals and RSVPs will show up here.' : 'No more notifications.'}</p>`;
+  const list =
+    page.items.length > 0
+      ? `<ol id="list">\n${page.items.map((n) => item(n, communityNames, hereTag)).join('\n')}\n</ol>`
+      : `<ol id="list"></ol>\n<p class="empty">${offset === 0 ? 'No notifications yet. Friend requests, approvals and RSVPs will show up here.' : 'No more notifications.'}</p>`;
   sendHostedPage(res, site, {
     title: 'Notifications',
     style: STYLE,

@@ -31,14 +31,24 @@ import { LINK_REAUTH_SECONDS, type OAuthErrorCode } from '../../contract/routes/
 import { issueSession } from '../domain/accounts.ts';
 import { safeReturnTarget } from '../domain/community-origins.ts';
 import {
-  linkIdentity, signInWithIdentity, unlinkProvider, type ExternalIdentity, type OnLinked,
+  linkIdentity,
+  signInWithIdentity,
+  unlinkProvider,
+  type ExternalIdentity,
+  type OnLinked,
 } from '../domain/oauth-identities.ts';
 import { ApiError } from '../http/api-error.ts';
 import { messages } from '../shared/messages.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers } from '../http/handlers.ts';
 import {
-  communityTagForHost, cookieNameFor, parseCookies, requestOrigin, setSessionCookie, signedInVisitor, type Visitor,
+  communityTagForHost,
+  cookieNameFor,
+  parseCookies,
+  requestOrigin,
+  setSessionCookie,
+  signedInVisitor,
+  type Visitor,
 } from '../http/session.ts';
 import { secureAttribute } from '../http/transport-security.ts';
 import { identityLinkedMail } from '../mail/identity-linked-email.ts';
@@ -86,14 +96,21 @@ function redirect(res: Response, location: string): void {
 }
 
 /** The sign-in page of a site (`origin`, or this one) showing `code`, then going on to `returnTo`. */
-function signInPageWith(code: OAuthErrorCode, where: { origin?: string | null; returnTo?: string | null } = {}): string {
+function signInPageWith(
+  code: OAuthErrorCode,
+  where: { origin?: string | null; returnTo?: string | null } = {},
+): string {
   const query = new URLSearchParams({ error: code });
   if (where.returnTo && where.returnTo !== '/') query.set('next', where.returnTo);
   return `${where.origin ?? ''}/sign-in?${query}`;
 }
 
 /** Where a failure lands: the sign-in page of the site the flow belongs to, with the code. */
-function failTo(res: Response, code: OAuthErrorCode, where: { origin?: string | null; returnTo?: string | null } = {}): void {
+function failTo(
+  res: Response,
+  code: OAuthErrorCode,
+  where: { origin?: string | null; returnTo?: string | null } = {},
+): void {
   redirect(res, signInPageWith(code, where));
 }
 
@@ -135,31 +152,46 @@ function providerOf(deps: OAuthDeps, name: unknown): OAuthProviderId {
 
 /** A new flow's secrets, and the provider's URL with them (ProviderError when it is unreachable). */
 async function beginFlow(
-  deps: OAuthDeps, provider: OAuthProviderId, base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>,
+  deps: OAuthDeps,
+  provider: OAuthProviderId,
+  base: Pick<OAuthFlow, 'returnTo' | 'link' | 'handoff'>,
 ): Promise<{ flow: OAuthFlow; url: URL }> {
   const flow: OAuthFlow = {
-    provider, ...base,
+    provider,
+    ...base,
     state: client.randomState(),
     nonce: deps.oauthProviders.isOidc(provider) ? client.randomNonce() : null,
     codeVerifier: client.randomPKCECodeVerifier(),
   };
-  return { flow, url: await deps.oauthProviders.authorizationUrl(provider, { redirectUri: redirectUri(deps, provider), ...flow }) };
+  return {
+    flow,
+    url: await deps.oauthProviders.authorizationUrl(provider, { redirectUri: redirectUri(deps, provider), ...flow }),
+  };
 }
 
 /** The owner hears of every link, in the transaction that makes it: a link nobody knows of is a takeover nobody sees. */
 function tellOwner(deps: OAuthDeps): OnLinked {
   return async (trx, linked) => {
     const provider = linked.provider as OAuthProviderId;
-    await new OutboxMailer(trx).send(identityLinkedMail({
-      to: linked.email, siteName: 'svc', providerName: PROVIDER_NAMES[provider] ?? provider, provider,
-      platformUrl: deps.publicUrl, credentialsRemoved: linked.credentialsRemoved,
-    }));
+    await new OutboxMailer(trx).send(
+      identityLinkedMail({
+        to: linked.email,
+        siteName: 'svc',
+        providerName: PROVIDER_NAMES[provider] ?? provider,
+        provider,
+        platformUrl: deps.publicUrl,
+        credentialsRemoved: linked.credentialsRemoved,
+      }),
+    );
   };
 }
 
 /** Sign in as whoever the identity is (never a link), set this site's cookie, go to `returnTo`. */
 async function signIn(
-  deps: OAuthDeps, req: Request, res: Response, f: { identity: ExternalIdentity; communityTag: string | null; returnTo: string },
+  deps: OAuthDeps,
+  req: Request,
+  res: Response,
+  f: { identity: ExternalIdentity; communityTag: string | null; returnTo: string },
 ): Promise<void> {
   const outcome = await signInWithIdentity(deps.db, f.identity, tellOwner(deps));
   if (!outcome.ok) return failTo(res, 'oauth_email_unverified', { returnTo: f.returnTo });
@@ -170,33 +202,51 @@ async function signIn(
 
 /** The callback of a linking flow, on the platform: link to the session that asked, if it is still the one here. */
 async function link(
-  deps: OAuthDeps, req: Request, res: Response, identity: ExternalIdentity, flow: OAuthFlow & { link: NonNullable<OAuthFlow['link']> },
+  deps: OAuthDeps,
+  req: Request,
+  res: Response,
+  identity: ExternalIdentity,
+  flow: OAuthFlow & { link: NonNullable<OAuthFlow['link']> },
 ): Promise<void> {
   // A link asked for by one session never lands on whoever happens to be signed in now.
   const visitor = await signedInVisitor(deps.db, deps.sessions, req, null);
-  if (visitor?.userId !== flow.link.userId || visitor.claims.sid !== flow.link.sessionId || visitor.claims.site !== null) {
+  if (
+    visitor?.userId !== flow.link.userId ||
+    visitor.claims.sid !== flow.link.sessionId ||
+    visitor.claims.site !== null
+  ) {
     return failTo(res, 'oauth_link_session_changed', { returnTo: flow.returnTo });
   }
   const outcome = await linkIdentity(deps.db, identity, flow.link.userId, tellOwner(deps));
   if (!outcome.ok) {
-    return failTo(res, outcome.reason === 'identity_in_use' ? 'oauth_identity_in_use' : 'oauth_link_session_changed', { returnTo: flow.returnTo });
+    return failTo(res, outcome.reason === 'identity_in_use' ? 'oauth_identity_in_use' : 'oauth_link_session_changed', {
+      returnTo: flow.returnTo,
+    });
   }
   redirect(res, flow.returnTo);
 }
 
 /** Linking and unlinking: only the platform's own host, where no community's operator reads the cookie. */
 function assertPlatform(deps: OAuthDeps, req: Request, visitor: Visitor): void {
-  if (visitor.communityTag !== null || req.host !== deps.platformHost) throw new ApiError('PLATFORM_ONLY', messages.oauthPlatformOnly);
+  if (visitor.communityTag !== null || req.host !== deps.platformHost)
+    throw new ApiError('PLATFORM_ONLY', messages.oauthPlatformOnly);
 }
 
 /**
  * A start on a community's domain: bind this browser here, then continue on the platform. Whoever
  * is signed in here plays no part: the flow signs in, it never links.
  */
-async function handOffToPlatform(deps: OAuthDeps, req: Request, res: Response, provider: OAuthProviderId): Promise<void> {
+async function handOffToPlatform(
+  deps: OAuthDeps,
+  req: Request,
+  res: Response,
+  provider: OAuthProviderId,
+): Promise<void> {
   const bind = crypto.randomBytes(32).toString('base64url');
   const ticket = await deps.flowTokens.sealTicket({
-    provider, returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl), handoff: { origin: originOf(req), bindHash: sha256(bind) },
+    provider,
+    returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl),
+    handoff: { origin: originOf(req), bindHash: sha256(bind) },
   });
   // The binding outlives the ticket by the flow's own 10 minutes at the provider.
   res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, bind, FLOW_TTL_SECONDS + 120));
@@ -229,7 +279,10 @@ async function startOAuthSignIn(req: Request, res: Response, deps: OAuthDeps): P
     deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
     return failTo(res, 'oauth_provider_unavailable', { origin: base.handoff?.origin, returnTo: base.returnTo });
   }
-  res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await deps.flowTokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
+  res.append(
+    'Set-Cookie',
+    flowCookie(req, flowCookieName(provider), await deps.flowTokens.sealFlow(started.flow), FLOW_TTL_SECONDS),
+  );
   redirect(res, started.url.href);
 }
 
@@ -254,7 +307,10 @@ async function oauthCallback(req: Request, res: Response, deps: OAuthDeps): Prom
   let identity: ExternalIdentity;
   try {
     const profile = await deps.oauthProviders.finish(provider, {
-      callbackUrl: new URL(`${redirectUri(deps, provider)}${query}`), state: flow.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier,
+      callbackUrl: new URL(`${redirectUri(deps, provider)}${query}`),
+      state: flow.state,
+      nonce: flow.nonce,
+      codeVerifier: flow.codeVerifier,
     });
     identity = { provider, ...profile };
   } catch (err) {
@@ -266,7 +322,10 @@ async function oauthCallback(req: Request, res: Response, deps: OAuthDeps): Prom
   if (flow.link) return link(deps, req, res, identity, { ...flow, link: flow.link });
   if (flow.handoff) {
     const code = await createHandoff(deps.db, {
-      identity, origin: flow.handoff.origin, bindHash: flow.handoff.bindHash, returnTo: flow.returnTo,
+      identity,
+      origin: flow.handoff.origin,
+      bindHash: flow.handoff.bindHash,
+      returnTo: flow.returnTo,
     });
     return redirect(res, `${flow.handoff.origin}${OAUTH_BASE}/complete?code=${encodeURIComponent(code)}`);
   }
@@ -281,31 +340,48 @@ async function completeOAuthSignIn(req: Request, res: Response, deps: OAuthDeps)
   const handoff = communityTag && code ? await redeemHandoff(deps.db, code, originOf(req)) : null;
   if (!handoff) return failTo(res, 'oauth_handoff_invalid');
   const bind = parseCookies(req.headers.cookie).get(BIND_COOKIE);
-  if (!bind || !timingSafeEqualText(sha256(bind), handoff.bindHash)) return failTo(res, 'oauth_handoff_invalid', { returnTo: handoff.returnTo });
+  if (!bind || !timingSafeEqualText(sha256(bind), handoff.bindHash))
+    return failTo(res, 'oauth_handoff_invalid', { returnTo: handoff.returnTo });
   return signIn(deps, req, res, { identity: handoff.identity, communityTag, returnTo: handoff.returnTo });
 }
 
-async function linkOAuthProvider({ params, body, visitor, req, res }: HandlerContext<typeof routes.linkOAuthProvider>, deps: OAuthDeps) {
+async function linkOAuthProvider(
+  { params, body, visitor, req, res }: HandlerContext<typeof routes.linkOAuthProvider>,
+  deps: OAuthDeps,
+) {
   assertPlatform(deps, req, visitor);
   const provider = providerOf(deps, params.provider);
   await deps.rateLimits.consume('oauth-ip', req.ip ?? 'unknown', res);
   const returnTo = safeReturnTo(body.returnTo, req, deps.publicUrl);
   // By sign-in time, which a refresh keeps: a session extended for weeks is not a recent sign-in.
   if (Date.now() / 1000 - visitor.session.authTime > LINK_REAUTH_SECONDS) {
-    return { body: { redirectUrl: signInPageWith('oauth_reauth_required', { origin: deps.publicUrl, returnTo }) }, headers: NO_STORE };
+    return {
+      body: { redirectUrl: signInPageWith('oauth_reauth_required', { origin: deps.publicUrl, returnTo }) },
+      headers: NO_STORE,
+    };
   }
   let started: { flow: OAuthFlow; url: URL };
   try {
-    started = await beginFlow(deps, provider, { returnTo, link: { userId: visitor.userId, sessionId: visitor.session.sid }, handoff: null });
+    started = await beginFlow(deps, provider, {
+      returnTo,
+      link: { userId: visitor.userId, sessionId: visitor.session.sid },
+      handoff: null,
+    });
   } catch (err) {
     deps.logger?.warn({ err, provider }, 'oauth provider unavailable');
     throw new ApiError('SERVICE_UNAVAILABLE', messages.oauthProviderUnavailable);
   }
-  res.append('Set-Cookie', flowCookie(req, flowCookieName(provider), await deps.flowTokens.sealFlow(started.flow), FLOW_TTL_SECONDS));
+  res.append(
+    'Set-Cookie',
+    flowCookie(req, flowCookieName(provider), await deps.flowTokens.sealFlow(started.flow), FLOW_TTL_SECONDS),
+  );
   return { body: { redirectUrl: started.url.href }, headers: NO_STORE };
 }
 
-async function unlinkOAuthProvider({ params, visitor, req, transaction }: HandlerContext<typeof routes.unlinkOAuthProvider>, deps: OAuthDeps) {
+async function unlinkOAuthProvider(
+  { params, visitor, req, transaction }: HandlerContext<typeof routes.unlinkOAuthProvider>,
+  deps: OAuthDeps,
+) {
   assertPlatform(deps, req, visitor);
   return transaction(async (trx) => {
     await unlinkProvider(trx, visitor.userId, params.provider);
@@ -314,8 +390,11 @@ async function unlinkOAuthProvider({ params, visitor, req, transaction }: Handle
 }
 
 export type OAuthRoutes =
-  | typeof routes.startOAuthSignIn | typeof routes.oauthCallback | typeof routes.completeOAuthSignIn
-  | typeof routes.linkOAuthProvider | typeof routes.unlinkOAuthProvider;
+  | typeof routes.startOAuthSignIn
+  | typeof routes.oauthCallback
+  | typeof routes.completeOAuthSignIn
+  | typeof routes.linkOAuthProvider
+  | typeof routes.unlinkOAuthProvider;
 
 export const oauthHandlers = {
   // Navigations, not JSON: every failure is a redirect to /sign-in?error=, so they are mounted

@@ -46,7 +46,9 @@ export async function siteFor(db: Db, req: Request): Promise<PageSite> {
   const community = host ? await findCommunityByDomain(db, host) : undefined;
   if (!community) return { name: 'svc', brand: null, tag: null };
   const theme = parseJson<Record<string, unknown>>(community.theme_config, {});
-  const color = [theme.brandColor, theme.primaryColor].find((c) => typeof c === 'string' && /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i.test(c));
+  const color = [theme.brandColor, theme.primaryColor].find(
+    (c) => typeof c === 'string' && /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i.test(c),
+  );
   return { name: community.name, brand: (color as string | undefined) ?? null, tag: community.tag };
 }
 
@@ -287,7 +289,11 @@ ${page.main}
 `);
 }
 
-function page(res: Response, site: PageSite, opts: { title: string; next: string; body: string; script: string }): void {
+function page(
+  res: Response,
+  site: PageSite,
+  opts: { title: string; next: string; body: string; script: string },
+): void {
   sendHostedPage(res, site, {
     title: opts.title,
     bodyAttributes: ` data-next="${escapeHtml(opts.next)}"`,
@@ -306,7 +312,10 @@ function providerButtons(oauth: OAuthConfig | undefined, next: string, here: str
   const links = providerLinks(oauth);
   if (links.length === 0) return '';
   const returnTo = encodeURIComponent(safeReturnTarget(next, here, undefined, { pathOnly: true }));
-  const buttons = links.map((p) => `<a class="provider" href="${escapeHtml(`${p.startUrl}?returnTo=${returnTo}`)}">Continue with ${escapeHtml(p.name)}</a>`);
+  const buttons = links.map(
+    (p) =>
+      `<a class="provider" href="${escapeHtml(`${p.startUrl}?returnTo=${returnTo}`)}">Continue with ${escapeHtml(p.name)}</a>`,
+  );
   return `<div class="providers">\n${buttons.join('\n')}\n</div>\n<p class="or">or with your e-mail or phone</p>\n`;
 }
 
@@ -360,6 +369,11 @@ ${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${pr
 <button type="submit">E-mail me a link</button>
 </form>
 <div class="row"><a href="/sign-in?next=${encodeURIComponent(next)}">Back to sign in</a></div>`;
-    page(res, site, { title: withToken ? 'Choose a new password' : 'Reset your password', next, body, script: RESET_SCRIPT });
+    page(res, site, {
+      title: withToken ? 'Choose a new password' : 'Reset your password',
+      next,
+      body,
+      script: RESET_SCRIPT,
+    });
   });
 }

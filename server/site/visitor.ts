@@ -69,8 +69,10 @@ type Ctx<D extends RouteDef> = HandlerContext<D>;
  * sent to its own domain), signed in within LINK_REAUTH_SECONDS, and the owner is e-mailed.
  */
 function assertSignInChangeAllowed(deps: VisitorDeps, req: Request, visitor: Visitor): void {
-  if (visitor.communityTag !== null || req.host !== deps.platformHost) throw new ApiError('PLATFORM_ONLY', messages.signInChangesOnPlatform);
-  if (Date.now() / 1000 - visitor.session.authTime > LINK_REAUTH_SECONDS) throw new ApiError('REAUTH_REQUIRED', messages.reauthRequired);
+  if (visitor.communityTag !== null || req.host !== deps.platformHost)
+    throw new ApiError('PLATFORM_ONLY', messages.signInChangesOnPlatform);
+  if (Date.now() / 1000 - visitor.session.authTime > LINK_REAUTH_SECONDS)
+    throw new ApiError('REAUTH_REQUIRED', messages.reauthRequired);
 }
 
 async function getMe({ visitor }: Ctx<typeof routes.getMe>, deps: VisitorDeps) {
@@ -88,14 +90,20 @@ async function updateMe({ visitor, body, transaction }: Ctx<typeof routes.update
   });
 }
 
-async function startPhoneVerification({ visitor, body, req }: Ctx<typeof routes.startPhoneVerification>, deps: VisitorDeps) {
+async function startPhoneVerification(
+  { visitor, body, req }: Ctx<typeof routes.startPhoneVerification>,
+  deps: VisitorDeps,
+) {
   assertSignInChangeAllowed(deps, req, visitor);
   // The sign-in budgets: one hourly share of texts per number and per IP, whoever asks.
   await deps.rateLimits.consume('sms-start-ip', ipOf(req));
   await deps.rateLimits.consume('sms-start-phone', phoneKey(body.phone));
   const code = await phones.startPhoneVerification(deps.db, deps.smsCodeKey, visitor.userId, body.phone);
   // Says what the code is for, so a holder who did not ask knows it does not sign anyone in.
-  await deps.smsSender.send(body.phone, `Your ${await smsSiteName(deps, req)} code to add this phone number to your account is ${code}`);
+  await deps.smsSender.send(
+    body.phone,
+    `Your ${await smsSiteName(deps, req)} code to add this phone number to your account is ${code}`,
+  );
   return { status: 202, body: { status: 'accepted' as const }, headers: PRIVATE };
 }
 
@@ -140,7 +148,10 @@ async function listNotifications({ visitor, query }: Ctx<typeof routes.listNotif
   return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
 }
 
-async function sendFriendRequest({ visitor, body, res, transaction }: Ctx<typeof routes.sendFriendRequest>, deps: VisitorDeps) {
+async function sendFriendRequest(
+  { visitor, body, res, transaction }: Ctx<typeof routes.sendFriendRequest>,
+  deps: VisitorDeps,
+) {
   // Per sender, every attempt (a refused one too): each request notifies someone. The bucket is
   // defined in createApp (RATE_LIMIT_FRIEND_REQUESTS_PER_HOUR).
   await deps.rateLimits.consume('friend-requests', visitor.userId, res);
@@ -149,7 +160,10 @@ async function sendFriendRequest({ visitor, body, res, transaction }: Ctx<typeof
   });
 }
 
-async function listIncomingFriendRequests({ visitor, query }: Ctx<typeof routes.listIncomingFriendRequests>, deps: VisitorDeps) {
+async function listIncomingFriendRequests(
+  { visitor, query }: Ctx<typeof routes.listIncomingFriendRequests>,
+  deps: VisitorDeps,
+) {
   const offset = query.offset ?? 0;
   const page = await friends.listIncomingRequests(deps.db, visitor.userId, { limit: query.limit, offset });
   return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
@@ -192,7 +206,10 @@ async function postMessage({ visitor, params, body, transaction }: Ctx<typeof ro
 
 async function listMessages({ visitor, params, query }: Ctx<typeof routes.listMessages>, deps: VisitorDeps) {
   const offset = query.offset ?? 0;
-  const page = await conversations.listMessages(deps.db, visitor.userId, params.conversationId, { limit: query.limit, offset });
+  const page = await conversations.listMessages(deps.db, visitor.userId, params.conversationId, {
+    limit: query.limit,
+    offset,
+  });
   if (!page) throw notFound(messages.conversationNotFound);
   return { body: page.items, page: pageInfo(page.total, query.limit, offset), headers: PRIVATE };
 }
@@ -220,10 +237,15 @@ export const visitorHandlers = {
     body: { count: await notifications.unreadNotificationCount(deps.db, visitor.userId) },
     headers: PRIVATE,
   }),
-  markNotificationsRead: async ({ visitor, body, transaction }) => transaction(async (trx) => {
-    const updated = await notifications.markNotificationsRead(trx, visitor.userId, body.all ? { all: true } : { ids: body.ids! });
-    return { body: { updated }, headers: PRIVATE };
-  }),
+  markNotificationsRead: async ({ visitor, body, transaction }) =>
+    transaction(async (trx) => {
+      const updated = await notifications.markNotificationsRead(
+        trx,
+        visitor.userId,
+        body.all ? { all: true } : { ids: body.ids! },
+      );
+      return { body: { updated }, headers: PRIVATE };
+    }),
   sendFriendRequest,
   listIncomingFriendRequests,
   acceptFriendRequest,

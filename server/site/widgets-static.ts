@@ -14,9 +14,10 @@ export function widgetsStatic(distDir: string): RequestHandler[] {
     fallthrough: true,
     index: false,
     setHeaders(res, file) {
-      res.setHeader('Cache-Control', path.basename(file) === 'loader.js'
-        ? 'public, max-age=300'
-        : 'public, max-age=31536000, immutable');
+      res.setHeader(
+        'Cache-Control',
+        path.basename(file) === 'loader.js' ? 'public, max-age=300' : 'public, max-age=31536000, immutable',
+      );
     },
   });
   return [cors, files];

@@ -16,16 +16,25 @@ export interface SmsSender {
  * sealed: every text svc sends is a sign-in or verification code (server/outbox-seal.ts).
  */
 export class OutboxSmsSender implements SmsSender {
-  constructor(private readonly db: Db | Trx, private readonly seal: OutboxSeal) {}
+  constructor(
+    private readonly db: Db | Trx,
+    private readonly seal: OutboxSeal,
+  ) {}
 
   async send(to: string, text: string): Promise<void> {
     const id = newId();
-    await this.db.insertInto('sms_outbox').values({
-      id, to_number: to, text_body: this.seal.seal(text, 'sms_outbox.text_body', id), created_at: nowIso(), sent_at: null,
-    }).execute();
+    await this.db
+      .insertInto('sms_outbox')
+      .values({
+        id,
+        to_number: to,
+        text_body: this.seal.seal(text, 'sms_outbox.text_body', id),
+        created_at: nowIso(),
+        sent_at: null,
+      })
+      .execute();
   }
 }
-
 
 export interface SmsOutboxEntry {
   id: string;
@@ -36,9 +45,23 @@ export interface SmsOutboxEntry {
 }
 
 /** Outbox messages, newest first; `to` is an E.164 number (normalise it first). */
-export async function listSmsOutbox(db: Db, seal: OutboxSeal, opts: { to?: string; limit?: number } = {}): Promise<SmsOutboxEntry[]> {
+export async function listSmsOutbox(
+  db: Db,
+  seal: OutboxSeal,
+  opts: { to?: string; limit?: number } = {},
+): Promise<SmsOutboxEntry[]> {
   let q = db.selectFrom('sms_outbox').selectAll();
   if (opts.to) q = q.where('to_number', '=', opts.to);
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 20).execute();
-  return rows.map((r) => ({ id: r.id, to: r.to_number, text: seal.read(r.text_body, 'sms_outbox.text_body', r.id), createdAt: r.created_at, sentAt: r.sent_at }));
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(opts.limit ?? 20)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    to: r.to_number,
+    text: seal.read(r.text_body, 'sms_outbox.text_body', r.id),
+    createdAt: r.created_at,
+    sentAt: r.sent_at,
+  }));
 }

@@ -36,12 +36,16 @@ export function saleRouteDeps(deps: RouteDeps): SaleRouteDeps {
  * processor's session is discarded). Answers the processor's URL and session id.
  */
 export function commitCheckout(
-  payments: Payments, transaction: RunTransaction, request: CheckoutRequest,
+  payments: Payments,
+  transaction: RunTransaction,
+  request: CheckoutRequest,
   hold?: (trx: Trx, checkoutId: string) => Promise<void>,
 ) {
-  return payments.openCheckout(request, (prepared) => transaction(async (trx) => {
-    await payments.persist(trx, prepared);
-    await hold?.(trx, prepared.checkout.id);
-    return { body: { checkoutUrl: prepared.opened.checkoutUrl, sessionId: prepared.opened.sessionId } };
-  }));
+  return payments.openCheckout(request, (prepared) =>
+    transaction(async (trx) => {
+      await payments.persist(trx, prepared);
+      await hold?.(trx, prepared.checkout.id);
+      return { body: { checkoutUrl: prepared.opened.checkoutUrl, sessionId: prepared.opened.sessionId } };
+    }),
+  );
 }

@@ -15,8 +15,19 @@ import { commitCheckout, type SaleDeps } from './checkout.ts';
 /** The spec's budget of standalone donations per client IP per hour (RATE_LIMIT_DONATIONS_PER_IP_PER_HOUR). */
 export const DONATIONS_PER_IP_PER_HOUR = 30;
 
-export type DonateBody = { donation: { amount: number }; customer?: { email: string }; successUrl: string; cancelUrl: string };
-export type ProductCheckoutBody = { quantity: number; successUrl: string; cancelUrl: string; email?: string; donation?: { amount: number } };
+export type DonateBody = {
+  donation: { amount: number };
+  customer?: { email: string };
+  successUrl: string;
+  cancelUrl: string;
+};
+export type ProductCheckoutBody = {
+  quantity: number;
+  successUrl: string;
+  cancelUrl: string;
+  email?: string;
+  donation?: { amount: number };
+};
 
 /** Standalone donations only, per client IP: a sidecar donation is part of a sale and spends none. */
 export function spendDonationBudget(rateLimits: RateLimits, req: Request, res: Response): Promise<void> {
@@ -31,7 +42,11 @@ export function spendDonationBudget(rateLimits: RateLimits, req: Request, res: R
  * anything of its community.
  */
 export async function assertReadableTarget(
-  deps: Pick<SaleDeps, 'db'>, type: DonationTargetType, communityId: string, key: string, reader: PageReader,
+  deps: Pick<SaleDeps, 'db'>,
+  type: DonationTargetType,
+  communityId: string,
+  key: string,
+  reader: PageReader,
 ): Promise<void> {
   if (type === 'EVENT') {
     const audience = await events.publicAudience(deps.db, communityId);
@@ -42,22 +57,42 @@ export async function assertReadableTarget(
 }
 
 export async function donate(
-  deps: SaleDeps, transaction: RunTransaction, community: SaleCommunity, type: DonationTargetType, key: string, body: DonateBody, donorUserId: string | null,
+  deps: SaleDeps,
+  transaction: RunTransaction,
+  community: SaleCommunity,
+  type: DonationTargetType,
+  key: string,
+  body: DonateBody,
+  donorUserId: string | null,
 ) {
   const request = await donations.planDonation(deps.db, community, {
-    targetType: type, key, amount: body.donation.amount,
-    email: donorUserId ? null : body.customer?.email ?? null, donorUserId,
-    successUrl: body.successUrl, cancelUrl: body.cancelUrl,
+    targetType: type,
+    key,
+    amount: body.donation.amount,
+    email: donorUserId ? null : (body.customer?.email ?? null),
+    donorUserId,
+    successUrl: body.successUrl,
+    cancelUrl: body.cancelUrl,
   });
   return commitCheckout(deps.payments, transaction, request);
 }
 
 export async function productCheckout(
-  deps: SaleDeps, transaction: RunTransaction, community: SaleCommunity, sku: string, body: ProductCheckoutBody, buyerUserId: string | null,
+  deps: SaleDeps,
+  transaction: RunTransaction,
+  community: SaleCommunity,
+  sku: string,
+  body: ProductCheckoutBody,
+  buyerUserId: string | null,
 ) {
   const request = await planProductCheckout(deps.db, community, {
-    sku, quantity: body.quantity, successUrl: body.successUrl, cancelUrl: body.cancelUrl,
-    email: body.email ?? null, buyerUserId, donation: body.donation,
+    sku,
+    quantity: body.quantity,
+    successUrl: body.successUrl,
+    cancelUrl: body.cancelUrl,
+    email: body.email ?? null,
+    buyerUserId,
+    donation: body.donation,
   });
   return commitCheckout(deps.payments, transaction, request);
 }

@@ -21,12 +21,18 @@ const reasonOf = (body: { reason?: string } | undefined) => body?.reason?.trim()
  * elsewhere); without it, the first of the community's sites (landing site, registered domain,
  * `<tag>.localhost`).
  */
-async function returnOrigin(db: Db, publicUrl: string, communityTag: string, asked: string | undefined): Promise<string> {
+async function returnOrigin(
+  db: Db,
+  publicUrl: string,
+  communityTag: string,
+  asked: string | undefined,
+): Promise<string> {
   const community = await communityOrigins(db, communityTag);
   if (!community) throw notFound(messages.communityNotFound);
   if (asked === undefined) return communitySites(community, publicUrl)[0];
   const origin = normalizeOrigin(asked);
-  if (!origin || !ownOrigins(community, publicUrl).has(origin)) throw new ApiError('INVALID_INPUT', messages.applyOriginNotAllowed, { field: 'origin' });
+  if (!origin || !ownOrigins(community, publicUrl).has(origin))
+    throw new ApiError('INVALID_INPUT', messages.applyOriginNotAllowed, { field: 'origin' });
   return origin;
 }
 
@@ -34,9 +40,13 @@ async function submitApplication({ params, body, key, transaction }: HandlerCont
   return submit(transaction, key.communityId, { segmentId: params.segmentId, ...body });
 }
 
-async function applyCheckout({ body, key, transaction }: HandlerContext<typeof routes.applyCheckout>, deps: SaleRouteDeps) {
-  return applicationCheckout(deps.sales, transaction, key.communityId, body.requestId,
-    () => returnOrigin(deps.db, deps.publicUrl, key.communityTag, body.origin));
+async function applyCheckout(
+  { body, key, transaction }: HandlerContext<typeof routes.applyCheckout>,
+  deps: SaleRouteDeps,
+) {
+  return applicationCheckout(deps.sales, transaction, key.communityId, body.requestId, () =>
+    returnOrigin(deps.db, deps.publicUrl, key.communityTag, body.origin),
+  );
 }
 
 async function approveApplication({ params, key, transaction }: HandlerContext<typeof routes.approveApplication>) {

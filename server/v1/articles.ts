@@ -20,7 +20,10 @@ async function writable(trx: Db | Trx, communityId: string) {
 async function listArticles({ query, key }: HandlerContext<typeof routes.listArticles>, { db }: RouteDeps) {
   const offset = query.offset ?? 0;
   const page = await articles.listPublished(db, await readable(db, key), { limit: query.limit, offset });
-  return { body: page.items, page: { total: page.total, limit: query.limit, offset, nextCursor: null, hasMore: page.hasMore } };
+  return {
+    body: page.items,
+    page: { total: page.total, limit: query.limit, offset, nextCursor: null, hasMore: page.hasMore },
+  };
 }
 
 async function getArticleBySlug({ params, key }: HandlerContext<typeof routes.getArticleBySlug>, { db }: RouteDeps) {
@@ -48,7 +51,8 @@ async function publishArticle({ params, key, transaction }: HandlerContext<typeo
   return transaction(async (trx) => {
     const outcome = await articles.publish(trx, await writable(trx, key.communityId), params.articleId);
     if (outcome.kind === 'not-found') throw notFound(messages.articleNotFound);
-    if (outcome.kind === 'needs-banner') throw new ApiError('INVALID_STATE', messages.articleNeedsBanner, { field: 'bannerUrl' });
+    if (outcome.kind === 'needs-banner')
+      throw new ApiError('INVALID_STATE', messages.articleNeedsBanner, { field: 'bannerUrl' });
     return { body: outcome.article };
   });
 }

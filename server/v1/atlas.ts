@@ -24,7 +24,13 @@ async function listAtlasHotspots({ query, key }: HandlerContext<typeof routes.li
   const page = await atlas.listHotspots(db, await accessOf(db, key), { ...query, offset });
   return {
     body: page.items,
-    page: { total: page.total, limit: query.limit, offset, nextCursor: null, hasMore: offset + page.items.length < page.total },
+    page: {
+      total: page.total,
+      limit: query.limit,
+      offset,
+      nextCursor: null,
+      hasMore: offset + page.items.length < page.total,
+    },
   };
 }
 

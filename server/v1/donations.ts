@@ -20,16 +20,38 @@ async function communityOf(db: Db, communityId: string): Promise<SaleCommunity> 
   return community;
 }
 
-async function donateToProduct({ params, body, key, req, res, transaction }: HandlerContext<typeof routes.donateToProduct>, deps: SaleRouteDeps) {
+async function donateToProduct(
+  { params, body, key, req, res, transaction }: HandlerContext<typeof routes.donateToProduct>,
+  deps: SaleRouteDeps,
+) {
   await spendDonationBudget(deps.rateLimits, req, res);
   const member = await memberFromAuthToken(deps.db, deps.sessions, req, params.communityTag);
-  return donate(deps.sales, transaction, await communityOf(deps.db, key.communityId), 'PRODUCT', params.sku, body, member);
+  return donate(
+    deps.sales,
+    transaction,
+    await communityOf(deps.db, key.communityId),
+    'PRODUCT',
+    params.sku,
+    body,
+    member,
+  );
 }
 
-async function donateToEvent({ params, body, key, req, res, transaction }: HandlerContext<typeof routes.donateToEvent>, deps: SaleRouteDeps) {
+async function donateToEvent(
+  { params, body, key, req, res, transaction }: HandlerContext<typeof routes.donateToEvent>,
+  deps: SaleRouteDeps,
+) {
   await spendDonationBudget(deps.rateLimits, req, res);
   const member = await memberFromAuthToken(deps.db, deps.sessions, req, params.communityTag);
-  return donate(deps.sales, transaction, await communityOf(deps.db, key.communityId), 'EVENT', params.slug, body, member);
+  return donate(
+    deps.sales,
+    transaction,
+    await communityOf(deps.db, key.communityId),
+    'EVENT',
+    params.slug,
+    body,
+    member,
+  );
 }
 
 async function summary(db: Db, type: DonationTargetType, communityId: string, targetKey: string) {
@@ -39,12 +61,18 @@ async function summary(db: Db, type: DonationTargetType, communityId: string, ta
   return { body: result, headers: { 'Cache-Control': 'no-store' } };
 }
 
-async function productDonationSummary({ params, key }: HandlerContext<typeof routes.productDonationSummary>, deps: SaleRouteDeps) {
+async function productDonationSummary(
+  { params, key }: HandlerContext<typeof routes.productDonationSummary>,
+  deps: SaleRouteDeps,
+) {
   await assertReadableTarget(deps, 'PRODUCT', key.communityId, params.sku, readerOf(key));
   return summary(deps.db, 'PRODUCT', key.communityId, params.sku);
 }
 
-async function eventDonationSummary({ params, key }: HandlerContext<typeof routes.eventDonationSummary>, deps: SaleRouteDeps) {
+async function eventDonationSummary(
+  { params, key }: HandlerContext<typeof routes.eventDonationSummary>,
+  deps: SaleRouteDeps,
+) {
   await assertReadableTarget(deps, 'EVENT', key.communityId, params.slug, readerOf(key));
   return summary(deps.db, 'EVENT', key.communityId, params.slug);
 }

@@ -23,7 +23,13 @@ async function listEvents({ query, key }: HandlerContext<typeof routes.listEvent
   const page = await events.listEvents(db, await audienceOf(db, key.communityId), query);
   return {
     body: page.items,
-    page: { total: page.total, limit: query.limit, offset: query.cursor ? null : (query.offset ?? 0), nextCursor: page.nextCursor, hasMore: page.hasMore },
+    page: {
+      total: page.total,
+      limit: query.limit,
+      offset: query.cursor ? null : (query.offset ?? 0),
+      nextCursor: page.nextCursor,
+      hasMore: page.hasMore,
+    },
   };
 }
 

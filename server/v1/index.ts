@@ -23,19 +23,25 @@ export function v1Router(deps: RouteDeps): Router {
   router.use('/v1', publicCors);
   const sales = saleRouteDeps(deps);
   const routes = ROUTES.filter((r) => r.path.startsWith('/v1/'));
-  mountHandlers(router, routes, [
-    handlerGroup(keyHandlers, deps),
-    handlerGroup(eventHandlers, deps),
-    handlerGroup(ticketHandlers, sales),
-    handlerGroup(donationHandlers, sales),
-    handlerGroup(articleHandlers, deps),
-    handlerGroup(productHandlers, deps),
-    handlerGroup(memberHandlers, deps),
-    handlerGroup(atlasHandlers, deps),
-    handlerGroup(segmentHandlers, deps),
-    handlerGroup(applicationHandlers, sales),
-    handlerGroup(rulesHandlers, deps),
-  ], deps, ROUTES);
+  mountHandlers(
+    router,
+    routes,
+    [
+      handlerGroup(keyHandlers, deps),
+      handlerGroup(eventHandlers, deps),
+      handlerGroup(ticketHandlers, sales),
+      handlerGroup(donationHandlers, sales),
+      handlerGroup(articleHandlers, deps),
+      handlerGroup(productHandlers, deps),
+      handlerGroup(memberHandlers, deps),
+      handlerGroup(atlasHandlers, deps),
+      handlerGroup(segmentHandlers, deps),
+      handlerGroup(applicationHandlers, sales),
+      handlerGroup(rulesHandlers, deps),
+    ],
+    deps,
+    ROUTES,
+  );
   methodNotAllowed(router, routes);
   return router;
 }

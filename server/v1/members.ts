@@ -11,7 +11,10 @@ export const memberHandlers = {
       const community = await readablePage(db, key.communityId, 'MEMBERS', readerOf(key), 'member directory');
       const offset = query.offset ?? 0;
       const result = await members.listAccepted(db, community.id, { limit: query.limit, offset });
-      return { body: result.items, page: { total: result.total, limit: query.limit, offset, nextCursor: null, hasMore: result.hasMore } };
+      return {
+        body: result.items,
+        page: { total: result.total, limit: query.limit, offset, nextCursor: null, hasMore: result.hasMore },
+      };
     },
   },
 } satisfies Handlers<RoutesOf<typeof routes>>;

@@ -9,4 +9,5 @@ import type { PageReader } from '../domain/public-pages.ts';
 
 export { readablePage } from '../domain/public-pages.ts';
 
-export const readerOf = (key: Pick<ApiKeyIdentity, 'kind'>): PageReader => (key.kind === 'secret' ? 'community' : 'public');
+export const readerOf = (key: Pick<ApiKeyIdentity, 'kind'>): PageReader =>
+  key.kind === 'secret' ? 'community' : 'public';

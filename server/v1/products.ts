@@ -18,7 +18,10 @@ async function listProducts({ query, key }: HandlerContext<typeof routes.listPro
   const offset = query.offset ?? 0;
   const c = await readable(db, key);
   const page = await products.listActive(db, c.id, c.userSellers, { limit: query.limit, offset });
-  return { body: page.items, page: { total: page.total, limit: query.limit, offset, nextCursor: null, hasMore: page.hasMore } };
+  return {
+    body: page.items,
+    page: { total: page.total, limit: query.limit, offset, nextCursor: null, hasMore: page.hasMore },
+  };
 }
 
 async function getProduct({ params, key }: HandlerContext<typeof routes.getProduct>, { db }: RouteDeps) {

@@ -12,17 +12,27 @@ import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 
 /** The user the request names: the body's userId, the token's user, or both when they agree. */
-async function memberOf(db: Db, sessions: SessionTokens, req: Request, userId: string | undefined, communityTag: string): Promise<string> {
+async function memberOf(
+  db: Db,
+  sessions: SessionTokens,
+  req: Request,
+  userId: string | undefined,
+  communityTag: string,
+): Promise<string> {
   const fromToken = await memberFromAuthToken(db, sessions, req, communityTag);
   if (!fromToken) {
     if (!userId) throw new ApiError('INVALID_INPUT', messages.memberNotIdentified, { field: 'userId' });
     return userId;
   }
-  if (userId && userId !== fromToken) throw new ApiError('INVALID_INPUT', messages.memberIdentityConflict, { field: 'userId' });
+  if (userId && userId !== fromToken)
+    throw new ApiError('INVALID_INPUT', messages.memberIdentityConflict, { field: 'userId' });
   return fromToken;
 }
 
-async function acceptRules({ params, body, key, req, transaction }: HandlerContext<typeof routes.acceptRules>, deps: RouteDeps) {
+async function acceptRules(
+  { params, body, key, req, transaction }: HandlerContext<typeof routes.acceptRules>,
+  deps: RouteDeps,
+) {
   const userId = await memberOf(deps.db, deps.sessions, req, body.userId, params.communityTag);
   return transaction(async (trx) => {
     const { acceptedAt } = await rules.acceptRules(trx, key.communityId, userId, body.rulesVersion);

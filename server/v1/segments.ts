@@ -12,20 +12,28 @@ async function getSegmentForm({ params, key }: HandlerContext<typeof routes.getS
   return { body: form };
 }
 
-async function checkSegmentEmail({ params, query, key }: HandlerContext<typeof routes.checkSegmentEmail>, { db }: RouteDeps) {
+async function checkSegmentEmail(
+  { params, query, key }: HandlerContext<typeof routes.checkSegmentEmail>,
+  { db }: RouteDeps,
+) {
   if (!(await segments.segmentExists(db, key.communityId, params.segmentId))) throw notFound(messages.segmentNotFound);
   const answer = await segments.checkEmail(db, key.communityId, query.email);
   // The publishable key is in every visitor's browser: it learns whether an address may apply,
   // never that it was rejected or banned (those read as NONE; a submit still refuses them).
   const hidden = key.kind === 'publishable' && (answer.status === 'REJECTED' || answer.status === 'BANNED');
-  return { body: hidden ? { exists: false, status: 'NONE' as const } : answer, headers: { 'Cache-Control': 'no-store' } };
+  return {
+    body: hidden ? { exists: false, status: 'NONE' as const } : answer,
+    headers: { 'Cache-Control': 'no-store' },
+  };
 }
 
 async function updateSegment({ params, body, key, transaction }: HandlerContext<typeof routes.updateSegment>) {
   // Refused before the transaction opens, so a malformed plan never touches the database.
   const shape = segments.checkPatchShape(body);
   if (shape) throw shape;
-  return transaction(async (trx) => ({ body: await segments.updateSegment(trx, key.communityId, params.segmentId, body) }));
+  return transaction(async (trx) => ({
+    body: await segments.updateSegment(trx, key.communityId, params.segmentId, body),
+  }));
 }
 
 export const segmentHandlers = {

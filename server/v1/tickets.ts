@@ -20,13 +20,26 @@ async function serverCaller(db: Db, communityId: string): Promise<TicketCaller> 
   return { community, holder: null };
 }
 
-async function rsvpToEvent({ params, body, key, transaction }: HandlerContext<typeof routes.rsvpToEvent>, { db, sales }: SaleRouteDeps) {
+async function rsvpToEvent(
+  { params, body, key, transaction }: HandlerContext<typeof routes.rsvpToEvent>,
+  { db, sales }: SaleRouteDeps,
+) {
   return rsvp(sales, transaction, await serverCaller(db, key.communityId), params.slug, body);
 }
 
-async function checkoutEvent({ params, body, key, req, transaction }: HandlerContext<typeof routes.checkoutEvent>, deps: SaleRouteDeps) {
+async function checkoutEvent(
+  { params, body, key, req, transaction }: HandlerContext<typeof routes.checkoutEvent>,
+  deps: SaleRouteDeps,
+) {
   const buyer = await memberFromAuthToken(deps.db, deps.sessions, req, params.communityTag);
-  return ticketCheckout(deps.sales, transaction, await serverCaller(deps.db, key.communityId), params.slug, body, buyer);
+  return ticketCheckout(
+    deps.sales,
+    transaction,
+    await serverCaller(deps.db, key.communityId),
+    params.slug,
+    body,
+    buyer,
+  );
 }
 
 async function verifyTicket({ body, key }: HandlerContext<typeof routes.verifyTicket>, { db, sales }: SaleRouteDeps) {

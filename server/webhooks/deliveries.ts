@@ -6,7 +6,12 @@ import { nowIso } from '../db/ids.ts';
 import type { WebhookAttemptOutcome, WebhookDeliveryStatus } from '../db/schema.ts';
 import { WebhookAdminError, getEndpoint } from './endpoints.ts';
 
-export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'PERMANENTLY_FAILED', 'CANCELLED'];
+export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = [
+  'PENDING',
+  'SUCCEEDED',
+  'PERMANENTLY_FAILED',
+  'CANCELLED',
+];
 
 export interface DeliverySummary {
   id: string;
@@ -37,27 +42,57 @@ export interface AttemptSummary {
 }
 
 function deliveries(db: Db) {
-  return db.selectFrom('webhook_deliveries as d')
+  return db
+    .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .select(['d.id', 'd.endpoint_id', 'e.name', 'd.event_id', 'd.status', 'd.attempts', 'd.total_attempts', 'd.round',
-      'd.next_attempt_at', 'd.lease_token', 'd.last_attempt_at', 'd.last_status_code', 'd.last_error', 'd.created_at']);
+    .select([
+      'd.id',
+      'd.endpoint_id',
+      'e.name',
+      'd.event_id',
+      'd.status',
+      'd.attempts',
+      'd.total_attempts',
+      'd.round',
+      'd.next_attempt_at',
+      'd.lease_token',
+      'd.last_attempt_at',
+      'd.last_status_code',
+      'd.last_error',
+      'd.created_at',
+    ]);
 }
 
 type DeliveryRow = Awaited<ReturnType<ReturnType<typeof deliveries>['executeTakeFirstOrThrow']>>;
 
 const toSummary = (r: DeliveryRow): DeliverySummary => ({
-  id: r.id, endpointId: r.endpoint_id, event: r.name, eventId: r.event_id, status: r.status,
-  attempts: r.attempts, totalAttempts: r.total_attempts, round: r.round,
+  id: r.id,
+  endpointId: r.endpoint_id,
+  event: r.name,
+  eventId: r.event_id,
+  status: r.status,
+  attempts: r.attempts,
+  totalAttempts: r.total_attempts,
+  round: r.round,
   // While a worker holds it, next_attempt_at is its lease, not a schedule.
   nextAttemptAt: r.status === 'PENDING' && !r.lease_token ? r.next_attempt_at : null,
-  lastAttemptAt: r.last_attempt_at, lastStatusCode: r.last_status_code, lastError: r.last_error, createdAt: r.created_at,
+  lastAttemptAt: r.last_attempt_at,
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  createdAt: r.created_at,
 });
 
 export async function listDeliveries(
-  db: Db, endpointId: string, opts: { status?: WebhookDeliveryStatus; since?: string; limit?: number } = {},
+  db: Db,
+  endpointId: string,
+  opts: { status?: WebhookDeliveryStatus; since?: string; limit?: number } = {},
 ): Promise<DeliverySummary[]> {
   await getEndpointIncludingRemoved(db, endpointId);
-  let q = deliveries(db).where('d.endpoint_id', '=', endpointId).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(opts.limit ?? 50);
+  let q = deliveries(db)
+    .where('d.endpoint_id', '=', endpointId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(opts.limit ?? 50);
   if (opts.status) q = q.where('d.status', '=', opts.status);
   if (opts.since) q = q.where('d.created_at', '>=', opts.since);
   return (await q.execute()).map(toSummary);
@@ -71,10 +106,21 @@ export async function getDelivery(db: Db, id: string): Promise<DeliverySummary> 
 
 export async function listAttempts(db: Db, deliveryId: string): Promise<AttemptSummary[]> {
   await getDelivery(db, deliveryId);
-  const rows = await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('number').execute();
+  const rows = await db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('number')
+    .execute();
   return rows.map((r) => ({
-    number: r.number, round: r.round, outcome: r.outcome, startedAt: r.started_at, durationMs: r.duration_ms,
-    statusCode: r.status_code, responseBody: r.response_body, error: r.error,
+    number: r.number,
+    round: r.round,
+    outcome: r.outcome,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    statusCode: r.status_code,
+    responseBody: r.response_body,
+    error: r.error,
   }));
 }
 
@@ -87,14 +133,22 @@ export async function replayDelivery(db: Db, deliveryId: string): Promise<Delive
   const delivery = await getDelivery(db, deliveryId);
   const endpoint = await getEndpoint(db, delivery.endpointId);
   if (endpoint.status !== 'ENABLED') {
-    throw new WebhookAdminError(`endpoint ${endpoint.id} is ${endpoint.status.toLowerCase()}; enable it first with \`svc webhook enable ${endpoint.id}\``);
+    throw new WebhookAdminError(
+      `endpoint ${endpoint.id} is ${endpoint.status.toLowerCase()}; enable it first with \`svc webhook enable ${endpoint.id}\``,
+    );
   }
   const now = nowIso();
-  await db.updateTable('webhook_deliveries')
+  await db
+    .updateTable('webhook_deliveries')
     .set((eb) => ({
-      status: 'PENDING', attempts: 0, round: eb('round', '+', 1), next_attempt_at: now,
+      status: 'PENDING',
+      attempts: 0,
+      round: eb('round', '+', 1),
+      next_attempt_at: now,
       // Clearing the lease means an attempt still in flight from before cannot overwrite this round.
-      lease_token: null, previous_lease_token: null, updated_at: now,
+      lease_token: null,
+      previous_lease_token: null,
+      updated_at: now,
     }))
     .where('id', '=', deliveryId)
     .execute();
@@ -105,13 +159,21 @@ export async function replayDelivery(db: Db, deliveryId: string): Promise<Delive
 export async function resendFailed(db: Db, endpointId: string, since: string): Promise<string[]> {
   const endpoint = await getEndpoint(db, endpointId);
   if (endpoint.status !== 'ENABLED') {
-    throw new WebhookAdminError(`endpoint ${endpoint.id} is ${endpoint.status.toLowerCase()}; enable it first with \`svc webhook enable ${endpoint.id}\``);
+    throw new WebhookAdminError(
+      `endpoint ${endpoint.id} is ${endpoint.status.toLowerCase()}; enable it first with \`svc webhook enable ${endpoint.id}\``,
+    );
   }
   const now = nowIso();
-  const rows = await db.updateTable('webhook_deliveries')
+  const rows = await db
+    .updateTable('webhook_deliveries')
     .set((eb) => ({
-      status: 'PENDING', attempts: 0, round: eb('round', '+', 1), next_attempt_at: now,
-      lease_token: null, previous_lease_token: null, updated_at: now,
+      status: 'PENDING',
+      attempts: 0,
+      round: eb('round', '+', 1),
+      next_attempt_at: now,
+      lease_token: null,
+      previous_lease_token: null,
+      updated_at: now,
     }))
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'PERMANENTLY_FAILED')

@@ -39,7 +39,9 @@ export function normaliseEvents(events: readonly string[] | undefined): string[]
   if (!events || events.length === 0 || events.includes(ALL_EVENTS)) return [ALL_EVENTS];
   const unknown = events.filter((e) => !isWebhookEventName(e));
   if (unknown.length > 0) {
-    throw new WebhookAdminError(`unknown event ${unknown.join(', ')}; known events: ${WEBHOOK_EVENT_NAMES.join(', ')} (or * for all)`);
+    throw new WebhookAdminError(
+      `unknown event ${unknown.join(', ')}; known events: ${WEBHOOK_EVENT_NAMES.join(', ')} (or * for all)`,
+    );
   }
   return [...new Set(events)];
 }
@@ -52,49 +54,90 @@ export interface EndpointInput {
 }
 
 export async function createEndpoint(
-  db: Db | Trx, box: SecretBox, policy: ReceiverPolicy, input: EndpointInput,
+  db: Db | Trx,
+  box: SecretBox,
+  policy: ReceiverPolicy,
+  input: EndpointInput,
 ): Promise<CreatedEndpoint> {
   const events = normaliseEvents(input.events);
   const checked = await checkReceiverUrl(input.url, policy).catch((err: Error) => {
     throw new WebhookAdminError(err.message);
   });
-  const community = await db.selectFrom('communities').select(['tag']).where('id', '=', input.communityId).executeTakeFirst();
+  const community = await db
+    .selectFrom('communities')
+    .select(['tag'])
+    .where('id', '=', input.communityId)
+    .executeTakeFirst();
   if (!community) throw new WebhookAdminError('community not found');
   const id = newId();
   const secret = newSigningSecret();
   const now = nowIso();
   const row = {
-    id, community_id: input.communityId, url: checked.url.href, description: input.description ?? null,
-    events: JSON.stringify(events), status: 'ENABLED' as const, disabled_reason: null,
-    secret_ciphertext: box.seal(secret, id), previous_secret_ciphertext: null, previous_secret_expires_at: null,
-    created_at: now, updated_at: now,
+    id,
+    community_id: input.communityId,
+    url: checked.url.href,
+    description: input.description ?? null,
+    events: JSON.stringify(events),
+    status: 'ENABLED' as const,
+    disabled_reason: null,
+    secret_ciphertext: box.seal(secret, id),
+    previous_secret_ciphertext: null,
+    previous_secret_expires_at: null,
+    created_at: now,
+    updated_at: now,
   };
   await db.insertInto('webhook_endpoints').values(row).execute();
   return { ...toSummary({ ...row, community_tag: community.tag }), secret, resolved: checked.resolved };
 }
 
 type SummaryRow = {
-  id: string; community_tag: string; url: string; description: string | null; events: string; status: WebhookEndpointStatus;
-  disabled_reason: string | null; previous_secret_expires_at: string | null; created_at: string;
+  id: string;
+  community_tag: string;
+  url: string;
+  description: string | null;
+  events: string;
+  status: WebhookEndpointStatus;
+  disabled_reason: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
 };
 
 function toSummary(r: SummaryRow): EndpointSummary {
   const overlapping = r.previous_secret_expires_at && Date.parse(r.previous_secret_expires_at) > Date.now();
   return {
-    id: r.id, communityTag: r.community_tag, url: r.url, description: r.description, events: parseJson<string[]>(r.events, []),
-    status: r.status, disabledReason: r.disabled_reason, previousSecretExpiresAt: overlapping ? r.previous_secret_expires_at : null,
+    id: r.id,
+    communityTag: r.community_tag,
+    url: r.url,
+    description: r.description,
+    events: parseJson<string[]>(r.events, []),
+    status: r.status,
+    disabledReason: r.disabled_reason,
+    previousSecretExpiresAt: overlapping ? r.previous_secret_expires_at : null,
     createdAt: r.created_at,
   };
 }
 
 function summaries(db: Db | Trx) {
-  return db.selectFrom('webhook_endpoints as w')
+  return db
+    .selectFrom('webhook_endpoints as w')
     .innerJoin('communities as c', 'c.id', 'w.community_id')
-    .select(['w.id', 'c.tag as community_tag', 'w.url', 'w.description', 'w.events', 'w.status', 'w.disabled_reason',
-      'w.previous_secret_expires_at', 'w.created_at']);
+    .select([
+      'w.id',
+      'c.tag as community_tag',
+      'w.url',
+      'w.description',
+      'w.events',
+      'w.status',
+      'w.disabled_reason',
+      'w.previous_secret_expires_at',
+      'w.created_at',
+    ]);
 }
 
-export async function listEndpoints(db: Db, opts: { communityTag?: string; includeRemoved?: boolean } = {}): Promise<EndpointSummary[]> {
+export async function listEndpoints(
+  db: Db,
+  opts: { communityTag?: string; includeRemoved?: boolean } = {},
+): Promise<EndpointSummary[]> {
   let q = summaries(db).orderBy('c.tag').orderBy('w.created_at');
   if (opts.communityTag) q = q.where('c.tag', '=', opts.communityTag);
   if (!opts.includeRemoved) q = q.where('w.status', '!=', 'REMOVED');
@@ -105,7 +148,9 @@ export async function getEndpoint(db: Db | Trx, id: string): Promise<EndpointSum
   const row = await summaries(db).where('w.id', '=', id).executeTakeFirst();
   if (!row) throw new WebhookAdminError(`webhook endpoint ${id} not found (see \`svc webhook list\`)`);
   if (row.status === 'REMOVED') {
-    throw new WebhookAdminError(`webhook endpoint ${id} has been removed; its deliveries stay readable but cannot be sent (register the receiver again with \`svc webhook add\`)`);
+    throw new WebhookAdminError(
+      `webhook endpoint ${id} has been removed; its deliveries stay readable but cannot be sent (register the receiver again with \`svc webhook add\`)`,
+    );
   }
   return toSummary(row);
 }
@@ -114,33 +159,60 @@ export async function getEndpoint(db: Db | Trx, id: string): Promise<EndpointSum
  * A new secret, returned once. The old one keeps signing alongside it for `overlapMs`, so a
  * receiver can deploy the new secret without rejecting deliveries in between; 0 ends it at once.
  */
-export async function rotateSecret(db: Db, box: SecretBox, id: string, overlapMs = DEFAULT_ROTATION_OVERLAP_MS): Promise<CreatedEndpoint> {
+export async function rotateSecret(
+  db: Db,
+  box: SecretBox,
+  id: string,
+  overlapMs = DEFAULT_ROTATION_OVERLAP_MS,
+): Promise<CreatedEndpoint> {
   return db.transaction().execute(async (trx) => {
     await getEndpoint(trx, id);
-    const current = await trx.selectFrom('webhook_endpoints').select(['secret_ciphertext']).where('id', '=', id).executeTakeFirstOrThrow();
+    const current = await trx
+      .selectFrom('webhook_endpoints')
+      .select(['secret_ciphertext'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     const secret = newSigningSecret();
     const now = nowIso();
-    await trx.updateTable('webhook_endpoints').set({
-      secret_ciphertext: box.seal(secret, id),
-      previous_secret_ciphertext: overlapMs > 0 ? current.secret_ciphertext : null,
-      previous_secret_expires_at: overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null,
-      updated_at: now,
-    }).where('id', '=', id).execute();
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({
+        secret_ciphertext: box.seal(secret, id),
+        previous_secret_ciphertext: overlapMs > 0 ? current.secret_ciphertext : null,
+        previous_secret_expires_at: overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
     return { ...(await getEndpoint(trx, id)), secret, resolved: true };
   });
 }
 
-async function setStatus(db: Db, id: string, status: WebhookEndpointStatus, reason: string | null): Promise<EndpointSummary> {
+async function setStatus(
+  db: Db,
+  id: string,
+  status: WebhookEndpointStatus,
+  reason: string | null,
+): Promise<EndpointSummary> {
   return db.transaction().execute(async (trx) => {
     await getEndpoint(trx, id);
     const now = nowIso();
-    const wipe = status === 'REMOVED' ? { secret_ciphertext: null, previous_secret_ciphertext: null, previous_secret_expires_at: null } : {};
-    await trx.updateTable('webhook_endpoints').set({ status, disabled_reason: reason, updated_at: now, ...wipe }).where('id', '=', id).execute();
+    const wipe =
+      status === 'REMOVED'
+        ? { secret_ciphertext: null, previous_secret_ciphertext: null, previous_secret_expires_at: null }
+        : {};
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ status, disabled_reason: reason, updated_at: now, ...wipe })
+      .where('id', '=', id)
+      .execute();
     if (status !== 'ENABLED') {
       // Nothing more goes to an endpoint that is off; `svc webhook resend`/`replay` can send it later.
-      await trx.updateTable('webhook_deliveries')
+      await trx
+        .updateTable('webhook_deliveries')
         .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: now })
-        .where('endpoint_id', '=', id).where('status', '=', 'PENDING')
+        .where('endpoint_id', '=', id)
+        .where('status', '=', 'PENDING')
         .execute();
     }
     return status === 'REMOVED' ? { ...(await summaryOfRemoved(trx, id)) } : getEndpoint(trx, id);
@@ -156,8 +228,13 @@ async function summaryOfRemoved(trx: Trx, id: string): Promise<EndpointSummary> 
  * with another SVC_ENCRYPTION_KEY (or key file) than the one the secrets were stored with.
  */
 export async function secretsReadable(db: Db, box: SecretBox): Promise<boolean> {
-  const row = await db.selectFrom('webhook_endpoints').select(['id', 'secret_ciphertext'])
-    .where('status', '=', 'ENABLED').where('secret_ciphertext', 'is not', null).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'secret_ciphertext'])
+    .where('status', '=', 'ENABLED')
+    .where('secret_ciphertext', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
   if (!row) return true;
   try {
     box.open(row.secret_ciphertext!, row.id);
@@ -168,6 +245,7 @@ export async function secretsReadable(db: Db, box: SecretBox): Promise<boolean> 
 }
 
 export const enableEndpoint = (db: Db, id: string) => setStatus(db, id, 'ENABLED', null);
-export const disableEndpoint = (db: Db, id: string, reason = 'disabled by an admin') => setStatus(db, id, 'DISABLED', reason);
+export const disableEndpoint = (db: Db, id: string, reason = 'disabled by an admin') =>
+  setStatus(db, id, 'DISABLED', reason);
 /** Stops all deliveries and forgets the secrets; the delivery and attempt history stays readable. */
 export const removeEndpoint = (db: Db, id: string) => setStatus(db, id, 'REMOVED', null);

@@ -35,7 +35,9 @@ export class SecretBox {
     try {
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     } catch {
-      throw new Error(`cannot decrypt ${this.#what}: SVC_ENCRYPTION_KEY (or the key file) differs from the one it was stored with`);
+      throw new Error(
+        `cannot decrypt ${this.#what}: SVC_ENCRYPTION_KEY (or the key file) differs from the one it was stored with`,
+      );
     }
   }
 }

@@ -42,7 +42,11 @@ export function sendAttempt(delivery: OutgoingDelivery, opts: SendOptions): Prom
   const body = Buffer.from(delivery.body, 'utf8');
   if (opts.requireHttps && !secure) {
     return Promise.resolve({
-      ok: false, statusCode: null, responseBody: null, durationMs: 0, startedAt,
+      ok: false,
+      statusCode: null,
+      responseBody: null,
+      durationMs: 0,
+      startedAt,
       error: 'refused: the receiver URL is not https:// (set SVC_ALLOW_PRIVATE_WEBHOOKS=true only for development)',
     });
   }
@@ -115,7 +119,8 @@ export function sendAttempt(delivery: OutgoingDelivery, opts: SendOptions): Prom
 
 function describeStatus(status: number | null, location: string | undefined): string | null {
   if (status === null) return null;
-  if (status >= 300 && status < 400) return `redirect to ${location ?? '(no Location)'} not followed; the receiver URL must answer 2xx itself`;
+  if (status >= 300 && status < 400)
+    return `redirect to ${location ?? '(no Location)'} not followed; the receiver URL must answer 2xx itself`;
   return `receiver answered ${status}`;
 }
 

@@ -197,7 +197,10 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]): PinnedLookup {
         err.code = 'ENOTFOUND';
         callback(err, '');
       } else if (options.all) {
-        callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+        callback(
+          null,
+          usable.map((a) => ({ address: a.address, family: a.family })),
+        );
       } else {
         callback(null, usable[0].address, usable[0].family);
       }
@@ -251,7 +254,10 @@ function guardedConnect(
   }
   if (isLocalhostName(host) && !policy.allowPrivate) {
     return finish(
-      new UnsafeReceiverError('localhost', `Refused webhook receiver: ${host} always points at this machine. ${DEV_HINT}`),
+      new UnsafeReceiverError(
+        'localhost',
+        `Refused webhook receiver: ${host} always points at this machine. ${DEV_HINT}`,
+      ),
     );
   }
 

@@ -60,12 +60,19 @@ interface Job {
 }
 
 /** What a recorded batch leads to once it has committed. */
-interface Effects { gone: Set<string>; wakeAt: number[] }
+interface Effects {
+  gone: Set<string>;
+  wakeAt: number[];
+}
 
 /** PostgreSQL text cannot hold NUL; a receiver's body may. */
 const storable = (text: string | null): string | null => (text === null ? null : text.replaceAll('\0', '\uFFFD'));
 
-export interface AttemptOutcome { deliveryId: string; number: number; result: AttemptResult }
+export interface AttemptOutcome {
+  deliveryId: string;
+  number: number;
+  result: AttemptResult;
+}
 
 export class DeliveryWorker {
   readonly #deps: WorkerDeps;
@@ -95,7 +102,9 @@ export class DeliveryWorker {
     this.#leaseMs = 2 * deps.config.timeoutMs + 5000;
   }
 
-  get leaseMs(): number { return this.#leaseMs; }
+  get leaseMs(): number {
+    return this.#leaseMs;
+  }
 
   start(): void {
     if (this.#running) return;
@@ -182,11 +191,14 @@ export class DeliveryWorker {
     if (!this.#running || at >= this.#wakeTimerAt) return;
     if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
     this.#wakeTimerAt = at;
-    this.#wakeTimer = setTimeout(() => {
-      this.#wakeTimer = null;
-      this.#wakeTimerAt = Infinity;
-      this.#poke();
-    }, Math.max(0, at - Date.now()));
+    this.#wakeTimer = setTimeout(
+      () => {
+        this.#wakeTimer = null;
+        this.#wakeTimerAt = Infinity;
+        this.#poke();
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.#wakeTimer.unref();
   }
 
@@ -222,14 +234,29 @@ export class DeliveryWorker {
     const { token, rows } = await this.#claim(limit, onlyIds);
     if (rows.length === 0) return [];
     const { db } = this.#deps;
-    const details = await db.selectFrom('webhook_deliveries as d')
+    const details = await db
+      .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
       .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
       .select([
-        'd.id', 'd.endpoint_id', 'd.created_at', 'e.name', 'e.data', 'e.created_at as event_created_at', 'e.community_tag',
-        'w.url', 'w.status as endpoint_status', 'w.secret_ciphertext', 'w.previous_secret_ciphertext', 'w.previous_secret_expires_at',
+        'd.id',
+        'd.endpoint_id',
+        'd.created_at',
+        'e.name',
+        'e.data',
+        'e.created_at as event_created_at',
+        'e.community_tag',
+        'w.url',
+        'w.status as endpoint_status',
+        'w.secret_ciphertext',
+        'w.previous_secret_ciphertext',
+        'w.previous_secret_expires_at',
       ])
-      .where('d.id', 'in', rows.map((r) => r.id))
+      .where(
+        'd.id',
+        'in',
+        rows.map((r) => r.id),
+      )
       .execute();
     const byId = new Map(details.map((d) => [d.id, d]));
     const nowMs = Date.now();
@@ -244,8 +271,20 @@ export class DeliveryWorker {
       }
       if (row.previous_lease_token) {
         this.#pending.push({
-          deliveryId: row.id, token: '', number: row.total_attempts - 1, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id,
-          result: { ok: false, statusCode: null, responseBody: null, durationMs: 0, startedAt: nowIso(), error: 'the worker stopped before this attempt finished; sent again' },
+          deliveryId: row.id,
+          token: '',
+          number: row.total_attempts - 1,
+          round: row.round,
+          attempts: row.attempts,
+          endpointId: d.endpoint_id,
+          result: {
+            ok: false,
+            statusCode: null,
+            responseBody: null,
+            durationMs: 0,
+            startedAt: nowIso(),
+            error: 'the worker stopped before this attempt finished; sent again',
+          },
         });
         this.#scheduleFlush();
       }
@@ -256,16 +295,35 @@ export class DeliveryWorker {
       let secrets: string[];
       try {
         secrets = [this.#secret(d.secret_ciphertext, d.endpoint_id)];
-        if (d.previous_secret_ciphertext && d.previous_secret_expires_at && Date.parse(d.previous_secret_expires_at) > nowMs) {
+        if (
+          d.previous_secret_ciphertext &&
+          d.previous_secret_expires_at &&
+          Date.parse(d.previous_secret_expires_at) > nowMs
+        ) {
           secrets.push(this.#secret(d.previous_secret_ciphertext, d.endpoint_id));
         }
       } catch (err) {
         // One endpoint with an unreadable secret must not hold up the others claimed with it: this
         // attempt fails (and counts), the rest go out.
-        this.#deps.logger.error({ endpointId: d.endpoint_id, err: (err as Error).message }, 'cannot sign a webhook delivery');
+        this.#deps.logger.error(
+          { endpointId: d.endpoint_id, err: (err as Error).message },
+          'cannot sign a webhook delivery',
+        );
         const job: Job = {
-          deliveryId: row.id, token, number: row.total_attempts, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id,
-          result: { ok: false, statusCode: null, responseBody: null, durationMs: 0, startedAt: nowIso(), error: (err as Error).message },
+          deliveryId: row.id,
+          token,
+          number: row.total_attempts,
+          round: row.round,
+          attempts: row.attempts,
+          endpointId: d.endpoint_id,
+          result: {
+            ok: false,
+            statusCode: null,
+            responseBody: null,
+            durationMs: 0,
+            startedAt: nowIso(),
+            error: (err as Error).message,
+          },
         };
         this.#pending.push(job);
         onDone?.(job);
@@ -275,10 +333,24 @@ export class DeliveryWorker {
       // Built by hand so the stored data is sent byte for byte without a parse/stringify round trip.
       const body = `{"event":${JSON.stringify(d.name)},"deliveryId":${JSON.stringify(d.id)},"createdAt":${JSON.stringify(d.event_created_at)},"communityTag":${JSON.stringify(d.community_tag)},"data":${d.data}}`;
       const attempt = sendAttempt(
-        { url: d.url, deliveryId: d.id, event: d.name, body, signature: signatureHeader(body, secrets, Math.floor(Date.now() / 1000)) },
+        {
+          url: d.url,
+          deliveryId: d.id,
+          event: d.name,
+          body,
+          signature: signatureHeader(body, secrets, Math.floor(Date.now() / 1000)),
+        },
         { agents: this.#agents, timeoutMs: this.#deps.config.timeoutMs, requireHttps: !this.#deps.config.allowPrivate },
       ).then((result) => {
-        const job: Job = { deliveryId: row.id, token, number: row.total_attempts, round: row.round, attempts: row.attempts, endpointId: d.endpoint_id, result };
+        const job: Job = {
+          deliveryId: row.id,
+          token,
+          number: row.total_attempts,
+          round: row.round,
+          attempts: row.attempts,
+          endpointId: d.endpoint_id,
+          result,
+        };
         this.#pending.push(job);
         onDone?.(job);
         this.#scheduleFlush();
@@ -291,9 +363,11 @@ export class DeliveryWorker {
       started.push(tracked);
     }
     if (cancelled.length > 0) {
-      await db.updateTable('webhook_deliveries')
+      await db
+        .updateTable('webhook_deliveries')
         .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: nowIso() })
-        .where('id', 'in', cancelled).where('lease_token', '=', token)
+        .where('id', 'in', cancelled)
+        .where('lease_token', '=', token)
         .execute();
     }
     return started;
@@ -313,10 +387,12 @@ export class DeliveryWorker {
   #scheduleFlush(): void {
     if (this.#flushing) return;
     // setImmediate lets attempts finishing in the same tick share one transaction.
-    this.#flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#flushLoop()).finally(() => {
-      this.#flushing = null;
-      if (this.#pending.length > 0) this.#scheduleFlush();
-    });
+    this.#flushing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.#flushLoop())
+      .finally(() => {
+        this.#flushing = null;
+        if (this.#pending.length > 0) this.#scheduleFlush();
+      });
   }
 
   async #flush(): Promise<void> {
@@ -334,7 +410,10 @@ export class DeliveryWorker {
         await transaction(this.#deps.db, (trx) => this.#record(trx, jobs, effects));
       } catch (err) {
         // One bad row must not sink the batch: record each job on its own.
-        this.#deps.logger.warn({ err: (err as Error).message, deliveries: jobs.length }, 'recording webhook attempts as a batch failed; recording one by one');
+        this.#deps.logger.warn(
+          { err: (err as Error).message, deliveries: jobs.length },
+          'recording webhook attempts as a batch failed; recording one by one',
+        );
         effects.gone.clear();
         effects.wakeAt.length = 0;
         for (const job of jobs) {
@@ -342,7 +421,10 @@ export class DeliveryWorker {
             await transaction(this.#deps.db, (trx) => this.#record(trx, [job], effects));
           } catch (jobErr) {
             // The lease runs out and the delivery is sent again: at least once, never lost.
-            this.#deps.logger.error({ err: (jobErr as Error).message, deliveryId: job.deliveryId }, 'could not record a webhook attempt');
+            this.#deps.logger.error(
+              { err: (jobErr as Error).message, deliveryId: job.deliveryId },
+              'could not record a webhook attempt',
+            );
           }
         }
       }
@@ -352,7 +434,10 @@ export class DeliveryWorker {
         try {
           await this.#disableGoneEndpoint(endpointId);
         } catch (err) {
-          this.#deps.logger.error({ err: (err as Error).message, endpointId }, 'could not disable a webhook endpoint after 410');
+          this.#deps.logger.error(
+            { err: (err as Error).message, endpointId },
+            'could not disable a webhook endpoint after 410',
+          );
         }
       }
       for (const at of effects.wakeAt) this.#wakeAt(at);
@@ -361,25 +446,33 @@ export class DeliveryWorker {
 
   async #record(trx: Trx, jobs: Job[], effects: Effects): Promise<void> {
     const delays = this.#deps.config.retryDelaysMs;
-    await trx.insertInto('webhook_attempts').values(jobs.map((j) => ({
-      id: newId(),
-      delivery_id: j.deliveryId,
-      number: j.number,
-      round: j.round,
-      outcome: (j.token === '' ? 'ABANDONED' : j.result.ok ? 'SUCCEEDED' : 'FAILED') as WebhookAttemptOutcome,
-      started_at: j.result.startedAt,
-      duration_ms: j.token === '' ? null : j.result.durationMs,
-      status_code: j.result.statusCode,
-      response_body: storable(j.result.responseBody),
-      error: storable(j.result.error),
-    }))).onConflict((oc) => oc.columns(['delivery_id', 'number']).doNothing()).execute();
+    await trx
+      .insertInto('webhook_attempts')
+      .values(
+        jobs.map((j) => ({
+          id: newId(),
+          delivery_id: j.deliveryId,
+          number: j.number,
+          round: j.round,
+          outcome: (j.token === '' ? 'ABANDONED' : j.result.ok ? 'SUCCEEDED' : 'FAILED') as WebhookAttemptOutcome,
+          started_at: j.result.startedAt,
+          duration_ms: j.token === '' ? null : j.result.durationMs,
+          status_code: j.result.statusCode,
+          response_body: storable(j.result.responseBody),
+          error: storable(j.result.error),
+        })),
+      )
+      .onConflict((oc) => oc.columns(['delivery_id', 'number']).doNothing())
+      .execute();
 
     const now = nowIso();
     // Every success in the batch is recorded by one statement (the common case under load); the
     // rest one by one. VALUES columns are column1.. on both PostgreSQL and SQLite.
     const succeeded = jobs.filter((j) => j.token !== '' && j.result.ok);
     if (succeeded.length > 0) {
-      const values = sql.join(succeeded.map((j) => sql`(${j.deliveryId}, ${j.token}, ${j.result.startedAt}, ${j.result.statusCode})`));
+      const values = sql.join(
+        succeeded.map((j) => sql`(${j.deliveryId}, ${j.token}, ${j.result.startedAt}, ${j.result.statusCode})`),
+      );
       await sql`
         update webhook_deliveries
            set status = 'SUCCEEDED', lease_token = null, next_attempt_at = null, last_attempt_at = v.column3,
@@ -391,12 +484,23 @@ export class DeliveryWorker {
     for (const j of jobs) {
       if (j.token === '' || j.result.ok) continue;
       const r = j.result;
-      const last = { last_attempt_at: r.startedAt, last_status_code: r.statusCode, last_error: storable(r.error), updated_at: now };
+      const last = {
+        last_attempt_at: r.startedAt,
+        last_status_code: r.statusCode,
+        last_error: storable(r.error),
+        updated_at: now,
+      };
       // Only the holder of a still-pending delivery records: not a worker whose lease was taken
       // over, and never over a cancellation or a replay that happened meanwhile.
-      const mine = trx.updateTable('webhook_deliveries').where('id', '=', j.deliveryId).where('lease_token', '=', j.token).where('status', '=', 'PENDING');
+      const mine = trx
+        .updateTable('webhook_deliveries')
+        .where('id', '=', j.deliveryId)
+        .where('lease_token', '=', j.token)
+        .where('status', '=', 'PENDING');
       if (r.statusCode === 410) {
-        const res = await mine.set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null }).executeTakeFirst();
+        const res = await mine
+          .set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null })
+          .executeTakeFirst();
         // Only a 410 this worker still answers for disables the endpoint, not a stale one.
         if (res.numUpdatedRows > 0n) effects.gone.add(j.endpointId);
       } else if (j.attempts <= delays.length) {
@@ -404,9 +508,14 @@ export class DeliveryWorker {
         await mine.set({ ...last, lease_token: null, next_attempt_at: new Date(due).toISOString() }).execute();
         effects.wakeAt.push(due);
       } else {
-        const res = await mine.set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null }).executeTakeFirst();
+        const res = await mine
+          .set({ ...last, status: 'PERMANENTLY_FAILED', lease_token: null, next_attempt_at: null })
+          .executeTakeFirst();
         if (res.numUpdatedRows > 0n) {
-          this.#deps.logger.warn({ deliveryId: j.deliveryId, endpointId: j.endpointId, attempts: j.attempts }, 'webhook delivery permanently failed');
+          this.#deps.logger.warn(
+            { deliveryId: j.deliveryId, endpointId: j.endpointId, attempts: j.attempts },
+            'webhook delivery permanently failed',
+          );
         }
       }
     }
@@ -415,16 +524,21 @@ export class DeliveryWorker {
   async #disableGoneEndpoint(endpointId: string): Promise<void> {
     const now = nowIso();
     const res = await transaction(this.#deps.db, async (trx) => {
-      const disabled = await trx.updateTable('webhook_endpoints')
-      .set({ status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone', updated_at: now })
-      .where('id', '=', endpointId).where('status', '=', 'ENABLED')
-      .executeTakeFirst();
-      await trx.updateTable('webhook_deliveries')
+      const disabled = await trx
+        .updateTable('webhook_endpoints')
+        .set({ status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone', updated_at: now })
+        .where('id', '=', endpointId)
+        .where('status', '=', 'ENABLED')
+        .executeTakeFirst();
+      await trx
+        .updateTable('webhook_deliveries')
         .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: now })
-        .where('endpoint_id', '=', endpointId).where('status', '=', 'PENDING')
+        .where('endpoint_id', '=', endpointId)
+        .where('status', '=', 'PENDING')
         .execute();
       return disabled;
     });
-    if (res.numUpdatedRows > 0n) this.#deps.logger.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');
+    if (res.numUpdatedRows > 0n)
+      this.#deps.logger.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');
   }
 }

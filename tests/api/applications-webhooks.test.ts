@@ -8,8 +8,14 @@ import type { SecretBox } from '../../server/webhooks/secret-box.ts';
 import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { makeCommunity, makeFounder, makeSegment } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { addEndpoint, deliveredTo, startReceiver, startWorker, testSecretBox, type Receiver } from './support/webhooks.ts';
-
+import {
+  addEndpoint,
+  deliveredTo,
+  startReceiver,
+  startWorker,
+  testSecretBox,
+  type Receiver,
+} from './support/webhooks.ts';
 
 let s: TestServer;
 let secrets: SecretBox;
@@ -39,11 +45,14 @@ async function setup() {
   await makeFounder(db(), c.id, `hookfounder${seq}`);
   const writer = await createSecretKey(db(), c.id, ['WRITE_MEMBERS']);
   const endpoint = await addEndpoint(db(), secrets, c.id, receiver.url, ['*']);
-  const segment = (fields: { auto_approve?: number; price_monthly?: number | null } = {}) => makeSegment(db(), c.id, fields);
-  const post = (path: string, json?: unknown) => s.request(`/v1/communities/${tag}${path}`, { method: 'POST', key: writer.key, json });
+  const segment = (fields: { auto_approve?: number; price_monthly?: number | null } = {}) =>
+    makeSegment(db(), c.id, fields);
+  const post = (path: string, json?: unknown) =>
+    s.request(`/v1/communities/${tag}${path}`, { method: 'POST', key: writer.key, json });
   const submit = (segmentId: string, n: string, extra: object = {}) =>
     post(`/segments/${segmentId}/submit`, { answers: { email: `${n}@example.com`, name: `Person ${n}` }, ...extra });
-  const userId = async (n: string) => (await db().selectFrom('users').select('id').where('email', '=', `${n}@example.com`).executeTakeFirstOrThrow()).id;
+  const userId = async (n: string) =>
+    (await db().selectFrom('users').select('id').where('email', '=', `${n}@example.com`).executeTakeFirstOrThrow()).id;
 
   /** Every delivery of this community's changes, verified, once all have reached the receiver. */
   const delivered = () => deliveredTo<Delivered>(db(), receiver, { id: c.id, tag }, endpoint.secret);
@@ -56,7 +65,9 @@ describe('member webhooks: happy path', () => {
     const t = await setup();
     await t.submit(await t.segment({ auto_approve: 1 }), 'wa');
     const events = await t.delivered();
-    expect(events.map((e) => [e.event, e.data.userId, e.data.approvedBy])).toEqual([['member.approved', await t.userId('wa'), null]]);
+    expect(events.map((e) => [e.event, e.data.userId, e.data.approvedBy])).toEqual([
+      ['member.approved', await t.userId('wa'), null],
+    ]);
   });
 
   it('a reviewed submit delivers member.requested with source and requestId; its approval delivers member.approved by the key', async () => {
@@ -68,11 +79,20 @@ describe('member webhooks: happy path', () => {
     expect(events.map((e) => e.event).sort()).toEqual(['member.approved', 'member.requested']);
     const requested = events.find((e) => e.event === 'member.requested')!;
     expect(requested.data).toEqual({
-      requestId: res.body.requestId, membershipId: approved.body.membershipId, userId: approved.body.userId, segmentId: seg,
-      source: 'partner-site', requestedAt: expect.any(String),
+      requestId: res.body.requestId,
+      membershipId: approved.body.membershipId,
+      userId: approved.body.userId,
+      segmentId: seg,
+      source: 'partner-site',
+      requestedAt: expect.any(String),
     });
     const approval = events.find((e) => e.event === 'member.approved')!;
-    expect(approval.data).toEqual({ memberId: approved.body.membershipId, userId: approved.body.userId, approvedAt: expect.any(String), approvedBy: t.writer.id });
+    expect(approval.data).toEqual({
+      memberId: approved.body.membershipId,
+      userId: approved.body.userId,
+      approvedAt: expect.any(String),
+      approvedBy: t.writer.id,
+    });
   });
 
   it('reject, kick and ban each deliver their one event; the reasons never leave', async () => {
@@ -90,12 +110,28 @@ describe('member webhooks: happy path', () => {
     await t.post(`/members/${await t.userId('we')}/ban`);
     const events = await t.delivered();
     expect(events.map((e) => e.event).sort()).toEqual([
-      'member.approved', 'member.approved', 'member.banned', 'member.kicked', 'member.rejected',
-      'member.requested', 'member.requested', 'member.requested',
+      'member.approved',
+      'member.approved',
+      'member.banned',
+      'member.kicked',
+      'member.rejected',
+      'member.requested',
+      'member.requested',
+      'member.requested',
     ]);
-    expect(events.find((e) => e.event === 'member.rejected')!.data).toMatchObject({ requestId: rejected.body.requestId, userId: await t.userId('wc'), rejectedBy: t.writer.id });
-    expect(events.find((e) => e.event === 'member.kicked')!.data).toMatchObject({ userId: await t.userId('wd'), kickedBy: t.writer.id });
-    expect(events.find((e) => e.event === 'member.banned')!.data).toMatchObject({ userId: await t.userId('we'), bannedBy: t.writer.id });
+    expect(events.find((e) => e.event === 'member.rejected')!.data).toMatchObject({
+      requestId: rejected.body.requestId,
+      userId: await t.userId('wc'),
+      rejectedBy: t.writer.id,
+    });
+    expect(events.find((e) => e.event === 'member.kicked')!.data).toMatchObject({
+      userId: await t.userId('wd'),
+      kickedBy: t.writer.id,
+    });
+    expect(events.find((e) => e.event === 'member.banned')!.data).toMatchObject({
+      userId: await t.userId('we'),
+      bannedBy: t.writer.id,
+    });
     expect(JSON.stringify(events)).not.toMatch(/INTERNAL-/);
   });
 });
@@ -121,7 +157,9 @@ describe('member webhooks: security', () => {
   it('delivers exactly one member.approved when one application is approved by many requests at once', async () => {
     const t = await setup();
     const res = await t.submit(await t.segment(), 'wh');
-    const rs = await Promise.all(Array.from({ length: 8 }, () => t.post(`/applications/${res.body.requestId}/approve`)));
+    const rs = await Promise.all(
+      Array.from({ length: 8 }, () => t.post(`/applications/${res.body.requestId}/approve`)),
+    );
     expect(rs.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(await t.names()).toEqual(['member.approved', 'member.requested']);
   });

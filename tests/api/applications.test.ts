@@ -5,15 +5,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretKey } from '../../server/domain/api-keys.ts';
 import { newId } from '../../server/db/ids.ts';
 import type { Scope } from '../../contract/enums.ts';
-import { makeCommunity, makeFounder, makeKey, makeMembership, makeSegment as makeSegmentRow, makeUser } from './support/factory.ts';
+import {
+  makeCommunity,
+  makeFounder,
+  makeKey,
+  makeMembership,
+  makeSegment as makeSegmentRow,
+  makeUser,
+} from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 
 let s: TestServer;
 let seq = 0;
 const db = () => s.database.db;
 
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s.close();
+});
 
 interface SegmentSpec {
   name?: string;
@@ -27,13 +38,23 @@ interface SegmentSpec {
 }
 
 function makeSegment(communityId: string, spec: SegmentSpec = {}) {
-  return makeSegmentRow(db(), communityId, {
-    ...(spec.name ? { name: spec.name } : {}),
-    price_monthly: spec.priceMonthly ?? null, price_yearly: spec.priceYearly ?? null, price_one_time: spec.priceOneTime ?? null,
-    installment_total_price: spec.installment?.total ?? null, installment_count: spec.installment?.count ?? null,
-    installment_interval_months: spec.installment?.interval ?? null, access_duration_months: spec.installment ? 12 : null,
-    auto_approve: spec.autoApprove ? 1 : 0, is_active: spec.isActive === false ? 0 : 1,
-  }, spec.form);
+  return makeSegmentRow(
+    db(),
+    communityId,
+    {
+      ...(spec.name ? { name: spec.name } : {}),
+      price_monthly: spec.priceMonthly ?? null,
+      price_yearly: spec.priceYearly ?? null,
+      price_one_time: spec.priceOneTime ?? null,
+      installment_total_price: spec.installment?.total ?? null,
+      installment_count: spec.installment?.count ?? null,
+      installment_interval_months: spec.installment?.interval ?? null,
+      access_duration_months: spec.installment ? 12 : null,
+      auto_approve: spec.autoApprove ? 1 : 0,
+      is_active: spec.isActive === false ? 0 : 1,
+    },
+    spec.form,
+  );
 }
 
 /**
@@ -45,17 +66,28 @@ async function setup(opts: { accessibility?: 'OPEN' | 'APPLICATION' | 'INVITE_ON
   const name = `The ${seq} Club`;
   const c = await makeCommunity(db(), tag, { name });
   const founder = opts.live !== false ? await makeFounder(db(), c.id, `founder${seq}`) : null;
-  await db().updateTable('communities').set({ accessibility: opts.accessibility ?? 'OPEN' }).where('id', '=', c.id).execute();
+  await db()
+    .updateTable('communities')
+    .set({ accessibility: opts.accessibility ?? 'OPEN' })
+    .where('id', '=', c.id)
+    .execute();
   const writer = await createSecretKey(db(), c.id, ['WRITE_MEMBERS']);
   const reader = await makeKey(db(), c.id, ['READ_PUBLIC']);
   const base = `/v1/communities/${tag}`;
   const post = (path: string, json?: unknown, key = writer.key, headers: Record<string, string> = {}) =>
     s.request(`${base}${path}`, { method: 'POST', key, json, headers });
   return {
-    c, tag, name, founder, writer, reader, base,
+    c,
+    tag,
+    name,
+    founder,
+    writer,
+    reader,
+    base,
     /** E-mail sent to `to` by this community (addresses recur across tests; communities do not). */
     mailTo: async (to: string) => (await mailTo(to)).filter((m) => m.text_body.includes(name)),
-    submit: (segmentId: string, json: unknown, key?: string, headers?: Record<string, string>) => post(`/segments/${segmentId}/submit`, json, key, headers),
+    submit: (segmentId: string, json: unknown, key?: string, headers?: Record<string, string>) =>
+      post(`/segments/${segmentId}/submit`, json, key, headers),
     approve: (requestId: string, key?: string) => post(`/applications/${requestId}/approve`, undefined, key),
     reject: (requestId: string, json?: unknown, key?: string) => post(`/applications/${requestId}/reject`, json, key),
     kick: (userId: string, json?: unknown, key?: string) => post(`/members/${userId}/kick`, json, key),
@@ -63,19 +95,38 @@ async function setup(opts: { accessibility?: 'OPEN' | 'APPLICATION' | 'INVITE_ON
     members: async () => (await s.request(`${base}/members`, { key: c.pk })).body.map((m: any) => m.userId) as string[],
     checkEmail: async (segmentId: string, email: string, key = reader) =>
       (await s.request(`${base}/segments/${segmentId}/check-email?email=${encodeURIComponent(email)}`, { key })).body,
-    events: async (name?: string) => (await db().selectFrom('webhook_events').select(['name', 'data']).where('community_id', '=', c.id)
-      .orderBy('created_at').orderBy('id').execute()).filter((e) => !name || e.name === name).map((e) => ({ name: e.name, data: JSON.parse(e.data) })),
+    events: async (name?: string) =>
+      (
+        await db()
+          .selectFrom('webhook_events')
+          .select(['name', 'data'])
+          .where('community_id', '=', c.id)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute()
+      )
+        .filter((e) => !name || e.name === name)
+        .map((e) => ({ name: e.name, data: JSON.parse(e.data) })),
   };
 }
 
 const person = (n: string) => ({ email: `${n}@example.com`, name: `Person ${n}` });
 const answersFor = (n: string) => person(n);
-const userByEmail = (email: string) => db().selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+const userByEmail = (email: string) =>
+  db().selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 const membershipOf = (communityId: string, userId: string) =>
-  db().selectFrom('memberships').selectAll().where('community_id', '=', communityId).where('user_id', '=', userId).executeTakeFirst();
-const requestRow = (id: string) => db().selectFrom('membership_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const mailTo = (to: string) => db().selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').execute();
-const notificationsOf = (userId: string) => db().selectFrom('notifications').selectAll().where('user_id', '=', userId).execute();
+  db()
+    .selectFrom('memberships')
+    .selectAll()
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+const requestRow = (id: string) =>
+  db().selectFrom('membership_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const mailTo = (to: string) =>
+  db().selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').execute();
+const notificationsOf = (userId: string) =>
+  db().selectFrom('notifications').selectAll().where('user_id', '=', userId).execute();
 
 /** A PENDING application by `n`, through the API. */
 async function pending(t: Awaited<ReturnType<typeof setup>>, segmentId: string, n: string) {
@@ -98,14 +149,25 @@ describe('happy', () => {
     const seg = await makeSegment(t.c.id, { name: 'Friends', autoApprove: true });
     const res = await t.submit(seg, { answers: { email: 'Ana@Example.COM', name: 'Ana Lima' } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ success: true, requestId: expect.any(String), requestStatus: 'APPROVED', segmentName: 'Friends', segmentId: seg });
+    expect(res.body).toEqual({
+      success: true,
+      requestId: expect.any(String),
+      requestStatus: 'APPROVED',
+      segmentName: 'Friends',
+      segmentId: seg,
+    });
     const user = (await userByEmail('ana@example.com'))!;
     expect(user).toMatchObject({ name: 'Ana Lima', usertag: 'ana-lima', password_hash: null });
     const m = (await membershipOf(t.c.id, user.id))!;
     expect(m).toMatchObject({ status: 'ACCEPTED', segment_id: seg, accepted_at: expect.any(String) });
     expect(await t.members()).toContain(user.id);
     expect((await requestRow(res.body.requestId)).status).toBe('APPROVED');
-    expect(await t.events()).toEqual([{ name: 'member.approved', data: { memberId: m.id, userId: user.id, approvedAt: m.accepted_at, approvedBy: null } }]);
+    expect(await t.events()).toEqual([
+      {
+        name: 'member.approved',
+        data: { memberId: m.id, userId: user.id, approvedAt: m.accepted_at, approvedBy: null },
+      },
+    ]);
     expect((await notificationsOf(user.id)).map((n) => n.kind)).toEqual(['membership.approved']);
     const mails = await t.mailTo('ana@example.com');
     expect(mails.map((x) => x.subject)).toEqual([`Welcome to ${t.name}`]);
@@ -116,33 +178,69 @@ describe('happy', () => {
     ['an APPLICATION community', { accessibility: 'APPLICATION' as const }, true],
     ['a community without a founder (not live)', { live: false }, true],
     ['a segment that does not auto-approve', {}, false],
-  ])('puts a free application in %s into PENDING review, with member.requested carrying source', async (_what, opts, autoApprove) => {
-    const t = await setup(opts);
-    const seg = await makeSegment(t.c.id, { name: 'Reviewed', autoApprove });
-    const res = await t.submit(seg, { answers: answersFor('bo'), source: 'newsletter-june' });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({ success: true, requestId: expect.any(String), requestStatus: 'PENDING', segmentName: 'Reviewed', segmentId: seg });
-    const user = (await userByEmail('bo@example.com'))!;
-    const m = (await membershipOf(t.c.id, user.id))!;
-    expect(m).toMatchObject({ status: 'PENDING', accepted_at: null });
-    expect(await t.members()).not.toContain(user.id);
-    const row = await requestRow(res.body.requestId);
-    expect(row).toMatchObject({ status: 'PENDING', source: 'newsletter-june', email: 'bo@example.com', billing_cycle: null });
-    expect(JSON.parse(row.answers)).toEqual({ email: 'bo@example.com', name: 'Person bo' });
-    expect(await t.events()).toEqual([{ name: 'member.requested', data: {
-      requestId: res.body.requestId, membershipId: m.id, userId: user.id, segmentId: seg, source: 'newsletter-june', requestedAt: row.created_at,
-    } }]);
-    expect((await t.mailTo('bo@example.com')).map((x) => x.subject)).toEqual([`We received your application to ${t.name}`]);
-    expect((await t.checkEmail(seg, 'BO@example.com')).status).toBe('PENDING');
-  });
+  ])(
+    'puts a free application in %s into PENDING review, with member.requested carrying source',
+    async (_what, opts, autoApprove) => {
+      const t = await setup(opts);
+      const seg = await makeSegment(t.c.id, { name: 'Reviewed', autoApprove });
+      const res = await t.submit(seg, { answers: answersFor('bo'), source: 'newsletter-june' });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        success: true,
+        requestId: expect.any(String),
+        requestStatus: 'PENDING',
+        segmentName: 'Reviewed',
+        segmentId: seg,
+      });
+      const user = (await userByEmail('bo@example.com'))!;
+      const m = (await membershipOf(t.c.id, user.id))!;
+      expect(m).toMatchObject({ status: 'PENDING', accepted_at: null });
+      expect(await t.members()).not.toContain(user.id);
+      const row = await requestRow(res.body.requestId);
+      expect(row).toMatchObject({
+        status: 'PENDING',
+        source: 'newsletter-june',
+        email: 'bo@example.com',
+        billing_cycle: null,
+      });
+      expect(JSON.parse(row.answers)).toEqual({ email: 'bo@example.com', name: 'Person bo' });
+      expect(await t.events()).toEqual([
+        {
+          name: 'member.requested',
+          data: {
+            requestId: res.body.requestId,
+            membershipId: m.id,
+            userId: user.id,
+            segmentId: seg,
+            source: 'newsletter-june',
+            requestedAt: row.created_at,
+          },
+        },
+      ]);
+      expect((await t.mailTo('bo@example.com')).map((x) => x.subject)).toEqual([
+        `We received your application to ${t.name}`,
+      ]);
+      expect((await t.checkEmail(seg, 'BO@example.com')).status).toBe('PENDING');
+    },
+  );
 
   it('answers paymentRequired for a paid segment and leaves the request PAYMENT_PENDING, with no membership, event or e-mail', async () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id, { name: 'Patrons', priceMonthly: 500, autoApprove: true });
     const res = await t.submit(seg, { answers: answersFor('cy'), source: 'ads' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ success: true, requestId: expect.any(String), paymentRequired: true, segmentId: seg, segmentName: 'Patrons' });
-    expect(await requestRow(res.body.requestId)).toMatchObject({ status: 'PAYMENT_PENDING', billing_cycle: 'MONTHLY', source: 'ads' });
+    expect(res.body).toEqual({
+      success: true,
+      requestId: expect.any(String),
+      paymentRequired: true,
+      segmentId: seg,
+      segmentName: 'Patrons',
+    });
+    expect(await requestRow(res.body.requestId)).toMatchObject({
+      status: 'PAYMENT_PENDING',
+      billing_cycle: 'MONTHLY',
+      source: 'ads',
+    });
     const user = (await userByEmail('cy@example.com'))!;
     expect(await membershipOf(t.c.id, user.id)).toBeUndefined();
     expect(await t.events()).toEqual([]);
@@ -152,7 +250,11 @@ describe('happy', () => {
 
   it('takes the billing cycle asked among several offered, the installment plan included', async () => {
     const t = await setup();
-    const seg = await makeSegment(t.c.id, { priceMonthly: 500, priceYearly: 5000, installment: { total: 6000, count: 3, interval: 1 } });
+    const seg = await makeSegment(t.c.id, {
+      priceMonthly: 500,
+      priceYearly: 5000,
+      installment: { total: 6000, count: 3, interval: 1 },
+    });
     const yearly = await t.submit(seg, { answers: answersFor('di'), billingCycle: 'YEARLY' });
     expect(yearly.status).toBe(201);
     expect((await requestRow(yearly.body.requestId)).billing_cycle).toBe('YEARLY');
@@ -172,7 +274,11 @@ describe('happy', () => {
     });
     const res = await t.submit(seg, { answers: { f_mail: 'fa@example.com', f_name: '  Fa Ri ', f_level: 'new' } });
     expect(res.status).toBe(201);
-    expect(JSON.parse((await requestRow(res.body.requestId)).answers)).toEqual({ f_mail: 'fa@example.com', f_name: 'Fa Ri', f_level: 'new' });
+    expect(JSON.parse((await requestRow(res.body.requestId)).answers)).toEqual({
+      f_mail: 'fa@example.com',
+      f_name: 'Fa Ri',
+      f_level: 'new',
+    });
     expect((await userByEmail('fa@example.com'))!.name).toBe('Fa Ri');
   });
 
@@ -180,10 +286,24 @@ describe('happy', () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id);
     const existing = await makeUser(db(), `gus${seq}`);
-    const before = Number((await db().selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = Number(
+      (
+        await db()
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     const res = await t.submit(seg, { answers: { email: `GUS${seq}@Example.com`, name: 'Someone Else' } });
     expect(res.status).toBe(201);
-    const after = Number((await db().selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const after = Number(
+      (
+        await db()
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     expect(after).toBe(before);
     expect((await membershipOf(t.c.id, existing.id))!.status).toBe('PENDING');
     expect((await userByEmail(`${existing.usertag}@example.com`))!.name).toBe(`User ${existing.usertag}`);
@@ -200,14 +320,28 @@ describe('happy', () => {
     expect(res.body).toEqual({ ok: true, membershipId: m.id, userId: p.userId });
     expect(m).toMatchObject({ status: 'ACCEPTED', created_at: submittedAt, accepted_at: expect.any(String) });
     expect(await t.members()).toContain(p.userId);
-    expect(await t.events('member.approved')).toEqual([{ name: 'member.approved', data: { memberId: m.id, userId: p.userId, approvedAt: m.accepted_at, approvedBy: t.writer.id } }]);
+    expect(await t.events('member.approved')).toEqual([
+      {
+        name: 'member.approved',
+        data: { memberId: m.id, userId: p.userId, approvedAt: m.accepted_at, approvedBy: t.writer.id },
+      },
+    ]);
     expect(await requestRow(p.requestId)).toMatchObject({ status: 'APPROVED', decided_by: t.writer.id });
-    expect((await notificationsOf(p.userId)).map((n) => [n.kind, JSON.parse(n.data).segmentName])).toEqual([['membership.approved', 'Crew']]);
-    expect((await t.mailTo('hal@example.com')).map((x) => x.subject)).toEqual([`We received your application to ${t.name}`, `Welcome to ${t.name}`]);
+    expect((await notificationsOf(p.userId)).map((n) => [n.kind, JSON.parse(n.data).segmentName])).toEqual([
+      ['membership.approved', 'Crew'],
+    ]);
+    expect((await t.mailTo('hal@example.com')).map((x) => x.subject)).toEqual([
+      `We received your application to ${t.name}`,
+      `Welcome to ${t.name}`,
+    ]);
     // The visitor's Membership: created at submission, not approval.
     const token = (await s.sessions.issue(p.userId)).token;
-    const mine = await s.request(`/api/users/me/memberships/svc?communityTag=${t.tag}`, { headers: { Authorization: `Bearer ${token}` } });
-    expect(mine.body).toEqual([{ communityTag: t.tag, status: 'ACCEPTED', platforms: { svc: { status: 'ACCEPTED' } }, createdAt: submittedAt }]);
+    const mine = await s.request(`/api/users/me/memberships/svc?communityTag=${t.tag}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(mine.body).toEqual([
+      { communityTag: t.tag, status: 'ACCEPTED', platforms: { svc: { status: 'ACCEPTED' } }, createdAt: submittedAt },
+    ]);
   });
 
   it('answers a second approval with the same ids and no second event, notification or e-mail', async () => {
@@ -230,13 +364,26 @@ describe('happy', () => {
     const res = await t.reject(p.requestId, { reason: 'Spam account SECRET-NOTE' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true });
-    expect(await requestRow(p.requestId)).toMatchObject({ status: 'REJECTED', reason: 'Spam account SECRET-NOTE', decided_by: t.writer.id });
+    expect(await requestRow(p.requestId)).toMatchObject({
+      status: 'REJECTED',
+      reason: 'Spam account SECRET-NOTE',
+      decided_by: t.writer.id,
+    });
     const m = (await membershipOf(t.c.id, p.userId))!;
     expect(m.status).toBe('REJECTED');
     const [rejected] = await t.events('member.rejected');
-    expect(rejected.data).toEqual({ requestId: p.requestId, membershipId: m.id, userId: p.userId, rejectedAt: expect.any(String), rejectedBy: t.writer.id });
+    expect(rejected.data).toEqual({
+      requestId: p.requestId,
+      membershipId: m.id,
+      userId: p.userId,
+      rejectedAt: expect.any(String),
+      rejectedBy: t.writer.id,
+    });
     const mails = await t.mailTo('jo@example.com');
-    expect(mails.map((x) => x.subject)).toEqual([`We received your application to ${t.name}`, `Your application to ${t.name}`]);
+    expect(mails.map((x) => x.subject)).toEqual([
+      `We received your application to ${t.name}`,
+      `Your application to ${t.name}`,
+    ]);
     expect(mails[1].text_body).toContain('was not accepted');
     for (const mail of mails) expect(`${mail.text_body}${mail.html_body}`).not.toContain('SECRET-NOTE');
     expect(JSON.stringify(await t.events())).not.toContain('SECRET-NOTE');
@@ -268,11 +415,23 @@ describe('happy', () => {
     const m = (await membershipOf(t.c.id, p.userId))!;
     expect(m).toMatchObject({ status: 'REJECTED', kicked_at: res.body.kickedAt });
     const audit = await db().selectFrom('member_audit').selectAll().where('user_id', '=', p.userId).execute();
-    expect(audit).toEqual([expect.objectContaining({ action: 'KICK', reason: 'Harassment', actor_key_id: t.writer.id, membership_id: m.id, created_at: res.body.kickedAt })]);
-    expect((await t.events('member.kicked')).map((e) => e.data)).toEqual([{ memberId: m.id, userId: p.userId, kickedAt: res.body.kickedAt, kickedBy: t.writer.id }]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        action: 'KICK',
+        reason: 'Harassment',
+        actor_key_id: t.writer.id,
+        membership_id: m.id,
+        created_at: res.body.kickedAt,
+      }),
+    ]);
+    expect((await t.events('member.kicked')).map((e) => e.data)).toEqual([
+      { memberId: m.id, userId: p.userId, kickedAt: res.body.kickedAt, kickedBy: t.writer.id },
+    ]);
     expect(await t.checkEmail(seg, 'lu@example.com')).toEqual({ exists: true, status: 'REJECTED' });
     const token = (await s.sessions.issue(p.userId)).token;
-    const mine = await s.request(`/api/users/me/memberships/svc?communityTag=${t.tag}`, { headers: { Authorization: `Bearer ${token}` } });
+    const mine = await s.request(`/api/users/me/memberships/svc?communityTag=${t.tag}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(mine.body[0]).toMatchObject({ status: 'REJECTED', platforms: { svc: { status: 'KICKED' } } });
     const again = await t.kick(p.userId);
     expect(again.body.kickedAt).toBe(res.body.kickedAt);
@@ -295,8 +454,12 @@ describe('happy', () => {
     expect(await t.members()).not.toContain(userId);
     const m = (await membershipOf(t.c.id, userId))!;
     expect(m).toMatchObject({ status: 'BANNED', banned_at: res.body.bannedAt });
-    expect(await db().selectFrom('member_audit').select(['action', 'reason']).where('user_id', '=', userId).execute()).toEqual([{ action: 'BAN', reason: 'Fraud' }]);
-    expect((await t.events('member.banned')).map((e) => e.data)).toEqual([{ memberId: m.id, userId, bannedAt: res.body.bannedAt, bannedBy: t.writer.id }]);
+    expect(
+      await db().selectFrom('member_audit').select(['action', 'reason']).where('user_id', '=', userId).execute(),
+    ).toEqual([{ action: 'BAN', reason: 'Fraud' }]);
+    expect((await t.events('member.banned')).map((e) => e.data)).toEqual([
+      { memberId: m.id, userId, bannedAt: res.body.bannedAt, bannedBy: t.writer.id },
+    ]);
     expect((await t.ban(userId)).body.bannedAt).toBe(res.body.bannedAt);
     expect(await t.events('member.banned')).toHaveLength(1);
     const reapply = await t.submit(seg, { answers: answersFor('mo') });
@@ -380,13 +543,19 @@ describe('errors', () => {
     const res = await t.submit(await makeSegment(t.c.id), { answers: answersFor('sa') });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('APPLICATION_PENDING');
-    expect(await db().selectFrom('membership_requests').select('id').where('email', '=', 'sa@example.com').execute()).toHaveLength(1);
+    expect(
+      await db().selectFrom('membership_requests').select('id').where('email', '=', 'sa@example.com').execute(),
+    ).toHaveLength(1);
   });
 
   it('answers missing e-mail or name answers with a 400 (not 422) naming the field, even when the form does not mark them', async () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id, {
-      form: [{ id: 'mail', type: 'email', label: 'E-mail' }, { id: 'who', type: 'short_text', label: 'Your name' }, { id: 'bio', type: 'long_text', label: 'Bio', required: true }],
+      form: [
+        { id: 'mail', type: 'email', label: 'E-mail' },
+        { id: 'who', type: 'short_text', label: 'Your name' },
+        { id: 'bio', type: 'long_text', label: 'Bio', required: true },
+      ],
     });
     const noName = await t.submit(seg, { answers: { mail: 'ta@example.com', bio: 'hi' } });
     expect(noName.status).toBe(400);
@@ -402,7 +571,9 @@ describe('errors', () => {
 
   it('answers malformed answers and unknown fields with 400', async () => {
     const t = await setup();
-    const seg = await makeSegment(t.c.id, { form: [{ id: 'level', type: 'select', label: 'Level', options: ['a', 'b'] }] });
+    const seg = await makeSegment(t.c.id, {
+      form: [{ id: 'level', type: 'select', label: 'Level', options: ['a', 'b'] }],
+    });
     const cases: [unknown, string][] = [
       [{ email: 'not-an-address', name: 'U' }, 'answers.email'],
       [{ ...answersFor('ua'), level: 'c' }, 'answers.level'],
@@ -425,17 +596,22 @@ describe('errors', () => {
     const free = await makeSegment(t.c.id);
     const missing = await t.submit(several, { answers: answersFor('va') });
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field: 'billingCycle', offered: ['MONTHLY', 'YEARLY'] } });
+    expect(missing.body).toMatchObject({
+      code: 'INVALID_INPUT',
+      extras: { field: 'billingCycle', offered: ['MONTHLY', 'YEARLY'] },
+    });
     const notOffered = await t.submit(several, { answers: answersFor('va'), billingCycle: 'QUARTERLY' });
     expect(notOffered.body.extras).toMatchObject({ field: 'billingCycle' });
     expect((await t.submit(one, { answers: answersFor('va'), billingCycle: 'MONTHLY' })).status).toBe(400);
     expect((await t.submit(free, { answers: answersFor('va'), billingCycle: 'MONTHLY' })).status).toBe(400);
-    expect((await t.submit(several, { answers: answersFor('va'), billingCycle: 'WEEKLY' })).body.extras.field).toBe('billingCycle');
+    expect((await t.submit(several, { answers: answersFor('va'), billingCycle: 'WEEKLY' })).body.extras.field).toBe(
+      'billingCycle',
+    );
     expect(await userByEmail('va@example.com')).toBeUndefined();
     expect((await t.submit(one, { answers: answersFor('va') })).status).toBe(201);
   });
 
-  it('refuses a closed segment with 400, and an unknown segment or another community\'s with 404', async () => {
+  it("refuses a closed segment with 400, and an unknown segment or another community's with 404", async () => {
     const t = await setup();
     const other = await setup();
     const closed = await makeSegment(t.c.id, { isActive: false, autoApprove: true });
@@ -527,20 +703,27 @@ describe('errors', () => {
 });
 
 describe('security', () => {
-  it('refuses another community\'s key (403), the publishable key and keys without WRITE_MEMBERS (403 with grantedScopes), and no key (401)', async () => {
+  it("refuses another community's key (403), the publishable key and keys without WRITE_MEMBERS (403 with grantedScopes), and no key (401)", async () => {
     const t = await setup();
     const other = await setup();
     const seg = await makeSegment(t.c.id, { autoApprove: true });
     const p = await pending(t, await makeSegment(t.c.id), 'ad');
     const calls = (key: string) => [
-      t.submit(seg, { answers: answersFor('ae') }, key), t.approve(p.requestId, key), t.reject(p.requestId, undefined, key),
-      t.kick(p.userId, undefined, key), t.ban(p.userId, undefined, key),
+      t.submit(seg, { answers: answersFor('ae') }, key),
+      t.approve(p.requestId, key),
+      t.reject(p.requestId, undefined, key),
+      t.kick(p.userId, undefined, key),
+      t.ban(p.userId, undefined, key),
     ];
     for (const res of await Promise.all(calls(other.writer.key))) {
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('COMMUNITY_MISMATCH');
     }
-    for (const [key, scopes] of [[t.c.pk, ['READ_PUBLIC']], [t.reader, ['READ_PUBLIC']], [await makeKey(db(), t.c.id, ['WRITE_SALES']), ['WRITE_SALES']]] as [string, Scope[]][]) {
+    for (const [key, scopes] of [
+      [t.c.pk, ['READ_PUBLIC']],
+      [t.reader, ['READ_PUBLIC']],
+      [await makeKey(db(), t.c.id, ['WRITE_SALES']), ['WRITE_SALES']],
+    ] as [string, Scope[]][]) {
       for (const res of await Promise.all(calls(key))) {
         expect(res.status).toBe(403);
         expect(res.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: scopes } });
@@ -577,7 +760,9 @@ describe('security', () => {
     expect(rs.filter((r) => r.status === 201)).toHaveLength(1);
     expect(rs.filter((r) => r.status !== 201).map((r) => r.body.code)).toEqual(Array(7).fill('APPLICATION_PENDING'));
     expect(await db().selectFrom('users').select('id').where('email', '=', 'ah@example.com').execute()).toHaveLength(1);
-    expect(await db().selectFrom('membership_requests').select('id').where('email', '=', 'ah@example.com').execute()).toHaveLength(1);
+    expect(
+      await db().selectFrom('membership_requests').select('id').where('email', '=', 'ah@example.com').execute(),
+    ).toHaveLength(1);
     expect(await t.events('member.requested')).toHaveLength(1);
   });
 
@@ -593,7 +778,9 @@ describe('security', () => {
   it('replays a submit sent again with its Idempotency-Key without a second request', async () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id);
-    const first = await t.submit(seg, { answers: answersFor('aj') }, undefined, { 'Idempotency-Key': crypto.randomUUID() });
+    const first = await t.submit(seg, { answers: answersFor('aj') }, undefined, {
+      'Idempotency-Key': crypto.randomUUID(),
+    });
     const key = crypto.randomUUID();
     const a = await t.submit(seg, { answers: answersFor('ak') }, undefined, { 'Idempotency-Key': key });
     const b = await t.submit(seg, { answers: answersFor('ak') }, undefined, { 'Idempotency-Key': key });
@@ -611,7 +798,8 @@ describe('security', () => {
     const banned = await member(t, seg, 'am');
     await t.kick(kicked.userId);
     await t.ban(banned.userId);
-    for (const n of ['al', 'am']) expect(await t.checkEmail(seg, `${n}@example.com`, t.c.pk)).toEqual({ exists: false, status: 'NONE' });
+    for (const n of ['al', 'am'])
+      expect(await t.checkEmail(seg, `${n}@example.com`, t.c.pk)).toEqual({ exists: false, status: 'NONE' });
     expect((await t.checkEmail(seg, 'am@example.com')).status).toBe('BANNED');
   });
 

@@ -7,7 +7,14 @@ import type { SecretBox } from '../../server/webhooks/secret-box.ts';
 import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { makeCommunity, makeKey } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { addEndpoint, deliveredTo, startReceiver, startWorker, testSecretBox, type Receiver } from './support/webhooks.ts';
+import {
+  addEndpoint,
+  deliveredTo,
+  startReceiver,
+  startWorker,
+  testSecretBox,
+  type Receiver,
+} from './support/webhooks.ts';
 
 const banner = 'https://img.example/banner.jpg';
 
@@ -37,11 +44,16 @@ async function setup() {
   const endpoint = await addEndpoint(s.database.db, secrets, c.id, receiver.url, ['*']);
   const call = (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
     s.request(`/v1/communities/${tag}/articles${path}`, { method, key, json, headers });
-  const draft = async (json: Record<string, unknown> = {}) => (await call('POST', '', { title: `Story ${seq}`, bannerUrl: banner, ...json })).body;
+  const draft = async (json: Record<string, unknown> = {}) =>
+    (await call('POST', '', { title: `Story ${seq}`, bannerUrl: banner, ...json })).body;
   /** Every delivery this community's changes produced, once all of them have reached the receiver. */
-  const delivered = () => deliveredTo<{ event: string; data: { articleId: string; slug: string; title: string; publishedAt: string } }>(
-    s.database.db, receiver, { id: c.id, tag }, endpoint.secret,
-  );
+  const delivered = () =>
+    deliveredTo<{ event: string; data: { articleId: string; slug: string; title: string; publishedAt: string } }>(
+      s.database.db,
+      receiver,
+      { id: c.id, tag },
+      endpoint.secret,
+    );
   return { call, draft, delivered };
 }
 
@@ -53,7 +65,8 @@ describe('article webhooks: happy path', () => {
     const events = await delivered();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
-      event: 'article.published', data: { articleId: a.id, slug: a.slug, title: a.title, publishedAt: p.body.publishedAt },
+      event: 'article.published',
+      data: { articleId: a.id, slug: a.slug, title: a.title, publishedAt: p.body.publishedAt },
     });
   });
 
@@ -62,7 +75,9 @@ describe('article webhooks: happy path', () => {
     const a = await draft({ bannerUrl: null });
     expect((await call('PATCH', `/${a.id}`, { status: 'PUBLISHED', title: 'Renamed on publish' })).status).toBe(200);
     const events = await delivered();
-    expect(events.map((e) => [e.event, e.data.articleId, e.data.title])).toEqual([['article.published', a.id, 'Renamed on publish']]);
+    expect(events.map((e) => [e.event, e.data.articleId, e.data.title])).toEqual([
+      ['article.published', a.id, 'Renamed on publish'],
+    ]);
   });
 
   it('publish → unpublish → publish fires twice, and the unpublish fires nothing', async () => {
@@ -95,7 +110,11 @@ describe('article webhooks: errors', () => {
     await call('POST', `/${a.id}/unpublish`);
     await call('PATCH', `/${a.id}`, { title: 'Edited', status: 'DRAFT' });
     expect(await delivered()).toEqual([]);
-    const rows = await s.database.db.selectFrom('webhook_events').select('name').where('community_tag', '=', `pub-${seq}`).execute();
+    const rows = await s.database.db
+      .selectFrom('webhook_events')
+      .select('name')
+      .where('community_tag', '=', `pub-${seq}`)
+      .execute();
     expect(rows).toEqual([]);
   });
 });
@@ -121,7 +140,11 @@ describe('article webhooks: security', () => {
     const replay = await call('POST', `/${a.id}/publish`, undefined, { 'Idempotency-Key': 'publish-1' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
-    const row = await s.database.db.selectFrom('articles').select('status').where('id', '=', a.id).executeTakeFirstOrThrow();
+    const row = await s.database.db
+      .selectFrom('articles')
+      .select('status')
+      .where('id', '=', a.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('DRAFT');
     expect(await delivered()).toHaveLength(1);
   });

@@ -20,14 +20,20 @@ beforeAll(async () => {
   communityId = c.id;
   pk = c.pk;
   const founder = await makeUser(db, 'ada');
-  await db.updateTable('users').set({ name: 'Ada Founder', profile_image: 'https://img.example/ada.png' }).where('id', '=', founder.id).execute();
+  await db
+    .updateTable('users')
+    .set({ name: 'Ada Founder', profile_image: 'https://img.example/ada.png' })
+    .where('id', '=', founder.id)
+    .execute();
   await db.updateTable('communities').set({ founder_user_id: founder.id }).where('id', '=', c.id).execute();
   admin = await makeKey(db, c.id, ['ADMIN']);
   writeMembers = await makeKey(db, c.id, ['READ_PUBLIC', 'WRITE_MEMBERS', 'WRITE_SALES']);
   const other = await makeCommunity(db, 'rivals');
   otherAdmin = await makeKey(db, other.id, ['ADMIN']);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const create = (json: unknown, key = admin, headers: Record<string, string> = {}) =>
   s.request(base, { method: 'POST', key, json, headers });
@@ -48,9 +54,17 @@ describe('articles: happy path', () => {
     const r = await create({ title: '  First steps  ' });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.any(String), slug: 'first-steps', title: 'First steps', excerpt: '', publishedAt: null, bannerUrl: null,
+      id: expect.any(String),
+      slug: 'first-steps',
+      title: 'First steps',
+      excerpt: '',
+      publishedAt: null,
+      bannerUrl: null,
       author: { name: 'Ada Founder', usertag: 'ada', profileImage: 'https://img.example/ada.png' },
-      readTimeMinutes: 1, content: '', category: null, status: 'DRAFT',
+      readTimeMinutes: 1,
+      content: '',
+      category: null,
+      status: 'DRAFT',
     });
   });
 
@@ -59,13 +73,26 @@ describe('articles: happy path', () => {
     for (const title of ['Ça déménage à Zürich!', 'Ca demenage a Zurich', 'ÇA DÉMÉNAGE — À ZÜRICH', '🎉🎉', '🎉']) {
       slugs.push((await create({ title })).body.slug);
     }
-    expect(slugs).toEqual(['ca-demenage-a-zurich', 'ca-demenage-a-zurich-2', 'ca-demenage-a-zurich-3', 'article', 'article-2']);
+    expect(slugs).toEqual([
+      'ca-demenage-a-zurich',
+      'ca-demenage-a-zurich-2',
+      'ca-demenage-a-zurich-3',
+      'article',
+      'article-2',
+    ]);
   });
 
   it('gives concurrent creates with one title distinct slugs', async () => {
     const rs = await Promise.all(Array.from({ length: 6 }, () => create({ title: 'Race day' })));
     expect(rs.map((r) => r.status)).toEqual(Array(6).fill(201));
-    expect(rs.map((r) => r.body.slug).sort()).toEqual(['race-day', 'race-day-2', 'race-day-3', 'race-day-4', 'race-day-5', 'race-day-6']);
+    expect(rs.map((r) => r.body.slug).sort()).toEqual([
+      'race-day',
+      'race-day-2',
+      'race-day-3',
+      'race-day-4',
+      'race-day-5',
+      'race-day-6',
+    ]);
   });
 
   it('keeps the slug when the title is edited', async () => {
@@ -76,14 +103,26 @@ describe('articles: happy path', () => {
   });
 
   it('sanitizes content on create and on edit', async () => {
-    const a = await create({ title: 'Dirty', content: '<p onclick="x()">Hi<script>alert(1)</script> <a href="javascript:alert(1)">x</a></p>' });
+    const a = await create({
+      title: 'Dirty',
+      content: '<p onclick="x()">Hi<script>alert(1)</script> <a href="javascript:alert(1)">x</a></p>',
+    });
     expect(a.body.content).toBe('<p>Hi <a rel="noopener noreferrer nofollow">x</a></p>');
-    const e = await patch(a.body.id, { content: '<h2>T</h2><img src="https://img.example/x.png" onerror="alert(1)"><a href="https://ok.example">ok</a>' });
-    expect(e.body.content).toBe('<h2>T</h2><img src="https://img.example/x.png" /><a href="https://ok.example/" rel="noopener noreferrer nofollow">ok</a>');
+    const e = await patch(a.body.id, {
+      content: '<h2>T</h2><img src="https://img.example/x.png" onerror="alert(1)"><a href="https://ok.example">ok</a>',
+    });
+    expect(e.body.content).toBe(
+      '<h2>T</h2><img src="https://img.example/x.png" /><a href="https://ok.example/" rel="noopener noreferrer nofollow">ok</a>',
+    );
   });
 
   it('derives readTimeMinutes from the words of the content (225 a minute, rounded up, at least 1)', async () => {
-    const cases: [string, number][] = [['', 1], [`<p>${words(225)}</p>`, 1], [`<p>${words(226)}</p>`, 2], [`<ul><li>${words(450)}</li></ul><p>${words(1)}</p>`, 3]];
+    const cases: [string, number][] = [
+      ['', 1],
+      [`<p>${words(225)}</p>`, 1],
+      [`<p>${words(226)}</p>`, 2],
+      [`<ul><li>${words(450)}</li></ul><p>${words(1)}</p>`, 3],
+    ];
     for (const [content, minutes] of cases) {
       const r = await create({ title: 'Timing', content });
       expect(r.body.readTimeMinutes).toBe(minutes);
@@ -95,7 +134,13 @@ describe('articles: happy path', () => {
     const before = Date.now();
     const p = await publish(a.id);
     expect(p.status).toBe(200);
-    expect(p.body).toMatchObject({ id: a.id, status: 'PUBLISHED', excerpt: 'Short', category: 'News', bannerUrl: banner });
+    expect(p.body).toMatchObject({
+      id: a.id,
+      status: 'PUBLISHED',
+      excerpt: 'Short',
+      category: 'News',
+      bannerUrl: banner,
+    });
     expect(Date.parse(p.body.publishedAt)).toBeGreaterThanOrEqual(before - 1000);
     const one = await s.request(`${base}/slug/going-live`, { key: pk });
     expect(one.status).toBe(200);
@@ -141,9 +186,17 @@ describe('articles: happy path', () => {
   });
 
   it('clears excerpt, category and bannerUrl with null and leaves fields that are not sent', async () => {
-    const a = (await create({ title: 'Edit me', excerpt: 'E', category: 'C', bannerUrl: banner, content: '<p>keep</p>' })).body;
+    const a = (
+      await create({ title: 'Edit me', excerpt: 'E', category: 'C', bannerUrl: banner, content: '<p>keep</p>' })
+    ).body;
     const r = await patch(a.id, { excerpt: null, category: null, bannerUrl: null });
-    expect(r.body).toMatchObject({ title: 'Edit me', excerpt: '', category: null, bannerUrl: null, content: '<p>keep</p>' });
+    expect(r.body).toMatchObject({
+      title: 'Edit me',
+      excerpt: '',
+      category: null,
+      bannerUrl: null,
+      content: '<p>keep</p>',
+    });
     const blank = await patch(a.id, { category: '   ' });
     expect(blank.body.category).toBeNull();
   });
@@ -154,7 +207,11 @@ describe('articles: happy path', () => {
     const key = await makeKey(db, c.id, ['ADMIN']);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const a = await s.request('/v1/communities/paged/articles', { method: 'POST', key, json: { title: `Post ${i}`, bannerUrl: banner } });
+      const a = await s.request('/v1/communities/paged/articles', {
+        method: 'POST',
+        key,
+        json: { title: `Post ${i}`, bannerUrl: banner },
+      });
       await s.request(`/v1/communities/paged/articles/${a.body.id}/publish`, { method: 'POST', key });
       ids.push(a.body.id);
       await new Promise((r) => setTimeout(r, 5));
@@ -176,27 +233,50 @@ describe('articles: happy path', () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    const rows = await s.database.db.selectFrom('articles').select('id').where('community_id', '=', communityId).where('title', '=', 'Exactly once').execute();
+    const rows = await s.database.db
+      .selectFrom('articles')
+      .select('id')
+      .where('community_id', '=', communityId)
+      .where('title', '=', 'Exactly once')
+      .execute();
     expect(rows).toHaveLength(1);
   });
 
   it('accepts the X-Idempotency-Key spelling too: a replayed edit does not undo a later one', async () => {
     const a = (await create({ title: 'Edited once' })).body;
-    const send = (title: string) => s.request(`${base}/${a.id}`, { method: 'PATCH', key: admin, json: { title }, headers: { 'X-Idempotency-Key': `edit-${a.id}` } });
+    const send = (title: string) =>
+      s.request(`${base}/${a.id}`, {
+        method: 'PATCH',
+        key: admin,
+        json: { title },
+        headers: { 'X-Idempotency-Key': `edit-${a.id}` },
+      });
     const first = await send('First edit');
     await patch(a.id, { title: 'Later edit' });
     const replay = await send('First edit');
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
-    const row = await s.database.db.selectFrom('articles').select('title').where('id', '=', a.id).executeTakeFirstOrThrow();
+    const row = await s.database.db
+      .selectFrom('articles')
+      .select('title')
+      .where('id', '=', a.id)
+      .executeTakeFirstOrThrow();
     expect(row.title).toBe('Later edit');
   });
 
   it('declares every article operation in the OpenAPI document', async () => {
     const doc = (await s.request('/openapi.json')).body;
-    const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>)
-      .flatMap((p) => Object.values(p).map((o) => o.operationId));
-    for (const id of ['listArticles', 'getArticleBySlug', 'createArticle', 'updateArticle', 'publishArticle', 'unpublishArticle']) {
+    const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) =>
+      Object.values(p).map((o) => o.operationId),
+    );
+    for (const id of [
+      'listArticles',
+      'getArticleBySlug',
+      'createArticle',
+      'updateArticle',
+      'publishArticle',
+      'unpublishArticle',
+    ]) {
       expect(ops).toContain(id);
     }
   });
@@ -225,7 +305,12 @@ describe('articles: errors', () => {
 
   it('answers invalid edits with 400 naming the field', async () => {
     const a = (await create({ title: 'Target' })).body;
-    for (const [json, field] of [[{ title: '' }, 'title'], [{ status: 'ARCHIVED' }, 'status'], [{ excerpt: 'x'.repeat(501) }, 'excerpt'], [{ slug: 'new' }, 'slug']] as const) {
+    for (const [json, field] of [
+      [{ title: '' }, 'title'],
+      [{ status: 'ARCHIVED' }, 'status'],
+      [{ excerpt: 'x'.repeat(501) }, 'excerpt'],
+      [{ slug: 'new' }, 'slug'],
+    ] as const) {
       const r = await patch(a.id, json);
       expect(r.status).toBe(400);
       expect(r.body.extras.field).toBe(field);
@@ -236,8 +321,15 @@ describe('articles: errors', () => {
     const a = (await create({ title: 'Bannerless' })).body;
     const r = await publish(a.id);
     expect(r.status).toBe(409);
-    expect(r.body).toMatchObject({ code: 'INVALID_STATE', error: 'Article must have a bannerUrl before it can be published' });
-    const row = await s.database.db.selectFrom('articles').select(['status', 'published_at']).where('id', '=', a.id).executeTakeFirstOrThrow();
+    expect(r.body).toMatchObject({
+      code: 'INVALID_STATE',
+      error: 'Article must have a bannerUrl before it can be published',
+    });
+    const row = await s.database.db
+      .selectFrom('articles')
+      .select(['status', 'published_at'])
+      .where('id', '=', a.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'DRAFT', published_at: null });
   });
 
@@ -252,7 +344,12 @@ describe('articles: errors', () => {
 
   it('answers 404 for writes to an unknown article id and 400 for a malformed one', async () => {
     const unknown = '0190a000-0000-7000-8000-000000000000';
-    for (const r of [await patch(unknown, { title: 'x' }), await patch(unknown, { status: 'PUBLISHED' }), await publish(unknown), await unpublish(unknown)]) {
+    for (const r of [
+      await patch(unknown, { title: 'x' }),
+      await patch(unknown, { status: 'PUBLISHED' }),
+      await publish(unknown),
+      await unpublish(unknown),
+    ]) {
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ code: 'NOT_FOUND', error: 'Article not found in this community' });
     }
@@ -300,13 +397,22 @@ describe('articles: security', () => {
       expect(r.status).toBe(403);
       expect(r.body.code).toBe('COMMUNITY_MISMATCH');
     }
-    const row = await s.database.db.selectFrom('articles').select(['title', 'status']).where('id', '=', a.id).executeTakeFirstOrThrow();
+    const row = await s.database.db
+      .selectFrom('articles')
+      .select(['title', 'status'])
+      .where('id', '=', a.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ title: 'Guarded', status: 'DRAFT' });
   });
 
   it('refuses the publishable key on every ADMIN route with 403 and grantedScopes', async () => {
     const a = (await create({ title: 'Not for pk', bannerUrl: banner })).body;
-    for (const r of [await create({ title: 'x' }, pk), await patch(a.id, { title: 'x' }, pk), await publish(a.id, pk), await unpublish(a.id, pk)]) {
+    for (const r of [
+      await create({ title: 'x' }, pk),
+      await patch(a.id, { title: 'x' }, pk),
+      await publish(a.id, pk),
+      await unpublish(a.id, pk),
+    ]) {
       expect(r.status).toBe(403);
       expect(r.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: ['READ_PUBLIC'] } });
     }
@@ -314,7 +420,11 @@ describe('articles: security', () => {
 
   it('refuses a secret key without ADMIN with 403 listing its scopes', async () => {
     const a = (await create({ title: 'Admins only', bannerUrl: banner })).body;
-    for (const r of [await create({ title: 'x' }, writeMembers), await patch(a.id, { status: 'PUBLISHED' }, writeMembers), await publish(a.id, writeMembers)]) {
+    for (const r of [
+      await create({ title: 'x' }, writeMembers),
+      await patch(a.id, { status: 'PUBLISHED' }, writeMembers),
+      await publish(a.id, writeMembers),
+    ]) {
       expect(r.status).toBe(403);
       expect(r.body.code).toBe('INSUFFICIENT_SCOPE');
       expect([...r.body.extras.grantedScopes].sort()).toEqual(['READ_PUBLIC', 'WRITE_MEMBERS', 'WRITE_SALES']);
@@ -323,15 +433,32 @@ describe('articles: security', () => {
   });
 
   it("cannot reach another community's article by id through its own path", async () => {
-    const theirs = (await s.request('/v1/communities/rivals/articles', { method: 'POST', key: otherAdmin, json: { title: 'Theirs', bannerUrl: banner } })).body;
+    const theirs = (
+      await s.request('/v1/communities/rivals/articles', {
+        method: 'POST',
+        key: otherAdmin,
+        json: { title: 'Theirs', bannerUrl: banner },
+      })
+    ).body;
     const r = await publish(theirs.id);
     expect(r.status).toBe(404);
-    const row = await s.database.db.selectFrom('articles').select('status').where('id', '=', theirs.id).executeTakeFirstOrThrow();
+    const row = await s.database.db
+      .selectFrom('articles')
+      .select('status')
+      .where('id', '=', theirs.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('DRAFT');
   });
 
   it('never serves stored script or event handlers, even after publishing', async () => {
-    const a = (await create({ title: 'XSS attempt', bannerUrl: banner, content: '<img src="https://i.example/a.png" onerror="alert(1)"><svg onload="alert(2)"></svg><script>alert(3)</script>' })).body;
+    const a = (
+      await create({
+        title: 'XSS attempt',
+        bannerUrl: banner,
+        content:
+          '<img src="https://i.example/a.png" onerror="alert(1)"><svg onload="alert(2)"></svg><script>alert(3)</script>',
+      })
+    ).body;
     await publish(a.id);
     const served = await s.request(`${base}/slug/xss-attempt`, { key: pk });
     expect(served.body.content).toBe('<img src="https://i.example/a.png" />');
@@ -341,12 +468,21 @@ describe('articles: security', () => {
   it('a members-only blog is kept from the publishable key, not from secret keys', async () => {
     const db = s.database.db;
     const closed = await makeCommunity(db, 'private-pen');
-    await db.updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'BLOG', enabled: true, visibility: 'MEMBERS_ONLY' }]) })
-      .where('id', '=', closed.id).execute();
+    await db
+      .updateTable('communities')
+      .set({ page_settings: JSON.stringify([{ pageKey: 'BLOG', enabled: true, visibility: 'MEMBERS_ONLY' }]) })
+      .where('id', '=', closed.id)
+      .execute();
     const key = await makeKey(db, closed.id, ['ADMIN']);
-    const a = await s.request('/v1/communities/private-pen/articles', { method: 'POST', key, json: { title: 'Members news', bannerUrl: banner } });
+    const a = await s.request('/v1/communities/private-pen/articles', {
+      method: 'POST',
+      key,
+      json: { title: 'Members news', bannerUrl: banner },
+    });
     expect(a.status).toBe(201);
-    expect((await s.request(`/v1/communities/private-pen/articles/${a.body.id}/publish`, { method: 'POST', key })).status).toBe(200);
+    expect(
+      (await s.request(`/v1/communities/private-pen/articles/${a.body.id}/publish`, { method: 'POST', key })).status,
+    ).toBe(200);
     const reader = await makeKey(db, closed.id, ['READ_PUBLIC']);
     for (const secret of [reader, key]) {
       const list = await s.request('/v1/communities/private-pen/articles', { key: secret });
@@ -356,7 +492,10 @@ describe('articles: security', () => {
       expect(one.status).toBe(200);
       expect(one.body.title).toBe('Members news');
     }
-    for (const path of ['/v1/communities/private-pen/articles', '/v1/communities/private-pen/articles/slug/members-news']) {
+    for (const path of [
+      '/v1/communities/private-pen/articles',
+      '/v1/communities/private-pen/articles/slug/members-news',
+    ]) {
       const r = await s.request(path, { key: closed.pk });
       expect(r.status).toBe(403);
       expect(r.body).toMatchObject({ code: 'PAGE_MEMBERS_ONLY' });

@@ -12,23 +12,58 @@ const cat: Record<string, string> = {};
 const spot: Record<string, string> = {};
 
 async function enableAtlas(db: Db, communityId: string) {
-  await db.updateTable('communities').set({ features: JSON.stringify(['atlas', 'marketplace']) }).where('id', '=', communityId).execute();
+  await db
+    .updateTable('communities')
+    .set({ features: JSON.stringify(['atlas', 'marketplace']) })
+    .where('id', '=', communityId)
+    .execute();
 }
 
-async function addCategory(db: Db, communityId: string, name: string, sortOrder: number, extra: { icon?: string | null; color?: string | null } = {}) {
+async function addCategory(
+  db: Db,
+  communityId: string,
+  name: string,
+  sortOrder: number,
+  extra: { icon?: string | null; color?: string | null } = {},
+) {
   const id = newId();
-  await db.insertInto('atlas_categories').values({
-    id, community_id: communityId, name, icon: extra.icon ?? null, color: extra.color ?? null, sort_order: sortOrder,
-  }).execute();
+  await db
+    .insertInto('atlas_categories')
+    .values({
+      id,
+      community_id: communityId,
+      name,
+      icon: extra.icon ?? null,
+      color: extra.color ?? null,
+      sort_order: sortOrder,
+    })
+    .execute();
   return id;
 }
 
-async function addHotspot(db: Db, communityId: string, categoryId: string, name: string, latitude: number, longitude: number) {
+async function addHotspot(
+  db: Db,
+  communityId: string,
+  categoryId: string,
+  name: string,
+  latitude: number,
+  longitude: number,
+) {
   const id = newId();
-  await db.insertInto('atlas_hotspots').values({
-    id, community_id: communityId, category_id: categoryId, name, description: `About ${name}`, latitude, longitude,
-    image_url: name === 'Fiji Reef' ? 'https://img.example/reef.jpg' : null, created_at: nowIso(),
-  }).execute();
+  await db
+    .insertInto('atlas_hotspots')
+    .values({
+      id,
+      community_id: communityId,
+      category_id: categoryId,
+      name,
+      description: `About ${name}`,
+      latitude,
+      longitude,
+      image_url: name === 'Fiji Reef' ? 'https://img.example/reef.jpg' : null,
+      created_at: nowIso(),
+    })
+    .execute();
   return id;
 }
 
@@ -60,17 +95,31 @@ beforeAll(async () => {
   noAtlasPk = plain.pk;
   await addHotspot(db, plain.id, await addCategory(db, plain.id, 'Hidden', 0), 'Hidden Spot', 1, 1);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('atlas: happy', () => {
   it('lists every hotspot by name with the spec fields and the total in X-Total-Count', async () => {
     const r = await s.request('/v1/communities/mappers/atlas/hotspots', { key: pk });
     expect(r.status).toBe(200);
-    expect(names(r.body)).toEqual(['Fiji Reef', 'Mount Rainier', 'Mount Si', 'Null Island', 'Samoa Summit', 'Snow Lake']);
+    expect(names(r.body)).toEqual([
+      'Fiji Reef',
+      'Mount Rainier',
+      'Mount Si',
+      'Null Island',
+      'Samoa Summit',
+      'Snow Lake',
+    ]);
     expect(r.headers.get('x-total-count')).toBe('6');
     expect(r.body[0]).toEqual({
-      id: spot.fiji, name: 'Fiji Reef', description: 'About Fiji Reef', latitude: -17.7134, longitude: 178.065,
-      categoryId: cat.water, imageUrl: 'https://img.example/reef.jpg',
+      id: spot.fiji,
+      name: 'Fiji Reef',
+      description: 'About Fiji Reef',
+      latitude: -17.7134,
+      longitude: 178.065,
+      categoryId: cat.water,
+      imageUrl: 'https://img.example/reef.jpg',
     });
   });
 
@@ -102,7 +151,9 @@ describe('atlas: happy', () => {
   });
 
   it('combines category and bbox', async () => {
-    const r = await s.request(`/v1/communities/mappers/atlas/hotspots?bbox=170,-20,-170,-10&category=${cat.peaks}`, { key: pk });
+    const r = await s.request(`/v1/communities/mappers/atlas/hotspots?bbox=170,-20,-170,-10&category=${cat.peaks}`, {
+      key: pk,
+    });
     expect(names(r.body)).toEqual(['Samoa Summit']);
   });
 
@@ -119,7 +170,14 @@ describe('atlas: happy', () => {
   it('returns one hotspot by id', async () => {
     const r = await s.request(`/v1/communities/mappers/atlas/hotspots/${spot.si}`, { key: pk });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: spot.si, name: 'Mount Si', latitude: 47.4881, longitude: -121.7232, categoryId: cat.peaks, imageUrl: null });
+    expect(r.body).toMatchObject({
+      id: spot.si,
+      name: 'Mount Si',
+      latitude: 47.4881,
+      longitude: -121.7232,
+      categoryId: cat.peaks,
+      imageUrl: null,
+    });
   });
 
   it('lists categories in display order with icon and color', async () => {
@@ -132,7 +190,17 @@ describe('atlas: happy', () => {
   });
 
   it('serves the atlas to a secret key with READ_PUBLIC', async () => {
-    const sk = await makeKey(s.database.db, (await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'mappers').executeTakeFirstOrThrow()).id, ['READ_PUBLIC']);
+    const sk = await makeKey(
+      s.database.db,
+      (
+        await s.database.db
+          .selectFrom('communities')
+          .select('id')
+          .where('tag', '=', 'mappers')
+          .executeTakeFirstOrThrow()
+      ).id,
+      ['READ_PUBLIC'],
+    );
     const r = await s.request('/v1/communities/mappers/atlas/categories', { key: sk });
     expect(r.status).toBe(200);
   });
@@ -166,15 +234,21 @@ describe('atlas: errors', () => {
     expect(r.body.extras.field).toBe('bbox');
   });
 
-  it.each([['limit=0', 'limit'], ['limit=101', 'limit'], ['offset=-1', 'offset'], ['zoom=3', 'zoom']])(
-    'answers ?%s with a 400 naming %s', async (qs, field) => {
-      const r = await s.request(`/v1/communities/mappers/atlas/hotspots?${qs}`, { key: pk });
-      expect(r.status).toBe(400);
-      expect(r.body.extras.field).toBe(field);
-    });
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['offset=-1', 'offset'],
+    ['zoom=3', 'zoom'],
+  ])('answers ?%s with a 400 naming %s', async (qs, field) => {
+    const r = await s.request(`/v1/communities/mappers/atlas/hotspots?${qs}`, { key: pk });
+    expect(r.status).toBe(400);
+    expect(r.body.extras.field).toBe(field);
+  });
 
   it('answers 404 for an unknown hotspot and 400 for a malformed id', async () => {
-    const r = await s.request('/v1/communities/mappers/atlas/hotspots/0190a000-0000-7000-8000-000000000000', { key: pk });
+    const r = await s.request('/v1/communities/mappers/atlas/hotspots/0190a000-0000-7000-8000-000000000000', {
+      key: pk,
+    });
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ code: 'NOT_FOUND', error: 'Hotspot not found in this community' });
     const bad = await s.request('/v1/communities/mappers/atlas/hotspots/xyz', { key: pk });
@@ -183,7 +257,11 @@ describe('atlas: errors', () => {
   });
 
   it('answers 403 "Atlas is not enabled for this community" on all three routes when the feature is off', async () => {
-    const hidden = await s.database.db.selectFrom('atlas_hotspots').select('id').where('name', '=', 'Hidden Spot').executeTakeFirstOrThrow();
+    const hidden = await s.database.db
+      .selectFrom('atlas_hotspots')
+      .select('id')
+      .where('name', '=', 'Hidden Spot')
+      .executeTakeFirstOrThrow();
     for (const path of ['atlas/hotspots', `atlas/hotspots/${hidden.id}`, 'atlas/categories']) {
       const r = await s.request(`/v1/communities/no-atlas/${path}`, { key: noAtlasPk });
       expect(r.status, path).toBe(403);
@@ -215,7 +293,9 @@ describe('atlas: security', () => {
   });
 
   it('answers 403 INSUFFICIENT_SCOPE with grantedScopes to a key without READ_PUBLIC', async () => {
-    const communityId = (await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'mappers').executeTakeFirstOrThrow()).id;
+    const communityId = (
+      await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'mappers').executeTakeFirstOrThrow()
+    ).id;
     const sk = await makeKey(s.database.db, communityId, ['WRITE_SALES']);
     const r = await s.request('/v1/communities/mappers/atlas/hotspots', { key: sk });
     expect(r.status).toBe(403);
@@ -232,9 +312,11 @@ describe('atlas: security', () => {
     const db = s.database.db;
     const closed = await makeCommunity(db, 'secret-maps');
     await enableAtlas(db, closed.id);
-    await db.updateTable('communities')
+    await db
+      .updateTable('communities')
       .set({ page_settings: JSON.stringify([{ pageKey: 'ATLAS', enabled: true, visibility: 'MEMBERS_ONLY' }]) })
-      .where('id', '=', closed.id).execute();
+      .where('id', '=', closed.id)
+      .execute();
     const c = await addCategory(db, closed.id, 'Caches', 0);
     const id = await addHotspot(db, closed.id, c, 'Gold Cache', 5, 5);
     const paths = ['atlas/hotspots', `atlas/hotspots/${id}`, 'atlas/categories'];
@@ -250,20 +332,31 @@ describe('atlas: security', () => {
     // Secret keys are not gated by page visibility, whatever their scopes.
     for (const scopes of [['READ_PUBLIC'], ['ADMIN']] as const) {
       const key = await makeKey(db, closed.id, [...scopes]);
-      for (const path of paths) expect((await s.request(`/v1/communities/secret-maps/${path}`, { key })).status, path).toBe(200);
-      expect(names((await s.request('/v1/communities/secret-maps/atlas/hotspots', { key })).body)).toEqual(['Gold Cache']);
+      for (const path of paths)
+        expect((await s.request(`/v1/communities/secret-maps/${path}`, { key })).status, path).toBe(200);
+      expect(names((await s.request('/v1/communities/secret-maps/atlas/hotspots', { key })).body)).toEqual([
+        'Gold Cache',
+      ]);
     }
     await expectClosed();
     // A members-only community whose ATLAS page inherits is closed too.
-    await db.updateTable('communities').set({ visibility: 'MEMBERS_ONLY', page_settings: '[]' }).where('id', '=', closed.id).execute();
+    await db
+      .updateTable('communities')
+      .set({ visibility: 'MEMBERS_ONLY', page_settings: '[]' })
+      .where('id', '=', closed.id)
+      .execute();
     s.readCache.invalidate(closed.id);
     await expectClosed();
     // An explicitly public ATLAS page in a private community is shown.
-    await db.updateTable('communities')
+    await db
+      .updateTable('communities')
       .set({ page_settings: JSON.stringify([{ pageKey: 'ATLAS', enabled: true, visibility: 'PUBLIC' }]) })
-      .where('id', '=', closed.id).execute();
+      .where('id', '=', closed.id)
+      .execute();
     s.readCache.invalidate(closed.id);
-    expect(names((await s.request('/v1/communities/secret-maps/atlas/hotspots', { key: closed.pk })).body)).toEqual(['Gold Cache']);
+    expect(names((await s.request('/v1/communities/secret-maps/atlas/hotspots', { key: closed.pk })).body)).toEqual([
+      'Gold Cache',
+    ]);
   });
 
   it('judges the feature before the page: no atlas is FEATURE_NOT_ENABLED even behind a members-only page', async () => {

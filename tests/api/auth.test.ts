@@ -20,7 +20,9 @@ beforeAll(async () => {
   keys.otherAdmin = await makeKey(db, other.id, ['ADMIN']);
   keys.otherPk = other.pk;
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const events = '/v1/communities/acme/events';
 
@@ -44,7 +46,9 @@ describe('api keys: happy path', () => {
     await makeCommunity(s.database.db, 'fresh').then(async ({ id }) => {
       await s.database.db.deleteFrom('api_keys').where('community_id', '=', id).execute();
     });
-    const results = await Promise.all(Array.from({ length: 8 }, () => s.request('/v1/communities/fresh/publishable-key')));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => s.request('/v1/communities/fresh/publishable-key')),
+    );
     const distinct = new Set(results.map((r) => r.body.publishableKey));
     expect(distinct.size).toBe(1);
     expect([...distinct][0]).toMatch(/^pk_live_[A-Za-z0-9_-]{20,}$/);
@@ -63,8 +67,17 @@ describe('api keys: errors', () => {
   });
 
   it('answers 401 "Invalid API key" for an unknown, malformed or revoked key', async () => {
-    const revoked = await makeKey(s.database.db, (await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'acme').executeTakeFirstOrThrow()).id, ['ADMIN']);
-    await s.database.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('key_hash', '=', hashKey(revoked)).execute();
+    const revoked = await makeKey(
+      s.database.db,
+      (await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'acme').executeTakeFirstOrThrow())
+        .id,
+      ['ADMIN'],
+    );
+    await s.database.db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('key_hash', '=', hashKey(revoked))
+      .execute();
     for (const key of ['sk_live_doesnotexist', 'hello', pk + 'x', revoked]) {
       const r = await s.request(events, { key });
       expect(r.status).toBe(401);
@@ -86,7 +99,11 @@ describe('api keys: errors', () => {
 
 describe('api keys: security', () => {
   it("answers 403 to a key on another community's path, even an ADMIN key, even for an unknown community", async () => {
-    for (const [key, path] of [[keys.otherAdmin, events], [keys.otherPk, events], [keys.admin, '/v1/communities/nobody/events']]) {
+    for (const [key, path] of [
+      [keys.otherAdmin, events],
+      [keys.otherPk, events],
+      [keys.admin, '/v1/communities/nobody/events'],
+    ]) {
       const r = await s.request(path, { key });
       expect(r.status).toBe(403);
       expect(r.body).toMatchObject({ code: 'COMMUNITY_MISMATCH', error: 'API key does not belong to this community' });
@@ -101,7 +118,11 @@ describe('api keys: security', () => {
   });
 
   it('caps a publishable key at READ_PUBLIC whatever its stored scopes say', async () => {
-    await s.database.db.updateTable('api_keys').set({ scopes: JSON.stringify(['ADMIN']) }).where('key_hash', '=', hashKey(pk)).execute();
+    await s.database.db
+      .updateTable('api_keys')
+      .set({ scopes: JSON.stringify(['ADMIN']) })
+      .where('key_hash', '=', hashKey(pk))
+      .execute();
     const { findApiKey } = await import('../../server/domain/api-keys.ts');
     expect((await findApiKey(s.database.db, pk))?.scopes).toEqual(['READ_PUBLIC']);
   });

@@ -17,7 +17,9 @@ beforeAll(async () => {
   await makeEvent(s.database.db, acme.id, { slug: 'acme-walk', name: 'Acme walk' });
   await makeEvent(s.database.db, globex.id, { slug: 'globex-walk', name: 'Globex walk' });
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -85,7 +87,11 @@ describe('caching: security', () => {
   it('stops honouring a key revoked elsewhere once the key-cache TTL has passed', async () => {
     const sk = await makeKey(s.database.db, acme.id, ['READ_PUBLIC']);
     expect((await s.request('/v1/communities/acme/events', { key: sk })).status).toBe(200);
-    await s.database.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('key_hash', '=', hashKey(sk)).execute();
+    await s.database.db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('key_hash', '=', hashKey(sk))
+      .execute();
     await sleep(TTL + 50);
     expect((await s.request('/v1/communities/acme/events', { key: sk })).status).toBe(401);
   });

@@ -23,16 +23,34 @@ const tagB = `cli-b-${RUN}`;
 
 /** What the update may touch: both communities' rows and domains. Equal snapshots = nothing written. */
 async function snapshot(db: Db) {
-  const communities = await db.selectFrom('communities').selectAll().where('tag', 'in', [tagA, tagB]).orderBy('tag').execute();
-  const domains = await db.selectFrom('community_domains').selectAll()
-    .where('community_id', 'in', communities.map((c) => c.id)).orderBy('hostname').execute();
+  const communities = await db
+    .selectFrom('communities')
+    .selectAll()
+    .where('tag', 'in', [tagA, tagB])
+    .orderBy('tag')
+    .execute();
+  const domains = await db
+    .selectFrom('community_domains')
+    .selectAll()
+    .where(
+      'community_id',
+      'in',
+      communities.map((c) => c.id),
+    )
+    .orderBy('hostname')
+    .execute();
   return { communities, domains };
 }
 
 /** A browser's preflight for an RSVP widget on `origin`: 204 when the community lists it, else 403. */
 async function preflight(base: string, tag: string, origin: string): Promise<number> {
   const res = await fetch(`${base}/api/actions/${tag}/events/any/rsvp`, {
-    method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, x-api-key' },
+    method: 'OPTIONS',
+    headers: {
+      Origin: origin,
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'content-type, x-api-key',
+    },
   });
   return res.status;
 }
@@ -65,7 +83,10 @@ describe('svc community update', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     database = await openSharedDatabase(schema, env.SVC_DATA_DIR);
     const fixture = path.join(tmp, 'fixture.json');
-    fs.writeFileSync(fixture, fs.readFileSync(path.join(ROOT, 'tests/fixtures/cli-import.json'), 'utf8').replaceAll('{{run}}', RUN));
+    fs.writeFileSync(
+      fixture,
+      fs.readFileSync(path.join(ROOT, 'tests/fixtures/cli-import.json'), 'utf8').replaceAll('{{run}}', RUN),
+    );
     const imported = await svc(['import', fixture], env);
     expect(imported.code, imported.stderr).toBe(0);
   });
@@ -89,11 +110,20 @@ describe('svc community update', { timeout: 90_000 }, () => {
 
     it('--dry-run prints the diff field by field and writes nothing', async () => {
       const before = await snapshot(database.db);
-      const r = await update(tagA, {
-        visibility: 'MEMBERS_ONLY', embedOrigins: ['https://cli-a.example.test', `https://new-${RUN}.example`],
-        themeConfig: { brandColor: '#ff0000', bgColor: '#ffffff' }, landingUrl: null,
-        pageSettings: [{ pageKey: 'EVENTS', visibility: 'MEMBERS_ONLY' }, { pageKey: 'CHAT', enabled: false }],
-      }, '--dry-run');
+      const r = await update(
+        tagA,
+        {
+          visibility: 'MEMBERS_ONLY',
+          embedOrigins: ['https://cli-a.example.test', `https://new-${RUN}.example`],
+          themeConfig: { brandColor: '#ff0000', bgColor: '#ffffff' },
+          landingUrl: null,
+          pageSettings: [
+            { pageKey: 'EVENTS', visibility: 'MEMBERS_ONLY' },
+            { pageKey: 'CHAT', enabled: false },
+          ],
+        },
+        '--dry-run',
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.split('\n')).toEqual([
         `Community ${tagA}: 5 settings would change (dry run, nothing written):`,
@@ -108,7 +138,11 @@ describe('svc community update', { timeout: 90_000 }, () => {
     });
 
     it('applies the change in one go and prints it; the same file again changes nothing', async () => {
-      const settings = { accessibility: 'OPEN', domains: [`cli-a-${RUN}.example.test`, `www-${RUN}.example.test`], storefrontConfig: { header: { storeName: 'New name' } } };
+      const settings = {
+        accessibility: 'OPEN',
+        domains: [`cli-a-${RUN}.example.test`, `www-${RUN}.example.test`],
+        storefrontConfig: { header: { storeName: 'New name' } },
+      };
       const r = await update(tagA, settings);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(`Updated community ${tagA}: 3 settings changed:`);
@@ -116,13 +150,22 @@ describe('svc community update', { timeout: 90_000 }, () => {
       expect(r.stdout).toMatch(new RegExp(`domains\\s+\\+ www-${RUN}\\.example\\.test\\n`));
       expect(r.stdout).toMatch(/storefrontConfig\.header\.storeName\s+"CLI A" -> "New name"/);
       expect(r.stdout).toMatch(/storefrontConfig\.nav\s+\[\{"href":"\/events","label":"Events"\}\] -> \(none\)/);
-      const row = await database.db.selectFrom('communities').selectAll().where('tag', '=', tagA).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('communities')
+        .selectAll()
+        .where('tag', '=', tagA)
+        .executeTakeFirstOrThrow();
       expect(row.accessibility).toBe('OPEN');
       expect(JSON.parse(row.storefront_config)).toEqual({ header: { storeName: 'New name' } });
       // Fields the file leaves out stay as they were.
       expect(row.visibility).toBe('PUBLIC');
       expect(JSON.parse(row.theme_config)).toEqual({ brandColor: '#123456', bgColor: '#ffffff' });
-      const domains = await database.db.selectFrom('community_domains').select('hostname').where('community_id', '=', row.id).orderBy('hostname').execute();
+      const domains = await database.db
+        .selectFrom('community_domains')
+        .select('hostname')
+        .where('community_id', '=', row.id)
+        .orderBy('hostname')
+        .execute();
       expect(domains.map((d) => d.hostname)).toEqual([`cli-a-${RUN}.example.test`, `www-${RUN}.example.test`]);
 
       const again = await update(tagA, { ...settings, domains: [...settings.domains].reverse() });
@@ -131,11 +174,22 @@ describe('svc community update', { timeout: 90_000 }, () => {
     });
 
     it('--json prints every changed field with its whole value before and after', async () => {
-      const r = await update(tagA, { domains: [`cli-a-${RUN}.example.test`], landingUrl: 'https://landing.example/' }, '--json');
+      const r = await update(
+        tagA,
+        { domains: [`cli-a-${RUN}.example.test`], landingUrl: 'https://landing.example/' },
+        '--json',
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual({
-        tag: tagA, dryRun: false, applied: true, changes: [
-          { field: 'domains', before: [`cli-a-${RUN}.example.test`, `www-${RUN}.example.test`], after: [`cli-a-${RUN}.example.test`] },
+        tag: tagA,
+        dryRun: false,
+        applied: true,
+        changes: [
+          {
+            field: 'domains',
+            before: [`cli-a-${RUN}.example.test`, `www-${RUN}.example.test`],
+            after: [`cli-a-${RUN}.example.test`],
+          },
           { field: 'landingUrl', before: 'https://cli-a.example.test/', after: 'https://landing.example/' },
         ],
       });
@@ -143,22 +197,41 @@ describe('svc community update', { timeout: 90_000 }, () => {
 
     it('a running server sees a new embed origin and a new domain, and stops honouring a removed origin, within the cache lifetime', async () => {
       const port = randomPort(3900);
-      server = runServer({ PORT: port, SVC_DATA_DIR: env.SVC_DATA_DIR, SVC_SEED_DEMO: 'false', ...(onPostgres ? { DATABASE_URL: env.DATABASE_URL } : {}) });
+      server = runServer({
+        PORT: port,
+        SVC_DATA_DIR: env.SVC_DATA_DIR,
+        SVC_SEED_DEMO: 'false',
+        ...(onPostgres ? { DATABASE_URL: env.DATABASE_URL } : {}),
+      });
       const base = `http://127.0.0.1:${port}`;
       await waitFor(`${base}/readyz`);
       const site = `https://shop-${RUN}.example`;
       const domain = `moved-${RUN}.example.test`;
       // A keyless widget write on the community's own domain gets past authentication to validation
       // (400, the body is empty); on a host that is no community's it needs a key (401).
-      const onDomain = async () => (await rawRequest(port, 'POST', `/api/actions/${tagA}/events/any/rsvp`, {
-        Host: `${domain}:${port}`, Origin: `http://${domain}:${port}`, 'Content-Type': 'application/json',
-      }, '{}')).status;
+      const onDomain = async () =>
+        (
+          await rawRequest(
+            port,
+            'POST',
+            `/api/actions/${tagA}/events/any/rsvp`,
+            {
+              Host: `${domain}:${port}`,
+              Origin: `http://${domain}:${port}`,
+              'Content-Type': 'application/json',
+            },
+            '{}',
+          )
+        ).status;
       // The server has looked the community and the host up (and cached that neither is listed).
       expect(await preflight(base, tagA, 'https://cli-a.example.test')).toBe(204);
       expect(await preflight(base, tagA, site)).toBe(403);
       expect(await onDomain()).toBe(401);
 
-      const added = await update(tagA, { embedOrigins: ['https://cli-a.example.test', site], domains: [`cli-a-${RUN}.example.test`, domain] });
+      const added = await update(tagA, {
+        embedOrigins: ['https://cli-a.example.test', site],
+        domains: [`cli-a-${RUN}.example.test`, domain],
+      });
       expect(added.code, added.stderr).toBe(0);
       const seenAfter = await timeUntil(() => preflight(base, tagA, site), 204, COMMUNITY_CACHE_MS + 3000);
       expect(seenAfter).toBeLessThanOrEqual(COMMUNITY_CACHE_MS + 1000);
@@ -167,7 +240,11 @@ describe('svc community update', { timeout: 90_000 }, () => {
 
       const removed = await update(tagA, { embedOrigins: [site] });
       expect(removed.code, removed.stderr).toBe(0);
-      const goneAfter = await timeUntil(() => preflight(base, tagA, 'https://cli-a.example.test'), 403, COMMUNITY_CACHE_MS + 3000);
+      const goneAfter = await timeUntil(
+        () => preflight(base, tagA, 'https://cli-a.example.test'),
+        403,
+        COMMUNITY_CACHE_MS + 3000,
+      );
       expect(goneAfter).toBeLessThanOrEqual(COMMUNITY_CACHE_MS + 1000);
       expect(await preflight(base, tagA, site)).toBe(204);
     });
@@ -177,13 +254,24 @@ describe('svc community update', { timeout: 90_000 }, () => {
     it('refuses an invalid file with every bad field named, exit 1, no stack trace, nothing written', async () => {
       const before = await snapshot(database.db);
       const r = await update(tagA, {
-        visibility: 'SECRET', embedOrigins: ['https://ok.example', 'https://ok.example', 'https://path.example/x'],
-        domains: ['not a host'], landingUrl: 'javascript:alert(1)', name: 'Renamed', events: [],
+        visibility: 'SECRET',
+        embedOrigins: ['https://ok.example', 'https://ok.example', 'https://path.example/x'],
+        domains: ['not a host'],
+        landingUrl: 'javascript:alert(1)',
+        name: 'Renamed',
+        events: [],
       });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain(`error: invalid settings file ${r.file}`);
-      for (const field of ['visibility:', 'embedOrigins[2]:', 'domains[0]:', 'landingUrl:', 'name: unknown field', 'events: unknown field']) {
+      for (const field of [
+        'visibility:',
+        'embedOrigins[2]:',
+        'domains[0]:',
+        'landingUrl:',
+        'name: unknown field',
+        'events: unknown field',
+      ]) {
         expect(r.stderr).toContain(`  ${field}`);
       }
       expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -197,7 +285,10 @@ describe('svc community update', { timeout: 90_000 }, () => {
     it('refuses a domain another community serves, naming it, and writes none of the file', async () => {
       expect((await update(tagB, { domains: [`b-${RUN}.example.test`] })).code).toBe(0);
       const before = await snapshot(database.db);
-      const r = await update(tagA, { visibility: 'MEMBERS_ONLY', domains: [`fresh-${RUN}.example.test`, `b-${RUN}.example.test`] });
+      const r = await update(tagA, {
+        visibility: 'MEMBERS_ONLY',
+        domains: [`fresh-${RUN}.example.test`, `b-${RUN}.example.test`],
+      });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`domains[1]: domain is already used by community "${tagB}"`);
       expect(await snapshot(database.db)).toEqual(before);
@@ -224,17 +315,23 @@ describe('updateCommunitySettings in process', () => {
   let server: TestServer;
   let community: { id: string; tag: string };
   const shop = 'https://shop.example';
-  const preflightHere = async (origin: string) => (await server.request(`/api/actions/${community.tag}/events/any/rsvp`, {
-    method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
-  })).status;
+  const preflightHere = async (origin: string) =>
+    (
+      await server.request(`/api/actions/${community.tag}/events/any/rsvp`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
+      })
+    ).status;
 
   beforeAll(async () => {
     server = await startTestServer();
     community = await makeCommunity(server.database.db, 'inproc');
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
-  it('forgets this process\'s cached origins at once: no waiting for the cache lifetime', async () => {
+  it("forgets this process's cached origins at once: no waiting for the cache lifetime", async () => {
     expect(await preflightHere(shop)).toBe(403);
     await updateCommunitySettings(server.database.db, community.tag, { embedOrigins: [shop] });
     expect(await preflightHere(shop)).toBe(204);
@@ -243,14 +340,22 @@ describe('updateCommunitySettings in process', () => {
   });
 
   it('a dry run writes nothing and forgets nothing; an unknown community is null', async () => {
-    const result = await updateCommunitySettings(server.database.db, community.tag, { embedOrigins: [shop] }, { dryRun: true });
+    const result = await updateCommunitySettings(
+      server.database.db,
+      community.tag,
+      { embedOrigins: [shop] },
+      { dryRun: true },
+    );
     expect(result).toMatchObject({ applied: false, changes: [{ field: 'embedOrigins', before: [], after: [shop] }] });
     expect(await preflightHere(shop)).toBe(403);
     expect(await updateCommunitySettings(server.database.db, 'no-such-community', {})).toBeNull();
   });
 
   it('refuses invalid input with a FixtureError naming each field', async () => {
-    const err = await updateCommunitySettings(server.database.db, community.tag, { embedOrigins: ['*'], tag: 'x' }).catch((e: unknown) => e);
+    const err = await updateCommunitySettings(server.database.db, community.tag, {
+      embedOrigins: ['*'],
+      tag: 'x',
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FixtureError);
     expect((err as FixtureError).issues.map((i) => i.path)).toEqual(['embedOrigins[0]', 'tag']);
   });

@@ -25,7 +25,6 @@ const RUN = crypto.randomBytes(4).toString('hex');
 const stripe = new Stripe('sk_test_not_used_for_network');
 const SECRET = /whsec_[A-Za-z0-9_-]{32}/;
 
-
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-hooks-'));
 const key = crypto.randomBytes(32);
 /** The box the CLI uses for this key, loaded the way the server loads it. */
@@ -44,7 +43,8 @@ if (onPostgres) {
   env.DATABASE_URL = url.toString();
 }
 
-const svc = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> => runSvc(args, { ...env, ...extraEnv });
+const svc = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> =>
+  runSvc(args, { ...env, ...extraEnv });
 
 /** Runs the CLI with --json, expects success, and parses stdout. */
 async function svcJson<T>(args: string[], extraEnv: Record<string, string> = {}): Promise<T> {
@@ -55,8 +55,10 @@ async function svcJson<T>(args: string[], extraEnv: Record<string, string> = {})
 
 /** The webhook fixture with `{{run}}` and `{{receiver}}` filled in, written to the temp dir. */
 function webhookFixture(receiverUrl: string, run = RUN): string {
-  const text = fs.readFileSync(path.join(ROOT, 'tests/fixtures/cli-webhooks.json'), 'utf8')
-    .replaceAll('{{run}}', run).replaceAll('{{receiver}}', receiverUrl);
+  const text = fs
+    .readFileSync(path.join(ROOT, 'tests/fixtures/cli-webhooks.json'), 'utf8')
+    .replaceAll('{{run}}', run)
+    .replaceAll('{{receiver}}', receiverUrl);
   const file = path.join(tmp, `cli-webhooks-${run}.json`);
   fs.writeFileSync(file, text);
   return file;
@@ -93,7 +95,18 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`Usage: svc ${commands[i].join(' ')}`);
     });
-    for (const name of ['add', 'list', 'remove', 'enable', 'disable', 'rotate-secret', 'deliveries', 'attempts', 'replay', 'resend']) {
+    for (const name of [
+      'add',
+      'list',
+      'remove',
+      'enable',
+      'disable',
+      'rotate-secret',
+      'deliveries',
+      'attempts',
+      'replay',
+      'resend',
+    ]) {
       expect(runs[0].stdout).toMatch(new RegExp(`\\n  ${name} `));
     }
     expect(runs[1].stdout).toMatch(/--queue-only[\s\S]*--json/);
@@ -101,7 +114,16 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
   });
 
   it('add prints the signing secret once (text and --json); the database holds only its ciphertext', async () => {
-    const text = await svc(['webhook', 'add', '--community', community.tag, '--url', receiver.url, '--description', 'CRM sync']);
+    const text = await svc([
+      'webhook',
+      'add',
+      '--community',
+      community.tag,
+      '--url',
+      receiver.url,
+      '--description',
+      'CRM sync',
+    ]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toContain('shown only once');
     expect(text.stdout).toContain(`for community ${community.tag}`);
@@ -109,18 +131,42 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
     const secrets = text.stdout.match(new RegExp(SECRET, 'g')) ?? [];
     expect(secrets).toHaveLength(1);
     const id = /Registered webhook endpoint (\S+)/.exec(text.stdout)?.[1] as string;
-    all = { ...(await svcJson<EndpointSummary[]>(['webhook', 'list', '--community', community.tag]))[0], secret: secrets[0] as string, resolved: true };
+    all = {
+      ...(await svcJson<EndpointSummary[]>(['webhook', 'list', '--community', community.tag]))[0],
+      secret: secrets[0] as string,
+      resolved: true,
+    };
     expect(all).toMatchObject({ id, url: receiver.url, events: ['*'], description: 'CRM sync', status: 'ENABLED' });
 
-    articles = await svcJson<CreatedEndpoint>(['webhook', 'add', '--community', community.tag, '--url', `${receiver.url}?b`,
-      '--events', 'article.published, member.banned']);
+    articles = await svcJson<CreatedEndpoint>([
+      'webhook',
+      'add',
+      '--community',
+      community.tag,
+      '--url',
+      `${receiver.url}?b`,
+      '--events',
+      'article.published, member.banned',
+    ]);
     expect(articles).toEqual({
-      id: expect.any(String), communityTag: community.tag, url: `${receiver.url}?b`, description: null,
-      events: ['article.published', 'member.banned'], status: 'ENABLED', disabledReason: null, previousSecretExpiresAt: null,
-      createdAt: expect.any(String), secret: expect.stringMatching(SECRET), resolved: true,
+      id: expect.any(String),
+      communityTag: community.tag,
+      url: `${receiver.url}?b`,
+      description: null,
+      events: ['article.published', 'member.banned'],
+      status: 'ENABLED',
+      disabledReason: null,
+      previousSecretExpiresAt: null,
+      createdAt: expect.any(String),
+      secret: expect.stringMatching(SECRET),
+      resolved: true,
     });
 
-    const row = await db().selectFrom('webhook_endpoints').selectAll().where('id', '=', all.id).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', all.id)
+      .executeTakeFirstOrThrow();
     expect(Object.values(row)).not.toContain(all.secret);
     expect(boxFor(key).open(row.secret_ciphertext as string, all.id)).toBe(all.secret);
   });
@@ -140,11 +186,26 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
     const list = await svc(['webhook', 'list']);
     expect(list.stdout).toContain(`previous secret signs until ${until}`);
 
-    const rotated = await svcJson<CreatedEndpoint & { overlapMs: number }>(['webhook', 'rotate-secret', all.id, '--overlap', '0s']);
-    expect(rotated).toMatchObject({ id: all.id, previousSecretExpiresAt: null, overlapMs: 0, secret: expect.stringMatching(SECRET) });
+    const rotated = await svcJson<CreatedEndpoint & { overlapMs: number }>([
+      'webhook',
+      'rotate-secret',
+      all.id,
+      '--overlap',
+      '0s',
+    ]);
+    expect(rotated).toMatchObject({
+      id: all.id,
+      previousSecretExpiresAt: null,
+      overlapMs: 0,
+      secret: expect.stringMatching(SECRET),
+    });
     expect(rotated).not.toHaveProperty('resolved');
     latestSecret = rotated.secret;
-    const row = await db().selectFrom('webhook_endpoints').selectAll().where('id', '=', all.id).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', all.id)
+      .executeTakeFirstOrThrow();
     expect(row.previous_secret_ciphertext).toBeNull();
   });
 
@@ -153,8 +214,24 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
     // Only the endpoint subscribed to every event gets a member.approved.
     expect(deliveryIds).toHaveLength(1);
     replayed = deliveryIds[0];
-    const listed = await svcJson<DeliverySummary[]>(['webhook', 'deliveries', all.id, '--status', 'pending', '--since', '5m']);
-    expect(listed).toEqual([expect.objectContaining({ id: replayed, endpointId: all.id, event: 'member.approved', status: 'PENDING', totalAttempts: 0 })]);
+    const listed = await svcJson<DeliverySummary[]>([
+      'webhook',
+      'deliveries',
+      all.id,
+      '--status',
+      'pending',
+      '--since',
+      '5m',
+    ]);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        id: replayed,
+        endpointId: all.id,
+        event: 'member.approved',
+        status: 'PENDING',
+        totalAttempts: 0,
+      }),
+    ]);
     expect(await svcJson<DeliverySummary[]>(['webhook', 'deliveries', articles.id])).toEqual([]);
 
     const sent = await svc(['webhook', 'replay', replayed]);
@@ -165,20 +242,52 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
     const [first] = receiver.requests;
     expect(first.headers['svc-delivery-id']).toBe(replayed);
     // Signed with the secret rotate-secret printed last.
-    const body = stripe.webhooks.constructEvent(first.body, first.headers['svc-signature'] as string, latestSecret) as unknown;
+    const body = stripe.webhooks.constructEvent(
+      first.body,
+      first.headers['svc-signature'] as string,
+      latestSecret,
+    ) as unknown;
     expect(body).toMatchObject({ event: 'member.approved', deliveryId: replayed, communityTag: community.tag });
 
-    receiver.handle((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`boom\n${'detail '.repeat(60)}`));
-    const failed = await svcJson<{ delivery: DeliverySummary; attempt: { ok: boolean; number: number; statusCode: number; error: string } }>(
-      ['webhook', 'replay', replayed]);
+    receiver.handle((_req, res) =>
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`boom\n${'detail '.repeat(60)}`),
+    );
+    const failed = await svcJson<{
+      delivery: DeliverySummary;
+      attempt: { ok: boolean; number: number; statusCode: number; error: string };
+    }>(['webhook', 'replay', replayed]);
     expect(failed.attempt).toMatchObject({ ok: false, number: 2, statusCode: 500, error: 'receiver answered 500' });
-    expect(failed.delivery).toMatchObject({ id: replayed, status: 'PENDING', round: 3, totalAttempts: 2, nextAttemptAt: expect.any(String) });
+    expect(failed.delivery).toMatchObject({
+      id: replayed,
+      status: 'PENDING',
+      round: 3,
+      totalAttempts: 2,
+      nextAttemptAt: expect.any(String),
+    });
     expect(receiver.requests.map((r) => r.headers['svc-delivery-id'])).toEqual([replayed, replayed]);
 
-    const log = await svcJson<{ delivery: DeliverySummary; attempts: AttemptSummary[] }>(['webhook', 'attempts', replayed]);
+    const log = await svcJson<{ delivery: DeliverySummary; attempts: AttemptSummary[] }>([
+      'webhook',
+      'attempts',
+      replayed,
+    ]);
     expect(log.attempts).toEqual([
-      expect.objectContaining({ number: 1, round: 2, outcome: 'SUCCEEDED', statusCode: 204, error: null, durationMs: expect.any(Number) }),
-      expect.objectContaining({ number: 2, round: 3, outcome: 'FAILED', statusCode: 500, error: 'receiver answered 500', responseBody: `boom\n${'detail '.repeat(60)}` }),
+      expect.objectContaining({
+        number: 1,
+        round: 2,
+        outcome: 'SUCCEEDED',
+        statusCode: 204,
+        error: null,
+        durationMs: expect.any(Number),
+      }),
+      expect.objectContaining({
+        number: 2,
+        round: 3,
+        outcome: 'FAILED',
+        statusCode: 500,
+        error: 'receiver answered 500',
+        responseBody: `boom\n${'detail '.repeat(60)}`,
+      }),
     ]);
     const text = await svc(['webhook', 'attempts', replayed]);
     expect(text.stdout).toMatch(/^1\s+2\s+SUCCEEDED\s+\S+\s+\d+ ms\s+204$/m);
@@ -190,24 +299,50 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
   });
 
   it('resend --since requeues a PERMANENTLY_FAILED delivery and sends it at once', async () => {
-    const { deliveryIds: [failing] } = await emitOne(db(), community, 'member.approved', approved());
+    const {
+      deliveryIds: [failing],
+    } = await emitOne(db(), community, 'member.approved', approved());
     // What a server's worker does when a receiver keeps failing: here with no retries left.
     const worker = new DeliveryWorker({
-      db: db(), dialect: database.dialect, config: webhookConfig({ retryDelaysMs: [] }), secrets: boxFor(key), logger: createLogger('silent'),
+      db: db(),
+      dialect: database.dialect,
+      config: webhookConfig({ retryDelaysMs: [] }),
+      secrets: boxFor(key),
+      logger: createLogger('silent'),
     });
     await worker.deliverNow([failing]);
     await worker.stop();
     expect((await deliveryRow(db(), failing)).status).toBe('PERMANENTLY_FAILED');
     const since = new Date(Date.now() - 60_000).toISOString();
-    expect(await svcJson<DeliverySummary[]>(['webhook', 'deliveries', all.id, '--status', 'PERMANENTLY_FAILED', '--since', since]))
-      .toEqual([expect.objectContaining({ id: failing, lastStatusCode: 500 })]);
+    expect(
+      await svcJson<DeliverySummary[]>([
+        'webhook',
+        'deliveries',
+        all.id,
+        '--status',
+        'PERMANENTLY_FAILED',
+        '--since',
+        since,
+      ]),
+    ).toEqual([expect.objectContaining({ id: failing, lastStatusCode: 500 })]);
 
     receiver.handle((_req, res) => res.writeHead(200).end('ok'));
     const requestsBefore = receiver.requests.length;
-    const r = await svcJson<{ requeued: string[]; sent: number; succeeded: number; failed: number; attempts: { deliveryId: string; ok: boolean }[] }>(
-      ['webhook', 'resend', all.id, '--since', '10m']);
+    const r = await svcJson<{
+      requeued: string[];
+      sent: number;
+      succeeded: number;
+      failed: number;
+      attempts: { deliveryId: string; ok: boolean }[];
+    }>(['webhook', 'resend', all.id, '--since', '10m']);
     // The delivery that is still PENDING (from the replay above) is not a failed one: untouched.
-    expect(r).toMatchObject({ requeued: [failing], sent: 1, succeeded: 1, failed: 0, attempts: [{ deliveryId: failing, ok: true }] });
+    expect(r).toMatchObject({
+      requeued: [failing],
+      sent: 1,
+      succeeded: 1,
+      failed: 0,
+      attempts: [{ deliveryId: failing, ok: true }],
+    });
     expect(receiver.requests.slice(requestsBefore).map((q) => q.headers['svc-delivery-id'])).toEqual([failing]);
     expect(await deliveryRow(db(), failing)).toMatchObject({ status: 'SUCCEEDED', round: 2 });
     expect((await deliveryRow(db(), replayed)).status).toBe('PENDING');
@@ -217,7 +352,7 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
     expect(none.stdout).toContain('No permanently failed deliveries');
   });
 
-  it('import registers the fixture\'s webhooks and prints their secrets once; a second import registers nothing', async () => {
+  it("import registers the fixture's webhooks and prints their secrets once; a second import registers nothing", async () => {
     const file = webhookFixture(receiver.url);
     const first = await svc(['import', file, '--json']);
     expect(first.code, first.stderr).toBe(0);
@@ -226,8 +361,24 @@ describe('svc webhook: happy path', { timeout: 120_000 }, () => {
     const [c] = result.communities;
     expect(c.counts.webhooks).toEqual({ created: 2, unchanged: 0 });
     expect(c.webhooks).toEqual([
-      { id: expect.any(String), url: receiver.url, events: ['*'], description: 'every event', status: 'ENABLED', secret: expect.stringMatching(SECRET), resolved: true },
-      { id: expect.any(String), url: `${receiver.url}?only=members`, events: ['member.requested', 'member.approved'], description: null, status: 'ENABLED', secret: expect.stringMatching(SECRET), resolved: true },
+      {
+        id: expect.any(String),
+        url: receiver.url,
+        events: ['*'],
+        description: 'every event',
+        status: 'ENABLED',
+        secret: expect.stringMatching(SECRET),
+        resolved: true,
+      },
+      {
+        id: expect.any(String),
+        url: `${receiver.url}?only=members`,
+        events: ['member.requested', 'member.approved'],
+        description: null,
+        status: 'ENABLED',
+        secret: expect.stringMatching(SECRET),
+        resolved: true,
+      },
     ]);
 
     const again = await svc(['import', file]);
@@ -248,11 +399,17 @@ describe('svc webhook: errors', { timeout: 120_000 }, () => {
       [['webhook', 'deliveries', 'no-such-id'], 'no webhook endpoint with id no-such-id'],
       [['webhook', 'replay', 'del_nope'], 'delivery del_nope not found'],
       [['webhook', 'attempts', 'del_nope'], 'delivery del_nope not found'],
-      [['webhook', 'deliveries', all.id, '--status', 'DONE'], 'unknown --status "DONE" (valid: PENDING, SUCCEEDED, PERMANENTLY_FAILED, CANCELLED)'],
+      [
+        ['webhook', 'deliveries', all.id, '--status', 'DONE'],
+        'unknown --status "DONE" (valid: PENDING, SUCCEEDED, PERMANENTLY_FAILED, CANCELLED)',
+      ],
       [['webhook', 'deliveries', all.id, '--limit', '0'], '--limit must be a whole number'],
       [['webhook', 'resend', all.id, '--since', 'yesterday'], '--since must be a duration such as 2h'],
       [['webhook', 'rotate-secret', all.id, '--overlap', '5 parsecs'], '--overlap must be a duration'],
-      [['webhook', 'add', '--community', community.tag, '--url', receiver.url, '--events', 'member.nope'], 'unknown event member.nope; known events: member.requested'],
+      [
+        ['webhook', 'add', '--community', community.tag, '--url', receiver.url, '--events', 'member.nope'],
+        'unknown event member.nope; known events: member.requested',
+      ],
       [['webhook', 'add', '--community', `nope-${RUN}`, '--url', receiver.url], `community "nope-${RUN}" not found`],
       [['webhook', 'add', '--community', community.tag, '--url', 'not a url'], 'not a valid absolute URL'],
       [['webhook', 'resend', all.id], "required option '--since <when>' not specified"],
@@ -277,7 +434,9 @@ describe('svc webhook: errors', { timeout: 120_000 }, () => {
       svcJson<EndpointSummary[]>(['webhook', 'list', '--community', community.tag]),
     ]);
     expect(replay.code).toBe(1);
-    expect(replay.stderr).toContain(`webhook endpoint ${all.id} has been removed, so delivery ${replayed} cannot be replayed`);
+    expect(replay.stderr).toContain(
+      `webhook endpoint ${all.id} has been removed, so delivery ${replayed} cannot be replayed`,
+    );
     expect(enable.code).toBe(1);
     expect(enable.stderr).toContain('has been removed, so it cannot be enabled');
     expect(again.code).toBe(0);
@@ -286,46 +445,96 @@ describe('svc webhook: errors', { timeout: 120_000 }, () => {
     expect(history.find((d) => d.id === replayed)).toMatchObject({ status: 'CANCELLED', totalAttempts: 2 });
     expect(list.map((e) => e.id)).toEqual([articles.id]);
     const withRemoved = await svcJson<EndpointSummary[]>(['webhook', 'list', '--community', community.tag, '--all']);
-    expect(withRemoved.map((e) => [e.id, e.status])).toEqual([[all.id, 'REMOVED'], [articles.id, 'ENABLED']]);
+    expect(withRemoved.map((e) => [e.id, e.status])).toEqual([
+      [all.id, 'REMOVED'],
+      [articles.id, 'ENABLED'],
+    ]);
   });
 
   it('disable cancels pending deliveries; replay of a disabled endpoint says to enable it; enable brings it back', async () => {
-    const { deliveryIds: [pending] } = await emitOne(db(), community, 'article.published', {
-      articleId: 'a1', slug: 'hello', title: 'Hello', publishedAt: new Date().toISOString(),
+    const {
+      deliveryIds: [pending],
+    } = await emitOne(db(), community, 'article.published', {
+      articleId: 'a1',
+      slug: 'hello',
+      title: 'Hello',
+      publishedAt: new Date().toISOString(),
     });
-    const disabled = await svcJson<EndpointSummary>(['webhook', 'disable', articles.id, '--reason', 'receiver migration']);
+    const disabled = await svcJson<EndpointSummary>([
+      'webhook',
+      'disable',
+      articles.id,
+      '--reason',
+      'receiver migration',
+    ]);
     expect(disabled).toMatchObject({ status: 'DISABLED', disabledReason: 'receiver migration' });
     expect((await deliveryRow(db(), pending)).status).toBe('CANCELLED');
     const replay = await svc(['webhook', 'replay', pending]);
     expect(replay.code).toBe(1);
-    expect(replay.stderr).toContain(`endpoint ${articles.id} is disabled; enable it first with \`svc webhook enable ${articles.id}\``);
+    expect(replay.stderr).toContain(
+      `endpoint ${articles.id} is disabled; enable it first with \`svc webhook enable ${articles.id}\``,
+    );
     const enabled = await svc(['webhook', 'enable', articles.id]);
     expect(enabled.stdout).toContain(`Enabled webhook endpoint ${articles.id}`);
-    const queued = await svcJson<{ delivery: DeliverySummary; attempt: null }>(['webhook', 'replay', pending, '--queue-only']);
-    expect(queued).toMatchObject({ attempt: null, delivery: { id: pending, status: 'PENDING', round: 2, totalAttempts: 0 } });
+    const queued = await svcJson<{ delivery: DeliverySummary; attempt: null }>([
+      'webhook',
+      'replay',
+      pending,
+      '--queue-only',
+    ]);
+    expect(queued).toMatchObject({
+      attempt: null,
+      delivery: { id: pending, status: 'PENDING', round: 2, totalAttempts: 0 },
+    });
   });
 
   it('importFixture checks the webhooks field by JSON path', async () => {
-    const base = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/fixtures/cli-webhooks.json'), 'utf8').replaceAll('{{run}}', `${RUN}v`)
-      .replaceAll('{{receiver}}', 'https://hooks.example.com/svc'));
+    const base = JSON.parse(
+      fs
+        .readFileSync(path.join(ROOT, 'tests/fixtures/cli-webhooks.json'), 'utf8')
+        .replaceAll('{{run}}', `${RUN}v`)
+        .replaceAll('{{receiver}}', 'https://hooks.example.com/svc'),
+    );
     base.communities[0].webhooks = [
       { url: 'https://Hooks.Example.com' },
       { url: 'https://hooks.example.com/', events: ['member.approved', 'member.nope'] },
       { url: 'ftp://hooks.example.com/x', events: [] },
       { url: 'https://hooks.example.com/y', secret: 'mine' },
     ];
-    const err = await importFixture(db(), base, { webhooks: { secrets: boxFor(key), policy: { allowPrivate: false, lookup: publicDns } } })
-      .then(() => null, (e: unknown) => e as { issues: unknown });
+    const err = await importFixture(db(), base, {
+      webhooks: { secrets: boxFor(key), policy: { allowPrivate: false, lookup: publicDns } },
+    }).then(
+      () => null,
+      (e: unknown) => e as { issues: unknown },
+    );
     expect(err?.issues).toEqual([
-      { path: 'communities[0].webhooks[1].events[1]', message: expect.stringMatching(/^unknown event "member.nope"; known events: member.requested, /) },
-      { path: 'communities[0].webhooks[2].url', message: 'must be an absolute https:// URL such as https://example.com/webhooks/svc' },
-      { path: 'communities[0].webhooks[2].events', message: 'needs at least one event; leave the field out (or use ["*"]) for every event' },
+      {
+        path: 'communities[0].webhooks[1].events[1]',
+        message: expect.stringMatching(/^unknown event "member.nope"; known events: member.requested, /),
+      },
+      {
+        path: 'communities[0].webhooks[2].url',
+        message: 'must be an absolute https:// URL such as https://example.com/webhooks/svc',
+      },
+      {
+        path: 'communities[0].webhooks[2].events',
+        message: 'needs at least one event; leave the field out (or use ["*"]) for every event',
+      },
       { path: 'communities[0].webhooks[3].secret', message: 'unknown field' },
     ]);
     base.communities[0].webhooks = [{ url: 'https://Hooks.Example.com' }, { url: 'https://hooks.example.com/' }];
-    const dup = await importFixture(db(), base, { webhooks: { secrets: boxFor(key), policy: { allowPrivate: false, lookup: publicDns } } })
-      .then(() => null, (e: unknown) => e as { issues: unknown });
-    expect(dup?.issues).toEqual([{ path: 'communities[0].webhooks[1].url', message: 'duplicate webhook URL "https://hooks.example.com/" (first at index 0)' }]);
+    const dup = await importFixture(db(), base, {
+      webhooks: { secrets: boxFor(key), policy: { allowPrivate: false, lookup: publicDns } },
+    }).then(
+      () => null,
+      (e: unknown) => e as { issues: unknown },
+    );
+    expect(dup?.issues).toEqual([
+      {
+        path: 'communities[0].webhooks[1].url',
+        message: 'duplicate webhook URL "https://hooks.example.com/" (first at index 0)',
+      },
+    ]);
     // Registering needs the encryption key and the receiver policy: a caller that has none cannot import webhooks.
     base.communities[0].webhooks = [{ url: 'https://hooks.example.com/' }];
     await expect(importFixture(db(), base)).rejects.toThrow('options.webhooks');
@@ -337,7 +546,11 @@ const publicDns: LookupFn = async () => [{ address: '93.184.216.34', family: 4 }
 
 describe('svc webhook: security', { timeout: 120_000 }, () => {
   it('list never prints a signing secret', async () => {
-    const [text, json, allRows] = await Promise.all([svc(['webhook', 'list', '--all']), svc(['webhook', 'list', '--json']), svc(['webhook', 'list', '--all', '--json'])]);
+    const [text, json, allRows] = await Promise.all([
+      svc(['webhook', 'list', '--all']),
+      svc(['webhook', 'list', '--json']),
+      svc(['webhook', 'list', '--all', '--json']),
+    ]);
     for (const r of [text, json, allRows]) {
       expect(r.code).toBe(0);
       expect(r.stdout).not.toMatch(/whsec_/);
@@ -359,7 +572,9 @@ describe('svc webhook: security', { timeout: 120_000 }, () => {
     expect(http.stderr).toContain('The receiver URL must start with https://');
     expect(loopback.stderr).toContain('127.0.0.1 is a loopback address');
     expect(localhost.stderr).toContain('always points at this machine');
-    expect(imported.stderr).toContain('communities[0].webhooks[0].url: Refused webhook receiver: 127.0.0.1 is a loopback address');
+    expect(imported.stderr).toContain(
+      'communities[0].webhooks[0].url: Refused webhook receiver: 127.0.0.1 is a loopback address',
+    );
     expect(imported.stderr).toContain('communities[0].webhooks[1].url: Refused webhook receiver');
     for (const r of [http, loopback, localhost, imported]) {
       expect(r.code).toBe(1);
@@ -367,15 +582,25 @@ describe('svc webhook: security', { timeout: 120_000 }, () => {
       expect(r.stdout + r.stderr).not.toMatch(/whsec_/);
     }
     // All or nothing: the refused file created no community and no endpoint.
-    expect(await db().selectFrom('communities').select('id').where('tag', '=', `cli-hooks-${run}`).execute()).toEqual([]);
-    expect(await db().selectFrom('webhook_endpoints').select('id').where('community_id', '=', community.id).execute()).toHaveLength(2);
+    expect(await db().selectFrom('communities').select('id').where('tag', '=', `cli-hooks-${run}`).execute()).toEqual(
+      [],
+    );
+    expect(
+      await db().selectFrom('webhook_endpoints').select('id').where('community_id', '=', community.id).execute(),
+    ).toHaveLength(2);
   });
 
   it('a secret sealed by the CLI opens only with its key and only for its endpoint', async () => {
-    const row = await db().selectFrom('webhook_endpoints').select(['id', 'secret_ciphertext']).where('id', '=', articles.id).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'secret_ciphertext'])
+      .where('id', '=', articles.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret_ciphertext).toMatch(/^v1:/);
     expect(boxFor(key).open(row.secret_ciphertext as string, articles.id)).toBe(articles.secret);
-    expect(() => boxFor(crypto.randomBytes(32)).open(row.secret_ciphertext as string, articles.id)).toThrow(/SVC_ENCRYPTION_KEY/);
+    expect(() => boxFor(crypto.randomBytes(32)).open(row.secret_ciphertext as string, articles.id)).toThrow(
+      /SVC_ENCRYPTION_KEY/,
+    );
     expect(() => boxFor(key).open(row.secret_ciphertext as string, all.id)).toThrow();
   });
 });

@@ -33,23 +33,57 @@ function fixtureFile(dir: string, name: string, run = RUN): string {
 async function snapshot(db: Db, tags: string[]): Promise<Record<string, unknown[]>> {
   const communities = await db.selectFrom('communities').selectAll().where('tag', 'in', tags).orderBy('tag').execute();
   const ids = communities.map((c) => c.id);
-  const byCommunity = async (table: 'events' | 'tiers' | 'articles' | 'products' | 'segments' | 'atlas_categories' | 'atlas_hotspots' | 'api_keys' | 'memberships') =>
-    db.selectFrom(table).selectAll().where('community_id', 'in', ids).orderBy('id').execute();
+  const byCommunity = async (
+    table:
+      | 'events'
+      | 'tiers'
+      | 'articles'
+      | 'products'
+      | 'segments'
+      | 'atlas_categories'
+      | 'atlas_hotspots'
+      | 'api_keys'
+      | 'memberships',
+  ) => db.selectFrom(table).selectAll().where('community_id', 'in', ids).orderBy('id').execute();
   const members = await byCommunity('memberships');
   return {
     communities,
-    domains: await db.selectFrom('community_domains').selectAll().where('community_id', 'in', ids).orderBy('hostname').execute(),
-    users: await db.selectFrom('users').selectAll().where('id', 'in', members.map((m) => m.user_id)).orderBy('id').execute(),
+    domains: await db
+      .selectFrom('community_domains')
+      .selectAll()
+      .where('community_id', 'in', ids)
+      .orderBy('hostname')
+      .execute(),
+    users: await db
+      .selectFrom('users')
+      .selectAll()
+      .where(
+        'id',
+        'in',
+        members.map((m) => m.user_id),
+      )
+      .orderBy('id')
+      .execute(),
     memberships: members,
     events: await byCommunity('events'),
     tiers: await byCommunity('tiers'),
-    tierForms: await db.selectFrom('tier_forms').innerJoin('tiers', 'tiers.id', 'tier_forms.tier_id')
-      .selectAll('tier_forms').where('tiers.community_id', 'in', ids).orderBy('tier_id').execute(),
+    tierForms: await db
+      .selectFrom('tier_forms')
+      .innerJoin('tiers', 'tiers.id', 'tier_forms.tier_id')
+      .selectAll('tier_forms')
+      .where('tiers.community_id', 'in', ids)
+      .orderBy('tier_id')
+      .execute(),
     articles: await byCommunity('articles'),
     products: await byCommunity('products'),
     segments: await byCommunity('segments'),
-    segmentForms: await db.selectFrom('segment_forms').innerJoin('segments', 'segments.id', 'segment_forms.segment_id')
-      .selectAll('segment_forms').where('segments.community_id', 'in', ids).orderBy('segment_id').execute(),
+    segmentForms: await db
+      .selectFrom('segment_forms')
+      .innerJoin('segments', 'segments.id', 'segment_forms.segment_id')
+      .selectAll('segment_forms')
+      .where('segments.community_id', 'in', ids)
+      .orderBy('segment_id')
+      .execute(),
     atlasCategories: await byCommunity('atlas_categories'),
     atlasHotspots: await byCommunity('atlas_hotspots'),
     apiKeys: await byCommunity('api_keys'),
@@ -105,22 +139,42 @@ describe('svc command line', { timeout: 60_000 }, () => {
     expect(first.unchanged).toBe(0);
     const [a, b] = first.communities;
     expect(a.counts).toMatchObject({
-      communities: { created: 1 }, domains: { created: 1 }, users: { created: 3 }, memberships: { created: 3 },
-      events: { created: 3 }, tiers: { created: 3 }, articles: { created: 2 }, products: { created: 2 },
-      segments: { created: 2 }, atlasCategories: { created: 1 }, atlasHotspots: { created: 1 }, apiKeys: { created: 2 },
+      communities: { created: 1 },
+      domains: { created: 1 },
+      users: { created: 3 },
+      memberships: { created: 3 },
+      events: { created: 3 },
+      tiers: { created: 3 },
+      articles: { created: 2 },
+      products: { created: 2 },
+      segments: { created: 2 },
+      atlasCategories: { created: 1 },
+      atlasHotspots: { created: 1 },
+      apiKeys: { created: 2 },
     });
     // Ana is a user of the file already created under A: B's founder membership is new, the user is not.
-    expect(b.counts).toMatchObject({ users: { created: 0, unchanged: 0 }, memberships: { created: 2 }, events: { created: 1 } });
+    expect(b.counts).toMatchObject({
+      users: { created: 0, unchanged: 0 },
+      memberships: { created: 2 },
+      events: { created: 1 },
+    });
     for (const c of first.communities) {
       expect(c.publishableKey).toMatch(/^pk_live_/);
       for (const k of c.secretKeys) expect(k.key).toMatch(/^sk_live_/);
     }
-    expect(a.secretKeys.map((k) => [k.name, k.scopes])).toEqual([['admin', ['ADMIN']], ['sales', ['READ_PUBLIC', 'WRITE_SALES']]]);
+    expect(a.secretKeys.map((k) => [k.name, k.scopes])).toEqual([
+      ['admin', ['ADMIN']],
+      ['sales', ['READ_PUBLIC', 'WRITE_SALES']],
+    ]);
   });
 
   it('stores secret keys only as hashes', async () => {
     const secrets = first.communities.flatMap((c) => c.secretKeys.map((k) => k.key as string));
-    const rows = await database.db.selectFrom('api_keys').selectAll().where('key_hash', 'in', secrets.map(hashKey)).execute();
+    const rows = await database.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', 'in', secrets.map(hashKey))
+      .execute();
     expect(rows).toHaveLength(secrets.length);
     for (const row of rows) {
       expect(row.kind).toBe('secret');
@@ -144,7 +198,9 @@ describe('svc command line', { timeout: 60_000 }, () => {
     expect(second.communities.map((c) => c.publishableKey)).toEqual(first.communities.map((c) => c.publishableKey));
     // Secrets are shown once: the existing keys come back without them.
     for (const [ci, c] of second.communities.entries()) {
-      expect(c.secretKeys.map((k) => ({ id: k.id, key: k.key }))).toEqual(first.communities[ci].secretKeys.map((k) => ({ id: k.id, key: null })));
+      expect(c.secretKeys.map((k) => ({ id: k.id, key: k.key }))).toEqual(
+        first.communities[ci].secretKeys.map((k) => ({ id: k.id, key: null })),
+      );
     }
     expect(await snapshot(database.db, [tagA, tagB])).toEqual(before);
   });
@@ -153,8 +209,18 @@ describe('svc command line', { timeout: 60_000 }, () => {
     const secrets = first.communities.flatMap((c) => c.secretKeys.map((k) => k.key as string));
     const json = await svc(['key', 'list', '--community', tagA, '--json'], env);
     expect(json.code).toBe(0);
-    const keys = JSON.parse(json.stdout) as { id: string; kind: string; prefix: string; name: string | null; communityTag: string }[];
-    expect(keys.map((k) => [k.kind, k.name]).sort()).toEqual([['publishable', 'Publishable key'], ['secret', 'admin'], ['secret', 'sales']]);
+    const keys = JSON.parse(json.stdout) as {
+      id: string;
+      kind: string;
+      prefix: string;
+      name: string | null;
+      communityTag: string;
+    }[];
+    expect(keys.map((k) => [k.kind, k.name]).sort()).toEqual([
+      ['publishable', 'Publishable key'],
+      ['secret', 'admin'],
+      ['secret', 'sales'],
+    ]);
     expect(keys.every((k) => k.communityTag === tagA && k.prefix.length <= 14)).toBe(true);
     const text = await svc(['key', 'list'], env);
     expect(text.code).toBe(0);
@@ -169,13 +235,26 @@ describe('svc command line', { timeout: 60_000 }, () => {
   });
 
   it('key create prints the secret once and stores its hash', async () => {
-    const r = await svc(['key', 'create', '--community', tagB, '--scopes', 'write_sales, READ_PUBLIC', '--name', 'ci', '--json'], env);
+    const r = await svc(
+      ['key', 'create', '--community', tagB, '--scopes', 'write_sales, READ_PUBLIC', '--name', 'ci', '--json'],
+      env,
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('shown only once');
-    const created = JSON.parse(r.stdout) as { id: string; key: string; scopes: string[]; name: string; communityTag: string };
+    const created = JSON.parse(r.stdout) as {
+      id: string;
+      key: string;
+      scopes: string[];
+      name: string;
+      communityTag: string;
+    };
     expect(created).toMatchObject({ communityTag: tagB, name: 'ci', scopes: ['WRITE_SALES', 'READ_PUBLIC'] });
     expect(created.key).toMatch(/^sk_live_/);
-    const row = await database.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await database.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.key_hash).toBe(hashKey(created.key));
     expect(Object.values(row)).not.toContain(created.key);
 
@@ -199,16 +278,26 @@ describe('svc command line', { timeout: 60_000 }, () => {
     const admin = first.communities[1].secretKeys[0];
     const r = await svc(['key', 'revoke', admin.id, '--json'], env);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ id: admin.id, communityTag: tagB, alreadyRevoked: false, revokedAt: expect.any(String) });
-    const row = await database.db.selectFrom('api_keys').select('revoked_at').where('id', '=', admin.id).executeTakeFirstOrThrow();
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      id: admin.id,
+      communityTag: tagB,
+      alreadyRevoked: false,
+      revokedAt: expect.any(String),
+    });
+    const row = await database.db
+      .selectFrom('api_keys')
+      .select('revoked_at')
+      .where('id', '=', admin.id)
+      .executeTakeFirstOrThrow();
     expect(row.revoked_at).not.toBeNull();
 
     const again = await svc(['key', 'revoke', admin.id], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('already revoked');
 
-    const pk = (await svc(['key', 'list', '--community', tagB, '--json'], env));
-    const pkId = (JSON.parse(pk.stdout) as { id: string; kind: string }[]).find((k) => k.kind === 'publishable')?.id as string;
+    const pk = await svc(['key', 'list', '--community', tagB, '--json'], env);
+    const pkId = (JSON.parse(pk.stdout) as { id: string; kind: string }[]).find((k) => k.kind === 'publishable')
+      ?.id as string;
     const refused = await svc(['key', 'revoke', pkId], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('publishable keys cannot be revoked');
@@ -220,7 +309,10 @@ describe('svc command line', { timeout: 60_000 }, () => {
     const result = JSON.parse(reimport.stdout) as ImportResult;
     expect(result.created).toBe(1);
     expect(result.communities[1].counts.apiKeys).toEqual({ created: 1, unchanged: 0 });
-    expect(result.communities[1].secretKeys[0]).toMatchObject({ name: 'admin', key: expect.stringMatching(/^sk_live_/) });
+    expect(result.communities[1].secretKeys[0]).toMatchObject({
+      name: 'admin',
+      key: expect.stringMatching(/^sk_live_/),
+    });
   });
 
   it('an invalid file exits 1 with the JSON paths on stderr, no stack trace, and writes nothing', async () => {
@@ -287,11 +379,19 @@ describe('importFixture in process', () => {
   /** The CLI test fixture as an object; the database is a fresh one, so any suffix will do. */
   const fixture = (run: string) => JSON.parse(template.replaceAll('{{run}}', run));
 
-  beforeAll(async () => { server = await startTestServer(); db = server.database.db; });
-  afterAll(async () => { await server?.close(); });
+  beforeAll(async () => {
+    server = await startTestServer();
+    db = server.database.db;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   async function expectIssues(input: unknown, expected: { path: string; message: unknown }[]) {
-    const err = await importFixture(db, input).then(() => null, (e: unknown) => e);
+    const err = await importFixture(db, input).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(FixtureError);
     expect((err as FixtureError).issues).toEqual(expected);
   }
@@ -316,19 +416,34 @@ describe('importFixture in process', () => {
     const overnight = await server.request('/v1/communities/demo/events/cascade-crest-overnight/tiers', { key: pk });
     expect(overnight.body.every((t: { hasForm: boolean }) => t.hasForm)).toBe(true);
     const community = await server.request('/api/communities/by-domain/demo.localhost');
-    expect(community.body).toMatchObject({ communityTag: 'demo', name: 'Demo Hikers', visibility: 'PUBLIC', accessibility: 'OPEN' });
+    expect(community.body).toMatchObject({
+      communityTag: 'demo',
+      name: 'Demo Hikers',
+      visibility: 'PUBLIC',
+      accessibility: 'OPEN',
+    });
   });
 
   it('sanitizes imported article HTML exactly as the API does', async () => {
     const input = fixture('xss');
-    input.communities[0].articles = [{
-      slug: 'hostile', title: 'Hostile', status: 'DRAFT',
-      content: '<p onclick="steal()">Hi<script>alert(1)</script><a href="javascript:alert(2)">x</a><img src="https://img.example/a.png" onerror="alert(3)"></p>',
-    }];
+    input.communities[0].articles = [
+      {
+        slug: 'hostile',
+        title: 'Hostile',
+        status: 'DRAFT',
+        content:
+          '<p onclick="steal()">Hi<script>alert(1)</script><a href="javascript:alert(2)">x</a><img src="https://img.example/a.png" onerror="alert(3)"></p>',
+      },
+    ];
     const result = await importFixture(db, input);
     const tag = result.communities[0].tag;
-    const row = await db.selectFrom('articles').innerJoin('communities', 'communities.id', 'articles.community_id')
-      .select('articles.content').where('communities.tag', '=', tag).where('articles.slug', '=', 'hostile').executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('articles')
+      .innerJoin('communities', 'communities.id', 'articles.community_id')
+      .select('articles.content')
+      .where('communities.tag', '=', tag)
+      .where('articles.slug', '=', 'hostile')
+      .executeTakeFirstOrThrow();
     expect(row.content).toBe(sanitizeArticleHtml(input.communities[0].articles[0].content));
     for (const bad of ['onclick', '<script', 'javascript:', 'onerror']) expect(row.content).not.toContain(bad);
     expect(row.content).toContain('https://img.example/a.png');
@@ -339,59 +454,148 @@ describe('importFixture in process', () => {
     const first = await importFixture(db, fixture('rel'), { now: t0 });
     const tag = first.communities[0].tag;
     const community = await db.selectFrom('communities').select('id').where('tag', '=', tag).executeTakeFirstOrThrow();
-    const before = await db.selectFrom('events').select(['slug', 'start_date', 'end_date']).where('community_id', '=', community.id).orderBy('slug').execute();
+    const before = await db
+      .selectFrom('events')
+      .select(['slug', 'start_date', 'end_date'])
+      .where('community_id', '=', community.id)
+      .orderBy('slug')
+      .execute();
     expect(before.find((e) => e.slug === 'next-meetup')?.start_date).toBe('2025-03-06T18:00:00.000Z');
     const later = await importFixture(db, fixture('rel'), { now: new Date('2025-03-04T08:00:00Z') });
     expect(later.created).toBe(0);
-    expect(await db.selectFrom('events').select(['slug', 'start_date', 'end_date']).where('community_id', '=', community.id).orderBy('slug').execute())
-      .toEqual(before);
+    expect(
+      await db
+        .selectFrom('events')
+        .select(['slug', 'start_date', 'end_date'])
+        .where('community_id', '=', community.id)
+        .orderBy('slug')
+        .execute(),
+    ).toEqual(before);
   });
 
   it('stores the portable formats: 0/1 booleans, featured 1 or NULL, JSON text, scrypt passwords', async () => {
     const result = await importFixture(db, fixture('fmt'), { now: new Date('2025-03-01T12:00:00Z') });
     const id = result.communities[0].id;
     const c = await db.selectFrom('communities').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    expect(JSON.parse(c.page_settings)).toEqual([{ pageKey: 'EVENTS', enabled: true, visibility: null }, { pageKey: 'CHAT', enabled: false, visibility: null }]);
+    expect(JSON.parse(c.page_settings)).toEqual([
+      { pageKey: 'EVENTS', enabled: true, visibility: null },
+      { pageKey: 'CHAT', enabled: false, visibility: null },
+    ]);
     expect(JSON.parse(c.embed_origins)).toEqual(['https://cli-a.example.test']);
     expect(c).toMatchObject({ rules_version: 2, landing_url: 'https://cli-a.example.test/' });
 
-    const events = await db.selectFrom('events').select(['slug', 'featured', 'start_date', 'donation_config']).where('community_id', '=', id).orderBy('slug').execute();
-    expect(events.map((e) => [e.slug, e.featured])).toEqual([['next-meetup', 1], ['no-tiers', null], ['past-meetup', null]]);
+    const events = await db
+      .selectFrom('events')
+      .select(['slug', 'featured', 'start_date', 'donation_config'])
+      .where('community_id', '=', id)
+      .orderBy('slug')
+      .execute();
+    expect(events.map((e) => [e.slug, e.featured])).toEqual([
+      ['next-meetup', 1],
+      ['no-tiers', null],
+      ['past-meetup', null],
+    ]);
     expect(events.find((e) => e.slug === 'no-tiers')?.start_date).toBe('2030-01-01T09:00:00.000Z');
-    const tiers = await db.selectFrom('tiers').leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
+    const tiers = await db
+      .selectFrom('tiers')
+      .leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
       .select(['tiers.name', 'tiers.currency', 'tiers.capacity', 'tiers.sold', 'tiers.is_active', 'tier_forms.schema'])
-      .where('tiers.community_id', '=', id).orderBy('tiers.name').execute();
-    expect(tiers.map((t) => [t.name, t.currency, t.capacity, t.sold, t.is_active, t.schema ? JSON.parse(t.schema)[0].id : null])).toEqual([
-      ['Free', 'USD', null, 0, 1, null], ['Sold out', 'USD', 2, 2, 1, null], ['With form', 'USD', 10, 0, 1, 'size'],
+      .where('tiers.community_id', '=', id)
+      .orderBy('tiers.name')
+      .execute();
+    expect(
+      tiers.map((t) => [
+        t.name,
+        t.currency,
+        t.capacity,
+        t.sold,
+        t.is_active,
+        t.schema ? JSON.parse(t.schema)[0].id : null,
+      ]),
+    ).toEqual([
+      ['Free', 'USD', null, 0, 1, null],
+      ['Sold out', 'USD', 2, 2, 1, null],
+      ['With form', 'USD', 10, 0, 1, 'size'],
     ]);
 
-    const users = await db.selectFrom('users').selectAll().where('usertag', 'like', '%-fmt').orderBy('usertag').execute();
+    const users = await db
+      .selectFrom('users')
+      .selectAll()
+      .where('usertag', 'like', '%-fmt')
+      .orderBy('usertag')
+      .execute();
     expect(users[0]).toMatchObject({ usertag: 'ana-fmt', email: 'ana+fmt@example.com' });
     expect(users[0].password_hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
     expect(await verifyPassword('correct horse battery', users[0].password_hash as string)).toBe(true);
     expect(await verifyPassword('wrong', users[0].password_hash as string)).toBe(false);
     expect(users[1].password_hash).toBeNull();
 
-    const memberships = await db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
-      .select(['users.usertag', 'memberships.status', 'memberships.role', 'memberships.segment_id', 'memberships.created_at', 'memberships.accepted_at'])
-      .where('community_id', '=', id).orderBy('users.usertag').execute();
+    const memberships = await db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .select([
+        'users.usertag',
+        'memberships.status',
+        'memberships.role',
+        'memberships.segment_id',
+        'memberships.created_at',
+        'memberships.accepted_at',
+      ])
+      .where('community_id', '=', id)
+      .orderBy('users.usertag')
+      .execute();
     expect(memberships.map((m) => [m.usertag, m.status, m.role, m.segment_id !== null, m.accepted_at])).toEqual([
       ['ana-fmt', 'ACCEPTED', 'founder', false, '2025-03-01T12:00:00.000Z'],
       ['ben-fmt', 'ACCEPTED', 'admin', true, '2025-02-19T12:00:00.000Z'],
       ['cy-fmt', 'PENDING', 'member', false, null],
     ]);
 
-    const articles = await db.selectFrom('articles').select(['slug', 'status', 'published_at', 'excerpt', 'content']).where('community_id', '=', id).orderBy('slug').execute();
+    const articles = await db
+      .selectFrom('articles')
+      .select(['slug', 'status', 'published_at', 'excerpt', 'content'])
+      .where('community_id', '=', id)
+      .orderBy('slug')
+      .execute();
     expect(articles).toEqual([
       { slug: 'draft-post', status: 'DRAFT', published_at: null, excerpt: '', content: '' },
-      { slug: 'hello-world', status: 'PUBLISHED', published_at: '2025-03-01T12:00:00.000Z', excerpt: 'First post', content: '<p>Hi</p>' },
+      {
+        slug: 'hello-world',
+        status: 'PUBLISHED',
+        published_at: '2025-03-01T12:00:00.000Z',
+        excerpt: 'First post',
+        content: '<p>Hi</p>',
+      },
     ]);
-    const segments = await db.selectFrom('segments').selectAll().where('community_id', '=', id).orderBy('name').execute();
-    expect(segments.map((s) => [s.name, s.auto_approve, s.price_monthly, s.installment_count, s.installment_renews_annually])).toEqual([
-      ['Free', 1, null, null, 0], ['Paid', 0, 500, 3, 0],
+    const segments = await db
+      .selectFrom('segments')
+      .selectAll()
+      .where('community_id', '=', id)
+      .orderBy('name')
+      .execute();
+    expect(
+      segments.map((s) => [
+        s.name,
+        s.auto_approve,
+        s.price_monthly,
+        s.installment_count,
+        s.installment_renews_annually,
+      ]),
+    ).toEqual([
+      ['Free', 1, null, null, 0],
+      ['Paid', 0, 500, 3, 0],
     ]);
-    const products = await db.selectFrom('products').select(['sku', 'seller_id', 'donation_config']).where('community_id', '=', id).orderBy('sku').execute();
-    expect(JSON.parse(products[0].donation_config as string)).toEqual({ enabled: true, mode: 'pwyw', minAmount: 100, currency: 'USD' });
+    const products = await db
+      .selectFrom('products')
+      .select(['sku', 'seller_id', 'donation_config'])
+      .where('community_id', '=', id)
+      .orderBy('sku')
+      .execute();
+    expect(JSON.parse(products[0].donation_config as string)).toEqual({
+      enabled: true,
+      mode: 'pwyw',
+      minAmount: 100,
+      currency: 'USD',
+    });
     expect(products[1].seller_id).toBe(users[1].id);
   });
 
@@ -414,7 +618,9 @@ describe('importFixture in process', () => {
     const clash = fixture('base');
     clash.communities[1].domains = ['cli-a-dom.example.test'];
     clash.communities[0].memberships[0].segment = 'Gold';
-    clash.communities[0].events = [{ slug: 'brand-new', name: 'New', startDate: '+1d', format: 'online', featured: true }];
+    clash.communities[0].events = [
+      { slug: 'brand-new', name: 'New', startDate: '+1d', format: 'online', featured: true },
+    ];
     await expectIssues(clash, [
       { path: 'communities[0].memberships[0].segment', message: 'no segment named "Gold" in this community' },
       { path: 'communities[0].events[0].featured', message: 'community already has a featured event ("next-meetup")' },
@@ -423,9 +629,24 @@ describe('importFixture in process', () => {
     expect(await db.selectFrom('communities').select('tag').execute()).toEqual(communities);
 
     // References may point at users that only the database has.
-    const refs = { communities: [{ tag: 'refs-only', name: 'Refs', visibility: 'PUBLIC', accessibility: 'OPEN', founder: 'ana-base',
-      memberships: [{ usertag: 'ben-base', status: 'ACCEPTED' }], products: [{ sku: 's', name: 'S', priceCents: 1, currency: 'USD', seller: 'cy-base' }] }] };
+    const refs = {
+      communities: [
+        {
+          tag: 'refs-only',
+          name: 'Refs',
+          visibility: 'PUBLIC',
+          accessibility: 'OPEN',
+          founder: 'ana-base',
+          memberships: [{ usertag: 'ben-base', status: 'ACCEPTED' }],
+          products: [{ sku: 's', name: 'S', priceCents: 1, currency: 'USD', seller: 'cy-base' }],
+        },
+      ],
+    };
     const ok = await importFixture(db, refs);
-    expect(ok.communities[0].counts).toMatchObject({ users: { created: 0, unchanged: 0 }, memberships: { created: 2 }, products: { created: 1 } });
+    expect(ok.communities[0].counts).toMatchObject({
+      users: { created: 0, unchanged: 0 },
+      memberships: { created: 2 },
+      products: { created: 1 },
+    });
   });
 });

@@ -10,27 +10,52 @@ const queries: string[] = [];
 beforeAll(async () => {
   s = await startTestServer({ onQuery: (sql) => queries.push(sql) });
   const db = s.database.db;
-  const c = await makeCommunity(db, 'acme', { name: 'Acme Hikers', domains: ['hike.acme.test', 'www.acme.test'], themeConfig: { brandColor: '#123456' } });
+  const c = await makeCommunity(db, 'acme', {
+    name: 'Acme Hikers',
+    domains: ['hike.acme.test', 'www.acme.test'],
+    themeConfig: { brandColor: '#123456' },
+  });
   pk = c.pk;
   sk = await makeKey(db, c.id, ['ADMIN']);
   const now = new Date().toISOString();
-  await db.insertInto('users').values({
-    id: '0190a000-0000-7000-8000-00000000f00d', email: 'founder@acme.test', name: 'Fay', usertag: 'fay',
-    profile_image: null, bio: null, phone: '+15550100', password_hash: 'scrypt$secret', created_at: now,
-  }).execute();
-  await db.updateTable('communities').set({ founder_user_id: '0190a000-0000-7000-8000-00000000f00d', landing_url: 'https://acme.test' }).where('id', '=', c.id).execute();
+  await db
+    .insertInto('users')
+    .values({
+      id: '0190a000-0000-7000-8000-00000000f00d',
+      email: 'founder@acme.test',
+      name: 'Fay',
+      usertag: 'fay',
+      profile_image: null,
+      bio: null,
+      phone: '+15550100',
+      password_hash: 'scrypt$secret',
+      created_at: now,
+    })
+    .execute();
+  await db
+    .updateTable('communities')
+    .set({ founder_user_id: '0190a000-0000-7000-8000-00000000f00d', landing_url: 'https://acme.test' })
+    .where('id', '=', c.id)
+    .execute();
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('community object: happy path', () => {
   it('returns the full public community object by tag', async () => {
     const r = await s.request('/api/communities/acme');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      communityTag: 'acme', name: 'Acme Hikers', visibility: 'PUBLIC', accessibility: 'OPEN',
+      communityTag: 'acme',
+      name: 'Acme Hikers',
+      visibility: 'PUBLIC',
+      accessibility: 'OPEN',
       pageSettings: [{ pageKey: 'EVENTS', enabled: true, visibility: null }],
-      storefrontConfig: { header: { storeName: 'acme' } }, themeConfig: { brandColor: '#123456' },
-      features: [], domains: ['hike.acme.test', 'www.acme.test'],
+      storefrontConfig: { header: { storeName: 'acme' } },
+      themeConfig: { brandColor: '#123456' },
+      features: [],
+      domains: ['hike.acme.test', 'www.acme.test'],
     });
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
   });
@@ -49,7 +74,11 @@ describe('community object: happy path', () => {
 
 describe('community object: errors', () => {
   it('answers 404 "Community not found" for an unknown tag or domain', async () => {
-    for (const path of ['/api/communities/nobody', '/api/communities/by-domain/nowhere.test', '/api/communities/by-domain/nobody.localhost']) {
+    for (const path of [
+      '/api/communities/nobody',
+      '/api/communities/by-domain/nowhere.test',
+      '/api/communities/by-domain/nobody.localhost',
+    ]) {
       const r = await s.request(path);
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ error: 'Community not found', code: 'NOT_FOUND' });
@@ -74,7 +103,16 @@ describe('community object: errors', () => {
 describe('community object: security', () => {
   it('never carries secrets, e-mails, phone numbers, keys or the founder', async () => {
     const r = await s.request('/api/communities/acme');
-    for (const secret of [pk, sk, 'founder@acme.test', '+15550100', 'scrypt', 'landing', 'embed', '0190a000-0000-7000-8000-00000000f00d']) {
+    for (const secret of [
+      pk,
+      sk,
+      'founder@acme.test',
+      '+15550100',
+      'scrypt',
+      'landing',
+      'embed',
+      '0190a000-0000-7000-8000-00000000f00d',
+    ]) {
       expect(r.text).not.toContain(secret);
     }
   });
@@ -106,11 +144,19 @@ describe('community object: nav filtered for the viewer', () => {
     const db = s.database.db;
     const club = await makeCommunity(db, 'club', { domains: ['club.example.test'] });
     const rival = await makeCommunity(db, 'rival');
-    await db.updateTable('communities').set({
-      storefront_config: JSON.stringify({ header: { storeName: 'Club', showBell: true }, nav: CLUB_NAV, footer: { title: 'Club' } }),
-      // CHAT is off: its nav item disappears for everyone.
-      page_settings: JSON.stringify([{ pageKey: 'CHAT', enabled: false, visibility: null }]),
-    }).where('id', '=', club.id).execute();
+    await db
+      .updateTable('communities')
+      .set({
+        storefront_config: JSON.stringify({
+          header: { storeName: 'Club', showBell: true },
+          nav: CLUB_NAV,
+          footer: { title: 'Club' },
+        }),
+        // CHAT is off: its nav item disappears for everyone.
+        page_settings: JSON.stringify([{ pageKey: 'CHAT', enabled: false, visibility: null }]),
+      })
+      .where('id', '=', club.id)
+      .execute();
     for (const status of ['ACCEPTED', 'PENDING', 'BANNED', 'NONE', 'RIVAL'] as const) {
       const user = await makeUser(db);
       if (status === 'RIVAL') await makeMembership(db, rival.id, user.id, 'ACCEPTED');
@@ -139,7 +185,11 @@ describe('community object: nav filtered for the viewer', () => {
 
   it('adds the approvedMember items, dropdown children included, for an ACCEPTED member only', async () => {
     expect(await navOf({ Cookie: `svc_auth_club=${tokens.ACCEPTED}` })).toEqual([
-      'Events', 'Feed', 'Members', ['About', ['Who we are', 'Minutes', 'Partner']], ['Inner circle', ['Plans']],
+      'Events',
+      'Feed',
+      'Members',
+      ['About', ['Who we are', 'Minutes', 'Partner']],
+      ['Inner circle', ['Plans']],
     ]);
   });
 
@@ -161,10 +211,16 @@ describe('community object: nav filtered for the viewer', () => {
   });
 
   it('answers by domain exactly as by tag, for the same viewer', async () => {
-    for (const headers of <Record<string, string>[]>[{}, { Cookie: `svc_auth_club=${tokens.PENDING}` }, { Cookie: `svc_auth_club=${tokens.ACCEPTED}` }]) {
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { Cookie: `svc_auth_club=${tokens.PENDING}` },
+      { Cookie: `svc_auth_club=${tokens.ACCEPTED}` },
+    ]) {
       expect(await navOf(headers, '/api/communities/by-domain/club.example.test')).toEqual(await navOf(headers));
     }
-    const r = await s.request('/api/communities/by-domain/club.example.test', { headers: { Cookie: `svc_auth_club=${tokens.ACCEPTED}` } });
+    const r = await s.request('/api/communities/by-domain/club.example.test', {
+      headers: { Cookie: `svc_auth_club=${tokens.ACCEPTED}` },
+    });
     expect(r.headers.get('cache-control')).toBe('private, no-store');
   });
 
@@ -205,7 +261,11 @@ describe('community object: caching follows the credentials', () => {
   });
 
   it('answers a tampered, unsigned or garbage token with the anonymous nav, still private', async () => {
-    for (const token of ['garbage', `${tokens.ACCEPTED.slice(0, -4)}AAAA`, 'eyJhbGciOiJub25lIn0.eyJ1c2VySWQiOiJ4In0.']) {
+    for (const token of [
+      'garbage',
+      `${tokens.ACCEPTED.slice(0, -4)}AAAA`,
+      'eyJhbGciOiJub25lIn0.eyJ1c2VySWQiOiJ4In0.',
+    ]) {
       const r = await get({ Cookie: `svc_auth_club=${token}` });
       expect(r.status).toBe(200);
       expect(r.body.storefrontConfig.nav.map((i: { label: string }) => i.label)).toEqual(['Events', 'About']);
@@ -224,7 +284,8 @@ describe('community object: member-only items never leak', () => {
   it('does not mention member-only items to anonymous or PENDING viewers in any form', async () => {
     for (const headers of <Record<string, string>[]>[{}, { Cookie: `svc_auth_club=${tokens.PENDING}` }]) {
       const r = await s.request('/api/communities/club', { headers });
-      for (const secret of ['/members', 'Minutes', 'Inner circle', 'Plans', 'approvedMember']) expect(r.text).not.toContain(secret);
+      for (const secret of ['/members', 'Minutes', 'Inner circle', 'Plans', 'approvedMember'])
+        expect(r.text).not.toContain(secret);
     }
   });
 });

@@ -11,9 +11,15 @@ beforeAll(async () => {
   s = await startTestServer();
   pk = (await makeCommunity(s.database.db, 'acme')).pk;
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
-function expectEnvelope(r: { status: number; body: any; headers: Headers; text: string }, status: number, code: string) {
+function expectEnvelope(
+  r: { status: number; body: any; headers: Headers; text: string },
+  status: number,
+  code: string,
+) {
   expect(r.status).toBe(status);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   expect(r.body).toMatchObject({ code, requestId: r.headers.get('x-request-id') });
@@ -66,7 +72,11 @@ describe('conventions: errors', () => {
   it('answers an unknown route with the 404 envelope, even with a 2 MB body', async () => {
     expectEnvelope(await s.request('/nope'), 404, 'NOT_FOUND');
     expectEnvelope(await s.request('/v1/communities/acme/nothing-here', { key: pk }), 404, 'NOT_FOUND');
-    expectEnvelope(await s.request('/v1/nothing', { method: 'POST', json: { blob: 'x'.repeat(2 * 1024 * 1024) } }), 404, 'NOT_FOUND');
+    expectEnvelope(
+      await s.request('/v1/nothing', { method: 'POST', json: { blob: 'x'.repeat(2 * 1024 * 1024) } }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('answers a path with a broken percent-encoding with a 400 envelope naming the path parameter, not a 500', async () => {
@@ -83,7 +93,9 @@ describe('conventions: errors', () => {
   });
 
   it('answers headers over 16 KB with a 431 envelope and closes the connection', async () => {
-    const r = await rawExchange(port(), [`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+    const r = await rawExchange(port(), [
+      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    ]);
     expect(r.status).toBe(431);
     expectRawEnvelope(r, 'HEADERS_TOO_LARGE');
   });
@@ -96,7 +108,10 @@ describe('conventions: errors', () => {
 
   it('answers a write to a read-only path with 405 before reading its body', async () => {
     const r = await s.request('/v1/communities/acme/events', {
-      method: 'POST', key: pk, headers: { 'Content-Type': 'application/json' }, body: '{"name": ',
+      method: 'POST',
+      key: pk,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name": ',
     });
     expectEnvelope(r, 405, 'METHOD_NOT_ALLOWED');
   });
@@ -118,11 +133,14 @@ describe('conventions: timeouts', () => {
     const c = await makeCommunity(slow.database.db, 'slow');
     admin = await makeKey(slow.database.db, c.id, ['ADMIN']);
   });
-  afterAll(async () => { await slow.close(); });
+  afterAll(async () => {
+    await slow.close();
+  });
   const slowPort = () => new URL(slow.url).port;
 
   it('answers a request whose body stalls with a 408 envelope once SVC_REQUEST_TIMEOUT_MS has passed, and closes it', async () => {
-    const head = `POST /v1/communities/slow/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${admin}\r\n` +
+    const head =
+      `POST /v1/communities/slow/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${admin}\r\n` +
       'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title": "sta';
     const r = await rawExchange(slowPort(), [head], { waitMs: 5000 });
     expect(r.status).toBe(408);
@@ -134,14 +152,21 @@ describe('conventions: timeouts', () => {
   });
 
   it('answers headers that never end with a 408 envelope once SVC_HEADERS_TIMEOUT_MS has passed', async () => {
-    const r = await rawExchange(slowPort(), ['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Trickle: 1\r\n'], { gapMs: 200, waitMs: 5000 });
+    const r = await rawExchange(slowPort(), ['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Trickle: 1\r\n'], {
+      gapMs: 200,
+      waitMs: 5000,
+    });
     expect(r.status).toBe(408);
     expectRawEnvelope(r, 'REQUEST_TIMEOUT');
     expect(r.closedAfterMs).toBeLessThan(3000);
   });
 
   it('still answers a request sent in pieces within the timeouts', async () => {
-    const r = await rawExchange(slowPort(), ['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'Connection: close\r\n\r\n'], { gapMs: 200 });
+    const r = await rawExchange(
+      slowPort(),
+      ['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'Connection: close\r\n\r\n'],
+      { gapMs: 200 },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'ok' });
   });

@@ -34,75 +34,125 @@ async function startOn(dir: string): Promise<{ server: RunningServer; database: 
   opened.push(entry);
   // On SQLite the server makes the file: opening it first would make it here, not there.
   if (onPostgres) entry.database = await openSharedDatabase(schema, dir);
-  const server = await startServerProcess(dir, { SVC_SEED_DEMO: 'false', ...(onPostgres ? { DATABASE_URL: schemaUrl(schema) } : {}) });
+  const server = await startServerProcess(dir, {
+    SVC_SEED_DEMO: 'false',
+    ...(onPostgres ? { DATABASE_URL: schemaUrl(schema) } : {}),
+  });
   entry.database ??= await openSharedDatabase(schema, dir);
   return { server, database: entry.database };
 }
 
 function siteRequest(server: RunningServer) {
   const host = `127.0.0.1:${server.port}`;
-  return (method: string, urlPath: string, json: unknown) => rawRequest(server.port, method, urlPath,
-    { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' }, JSON.stringify(json));
+  return (method: string, urlPath: string, json: unknown) =>
+    rawRequest(
+      server.port,
+      method,
+      urlPath,
+      { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' },
+      JSON.stringify(json),
+    );
 }
 
 /** What SQLite keeps beside the key file while the server has the database open. */
 const DATABASE_FILES = onPostgres ? [] : ['svc.db', 'svc.db-shm', 'svc.db-wal'];
 
 describe('data directory: security', () => {
-  it('is made 0700 with every file in it 0600, and a reset works end to end while the database holds no usable token', { timeout: 90_000 }, async () => {
-    const dir = path.join(tmp, 'fresh', 'data');
-    const { server, database } = await startOn(dir);
-    try {
-      const send = siteRequest(server);
-      expect((await send('POST', '/api/auth/sign-up', { email: 'cy@example.com', password: 'a long password', name: 'Cy' })).status).toBe(201);
-      expect((await send('POST', '/api/auth/password-reset', { email: 'cy@example.com' })).status).toBe(202);
-      const mailDir = path.join(dir, 'mail');
-      const eml = await waitFor(() => fs.existsSync(mailDir) && fs.readdirSync(mailDir).find((n) => n.endsWith('.eml')), 'the .eml file');
+  it(
+    'is made 0700 with every file in it 0600, and a reset works end to end while the database holds no usable token',
+    { timeout: 90_000 },
+    async () => {
+      const dir = path.join(tmp, 'fresh', 'data');
+      const { server, database } = await startOn(dir);
+      try {
+        const send = siteRequest(server);
+        expect(
+          (
+            await send('POST', '/api/auth/sign-up', {
+              email: 'cy@example.com',
+              password: 'a long password',
+              name: 'Cy',
+            })
+          ).status,
+        ).toBe(201);
+        expect((await send('POST', '/api/auth/password-reset', { email: 'cy@example.com' })).status).toBe(202);
+        const mailDir = path.join(dir, 'mail');
+        const eml = await waitFor(
+          () => fs.existsSync(mailDir) && fs.readdirSync(mailDir).find((n) => n.endsWith('.eml')),
+          'the .eml file',
+        );
 
-      expect(modeOf(dir)).toBe(0o700);
-      expect(fs.readdirSync(dir).sort()).toEqual([...DATABASE_FILES, KEY_FILE_NAME, 'mail'].sort());
-      for (const name of [...DATABASE_FILES, KEY_FILE_NAME]) expect([name, modeOf(path.join(dir, name))]).toEqual([name, 0o600]);
-      expect(modeOf(mailDir)).toBe(0o700);
-      expect(modeOf(path.join(mailDir, eml))).toBe(0o600);
+        expect(modeOf(dir)).toBe(0o700);
+        expect(fs.readdirSync(dir).sort()).toEqual([...DATABASE_FILES, KEY_FILE_NAME, 'mail'].sort());
+        for (const name of [...DATABASE_FILES, KEY_FILE_NAME])
+          expect([name, modeOf(path.join(dir, name))]).toEqual([name, 0o600]);
+        expect(modeOf(mailDir)).toBe(0o700);
+        expect(modeOf(path.join(mailDir, eml))).toBe(0o600);
 
-      // The e-mail carries the real link; the database (a copy, a dump, SQL access) holds none of it.
-      const text = decoded(partOfType(parseMime(fs.readFileSync(path.join(mailDir, eml), 'utf8')), 'text/plain')!).toString('utf8');
-      const token = new URL(/http\S+\/reset-password\?token=\S+/.exec(text)![0]).searchParams.get('token')!;
-      expect(token).toMatch(/^[\w-]{43}$/);
-      expect(await databaseText(database)).not.toContain(token);
+        // The e-mail carries the real link; the database (a copy, a dump, SQL access) holds none of it.
+        const text = decoded(
+          partOfType(parseMime(fs.readFileSync(path.join(mailDir, eml), 'utf8')), 'text/plain')!,
+        ).toString('utf8');
+        const token = new URL(/http\S+\/reset-password\?token=\S+/.exec(text)![0]).searchParams.get('token')!;
+        expect(token).toMatch(/^[\w-]{43}$/);
+        expect(await databaseText(database)).not.toContain(token);
 
-      expect((await send('POST', '/api/auth/password-reset/confirm', { token, password: 'a new long password' })).status).toBe(200);
-      expect((await send('POST', '/api/auth/sign-in', { email: 'cy@example.com', password: 'a new long password' })).status).toBe(200);
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-  });
+        expect(
+          (await send('POST', '/api/auth/password-reset/confirm', { token, password: 'a new long password' })).status,
+        ).toBe(200);
+        expect(
+          (await send('POST', '/api/auth/sign-in', { email: 'cy@example.com', password: 'a new long password' }))
+            .status,
+        ).toBe(200);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    },
+  );
 
-  it('tightens a data directory an older version left readable by others, and logs what it changed', { timeout: 90_000 }, async () => {
-    const dir = path.join(tmp, 'old');
-    fs.mkdirSync(path.join(dir, 'mail'), { recursive: true });
-    fs.writeFileSync(path.join(dir, KEY_FILE_NAME), crypto.randomBytes(32).toString('base64'));
-    fs.writeFileSync(path.join(dir, 'notes.txt'), 'anything else written here');
-    if (!onPostgres) fs.writeFileSync(path.join(dir, 'svc.db'), '');
-    const loose = ['', 'mail', KEY_FILE_NAME, 'notes.txt', ...(onPostgres ? [] : ['svc.db'])];
-    for (const name of loose) fs.chmodSync(path.join(dir, name), name === '' || name === 'mail' ? 0o755 : 0o644);
+  it(
+    'tightens a data directory an older version left readable by others, and logs what it changed',
+    { timeout: 90_000 },
+    async () => {
+      const dir = path.join(tmp, 'old');
+      fs.mkdirSync(path.join(dir, 'mail'), { recursive: true });
+      fs.writeFileSync(path.join(dir, KEY_FILE_NAME), crypto.randomBytes(32).toString('base64'));
+      fs.writeFileSync(path.join(dir, 'notes.txt'), 'anything else written here');
+      if (!onPostgres) fs.writeFileSync(path.join(dir, 'svc.db'), '');
+      const loose = ['', 'mail', KEY_FILE_NAME, 'notes.txt', ...(onPostgres ? [] : ['svc.db'])];
+      for (const name of loose) fs.chmodSync(path.join(dir, name), name === '' || name === 'mail' ? 0o755 : 0o644);
 
-    const { server } = await startOn(dir);
-    try {
-      expect(modeOf(dir)).toBe(0o700);
-      expect(modeOf(path.join(dir, 'mail'))).toBe(0o700);
-      for (const name of [KEY_FILE_NAME, 'notes.txt', ...DATABASE_FILES]) expect([name, modeOf(path.join(dir, name))]).toEqual([name, 0o600]);
-      const warning = server.output().split('\n').filter((l) => l.includes('made it private')).map((l) => JSON.parse(l));
-      expect(warning).toHaveLength(1);
-      expect(warning[0]).toMatchObject({ level: 40, dataDir: dir, msg: 'data directory was readable by other users; made it private (directories 0700, files 0600)' });
-      expect(warning[0].changed.sort()).toEqual([
-        `${dir}: 0755 -> 0700`, `${path.join(dir, 'mail')}: 0755 -> 0700`, `${path.join(dir, KEY_FILE_NAME)}: 0644 -> 0600`,
-        `${path.join(dir, 'notes.txt')}: 0644 -> 0600`, ...(onPostgres ? [] : [`${path.join(dir, 'svc.db')}: 0644 -> 0600`]),
-      ].sort());
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-  });
+      const { server } = await startOn(dir);
+      try {
+        expect(modeOf(dir)).toBe(0o700);
+        expect(modeOf(path.join(dir, 'mail'))).toBe(0o700);
+        for (const name of [KEY_FILE_NAME, 'notes.txt', ...DATABASE_FILES])
+          expect([name, modeOf(path.join(dir, name))]).toEqual([name, 0o600]);
+        const warning = server
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('made it private'))
+          .map((l) => JSON.parse(l));
+        expect(warning).toHaveLength(1);
+        expect(warning[0]).toMatchObject({
+          level: 40,
+          dataDir: dir,
+          msg: 'data directory was readable by other users; made it private (directories 0700, files 0600)',
+        });
+        expect(warning[0].changed.sort()).toEqual(
+          [
+            `${dir}: 0755 -> 0700`,
+            `${path.join(dir, 'mail')}: 0755 -> 0700`,
+            `${path.join(dir, KEY_FILE_NAME)}: 0644 -> 0600`,
+            `${path.join(dir, 'notes.txt')}: 0644 -> 0600`,
+            ...(onPostgres ? [] : [`${path.join(dir, 'svc.db')}: 0644 -> 0600`]),
+          ].sort(),
+        );
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    },
+  );
 
   it('gives the database the same modes when the admin CLI is the first to open it', { timeout: 60_000 }, async () => {
     if (onPostgres) return; // the CLI makes no file on PostgreSQL (it reads no key for `mail list`)

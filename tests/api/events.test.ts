@@ -20,10 +20,24 @@ beforeAll(async () => {
   for (let i = -5; i < 7; i++) {
     const start = new Date(Date.now() + i * day + (i >= 0 ? day / 2 : 0)).toISOString();
     const e = await makeEvent(db, c.id, {
-      slug: `walk-${i + 5}`, name: `Walk ${i + 5}`, startDate: start, featured: i === 3,
-      tiers: i === 0
-        ? [{ name: 'Free', priceCents: 0 }, { name: 'Supporter', priceCents: 1500, capacity: 10 }, { name: 'Closed', priceCents: 500, isActive: false }]
-        : [{ name: 'Free', priceCents: 0, form: i === 1 ? [{ id: 'diet', type: 'short_text', label: 'Diet', required: true }] : undefined }],
+      slug: `walk-${i + 5}`,
+      name: `Walk ${i + 5}`,
+      startDate: start,
+      featured: i === 3,
+      tiers:
+        i === 0
+          ? [
+              { name: 'Free', priceCents: 0 },
+              { name: 'Supporter', priceCents: 1500, capacity: 10 },
+              { name: 'Closed', priceCents: 500, isActive: false },
+            ]
+          : [
+              {
+                name: 'Free',
+                priceCents: 0,
+                form: i === 1 ? [{ id: 'diet', type: 'short_text', label: 'Diet', required: true }] : undefined,
+              },
+            ],
       donationConfig: i === 0 ? { enabled: true, mode: 'fixed', amounts: [500, 1000], currency: 'USD' } : undefined,
     });
     events.push({ slug: e.slug, start, id: e.id, tierIds: e.tierIds });
@@ -31,7 +45,9 @@ beforeAll(async () => {
   await makeEvent(db, c.id, { slug: 'secret-meeting', visibility: 'MEMBERS_ONLY' });
   await makeEvent(db, (await makeCommunity(db, 'third')).id, { slug: 'elsewhere' });
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const sortedAsc = () => [...events].sort((a, b) => a.start.localeCompare(b.start));
 
@@ -49,10 +65,21 @@ describe('events: happy path', () => {
     const r = await s.request('/v1/communities/hikers/events/walk-5', { key: pk });
     expect(r.status).toBe(200);
     expect(r.body.tiers.map((t: any) => t.name)).toEqual(['Free', 'Supporter']);
-    expect(r.body.tiers[1]).toMatchObject({ priceCents: 1500, currency: 'USD', capacity: 10, sold: 0, isActive: true, hasForm: false });
+    expect(r.body.tiers[1]).toMatchObject({
+      priceCents: 1500,
+      currency: 'USD',
+      capacity: 10,
+      sold: 0,
+      isActive: true,
+      hasForm: false,
+    });
     expect(r.body.donationConfig).toEqual({ enabled: true, mode: 'fixed', amounts: [500, 1000], currency: 'USD' });
     const tiers = await s.request('/v1/communities/hikers/events/walk-5/tiers', { key: pk });
-    expect(tiers.body.map((t: any) => [t.name, t.isActive])).toEqual([['Free', true], ['Supporter', true], ['Closed', false]]);
+    expect(tiers.body.map((t: any) => [t.name, t.isActive])).toEqual([
+      ['Free', true],
+      ['Supporter', true],
+      ['Closed', false],
+    ]);
   });
 
   it('leaves donationConfig off list items and carries it on the single event', async () => {
@@ -73,7 +100,8 @@ describe('events: happy path', () => {
   });
 
   it('reads the query booleans as 1/0 as well as true/false, though the document declares them boolean', async () => {
-    const spelled = async (qs: string) => (await s.request(`/v1/communities/hikers/events?${qs}`, { key: pk })).body.map((e: any) => e.slug);
+    const spelled = async (qs: string) =>
+      (await s.request(`/v1/communities/hikers/events?${qs}`, { key: pk })).body.map((e: any) => e.slug);
     expect(await spelled('upcoming=1')).toEqual(await spelled('upcoming=true'));
     expect(await spelled('past=1&upcoming=0')).toEqual(await spelled('past=true&upcoming=false'));
     expect(await spelled('featured=0')).toEqual(await spelled('featured=false'));
@@ -81,7 +109,11 @@ describe('events: happy path', () => {
 
   it('pages by offset with a Link to the next offset', async () => {
     const r = await s.request('/v1/communities/hikers/events?limit=5&offset=5', { key: pk });
-    expect(r.body.map((e: any) => e.slug)).toEqual(sortedAsc().slice(5, 10).map((e) => e.slug));
+    expect(r.body.map((e: any) => e.slug)).toEqual(
+      sortedAsc()
+        .slice(5, 10)
+        .map((e) => e.slug),
+    );
     const link = r.headers.get('link')!;
     expect(link).toMatch(/rel="next"/);
     expect(new URL(link.slice(1, link.indexOf('>'))).searchParams.get('offset')).toBe('10');
@@ -109,10 +141,19 @@ describe('events: happy path', () => {
   it('keeps cursor pages stable when an event is added before the cursor', async () => {
     const first = await s.request('/v1/communities/hikers/events?limit=3&past=true', { key: pk });
     const cursor = first.headers.get('x-next-cursor')!;
-    const expectedNext = (await s.request('/v1/communities/hikers/events?limit=3&offset=3&past=true', { key: pk })).body.map((e: any) => e.slug);
+    const expectedNext = (
+      await s.request('/v1/communities/hikers/events?limit=3&offset=3&past=true', { key: pk })
+    ).body.map((e: any) => e.slug);
     // A new past event that sorts before the cursor: offset paging would now repeat an item.
-    const community = await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'hikers').executeTakeFirstOrThrow();
-    await makeEvent(s.database.db, community.id, { slug: 'late-entry', startDate: new Date(Date.now() - 60_000).toISOString() });
+    const community = await s.database.db
+      .selectFrom('communities')
+      .select('id')
+      .where('tag', '=', 'hikers')
+      .executeTakeFirstOrThrow();
+    await makeEvent(s.database.db, community.id, {
+      slug: 'late-entry',
+      startDate: new Date(Date.now() - 60_000).toISOString(),
+    });
     s.readCache.invalidate(community.id);
     const r = await s.request(`/v1/communities/hikers/events?limit=3&past=true&cursor=${cursor}`, { key: pk });
     expect(r.body.map((e: any) => e.slug)).toEqual(expectedNext);
@@ -126,7 +167,10 @@ describe('events: happy path', () => {
     const withForm = events.find((e) => e.slug === 'walk-6')!;
     const r = await s.request(`/v1/communities/hikers/tiers/${withForm.tierIds[0]}/form`, { key: pk });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ tierId: withForm.tierIds[0], schema: [{ id: 'diet', type: 'short_text', label: 'Diet', required: true }] });
+    expect(r.body).toEqual({
+      tierId: withForm.tierIds[0],
+      schema: [{ id: 'diet', type: 'short_text', label: 'Diet', required: true }],
+    });
     const tiers = await s.request('/v1/communities/hikers/events/walk-6/tiers', { key: pk });
     expect(tiers.body[0].hasForm).toBe(true);
     const none = events.find((e) => e.slug === 'walk-7')!;
@@ -157,14 +201,18 @@ describe('events: errors', () => {
 
   it('rejects offset and cursor together', async () => {
     const first = await s.request('/v1/communities/hikers/events?limit=2', { key: pk });
-    const r = await s.request(`/v1/communities/hikers/events?offset=2&cursor=${first.headers.get('x-next-cursor')}`, { key: pk });
+    const r = await s.request(`/v1/communities/hikers/events?offset=2&cursor=${first.headers.get('x-next-cursor')}`, {
+      key: pk,
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field: 'cursor' } });
   });
 
   it('rejects a cursor issued for other filters', async () => {
     const featured = await s.request('/v1/communities/hikers/events?upcoming=true&limit=2', { key: pk });
-    const r = await s.request(`/v1/communities/hikers/events?limit=2&cursor=${featured.headers.get('x-next-cursor')}`, { key: pk });
+    const r = await s.request(`/v1/communities/hikers/events?limit=2&cursor=${featured.headers.get('x-next-cursor')}`, {
+      key: pk,
+    });
     expect(r.status).toBe(400);
     expect(r.body.extras.field).toBe('cursor');
   });
@@ -209,14 +257,17 @@ describe('events: security', () => {
     expect(list.body.map((e: any) => e.slug)).toEqual(['open-day']);
     expect((await s.request('/v1/communities/closed-club/events/inherits', { key: closed.pk })).status).toBe(404);
     // The EVENTS page setting overrides the community for inheriting events.
-    await db.updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'EVENTS', enabled: true, visibility: 'PUBLIC' }]) })
-      .where('id', '=', closed.id).execute();
+    await db
+      .updateTable('communities')
+      .set({ page_settings: JSON.stringify([{ pageKey: 'EVENTS', enabled: true, visibility: 'PUBLIC' }]) })
+      .where('id', '=', closed.id)
+      .execute();
     s.readCache.invalidate(closed.id);
     const opened = await s.request('/v1/communities/closed-club/events', { key: closed.pk });
     expect(opened.body.map((e: any) => e.slug).sort()).toEqual(['inherits', 'open-day']);
   });
 
-  it('never lists or serves a members-only event, to any key (an event\'s own visibility is not page visibility)', async () => {
+  it("never lists or serves a members-only event, to any key (an event's own visibility is not page visibility)", async () => {
     const admin = await makeKey(s.database.db, communityId, ['ADMIN']);
     for (const key of [pk, admin]) {
       const all = await s.request('/v1/communities/hikers/events?limit=100', { key });
@@ -227,7 +278,11 @@ describe('events: security', () => {
   });
 
   it("answers 403 to another community's key and does not reveal whether the event exists", async () => {
-    for (const path of ['/v1/communities/hikers/events', '/v1/communities/hikers/events/walk-0', '/v1/communities/hikers/events/nope']) {
+    for (const path of [
+      '/v1/communities/hikers/events',
+      '/v1/communities/hikers/events/walk-0',
+      '/v1/communities/hikers/events/nope',
+    ]) {
       const r = await s.request(path, { key: otherPk });
       expect(r.status).toBe(403);
       expect(r.body).toMatchObject({ code: 'COMMUNITY_MISMATCH', error: 'API key does not belong to this community' });
@@ -235,21 +290,33 @@ describe('events: security', () => {
   });
 
   it("does not serve another community's tier form through this community's path", async () => {
-    const elsewhere = await s.database.db.selectFrom('tiers').innerJoin('events', 'events.id', 'tiers.event_id')
-      .select('tiers.id').where('events.slug', '=', 'walk-0').executeTakeFirstOrThrow();
+    const elsewhere = await s.database.db
+      .selectFrom('tiers')
+      .innerJoin('events', 'events.id', 'tiers.event_id')
+      .select('tiers.id')
+      .where('events.slug', '=', 'walk-0')
+      .executeTakeFirstOrThrow();
     const r = await s.request(`/v1/communities/other/tiers/${elsewhere.id}/form`, { key: otherPk });
     expect(r.status).toBe(404);
   });
 
   it('answers a CORS preflight from any origin without allowing credentials', async () => {
     const r = await s.request('/v1/communities/hikers/events', {
-      method: 'OPTIONS', headers: { Origin: 'https://customer.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://customer.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'x-api-key',
+      },
     });
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     expect(r.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/i);
     expect(r.headers.get('access-control-allow-credentials')).toBeNull();
-    const get = await s.request('/v1/communities/hikers/events', { key: pk, headers: { Origin: 'https://customer.example' } });
+    const get = await s.request('/v1/communities/hikers/events', {
+      key: pk,
+      headers: { Origin: 'https://customer.example' },
+    });
     expect(get.headers.get('access-control-expose-headers')).toMatch(/X-Next-Cursor/);
   });
 });

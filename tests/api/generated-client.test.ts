@@ -19,24 +19,44 @@ beforeAll(async () => {
   s = await startTestServer();
   const db = s.database.db;
   const c = await makeCommunity(db, 'hikers', { name: 'Hikers' });
-  await db.updateTable('communities').set({
-    page_settings: JSON.stringify([{ pageKey: 'EVENTS', enabled: true, visibility: null }, { pageKey: 'BLOG', enabled: true, visibility: null }]),
-  }).where('id', '=', c.id).execute();
+  await db
+    .updateTable('communities')
+    .set({
+      page_settings: JSON.stringify([
+        { pageKey: 'EVENTS', enabled: true, visibility: null },
+        { pageKey: 'BLOG', enabled: true, visibility: null },
+      ]),
+    })
+    .where('id', '=', c.id)
+    .execute();
   const hour = 3600_000;
-  await makeEvent(db, c.id, { slug: 'last-week', name: 'Last week', startDate: new Date(Date.now() - 7 * 24 * hour).toISOString() });
+  await makeEvent(db, c.id, {
+    slug: 'last-week',
+    name: 'Last week',
+    startDate: new Date(Date.now() - 7 * 24 * hour).toISOString(),
+  });
   for (const i of [1, 2, 3, 4, 5, 6]) {
-    await makeEvent(db, c.id, { slug: `walk-${i}`, name: `Walk ${i}`, startDate: new Date(Date.now() + i * 24 * hour).toISOString() });
+    await makeEvent(db, c.id, {
+      slug: `walk-${i}`,
+      name: `Walk ${i}`,
+      startDate: new Date(Date.now() + i * 24 * hour).toISOString(),
+    });
   }
   admin = await makeKey(db, c.id, ['ADMIN']);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('generated client: happy path', () => {
   it('keeps docs/examples/client/svc-api.d.ts equal to what openapi-typescript makes of the live /openapi.json', async () => {
     const document = await (await fetch(`${s.url}/openapi.json`)).json();
     const generated = await clientTypesFor(document);
     // Compared as text: a difference means the API changed and the example's types did not.
-    expect(fs.readFileSync(CLIENT_TYPES_FILE, 'utf8') === generated, 'docs/examples/client/svc-api.d.ts is stale: run `npm run client:types`').toBe(true);
+    expect(
+      fs.readFileSync(CLIENT_TYPES_FILE, 'utf8') === generated,
+      'docs/examples/client/svc-api.d.ts is stale: run `npm run client:types`',
+    ).toBe(true);
     expect(generated).toMatch(/upcoming\?: boolean;/);
   });
 
@@ -48,15 +68,24 @@ describe('generated client: happy path', () => {
     expect(config.options.strict).toBe(true);
     expect(config.fileNames.map((f) => path.basename(f)).sort()).toEqual(['example.ts', 'svc-api.d.ts']);
     const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.formatDiagnostic(d, {
-      getCanonicalFileName: (f) => f, getCurrentDirectory: () => EXAMPLES, getNewLine: () => '\n',
-    }));
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
+      ts.formatDiagnostic(d, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => EXAMPLES,
+        getNewLine: () => '\n',
+      }),
+    );
     expect(diagnostics).toEqual([]);
   }, 120_000);
 
   it('runs the example against the server: upcoming events, an article drafted, published and read, a typed error', async () => {
     const lines: string[] = [];
-    const result = await runExample({ baseUrl: s.url, communityTag: 'hikers', secretKey: admin, log: (l) => lines.push(l) });
+    const result = await runExample({
+      baseUrl: s.url,
+      communityTag: 'hikers',
+      secretKey: admin,
+      log: (l) => lines.push(l),
+    });
     expect(result.upcoming.map((e) => e.slug)).toEqual(['walk-1', 'walk-2', 'walk-3', 'walk-4', 'walk-5']);
     expect(result.upcomingTotal).toBe(6);
     expect(result.article).toMatchObject({ slug: 'trail-report-the-north-ridge', status: 'PUBLISHED' });

@@ -16,7 +16,15 @@ import { seedDemo } from '../../server/domain/seed.ts';
 import { getOpenApiDocument } from '../../server/openapi/document.ts';
 import type { JsonSchema, OperationObject, ParameterObject } from '../../server/openapi/types.ts';
 import { makeKey } from './support/factory.ts';
-import { fromSchema, queryText, RawJson, toJsonText, urlComponent, withHostileLeaf, type SchemaContext } from './support/arbitraries.ts';
+import {
+  fromSchema,
+  queryText,
+  RawJson,
+  toJsonText,
+  urlComponent,
+  withHostileLeaf,
+  type SchemaContext,
+} from './support/arbitraries.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { rawRequest, type RawResponse } from './support/raw-http.ts';
 
@@ -36,9 +44,16 @@ beforeAll(async () => {
   s = await startTestServer({
     // Per-IP and per-account budgets would otherwise turn most of the run into 429s.
     rateLimits: {
-      widgetActionsPerMin: 1e6, friendRequestsPerHour: 1e6, donationsPerIpPerHour: 1e6,
+      widgetActionsPerMin: 1e6,
+      friendRequestsPerHour: 1e6,
+      donationsPerIpPerHour: 1e6,
       signIn: {
-        failuresPerAccount: 1e6, failuresPerIp: 1e6, accountWritesPerIp: 1e6, emailsPerAddress: 1e6, smsStartsPerPhone: 1e6, smsStartsPerIp: 1e6,
+        failuresPerAccount: 1e6,
+        failuresPerIp: 1e6,
+        accountWritesPerIp: 1e6,
+        emailsPerAddress: 1e6,
+        smsStartsPerPhone: 1e6,
+        smsStartsPerIp: 1e6,
       },
     },
   });
@@ -47,11 +62,16 @@ beforeAll(async () => {
   await seedDemo(db);
   const community = await db.selectFrom('communities').select('id').where('tag', '=', 'demo').executeTakeFirstOrThrow();
   secretKey = await makeKey(db, community.id, ['ADMIN']);
-  const member = await db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id', 'users.usertag']).where('memberships.community_id', '=', community.id).where('memberships.status', '=', 'ACCEPTED')
+  const member = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id', 'users.usertag'])
+    .where('memberships.community_id', '=', community.id)
+    .where('memberships.status', '=', 'ACCEPTED')
     .executeTakeFirstOrThrow();
   visitorId = member.id;
-  const column = async <T extends string>(rows: Promise<Record<T, string>[]>, name: T) => (await rows).map((r) => r[name]);
+  const column = async <T extends string>(rows: Promise<Record<T, string>[]>, name: T) =>
+    (await rows).map((r) => r[name]);
   const inDemo = community.id;
   Object.assign(known, {
     communityTag: ['demo'],
@@ -62,10 +82,19 @@ beforeAll(async () => {
     tierId: await column(db.selectFrom('tiers').select('id').where('community_id', '=', inDemo).execute(), 'id'),
     sku: await column(db.selectFrom('products').select('sku').where('community_id', '=', inDemo).execute(), 'sku'),
     articleId: await column(db.selectFrom('articles').select('id').where('community_id', '=', inDemo).execute(), 'id'),
-    hotspotId: await column(db.selectFrom('atlas_hotspots').select('id').where('community_id', '=', inDemo).execute(), 'id'),
+    hotspotId: await column(
+      db.selectFrom('atlas_hotspots').select('id').where('community_id', '=', inDemo).execute(),
+      'id',
+    ),
     segmentId: await column(db.selectFrom('segments').select('id').where('community_id', '=', inDemo).execute(), 'id'),
-    requestId: await column(db.selectFrom('membership_requests').select('id').where('community_id', '=', inDemo).execute(), 'id'),
-    userId: await column(db.selectFrom('memberships').select('user_id').where('community_id', '=', inDemo).execute(), 'user_id'),
+    requestId: await column(
+      db.selectFrom('membership_requests').select('id').where('community_id', '=', inDemo).execute(),
+      'id',
+    ),
+    userId: await column(
+      db.selectFrom('memberships').select('user_id').where('community_id', '=', inDemo).execute(),
+      'user_id',
+    ),
     usertag: await column(db.selectFrom('users').select('usertag').execute(), 'usertag'),
     conversationId: await column(db.selectFrom('conversations').select('id').execute(), 'id'),
     hostname: [HOSTED],
@@ -74,7 +103,9 @@ beforeAll(async () => {
   const doc = getOpenApiDocument(s.config.publicUrl);
   ctx = { components: doc.components.schemas };
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 interface FuzzRequest {
   method: string;
@@ -94,19 +125,33 @@ function pathArbitrary(def: RouteDef, params: ParameterObject[]): fc.Arbitrary<s
   const segments = params.map((p) => {
     const real = known[p.name]?.length ? fc.constantFrom(...known[p.name]) : null;
     const generated = urlComponent(queryText(p.schema, ctx));
-    return real ? fc.oneof({ arbitrary: real.map(encodeURIComponent), weight: 2 }, { arbitrary: generated, weight: 1 }) : generated;
+    return real
+      ? fc.oneof({ arbitrary: real.map(encodeURIComponent), weight: 2 }, { arbitrary: generated, weight: 1 })
+      : generated;
   });
   return fc.tuple(...segments).map((values) => {
     let path = def.path;
-    params.forEach((p, i) => { path = path.replace(`{${p.name}}`, values[i] || 'x'); });
+    params.forEach((p, i) => {
+      path = path.replace(`{${p.name}}`, values[i] || 'x');
+    });
     return path;
   });
 }
 
 /** The declared query parameters (each present or not) and sometimes an undeclared one. */
 function queryArbitrary(params: ParameterObject[]): fc.Arbitrary<string> {
-  const pairs = params.map((p) => fc.option(urlComponent(queryText(p.schema, ctx)).map((v) => `${p.name}=${v}`), { freq: 2 }));
-  const stray = fc.option(fc.tuple(urlComponent(fc.constantFrom('x', '__proto__', 'limit', 'constructor')), urlComponent(fc.string())).map(([k, v]) => `${k}=${v}`), { freq: 4 });
+  const pairs = params.map((p) =>
+    fc.option(
+      urlComponent(queryText(p.schema, ctx)).map((v) => `${p.name}=${v}`),
+      { freq: 2 },
+    ),
+  );
+  const stray = fc.option(
+    fc
+      .tuple(urlComponent(fc.constantFrom('x', '__proto__', 'limit', 'constructor')), urlComponent(fc.string()))
+      .map(([k, v]) => `${k}=${v}`),
+    { freq: 4 },
+  );
   return fc.tuple(fc.tuple(...pairs), stray).map(([declared, extra]) => {
     const all = [...declared, extra].filter((x): x is string => x !== null);
     return all.length ? `?${all.join('&')}` : '';
@@ -117,7 +162,15 @@ function bodyArbitrary(op: OperationObject): fc.Arbitrary<string | undefined> {
   const schema = op.requestBody?.content['application/json']?.schema as JsonSchema | undefined;
   const valid = schema ? withHostileLeaf(fromSchema(schema, ctx)).map(toJsonText) : fc.constant(undefined);
   // Malformed JSON and JSON that is not an object must be refused as cleanly as wrong fields.
-  const junk = fc.constantFrom('{', '[]', 'null', '"\u0000"', '{"a":1}', '{"__proto__":{"x":1}}', toJsonText({ x: new RawJson('1e400') }));
+  const junk = fc.constantFrom(
+    '{',
+    '[]',
+    'null',
+    '"\u0000"',
+    '{"a":1}',
+    '{"__proto__":{"x":1}}',
+    toJsonText({ x: new RawJson('1e400') }),
+  );
   return fc.oneof({ arbitrary: valid, weight: 9 }, { arbitrary: junk, weight: 1 });
 }
 
@@ -148,7 +201,9 @@ async function send(req: FuzzRequest): Promise<RawResponse> {
   // Content-Length always: Node's client sends a DELETE body without it, which is not HTTP.
   const headers = {
     ...req.headers,
-    ...(req.body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(req.body)) } : {}),
+    ...(req.body !== undefined
+      ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(req.body)) }
+      : {}),
   };
   return rawRequest(port, req.method, req.path, headers, req.body);
 }
@@ -159,14 +214,18 @@ function assertAnswered(req: FuzzRequest, res: RawResponse): void {
   if (res.status >= 500) throw new Error(`server error\n${shown()}`);
   if (res.status < 400) return;
   const envelope = res.body as Record<string, unknown> | undefined;
-  const ok = /^application\/json/.test(String(res.headers['content-type']))
-    && typeof envelope?.error === 'string'
-    && ERROR_CODES.includes(envelope.code as never)
-    && envelope.requestId === res.headers['x-request-id'];
+  const ok =
+    /^application\/json/.test(String(res.headers['content-type'])) &&
+    typeof envelope?.error === 'string' &&
+    ERROR_CODES.includes(envelope.code as never) &&
+    envelope.requestId === res.headers['x-request-id'];
   if (!ok) throw new Error(`a ${res.status} without the error envelope\n${shown()}`);
 }
 
-const runsPerOperation = Math.max(1, Math.round(TOTAL_RUNS / (ROUTES.length + ROUTES.filter((r) => r.auth.kind === 'widget').length)));
+const runsPerOperation = Math.max(
+  1,
+  Math.round(TOTAL_RUNS / (ROUTES.length + ROUTES.filter((r) => r.auth.kind === 'widget').length)),
+);
 
 describe('input fuzzing: error', () => {
   for (const def of ROUTES) {
@@ -186,15 +245,25 @@ describe('input fuzzing: error', () => {
     it(`${def.operationId} preflight: no 5xx and an envelope on every 4xx`, async () => {
       const op = operationOf(def);
       await fc.assert(
-        fc.asyncProperty(pathArbitrary(def, (op.parameters ?? []).filter((p) => p.in === 'path')), async (path) => {
-          const req = {
-            method: 'OPTIONS', path, headers: {
-              Host: `127.0.0.1:${port}`, Origin: 'http://127.0.0.1:3000', 'Access-Control-Request-Method': def.method.toUpperCase(),
-              'Access-Control-Request-Headers': 'content-type,x-api-key',
-            },
-          };
-          assertAnswered(req, await send(req));
-        }),
+        fc.asyncProperty(
+          pathArbitrary(
+            def,
+            (op.parameters ?? []).filter((p) => p.in === 'path'),
+          ),
+          async (path) => {
+            const req = {
+              method: 'OPTIONS',
+              path,
+              headers: {
+                Host: `127.0.0.1:${port}`,
+                Origin: 'http://127.0.0.1:3000',
+                'Access-Control-Request-Method': def.method.toUpperCase(),
+                'Access-Control-Request-Headers': 'content-type,x-api-key',
+              },
+            };
+            assertAnswered(req, await send(req));
+          },
+        ),
         { seed: SEED, numRuns: runsPerOperation },
       );
     });

@@ -10,18 +10,30 @@ let pk: string;
 let sk: string;
 
 beforeAll(async () => {
-  const sink = new Writable({ write(chunk, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
   s = await startTestServer({ logger: createLogger('info', sink) });
   const c = await makeCommunity(s.database.db, 'acme');
   pk = c.pk;
   sk = await makeKey(s.database.db, c.id, ['ADMIN']);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('request logs: security', () => {
   it('log one structured line per request without keys, cookies, bearer tokens or query strings', async () => {
     await s.request('/v1/communities/acme/events?limit=5&email=someone@example.com', {
-      key: sk, headers: { Cookie: 'svc_auth_acme=eyJhbGciOi.secret-cookie', Authorization: 'Bearer token-xyz', 'X-Svc-Auth-Token': 'member-tok' },
+      key: sk,
+      headers: {
+        Cookie: 'svc_auth_acme=eyJhbGciOi.secret-cookie',
+        Authorization: 'Bearer token-xyz',
+        'X-Svc-Auth-Token': 'member-tok',
+      },
     });
     await s.request('/v1/communities/acme/events', { key: pk });
     await s.request('/v1/communities/acme/events', { key: 'sk_live_guess-guess' });

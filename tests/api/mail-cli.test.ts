@@ -18,23 +18,41 @@ beforeAll(async () => {
   const handle = openDatabase({ kind: 'sqlite', file: path.join(env.SVC_DATA_DIR, 'svc.db') });
   await migrate(handle.db);
   const mailer = new OutboxMailer(handle.db);
-  await mailer.send({ to: 'ada@example.com', subject: 'Reset your svc password', text: 'Choose a new password here:\nhttp://localhost:3000/reset-password?token=T1\n' });
+  await mailer.send({
+    to: 'ada@example.com',
+    subject: 'Reset your svc password',
+    text: 'Choose a new password here:\nhttp://localhost:3000/reset-password?token=T1\n',
+  });
   await new Promise((r) => setTimeout(r, 5));
   await mailer.send({ to: 'bo@example.com', subject: 'Hello Bo', text: 'Hi.' });
   // What the SMTP worker leaves behind when the server refuses a message for good.
   await new Promise((r) => setTimeout(r, 5));
   await mailer.send({ to: 'gone@example.com', subject: 'Refused', text: 'x' });
-  await handle.db.updateTable('mail_outbox')
-    .set({ attempts: 1, failed_at: '2025-01-01T00:00:00.000Z', next_attempt_at: null, last_error: '550 No such mailbox' })
-    .where('to_address', '=', 'gone@example.com').execute();
+  await handle.db
+    .updateTable('mail_outbox')
+    .set({
+      attempts: 1,
+      failed_at: '2025-01-01T00:00:00.000Z',
+      next_attempt_at: null,
+      last_error: '550 No such mailbox',
+    })
+    .where('to_address', '=', 'gone@example.com')
+    .execute();
   await new Promise((r) => setTimeout(r, 5));
   await mailer.send({
-    to: 'tix@example.com', subject: 'Your ticket', text: 'Show this QR code at the door.\n', html: '<img src="cid:ticket-1">',
-    attachments: [{ filename: 'ticket-1.png', contentType: 'image/png', contentBase64: PNG.toString('base64'), cid: 'ticket-1' }],
+    to: 'tix@example.com',
+    subject: 'Your ticket',
+    text: 'Show this QR code at the door.\n',
+    html: '<img src="cid:ticket-1">',
+    attachments: [
+      { filename: 'ticket-1.png', contentType: 'image/png', contentBase64: PNG.toString('base64'), cid: 'ticket-1' },
+    ],
   });
   await handle.close();
 });
-afterAll(() => { fs.rmSync(tmp, { recursive: true, force: true }); });
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 describe('svc mail list', { timeout: 60_000 }, () => {
   it('prints the outbox newest first, with the text body so the link can be opened', async () => {
@@ -51,7 +69,12 @@ describe('svc mail list', { timeout: 60_000 }, () => {
     expect(to.code).toBe(0);
     const messages = JSON.parse(to.stdout);
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatchObject({ to: 'ada@example.com', subject: 'Reset your svc password', html: null, sentAt: null });
+    expect(messages[0]).toMatchObject({
+      to: 'ada@example.com',
+      subject: 'Reset your svc password',
+      html: null,
+      sentAt: null,
+    });
     expect(messages[0].text).toContain('token=T1');
     const one = JSON.parse((await runSvc(['mail', 'list', '--limit', '2', '--json'], env)).stdout);
     expect(one.map((m: { subject: string }) => m.subject)).toEqual(['Your ticket', 'Refused']);
@@ -101,22 +124,29 @@ describe('svc mail show', { timeout: 60_000 }, () => {
     const [queued] = JSON.parse((await runSvc(['mail', 'list', '--to', 'tix@example.com', '--json'], env)).stdout);
     const r = await runSvc(['mail', 'show', queued.id], env);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe([
-      `Mail ${queued.id}`,
-      'From:     svc <no-reply@localhost>',
-      'To:       tix@example.com',
-      'Subject:  Your ticket',
-      `Date:     ${queued.createdAt}`,
-      'Status:   queued',
-      '',
-      'Show this QR code at the door.',
-      '',
-      'Attachments (1):',
-      '  ticket-1.png  image/png  16 bytes  cid:ticket-1',
-      '',
-    ].join('\n'));
+    expect(r.stdout).toBe(
+      [
+        `Mail ${queued.id}`,
+        'From:     svc <no-reply@localhost>',
+        'To:       tix@example.com',
+        'Subject:  Your ticket',
+        `Date:     ${queued.createdAt}`,
+        'Status:   queued',
+        '',
+        'Show this QR code at the door.',
+        '',
+        'Attachments (1):',
+        '  ticket-1.png  image/png  16 bytes  cid:ticket-1',
+        '',
+      ].join('\n'),
+    );
     const json = JSON.parse((await runSvc(['mail', 'show', queued.id, '--json'], env)).stdout);
-    expect(json).toMatchObject({ id: queued.id, from: null, emlPath: null, attachments: [{ filename: 'ticket-1.png', contentType: 'image/png', size: 16, cid: 'ticket-1' }] });
+    expect(json).toMatchObject({
+      id: queued.id,
+      from: null,
+      emlPath: null,
+      attachments: [{ filename: 'ticket-1.png', contentType: 'image/png', size: 16, cid: 'ticket-1' }],
+    });
   });
 
   it('finds a message by the beginning of its id and prints its text (the reset link)', async () => {
@@ -138,9 +168,20 @@ describe('svc mail show', { timeout: 60_000 }, () => {
 
 describe('formatMailShow', () => {
   const entry: OutboxEntry = {
-    id: '0197aaaa-0000-7000-8000-000000000001', from: 'Club <no-reply@club.example>', to: 'ada@example.com', subject: 'Hi',
-    text: 'Hello.\n\n', html: null, createdAt: '2025-06-01T10:00:00.000Z', status: 'failed', attempts: 3, nextAttemptAt: null,
-    sentAt: null, failedAt: '2025-06-01T12:00:00.000Z', lastError: 'ENOSPC: no space left on device', emlPath: null,
+    id: '0197aaaa-0000-7000-8000-000000000001',
+    from: 'Club <no-reply@club.example>',
+    to: 'ada@example.com',
+    subject: 'Hi',
+    text: 'Hello.\n\n',
+    html: null,
+    createdAt: '2025-06-01T10:00:00.000Z',
+    status: 'failed',
+    attempts: 3,
+    nextAttemptAt: null,
+    sentAt: null,
+    failedAt: '2025-06-01T12:00:00.000Z',
+    lastError: 'ENOSPC: no space left on device',
+    emlPath: null,
     attachments: [
       { filename: 'ticket-1.png', contentType: 'image/png', size: 2048, cid: 'ticket-1' },
       { filename: 'terms.pdf', contentType: 'application/pdf', size: 3 * 1024 * 1024, cid: null },
@@ -166,19 +207,37 @@ describe('formatMailShow', () => {
   });
 
   it('names the .eml file, and says so when it is not on the machine the command runs on', () => {
-    const written: OutboxEntry = { ...entry, status: 'sent', failedAt: null, lastError: null, sentAt: '2025-06-01T10:00:01.000Z', attempts: 1, emlPath: '/srv/svc/data/mail/x.eml', attachments: [] };
+    const written: OutboxEntry = {
+      ...entry,
+      status: 'sent',
+      failedAt: null,
+      lastError: null,
+      sentAt: '2025-06-01T10:00:01.000Z',
+      attempts: 1,
+      emlPath: '/srv/svc/data/mail/x.eml',
+      attachments: [],
+    };
     const here = formatMailShow(written, { defaultFrom: 'unused', fileExists: true });
     expect(here).toContain('Status:   sent 2025-06-01T10:00:01.000Z (1 attempt)');
     expect(here).toContain('File:     /srv/svc/data/mail/x.eml');
     expect(here).not.toContain('Error:    ENOSPC: no space left on device');
-    expect(formatMailShow(written, { defaultFrom: 'unused', fileExists: false })).toContain('File:     /srv/svc/data/mail/x.eml (not on this machine)');
+    expect(formatMailShow(written, { defaultFrom: 'unused', fileExists: false })).toContain(
+      'File:     /srv/svc/data/mail/x.eml (not on this machine)',
+    );
   });
 
   it('falls back to the configured From for a message not sent yet', () => {
-    expect(formatMailShow({ ...entry, from: null }, { defaultFrom: 'svc <no-reply@localhost>', fileExists: false })[1]).toBe('From:     svc <no-reply@localhost>');
+    expect(
+      formatMailShow({ ...entry, from: null }, { defaultFrom: 'svc <no-reply@localhost>', fileExists: false })[1],
+    ).toBe('From:     svc <no-reply@localhost>');
   });
 
   it('sizes in bytes, then KB and MB with the exact count', () => {
-    expect([byteSize(0), byteSize(1023), byteSize(1536), byteSize(5 * 1024 * 1024)]).toEqual(['0 bytes', '1023 bytes', '1.5 KB (1536 bytes)', '5.0 MB (5242880 bytes)']);
+    expect([byteSize(0), byteSize(1023), byteSize(1536), byteSize(5 * 1024 * 1024)]).toEqual([
+      '0 bytes',
+      '1023 bytes',
+      '1.5 KB (1536 bytes)',
+      '5.0 MB (5242880 bytes)',
+    ]);
   });
 });

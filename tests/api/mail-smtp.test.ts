@@ -24,7 +24,13 @@ const SMTP_USER = 'svc-mailer';
 const SMTP_PASS = 'p@ss w0rd:secret';
 const FROM = 'svc <no-reply@svc.test>';
 
-interface Received { from: string; to: string[]; raw: string; headers: Map<string, string[]>; text: string }
+interface Received {
+  from: string;
+  to: string[];
+  raw: string;
+  headers: Map<string, string[]>;
+  text: string;
+}
 
 /** Per recipient: answer each RCPT with the next code of its script (then 250). */
 const scripts = new Map<string, number[]>();
@@ -46,11 +52,15 @@ function parse(raw: string): { headers: Map<string, string[]>; text: string } {
     const name = line.slice(0, colon).toLowerCase();
     headers.set(name, [...(headers.get(name) ?? []), line.slice(colon + 1).trim()]);
   }
-  const part = /Content-Type: text\/plain[^\r]*\r\nContent-Transfer-Encoding: ([\w-]+)\r\n\r\n([\s\S]*?)\r\n(?:----|$)/.exec(raw);
+  const part =
+    /Content-Type: text\/plain[^\r]*\r\nContent-Transfer-Encoding: ([\w-]+)\r\n\r\n([\s\S]*?)\r\n(?:----|$)/.exec(raw);
   const body = part ? part[2] : '';
-  const text = part?.[1] === 'quoted-printable'
-    ? body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    : body;
+  const text =
+    part?.[1] === 'quoted-printable'
+      ? body
+          .replace(/=\r\n/g, '')
+          .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+      : body;
   return { headers, text };
 }
 
@@ -96,13 +106,23 @@ let port: string;
 let worker: MailDeliveryWorker;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-mail-smtp-'));
 
-const logger = pino({ level: 'info' }, new Writable({
-  write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); },
-}));
+const logger = pino(
+  { level: 'info' },
+  new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(String(chunk));
+      cb();
+    },
+  }),
+);
 
 function newWorker(database: DatabaseHandle): MailDeliveryWorker {
   return new MailDeliveryWorker({
-    db: database.db, dialect: database.dialect, config: server.config.mail, transport: smtpTransport(server.config.mail.smtp!), logger,
+    db: database.db,
+    dialect: database.dialect,
+    config: server.config.mail,
+    transport: smtpTransport(server.config.mail.smtp!),
+    logger,
     seal: server.outboxSeal,
   });
 }
@@ -160,16 +180,22 @@ describe('happy', () => {
     expect(link?.[1]).toBe(server.url);
 
     // The link in the delivered e-mail is the one that works.
-    const confirmed = await rawRequest(port, 'POST', '/api/auth/password-reset/confirm',
+    const confirmed = await rawRequest(
+      port,
+      'POST',
+      '/api/auth/password-reset/confirm',
       { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' },
-      JSON.stringify({ token: decodeURIComponent(link![2]), password: 'a new password' }));
+      JSON.stringify({ token: decodeURIComponent(link![2]), password: 'a new password' }),
+    );
     expect(confirmed.status).toBe(200);
 
     const sent = (await rowTo(email))!;
     expect(sent.sent_at).not.toBeNull();
     expect([sent.attempts, sent.next_attempt_at, sent.failed_at, sent.last_error]).toEqual([1, null, null, null]);
     // Dated when it was written, whenever a retry gets it out; over SMTP no file is written.
-    expect(new Date(mail.headers.get('date')![0]).getTime()).toBe(Math.floor(Date.parse(sent.created_at) / 1000) * 1000);
+    expect(new Date(mail.headers.get('date')![0]).getTime()).toBe(
+      Math.floor(Date.parse(sent.created_at) / 1000) * 1000,
+    );
     expect([sent.from_address, sent.eml_path]).toEqual([FROM, null]);
     const [listed] = await listOutbox(server.database.db, server.outboxSeal, { to: email });
     expect(listed).toMatchObject({ status: 'sent', attempts: 1, lastError: null, from: FROM, emlPath: null });
@@ -177,19 +203,31 @@ describe('happy', () => {
 
   it('sends attachments with the message: an inline image keeps its Content-ID', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
-    await transaction(server.database.db, (trx) => new OutboxMailer(trx).send({
-      to: 'tickets@example.com', subject: 'Your ticket', text: 'See the QR code.', html: '<img src="cid:ticket-1">',
-      attachments: [{ filename: 'ticket-1.png', contentType: 'image/png', contentBase64: png, cid: 'ticket-1' }],
-    }));
+    await transaction(server.database.db, (trx) =>
+      new OutboxMailer(trx).send({
+        to: 'tickets@example.com',
+        subject: 'Your ticket',
+        text: 'See the QR code.',
+        html: '<img src="cid:ticket-1">',
+        attachments: [{ filename: 'ticket-1.png', contentType: 'image/png', contentBase64: png, cid: 'ticket-1' }],
+      }),
+    );
     const mail = await waitFor(() => received.find((m) => m.to.includes('tickets@example.com')), 'the ticket e-mail');
     expect(mail.raw).toContain('Content-ID: <ticket-1>');
     expect(mail.raw).toMatch(/Content-Type: image\/png; name=ticket-1\.png/);
     expect(mail.raw).toContain(png);
     const [listed] = await listOutbox(server.database.db, server.outboxSeal, { to: 'tickets@example.com' });
-    expect(listed.attachments).toEqual([{ filename: 'ticket-1.png', contentType: 'image/png', size: 16, cid: 'ticket-1' }]);
-    await expect(new OutboxMailer(server.database.db).send({
-      to: 'x@example.com', subject: 'x', text: 'x', attachments: [{ filename: 'a\r\nBcc: evil@attacker.test', contentType: 'image/png', contentBase64: png }],
-    })).rejects.toThrow('one line');
+    expect(listed.attachments).toEqual([
+      { filename: 'ticket-1.png', contentType: 'image/png', size: 16, cid: 'ticket-1' },
+    ]);
+    await expect(
+      new OutboxMailer(server.database.db).send({
+        to: 'x@example.com',
+        subject: 'x',
+        text: 'x',
+        attachments: [{ filename: 'a\r\nBcc: evil@attacker.test', contentType: 'image/png', contentBase64: png }],
+      }),
+    ).rejects.toThrow('one line');
   });
 
   it('retries a 451 and delivers the message exactly once', async () => {
@@ -211,23 +249,30 @@ describe('happy', () => {
     const second = openDatabase(server.databaseTarget);
     const subjects = Array.from({ length: 24 }, (_, i) => `Race ${i}`);
     await transaction(server.database.db, async (trx) => {
-      for (const subject of subjects) await new OutboxMailer(trx).send({ to: 'race@example.com', subject, text: subject });
+      for (const subject of subjects)
+        await new OutboxMailer(trx).send({ to: 'race@example.com', subject, text: subject });
     });
     const workers = [newWorker(server.database), newWorker(second)];
     const claimedBy: number[] = [];
     try {
-      await Promise.all(workers.map(async (w, i) => {
-        for (;;) {
-          const round = await w.deliverDue();
-          if (round.length === 0) return;
-          claimedBy.push(...round.map(() => i));
-        }
-      }));
+      await Promise.all(
+        workers.map(async (w, i) => {
+          for (;;) {
+            const round = await w.deliverDue();
+            if (round.length === 0) return;
+            claimedBy.push(...round.map(() => i));
+          }
+        }),
+      );
       const got = received.filter((m) => m.to.includes('race@example.com')).map((m) => m.headers.get('subject')![0]);
       expect(got.sort()).toEqual([...subjects].sort());
       expect(rcptSeen.get('race@example.com')).toBe(24);
       expect(claimedBy).toHaveLength(24);
-      const rows = await server.database.db.selectFrom('mail_outbox').select(['sent_at', 'attempts']).where('to_address', '=', 'race@example.com').execute();
+      const rows = await server.database.db
+        .selectFrom('mail_outbox')
+        .select(['sent_at', 'attempts'])
+        .where('to_address', '=', 'race@example.com')
+        .execute();
       expect(rows.every((r) => r.sent_at !== null && Number(r.attempts) === 1)).toBe(true);
     } finally {
       for (const w of workers) await w.stop();
@@ -294,10 +339,12 @@ describe('errors', () => {
   });
 
   it('sends nothing for mail written in a transaction that rolled back', async () => {
-    await expect(transaction(server.database.db, async (trx) => {
-      await new OutboxMailer(trx).send({ to: 'rolled@example.com', subject: 'Never', text: 'never' });
-      throw new Error('the change failed');
-    })).rejects.toThrow('the change failed');
+    await expect(
+      transaction(server.database.db, async (trx) => {
+        await new OutboxMailer(trx).send({ to: 'rolled@example.com', subject: 'Never', text: 'never' });
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
     await queue('after-rollback@example.com', 'After');
     await waitFor(() => received.find((m) => m.to.includes('after-rollback@example.com')), 'the later message');
     expect(rcptSeen.has('rolled@example.com')).toBe(false);
@@ -305,35 +352,66 @@ describe('errors', () => {
   });
 
   it('refuses to start with SMTP but no SVC_MAIL_FROM, or a malformed URL, without echoing the password; defaults without SMTP', () => {
-    expect(() => loadConfig({ SMTP_URL: `smtp://u:${SMTP_PASS}@mail.example:587` })).toThrow(/SVC_MAIL_FROM: required with SMTP_URL/);
+    expect(() => loadConfig({ SMTP_URL: `smtp://u:${SMTP_PASS}@mail.example:587` })).toThrow(
+      /SVC_MAIL_FROM: required with SMTP_URL/,
+    );
     for (const url of ['http://u:hunter2@mail.example', 'smtp://u:hunter2@mail.example/path']) {
       let message = '';
-      try { loadConfig({ SMTP_URL: url, SVC_MAIL_FROM: FROM }); } catch (err) { expect(err).toBeInstanceOf(ConfigError); message = (err as Error).message; }
+      try {
+        loadConfig({ SMTP_URL: url, SVC_MAIL_FROM: FROM });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        message = (err as Error).message;
+      }
       expect(message).toContain('SMTP_URL');
       expect(message).not.toContain('hunter2');
     }
     expect(loadConfig({}).mail).toMatchObject({ smtp: null, from: 'svc <no-reply@localhost>', worker: true });
     expect(loadConfig({ SVC_MAIL_WORKER: 'false' }).mail.worker).toBe(false);
     expect(() => loadConfig({ SVC_MAIL_WORKER: 'no' })).toThrow(/SVC_MAIL_WORKER/);
-    expect(loadConfig({ SMTP_URL: 'smtps://a%40b:c%3Ad@mail.example', SVC_MAIL_FROM: FROM }).mail.smtp)
-      .toEqual({ host: 'mail.example', port: 465, secure: true, user: 'a@b', pass: 'c:d' });
+    expect(loadConfig({ SMTP_URL: 'smtps://a%40b:c%3Ad@mail.example', SVC_MAIL_FROM: FROM }).mail.smtp).toEqual({
+      host: 'mail.example',
+      port: 465,
+      secure: true,
+      user: 'a@b',
+      pass: 'c:d',
+    });
   });
 });
 
 describe('security', () => {
   it('never lets a line break in a subject become a header', async () => {
     // The outbox refuses it on write...
-    await expect(new OutboxMailer(server.database.db).send({ to: 'x@example.com', subject: 'Hi\r\nBcc: evil@attacker.test', text: 'x' }))
-      .rejects.toThrow('one line');
-    await expect(new OutboxMailer(server.database.db).send({ to: 'x@example.com\r\nBcc: evil@attacker.test', subject: 'Hi', text: 'x' }))
-      .rejects.toThrow('one line');
+    await expect(
+      new OutboxMailer(server.database.db).send({
+        to: 'x@example.com',
+        subject: 'Hi\r\nBcc: evil@attacker.test',
+        text: 'x',
+      }),
+    ).rejects.toThrow('one line');
+    await expect(
+      new OutboxMailer(server.database.db).send({
+        to: 'x@example.com\r\nBcc: evil@attacker.test',
+        subject: 'Hi',
+        text: 'x',
+      }),
+    ).rejects.toThrow('one line');
     // ...and a row that has one anyway (written around the outbox) goes out with one Subject line
     // and no extra header or recipient.
     const to = 'victim@example.com';
-    await server.database.db.insertInto('mail_outbox').values({
-      id: newId(), to_address: to, subject: 'Hello\r\nBcc: evil@attacker.test\r\nX-Injected: 1', text_body: 'body',
-      html_body: null, created_at: nowIso(), sent_at: null, next_attempt_at: nowIso(),
-    }).execute();
+    await server.database.db
+      .insertInto('mail_outbox')
+      .values({
+        id: newId(),
+        to_address: to,
+        subject: 'Hello\r\nBcc: evil@attacker.test\r\nX-Injected: 1',
+        text_body: 'body',
+        html_body: null,
+        created_at: nowIso(),
+        sent_at: null,
+        next_attempt_at: nowIso(),
+      })
+      .execute();
     const mail = await waitFor(() => received.find((m) => m.to.includes(to)), 'the message');
     expect(mail.to).toEqual([to]);
     expect(mail.headers.get('subject')).toHaveLength(1);
@@ -344,10 +422,19 @@ describe('security', () => {
 
   it('refuses a stored recipient that is more than one address, and sends nothing', async () => {
     const id = newId();
-    await server.database.db.insertInto('mail_outbox').values({
-      id, to_address: 'one@example.com, two@attacker.test', subject: 'Two', text_body: 'x',
-      html_body: null, created_at: nowIso(), sent_at: null, next_attempt_at: nowIso(),
-    }).execute();
+    await server.database.db
+      .insertInto('mail_outbox')
+      .values({
+        id,
+        to_address: 'one@example.com, two@attacker.test',
+        subject: 'Two',
+        text_body: 'x',
+        html_body: null,
+        created_at: nowIso(),
+        sent_at: null,
+        next_attempt_at: nowIso(),
+      })
+      .execute();
     const failed = await failedRow(server.database.db, id);
     expect(failed.last_error).toContain('not a single e-mail address');
     expect(rcptSeen.has('two@attacker.test')).toBe(false);
@@ -367,10 +454,23 @@ describe('security', () => {
   it('marks mail too old to send as failed instead of sending it', async () => {
     const id = newId();
     const old = new Date(Date.now() - worker.maxAgeMs - 60_000).toISOString();
-    await server.database.db.insertInto('mail_outbox').values({
-      id, to_address: 'stale@example.com', subject: 'Stale', text_body: 'x', html_body: null, created_at: old, sent_at: null, next_attempt_at: old,
-    }).execute();
-    const failed = await waitFor(async () => { const r = await row(id); return r.failed_at ? r : undefined; }, 'the stale message to fail');
+    await server.database.db
+      .insertInto('mail_outbox')
+      .values({
+        id,
+        to_address: 'stale@example.com',
+        subject: 'Stale',
+        text_body: 'x',
+        html_body: null,
+        created_at: old,
+        sent_at: null,
+        next_attempt_at: old,
+      })
+      .execute();
+    const failed = await waitFor(async () => {
+      const r = await row(id);
+      return r.failed_at ? r : undefined;
+    }, 'the stale message to fail');
     expect(failed.last_error).toContain('too old');
     expect(rcptSeen.has('stale@example.com')).toBe(false);
   });

@@ -16,12 +16,27 @@ let privateUser: { id: string; usertag: string };
 let pendingUserId: string;
 
 async function addMember(
-  db: Db, community: string, userId: string, status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED', createdAt: string, acceptedAt: string | null,
+  db: Db,
+  community: string,
+  userId: string,
+  status: 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'BANNED',
+  createdAt: string,
+  acceptedAt: string | null,
   role: 'member' | 'admin' = 'member',
 ) {
-  await db.insertInto('memberships').values({
-    id: newId(), community_id: community, user_id: userId, status, role, segment_id: null, created_at: createdAt, accepted_at: acceptedAt,
-  }).execute();
+  await db
+    .insertInto('memberships')
+    .values({
+      id: newId(),
+      community_id: community,
+      user_id: userId,
+      status,
+      role,
+      segment_id: null,
+      created_at: createdAt,
+      accepted_at: acceptedAt,
+    })
+    .execute();
 }
 
 beforeAll(async () => {
@@ -46,17 +61,42 @@ beforeAll(async () => {
   }
   // A member with every private field filled in, distinctive enough to find anywhere in a body.
   privateUser = await makeUser(db, 'private-pat');
-  await db.updateTable('users').set({
-    email: 'pat.private@secret-mail.example', phone: '+15550009999', password_hash: 'scrypt$PRIVATEHASH$abc',
-    name: 'Pat Private', bio: 'Public bio', profile_image: 'https://img.example/pat.png',
-  }).where('id', '=', privateUser.id).execute();
-  await addMember(db, c.id, privateUser.id, 'ACCEPTED', '2025-01-01T00:00:00.000Z', '2025-06-05T00:00:00.000Z', 'admin');
+  await db
+    .updateTable('users')
+    .set({
+      email: 'pat.private@secret-mail.example',
+      phone: '+15550009999',
+      password_hash: 'scrypt$PRIVATEHASH$abc',
+      name: 'Pat Private',
+      bio: 'Public bio',
+      profile_image: 'https://img.example/pat.png',
+    })
+    .where('id', '=', privateUser.id)
+    .execute();
+  await addMember(
+    db,
+    c.id,
+    privateUser.id,
+    'ACCEPTED',
+    '2025-01-01T00:00:00.000Z',
+    '2025-06-05T00:00:00.000Z',
+    'admin',
+  );
   joined.push({ userId: privateUser.id, usertag: 'private-pat', joinedAt: '2025-06-05T00:00:00.000Z' });
   const other = await makeCommunity(db, 'other-club');
   otherPk = other.pk;
-  await addMember(db, other.id, (await makeUser(db, 'outsider')).id, 'ACCEPTED', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z');
+  await addMember(
+    db,
+    other.id,
+    (await makeUser(db, 'outsider')).id,
+    'ACCEPTED',
+    '2025-01-01T00:00:00.000Z',
+    '2025-01-01T00:00:00.000Z',
+  );
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('members: happy path', () => {
   it('lists ACCEPTED members only, oldest join first, with joinedAt = the acceptance time', async () => {
@@ -70,10 +110,15 @@ describe('members: happy path', () => {
     const r = await s.request(base, { key: pk });
     const pat = r.body.find((m: any) => m.usertag === 'private-pat');
     expect(pat).toEqual({
-      userId: privateUser.id, name: 'Pat Private', usertag: 'private-pat', profileImage: 'https://img.example/pat.png',
-      bio: 'Public bio', joinedAt: '2025-06-05T00:00:00.000Z',
+      userId: privateUser.id,
+      name: 'Pat Private',
+      usertag: 'private-pat',
+      profileImage: 'https://img.example/pat.png',
+      bio: 'Public bio',
+      joinedAt: '2025-06-05T00:00:00.000Z',
     });
-    for (const m of r.body) expect(Object.keys(m).sort()).toEqual(['bio', 'joinedAt', 'name', 'profileImage', 'userId', 'usertag']);
+    for (const m of r.body)
+      expect(Object.keys(m).sort()).toEqual(['bio', 'joinedAt', 'name', 'profileImage', 'userId', 'usertag']);
   });
 
   it('pages by limit and offset with a Link to the next page', async () => {
@@ -94,7 +139,12 @@ describe('members: happy path', () => {
 
 describe('members: errors', () => {
   it('answers bad paging parameters with 400 naming the field', async () => {
-    for (const [qs, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['offset=x', 'offset'], ['status=PENDING', 'status']]) {
+    for (const [qs, field] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['offset=x', 'offset'],
+      ['status=PENDING', 'status'],
+    ]) {
       const r = await s.request(`${base}?${qs}`, { key: pk });
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field } });
@@ -114,12 +164,37 @@ describe('members: security', () => {
     // Whatever columns users and memberships have (now or added later), none of their values
     // may appear unless it is one of the public fields.
     const user = await db.selectFrom('users').selectAll().where('id', '=', privateUser.id).executeTakeFirstOrThrow();
-    const membership = await db.selectFrom('memberships').selectAll().where('user_id', '=', privateUser.id).executeTakeFirstOrThrow();
-    const publicValues = new Set([user.id, user.name, user.usertag, user.profile_image, user.bio, membership.accepted_at]);
-    const privateValues = [...Object.values(user), ...Object.values(membership)]
-      .filter((v): v is string => typeof v === 'string' && v.length > 3 && !publicValues.has(v));
-    expect(privateValues).toEqual(expect.arrayContaining(['pat.private@secret-mail.example', '+15550009999', 'scrypt$PRIVATEHASH$abc', 'ACCEPTED', 'admin', membership.id]));
-    for (const path of [base, `${base}?limit=100`, `${base}?limit=1&offset=${joined.findIndex((m) => m.usertag === 'private-pat')}`]) {
+    const membership = await db
+      .selectFrom('memberships')
+      .selectAll()
+      .where('user_id', '=', privateUser.id)
+      .executeTakeFirstOrThrow();
+    const publicValues = new Set([
+      user.id,
+      user.name,
+      user.usertag,
+      user.profile_image,
+      user.bio,
+      membership.accepted_at,
+    ]);
+    const privateValues = [...Object.values(user), ...Object.values(membership)].filter(
+      (v): v is string => typeof v === 'string' && v.length > 3 && !publicValues.has(v),
+    );
+    expect(privateValues).toEqual(
+      expect.arrayContaining([
+        'pat.private@secret-mail.example',
+        '+15550009999',
+        'scrypt$PRIVATEHASH$abc',
+        'ACCEPTED',
+        'admin',
+        membership.id,
+      ]),
+    );
+    for (const path of [
+      base,
+      `${base}?limit=100`,
+      `${base}?limit=1&offset=${joined.findIndex((m) => m.usertag === 'private-pat')}`,
+    ]) {
       const r = await s.request(path, { key: pk });
       const body = JSON.stringify(r.body);
       expect(body).toContain('private-pat');
@@ -154,9 +229,19 @@ describe('members: security', () => {
   it('a members-only MEMBERS page keeps the directory from the publishable key, not from secret keys', async () => {
     const db = s.database.db;
     const c = await makeCommunity(db, 'quiet-club');
-    await db.updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'MEMBERS', enabled: true, visibility: 'MEMBERS_ONLY' }]) })
-      .where('id', '=', c.id).execute();
-    await addMember(db, c.id, (await makeUser(db, 'quiet-one')).id, 'ACCEPTED', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z');
+    await db
+      .updateTable('communities')
+      .set({ page_settings: JSON.stringify([{ pageKey: 'MEMBERS', enabled: true, visibility: 'MEMBERS_ONLY' }]) })
+      .where('id', '=', c.id)
+      .execute();
+    await addMember(
+      db,
+      c.id,
+      (await makeUser(db, 'quiet-one')).id,
+      'ACCEPTED',
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.000Z',
+    );
     // The community's own server decides who sees what: READ_PUBLIC and ADMIN secret keys read it.
     for (const scopes of [['READ_PUBLIC'], ['ADMIN']] as const) {
       const r = await s.request('/v1/communities/quiet-club/members', { key: await makeKey(db, c.id, [...scopes]) });
@@ -166,7 +251,10 @@ describe('members: security', () => {
     // Asked after the secret keys, so a cached secret-key answer would show here.
     const r = await s.request('/v1/communities/quiet-club/members', { key: c.pk });
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ code: 'PAGE_MEMBERS_ONLY', error: 'This community shows its member directory to members only' });
+    expect(r.body).toMatchObject({
+      code: 'PAGE_MEMBERS_ONLY',
+      error: 'This community shows its member directory to members only',
+    });
     expect(r.text).not.toContain('quiet-one');
   });
 });

@@ -15,11 +15,19 @@ let s: TestServer;
 let seq = 0;
 const db = () => s.database.db;
 
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s.close();
+});
 
 interface SegmentSpec {
-  monthly?: number; quarterly?: number; yearly?: number; oneTime?: number; accessMonths?: number;
+  monthly?: number;
+  quarterly?: number;
+  yearly?: number;
+  oneTime?: number;
+  accessMonths?: number;
   installment?: { total: number; count: number; interval: number; renews?: boolean };
   founding?: { monthly?: number; yearly?: number; cap: number | null };
 }
@@ -27,11 +35,17 @@ interface SegmentSpec {
 function makeSegment(communityId: string, spec: SegmentSpec) {
   return makeSegmentRow(db(), communityId, {
     name: `Tier ${++seq}`,
-    price_monthly: spec.monthly ?? null, price_quarterly: spec.quarterly ?? null, price_yearly: spec.yearly ?? null,
-    price_one_time: spec.oneTime ?? null, installment_total_price: spec.installment?.total ?? null,
-    installment_count: spec.installment?.count ?? null, installment_interval_months: spec.installment?.interval ?? null,
-    access_duration_months: spec.accessMonths ?? null, installment_renews_annually: spec.installment?.renews ? 1 : 0,
-    founding_price_monthly: spec.founding?.monthly ?? null, founding_price_yearly: spec.founding?.yearly ?? null,
+    price_monthly: spec.monthly ?? null,
+    price_quarterly: spec.quarterly ?? null,
+    price_yearly: spec.yearly ?? null,
+    price_one_time: spec.oneTime ?? null,
+    installment_total_price: spec.installment?.total ?? null,
+    installment_count: spec.installment?.count ?? null,
+    installment_interval_months: spec.installment?.interval ?? null,
+    access_duration_months: spec.accessMonths ?? null,
+    installment_renews_annually: spec.installment?.renews ? 1 : 0,
+    founding_price_monthly: spec.founding?.monthly ?? null,
+    founding_price_yearly: spec.founding?.yearly ?? null,
     founding_member_cap: spec.founding ? spec.founding.cap : null,
   });
 }
@@ -40,20 +54,41 @@ async function setup(opts: { embedOrigins?: string[]; landingUrl?: string } = {}
   const tag = `paid-${++seq}`;
   const name = `Paid Club ${seq}`;
   const c = await makeCommunity(db(), tag, { name });
-  await db().updateTable('communities').set({
-    embed_origins: JSON.stringify(opts.embedOrigins ?? []), landing_url: opts.landingUrl ?? null,
-  }).where('id', '=', c.id).execute();
+  await db()
+    .updateTable('communities')
+    .set({
+      embed_origins: JSON.stringify(opts.embedOrigins ?? []),
+      landing_url: opts.landingUrl ?? null,
+    })
+    .where('id', '=', c.id)
+    .execute();
   const writer = await createSecretKey(db(), c.id, ['WRITE_MEMBERS']);
   const base = `/v1/communities/${tag}`;
   const post = (path: string, json?: unknown, key = writer.key, headers: Record<string, string> = {}) =>
     s.request(`${base}${path}`, { method: 'POST', key, json, headers });
   const t = {
-    c, tag, name, base, writer, post,
+    c,
+    tag,
+    name,
+    base,
+    writer,
+    post,
     submit: (segmentId: string, n: string, billingCycle?: string) =>
-      post(`/segments/${segmentId}/submit`, { answers: { email: `${n}@example.com`, name: `Person ${n}` }, ...(billingCycle ? { billingCycle } : {}) }),
-    checkout: (json: unknown, key?: string, headers?: Record<string, string>) => post('/apply/checkout', json, key, headers),
-    events: async (name: string) => (await db().selectFrom('webhook_events').select(['name', 'data']).where('community_id', '=', c.id)
-      .where('name', '=', name).execute()).map((e) => JSON.parse(e.data)),
+      post(`/segments/${segmentId}/submit`, {
+        answers: { email: `${n}@example.com`, name: `Person ${n}` },
+        ...(billingCycle ? { billingCycle } : {}),
+      }),
+    checkout: (json: unknown, key?: string, headers?: Record<string, string>) =>
+      post('/apply/checkout', json, key, headers),
+    events: async (name: string) =>
+      (
+        await db()
+          .selectFrom('webhook_events')
+          .select(['name', 'data'])
+          .where('community_id', '=', c.id)
+          .where('name', '=', name)
+          .execute()
+      ).map((e) => JSON.parse(e.data)),
   };
   return t;
 }
@@ -66,13 +101,27 @@ async function paidRequest(t: Setup, segmentId: string, n: string, cycle?: strin
   return res.body.requestId;
 }
 
-const userOf = (n: string) => db().selectFrom('users').selectAll().where('email', '=', `${n}@example.com`).executeTakeFirstOrThrow();
-const membershipOf = async (communityId: string, n: string) => db().selectFrom('memberships').selectAll()
-  .where('community_id', '=', communityId).where('user_id', '=', (await userOf(n)).id).executeTakeFirst();
-const billingOfMembership = (membershipId: string) => db().selectFrom('membership_billing').selectAll().where('membership_id', '=', membershipId).executeTakeFirstOrThrow();
-const chargesOf = (billingId: string) => db().selectFrom('membership_charges').selectAll().where('billing_id', '=', billingId).orderBy('charged_at').execute();
-const segmentRow = (id: string) => db().selectFrom('segments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const checkoutRow = (sessionId: string) => db().selectFrom('checkout_sessions').selectAll().where('processor_session_id', '=', sessionId).executeTakeFirstOrThrow();
+const userOf = (n: string) =>
+  db().selectFrom('users').selectAll().where('email', '=', `${n}@example.com`).executeTakeFirstOrThrow();
+const membershipOf = async (communityId: string, n: string) =>
+  db()
+    .selectFrom('memberships')
+    .selectAll()
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', (await userOf(n)).id)
+    .executeTakeFirst();
+const billingOfMembership = (membershipId: string) =>
+  db().selectFrom('membership_billing').selectAll().where('membership_id', '=', membershipId).executeTakeFirstOrThrow();
+const chargesOf = (billingId: string) =>
+  db().selectFrom('membership_charges').selectAll().where('billing_id', '=', billingId).orderBy('charged_at').execute();
+const segmentRow = (id: string) =>
+  db().selectFrom('segments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const checkoutRow = (sessionId: string) =>
+  db()
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .where('processor_session_id', '=', sessionId)
+    .executeTakeFirstOrThrow();
 
 /** Applies, opens the checkout and pays it on the local page; returns the membership and its billing. */
 async function becomePaidMember(t: Setup, segmentId: string, n: string, cycle?: string) {
@@ -82,7 +131,12 @@ async function becomePaidMember(t: Setup, segmentId: string, n: string, cycle?: 
   const paid = await pay(opened.body.checkoutUrl);
   expect(paid.status).toBe(303);
   const membership = (await membershipOf(t.c.id, n))!;
-  return { requestId, sessionId: opened.body.sessionId as string, membership, billing: await billingOfMembership(membership.id) };
+  return {
+    requestId,
+    sessionId: opened.body.sessionId as string,
+    membership,
+    billing: await billingOfMembership(membership.id),
+  };
 }
 
 /** Within a minute of `expected` (the server's clock moved on a little while the test ran). */
@@ -107,11 +161,17 @@ describe('happy', () => {
 
     const paid = await pay(opened.body.checkoutUrl);
     expect(paid.status).toBe(303);
-    expect(paid.headers.get('location')).toBe(`http://${t.tag}.localhost:${new URL(s.url).port}/?svc_apply=success&session=${opened.body.sessionId}`);
+    expect(paid.headers.get('location')).toBe(
+      `http://${t.tag}.localhost:${new URL(s.url).port}/?svc_apply=success&session=${opened.body.sessionId}`,
+    );
     // A second press lands on the same page and grants nothing more.
     expect((await pay(opened.body.checkoutUrl)).status).toBe(303);
 
-    const request = await db().selectFrom('membership_requests').selectAll().where('id', '=', requestId).executeTakeFirstOrThrow();
+    const request = await db()
+      .selectFrom('membership_requests')
+      .selectAll()
+      .where('id', '=', requestId)
+      .executeTakeFirstOrThrow();
     expect(request.status).toBe('APPROVED');
     expect(request.decided_by).toBeNull();
     const m = (await membershipOf(t.c.id, 'mia'))!;
@@ -125,7 +185,14 @@ describe('happy', () => {
     expect(notes.map((x) => x.kind)).toEqual(['membership.approved']);
 
     const billing = await billingOfMembership(m.id);
-    expect(billing).toMatchObject({ billing_cycle: 'MONTHLY', unit_amount: 1500, currency: 'EUR', founding: 0, status: 'ACTIVE', interval_months: 1 });
+    expect(billing).toMatchObject({
+      billing_cycle: 'MONTHLY',
+      unit_amount: 1500,
+      currency: 'EUR',
+      founding: 0,
+      status: 'ACTIVE',
+      interval_months: 1,
+    });
     expect(billing.processor_subscription_id).toMatch(/^sub_local_/);
     near(billing.access_until, addMonths(m.accepted_at!, 1));
     expect(billing.next_charge_at).toBe(billing.access_until);
@@ -142,10 +209,18 @@ describe('happy', () => {
     expect(after.access_until).toBe(addMonths(billing.access_until!, 1));
     // Stripe may deliver one invoice.paid twice.
     const charges = await chargesOf(billing.id);
-    const again = await s.payments.renew(billing.checkout_session_id, { transactionId: charges[1].transaction_id, gateway: 'local', amount: 900, subscriptionId: null });
+    const again = await s.payments.renew(billing.checkout_session_id, {
+      transactionId: charges[1].transaction_id,
+      gateway: 'local',
+      amount: 900,
+      subscriptionId: null,
+    });
     expect(again).toEqual({});
     expect((await billingOfMembership(membership.id)).access_until).toBe(after.access_until);
-    expect((await chargesOf(billing.id)).map((c) => [c.kind, c.amount])).toEqual([['INITIAL', 900], ['RENEWAL', 900]]);
+    expect((await chargesOf(billing.id)).map((c) => [c.kind, c.amount])).toEqual([
+      ['INITIAL', 900],
+      ['RENEWAL', 900],
+    ]);
     expect(await t.events('member.approved')).toHaveLength(1);
   });
 
@@ -168,7 +243,12 @@ describe('happy', () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id, { oneTime: 5000, accessMonths: 6 });
     const { billing, membership } = await becomePaidMember(t, seg, 'once');
-    expect(billing).toMatchObject({ billing_cycle: 'ONE_TIME', unit_amount: 5000, interval_months: null, next_charge_at: null });
+    expect(billing).toMatchObject({
+      billing_cycle: 'ONE_TIME',
+      unit_amount: 5000,
+      interval_months: null,
+      next_charge_at: null,
+    });
     expect(billing.processor_subscription_id).toBeNull();
     near(billing.access_until, addMonths(membership.accepted_at!, 6));
     expect(await renewLocally(db(), s.payments, billing)).toBeNull();
@@ -185,12 +265,21 @@ describe('happy', () => {
     await pay(opened.body.checkoutUrl);
     const m = (await membershipOf(t.c.id, 'inst'))!;
     const b = await billingOfMembership(m.id);
-    expect(b).toMatchObject({ billing_cycle: 'INSTALLMENT_PLAN', unit_amount: 333, installments_paid: 1, installments_total: 3, interval_months: 2 });
+    expect(b).toMatchObject({
+      billing_cycle: 'INSTALLMENT_PLAN',
+      unit_amount: 333,
+      installments_paid: 1,
+      installments_total: 3,
+      interval_months: 2,
+    });
     near(b.access_until, addMonths(m.accepted_at!, 12));
     near(b.next_charge_at, addMonths(m.accepted_at!, 2));
 
     expect(await renewLocally(db(), s.payments, b)).toMatchObject({ amount: 333, stopped: false });
-    expect(await renewLocally(db(), s.payments, await billingOfMembership(m.id))).toMatchObject({ amount: 333, stopped: true });
+    expect(await renewLocally(db(), s.payments, await billingOfMembership(m.id))).toMatchObject({
+      amount: 333,
+      stopped: true,
+    });
     const done = await billingOfMembership(m.id);
     expect(done).toMatchObject({ installments_paid: 3, status: 'ENDED', next_charge_at: null });
     // Access runs to the end of the plan's duration.
@@ -201,7 +290,10 @@ describe('happy', () => {
 
   it('an installment plan that renews starts its next cycle where the access ends, remainder included', async () => {
     const t = await setup();
-    const seg = await makeSegment(t.c.id, { installment: { total: 1000, count: 2, interval: 1, renews: true }, accessMonths: 12 });
+    const seg = await makeSegment(t.c.id, {
+      installment: { total: 1000, count: 2, interval: 1, renews: true },
+      accessMonths: 12,
+    });
     const { membership, billing } = await becomePaidMember(t, seg, 'cycle');
     await renewLocally(db(), s.payments, billing);
     const paidUp = await billingOfMembership(membership.id);
@@ -222,7 +314,11 @@ describe('happy', () => {
     const second = await t.checkout({ requestId: await paidRequest(t, seg, 'f2') });
     expect((await checkoutRow(second.body.sessionId)).amount_total).toBe(2000);
 
-    const cancelled = await fetch(`${first.body.checkoutUrl}/cancel`, { method: 'POST', redirect: 'manual', headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    const cancelled = await fetch(`${first.body.checkoutUrl}/cancel`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Sec-Fetch-Site': 'same-origin' },
+    });
     expect(cancelled.status).toBe(303);
     expect((await segmentRow(seg)).founding_member_count).toBe(0);
     const third = await t.checkout({ requestId: await paidRequest(t, seg, 'f3') });
@@ -247,7 +343,11 @@ describe('happy', () => {
 
     const paid = await Promise.all(opened.map((r) => pay(r.body.checkoutUrl)));
     expect(paid.every((r) => r.status === 303)).toBe(true);
-    const billings = await db().selectFrom('membership_billing').select(['founding', 'unit_amount']).where('segment_id', '=', seg).execute();
+    const billings = await db()
+      .selectFrom('membership_billing')
+      .select(['founding', 'unit_amount'])
+      .where('segment_id', '=', seg)
+      .execute();
     expect(billings).toHaveLength(100);
     expect(billings.filter((b) => Number(b.founding) === 1).map((b) => b.unit_amount)).toEqual(Array(cap).fill(1200));
     expect((await segmentRow(seg)).founding_member_count).toBe(cap);
@@ -259,7 +359,11 @@ describe('happy', () => {
     const seg = await makeSegment(t.c.id, { monthly: 1000 });
     const { membership, billing } = await becomePaidMember(t, seg, 'keeper');
     const admin = await makeKey(db(), t.c.id, ['ADMIN']);
-    const patched = await s.request(`${t.base}/segments/${seg}`, { method: 'PATCH', key: admin, json: { priceMonthly: 2500 } });
+    const patched = await s.request(`${t.base}/segments/${seg}`, {
+      method: 'PATCH',
+      key: admin,
+      json: { priceMonthly: 2500 },
+    });
     expect(patched.status).toBe(200);
     expect(await renewLocally(db(), s.payments, billing)).toMatchObject({ amount: 1000 });
     expect((await billingOfMembership(membership.id)).unit_amount).toBe(1000);
@@ -292,10 +396,16 @@ describe('happy', () => {
     const row = await checkoutRow(opened.body.sessionId);
     expect(row.success_url).toBe('https://shop.example/?svc_apply=success&session={CHECKOUT_SESSION_ID}');
     expect(row.cancel_url).toBe(`https://shop.example/?svc_apply=cancelled&request=${requestId}`);
-    await fetch(`${opened.body.checkoutUrl}/cancel`, { method: 'POST', redirect: 'manual', headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    await fetch(`${opened.body.checkoutUrl}/cancel`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Sec-Fetch-Site': 'same-origin' },
+    });
     const again = await t.checkout({ requestId });
     expect(again.body.sessionId).not.toBe(opened.body.sessionId);
-    expect((await checkoutRow(again.body.sessionId)).success_url).toBe('https://club.example/?svc_apply=success&session={CHECKOUT_SESSION_ID}');
+    expect((await checkoutRow(again.body.sessionId)).success_url).toBe(
+      'https://club.example/?svc_apply=success&session={CHECKOUT_SESSION_ID}',
+    );
   });
 
   it('a full refund revokes the membership as a kick would and gives the founding spot back', async () => {
@@ -308,7 +418,9 @@ describe('happy', () => {
     const m = (await membershipOf(t.c.id, 'refunded'))!;
     expect(m.status).toBe('REJECTED');
     expect(m.kicked_at).not.toBeNull();
-    expect(await t.events('member.kicked')).toEqual([{ memberId: m.id, userId: m.user_id, kickedAt: m.kicked_at, kickedBy: null }]);
+    expect(await t.events('member.kicked')).toEqual([
+      { memberId: m.id, userId: m.user_id, kickedAt: m.kicked_at, kickedBy: null },
+    ]);
     const audit = await db().selectFrom('member_audit').selectAll().where('membership_id', '=', m.id).execute();
     expect(audit.map((a) => [a.action, a.reason])).toEqual([['KICK', 'payment refunded']]);
     expect((await segmentRow(seg)).founding_member_count).toBe(0);
@@ -327,7 +439,7 @@ describe('happy', () => {
     expect(await t.events('member.kicked')).toHaveLength(1);
   });
 
-  it('a renewal by membership id finds that membership\'s active local purchase', async () => {
+  it("a renewal by membership id finds that membership's active local purchase", async () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id, { monthly: 700 });
     const { membership, billing } = await becomePaidMember(t, seg, 'finder');
@@ -339,13 +451,35 @@ describe('errors', () => {
   it('a request that is not PAYMENT_PENDING is 400', async () => {
     const t = await setup();
     const free = newId();
-    await db().insertInto('segments').values({
-      id: free, community_id: t.c.id, name: 'Free', description: null, color: '#123456', currency: 'EUR', price_monthly: null,
-      price_quarterly: null, price_yearly: null, price_one_time: null, installment_total_price: null, installment_count: null,
-      installment_interval_months: null, access_duration_months: null, installment_renews_annually: 0, founding_price_monthly: null,
-      founding_price_quarterly: null, founding_price_yearly: null, founding_member_cap: null, auto_approve: 0, is_active: 1, sort_order: 0,
-      created_at: nowIso(), updated_at: nowIso(),
-    }).execute();
+    await db()
+      .insertInto('segments')
+      .values({
+        id: free,
+        community_id: t.c.id,
+        name: 'Free',
+        description: null,
+        color: '#123456',
+        currency: 'EUR',
+        price_monthly: null,
+        price_quarterly: null,
+        price_yearly: null,
+        price_one_time: null,
+        installment_total_price: null,
+        installment_count: null,
+        installment_interval_months: null,
+        access_duration_months: null,
+        installment_renews_annually: 0,
+        founding_price_monthly: null,
+        founding_price_quarterly: null,
+        founding_price_yearly: null,
+        founding_member_cap: null,
+        auto_approve: 0,
+        is_active: 1,
+        sort_order: 0,
+        created_at: nowIso(),
+        updated_at: nowIso(),
+      })
+      .execute();
     const pending = await t.submit(free, 'freebie');
     expect(pending.body.requestStatus).toBe('PENDING');
     const res = await t.checkout({ requestId: pending.body.requestId });
@@ -358,7 +492,7 @@ describe('errors', () => {
     expect((await t.checkout({ requestId })).status).toBe(400);
   });
 
-  it('a segment without a price for the request\'s billing cycle is 400', async () => {
+  it("a segment without a price for the request's billing cycle is 400", async () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id, { monthly: 1000, yearly: 9000 });
     const requestId = await paidRequest(t, seg, 'noprice', 'YEARLY');
@@ -369,17 +503,24 @@ describe('errors', () => {
     expect(res.body.error).toContain('YEARLY');
   });
 
-  it('an unknown request is 404, and an origin that is not the community\'s is 400', async () => {
+  it("an unknown request is 404, and an origin that is not the community's is 400", async () => {
     const t = await setup({ embedOrigins: ['https://shop.example'] });
     expect((await t.checkout({ requestId: newId() })).status).toBe(404);
     const seg = await makeSegment(t.c.id, { monthly: 1000 });
     const requestId = await paidRequest(t, seg, 'phish');
-    for (const origin of ['https://evil.example', 'https://shop.example/path', 'javascript:alert(1)', 'ftp://shop.example']) {
+    for (const origin of [
+      'https://evil.example',
+      'https://shop.example/path',
+      'javascript:alert(1)',
+      'ftp://shop.example',
+    ]) {
       const res = await t.checkout({ requestId, origin });
       expect(res.status).toBe(400);
       expect(res.body.extras.field).toBe('origin');
     }
-    expect(await db().selectFrom('checkout_sessions').select('id').where('community_id', '=', t.c.id).execute()).toHaveLength(0);
+    expect(
+      await db().selectFrom('checkout_sessions').select('id').where('community_id', '=', t.c.id).execute(),
+    ).toHaveLength(0);
   });
 
   it('a payment for a request a reviewer rejected meanwhile admits nobody', async () => {
@@ -396,7 +537,7 @@ describe('errors', () => {
 });
 
 describe('security', () => {
-  it('another community\'s request is 404 to this community\'s key', async () => {
+  it("another community's request is 404 to this community's key", async () => {
     const a = await setup();
     const b = await setup();
     const seg = await makeSegment(a.c.id, { monthly: 1000 });
@@ -415,14 +556,18 @@ describe('security', () => {
     expect((await t.checkout({ requestId }, '')).status).toBe(401);
   });
 
-  it('completion never comes from the success redirect, only from the checkout\'s Pay', async () => {
+  it("completion never comes from the success redirect, only from the checkout's Pay", async () => {
     const t = await setup();
     const seg = await makeSegment(t.c.id, { monthly: 1000 });
     const requestId = await paidRequest(t, seg, 'redirect');
     const opened = await t.checkout({ requestId });
     await fetch(`http://127.0.0.1:${new URL(s.url).port}/?svc_apply=success&session=${opened.body.sessionId}`);
     expect(await membershipOf(t.c.id, 'redirect')).toBeUndefined();
-    const crossSite = await fetch(`${opened.body.checkoutUrl}/pay`, { method: 'POST', redirect: 'manual', headers: { 'Sec-Fetch-Site': 'cross-site' } });
+    const crossSite = await fetch(`${opened.body.checkoutUrl}/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Sec-Fetch-Site': 'cross-site' },
+    });
     expect(crossSite.status).toBe(403);
     expect(await membershipOf(t.c.id, 'redirect')).toBeUndefined();
   });
@@ -435,6 +580,8 @@ describe('security', () => {
     await Promise.all([pay(opened.body.checkoutUrl), pay(opened.body.checkoutUrl), pay(opened.body.checkoutUrl)]);
     expect(await t.events('member.approved')).toHaveLength(1);
     const m = (await membershipOf(t.c.id, 'race'))!;
-    expect(await db().selectFrom('membership_billing').select('id').where('membership_id', '=', m.id).execute()).toHaveLength(1);
+    expect(
+      await db().selectFrom('membership_billing').select('id').where('membership_id', '=', m.id).execute(),
+    ).toHaveLength(1);
   });
 });

@@ -26,7 +26,11 @@ describe.skipIf(!onPostgres)('migrations on a shared PostgreSQL database', () =>
         schemas.push(schema);
         await admin.query(`create schema "${schema}"`);
         const handle = openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string, schema });
-        try { await migrate(handle.db); } finally { await handle.close(); }
+        try {
+          await migrate(handle.db);
+        } finally {
+          await handle.close();
+        }
       }
     } finally {
       churning = false;

@@ -29,8 +29,15 @@ async function send(input: Omit<NotifyInput, 'kind'> & { kind?: NotifyInput['kin
   return id;
 }
 /** The rendered items, in order: id, whether marked unread, and their text without tags. */
-const items = (html: string) => [...html.matchAll(/<li data-id="([^"]+)"( class="unread")?>([\s\S]*?)<\/li>/g)]
-  .map(([, id, unread, inner]) => ({ id, unread: Boolean(unread), text: inner.replace(/<time[\s\S]*<\/time>/, '').replace(/<[^>]+>/g, '').trim() }));
+const items = (html: string) =>
+  [...html.matchAll(/<li data-id="([^"]+)"( class="unread")?>([\s\S]*?)<\/li>/g)].map(([, id, unread, inner]) => ({
+    id,
+    unread: Boolean(unread),
+    text: inner
+      .replace(/<time[\s\S]*<\/time>/, '')
+      .replace(/<[^>]+>/g, '')
+      .trim(),
+  }));
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -43,16 +50,29 @@ beforeAll(async () => {
   platformCookie = `svc_auth=${(await server.sessions.issue(ada.id, Date.now(), undefined, null)).token}`;
   clubCookie = `svc_auth_club=${(await server.sessions.issue(ada.id, Date.now(), undefined, 'club')).token}`;
 });
-afterAll(async () => { await server.close(); });
-beforeEach(async () => { await server.database.db.deleteFrom('notifications').execute(); });
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(async () => {
+  await server.database.db.deleteFrom('notifications').execute();
+});
 
 describe('notifications page: happy path', () => {
   it('lists my notifications newest first, each kind in words, unread ones marked', async () => {
     await send({ userId: ada.id, actorId: bob.id, kind: 'friend.requested' });
     const accepted = await send({ userId: ada.id, actorId: bob.id, kind: 'friend.accepted' });
     await send({ userId: ada.id, communityId: club.id, kind: 'membership.approved' });
-    await send({ userId: ada.id, communityId: club.id, kind: 'rsvp.confirmed', data: { eventSlug: 'summit-day', eventName: 'Summit Day', tierName: 'Free', rsvpId: 'x' } });
-    await server.database.db.updateTable('notifications').set({ read_at: new Date().toISOString() }).where('id', '=', accepted).execute();
+    await send({
+      userId: ada.id,
+      communityId: club.id,
+      kind: 'rsvp.confirmed',
+      data: { eventSlug: 'summit-day', eventName: 'Summit Day', tierName: 'Free', rsvpId: 'x' },
+    });
+    await server.database.db
+      .updateTable('notifications')
+      .set({ read_at: new Date().toISOString() })
+      .where('id', '=', accepted)
+      .execute();
 
     const res = await clubPage();
     expect(res.status).toBe(200);
@@ -72,20 +92,33 @@ describe('notifications page: happy path', () => {
   });
 
   it('names the community and links no event when the page is on another site (the platform)', async () => {
-    await send({ userId: ada.id, communityId: club.id, kind: 'rsvp.confirmed', data: { eventSlug: 'summit-day', eventName: 'Summit Day', tierName: 'Free' } });
+    await send({
+      userId: ada.id,
+      communityId: club.id,
+      kind: 'rsvp.confirmed',
+      data: { eventSlug: 'summit-day', eventName: 'Summit Day', tierName: 'Free' },
+    });
     const res = await page('/notifications', { cookie: platformCookie });
     expect(res.status).toBe(200);
     expect(res.text).toContain('<title>Notifications · svc</title>');
-    expect(items(res.text).map((i) => i.text)).toEqual(['Unread: Your place at Summit Day is confirmed (Free) in The Club.']);
+    expect(items(res.text).map((i) => i.text)).toEqual([
+      'Unread: Your place at Summit Day is confirmed (Free) in The Club.',
+    ]);
     expect(res.text).not.toContain('href="/events/');
   });
 
   it('shows only my own notifications, and no "Mark all as read" once nothing is unread', async () => {
     await send({ userId: bob.id, actorId: ada.id, kind: 'friend.requested' });
     const mine = await send({ userId: ada.id, actorId: bob.id, kind: 'friend.accepted' });
-    await server.database.db.updateTable('notifications').set({ read_at: new Date().toISOString() }).where('id', '=', mine).execute();
+    await server.database.db
+      .updateTable('notifications')
+      .set({ read_at: new Date().toISOString() })
+      .where('id', '=', mine)
+      .execute();
     const res = await clubPage();
-    expect(items(res.text)).toEqual([{ id: mine, unread: false, text: 'Bob Builder (@bob) accepted your friend request.' }]);
+    expect(items(res.text)).toEqual([
+      { id: mine, unread: false, text: 'Bob Builder (@bob) accepted your friend request.' },
+    ]);
     expect(res.text).not.toContain('id="mark-all"');
   });
 
@@ -111,10 +144,19 @@ describe('notifications page: happy path', () => {
   it('accepts the page\'s own "Mark all as read" call (same origin, JSON, the cookie); then nothing is marked unread', async () => {
     await send({ userId: ada.id, actorId: bob.id });
     await send({ userId: ada.id, actorId: bob.id, kind: 'friend.accepted' });
-    const marked = await rawRequest(port, 'PATCH', '/api/users/me/notifications/mark-read', {
-      Host: hostOf('club.localhost'), Origin: `http://${hostOf('club.localhost')}`, 'Sec-Fetch-Site': 'same-origin',
-      'Content-Type': 'application/json', Cookie: clubCookie,
-    }, JSON.stringify({ all: true }));
+    const marked = await rawRequest(
+      port,
+      'PATCH',
+      '/api/users/me/notifications/mark-read',
+      {
+        Host: hostOf('club.localhost'),
+        Origin: `http://${hostOf('club.localhost')}`,
+        'Sec-Fetch-Site': 'same-origin',
+        'Content-Type': 'application/json',
+        Cookie: clubCookie,
+      },
+      JSON.stringify({ all: true }),
+    );
     expect(marked.status).toBe(200);
     expect(marked.body).toEqual({ updated: 2 });
     const res = await clubPage();
@@ -136,9 +178,19 @@ describe('notifications page: errors', () => {
   it('treats a token of another site, a forged one and one of a deleted user as signed out', async () => {
     await send({ userId: ada.id, actorId: bob.id });
     // The platform's token on the club's domain (tokens are bound to their site).
-    expect((await page('/notifications', { host: 'club.localhost', cookie: platformCookie.replace('svc_auth=', 'svc_auth_club=') })).status).toBe(302);
+    expect(
+      (
+        await page('/notifications', {
+          host: 'club.localhost',
+          cookie: platformCookie.replace('svc_auth=', 'svc_auth_club='),
+        })
+      ).status,
+    ).toBe(302);
     const [head, payload] = clubCookie.split('=')[1].split('.');
-    expect((await page('/notifications', { host: 'club.localhost', cookie: `svc_auth_club=${head}.${payload}.AAAA` })).status).toBe(302);
+    expect(
+      (await page('/notifications', { host: 'club.localhost', cookie: `svc_auth_club=${head}.${payload}.AAAA` }))
+        .status,
+    ).toBe(302);
     const gone = await makeUser(server.database.db);
     const goneCookie = `svc_auth=${(await server.sessions.issue(gone.id, Date.now(), undefined, null)).token}`;
     await server.database.db.deleteFrom('users').where('id', '=', gone.id).execute();
@@ -150,11 +202,20 @@ describe('notifications page: security', () => {
   it('escapes every piece of notification data: names, usertags, event names, slugs, community names', async () => {
     const evil = '<img src=x onerror=alert(1)>"\'&';
     const mallory = await makeUser(server.database.db, 'mallory');
-    await server.database.db.updateTable('users').set({ name: `<script>alert('name')</script>` }).where('id', '=', mallory.id).execute();
+    await server.database.db
+      .updateTable('users')
+      .set({ name: `<script>alert('name')</script>` })
+      .where('id', '=', mallory.id)
+      .execute();
     const shady = await makeCommunity(server.database.db, 'shady', { name: `Shady <b>&</b> "Co"` });
     await send({ userId: ada.id, actorId: mallory.id, kind: 'friend.requested' });
     await send({ userId: ada.id, communityId: shady.id, kind: 'membership.approved' });
-    await send({ userId: ada.id, communityId: club.id, kind: 'rsvp.confirmed', data: { eventSlug: `"><script>alert(2)</script>`, eventName: evil, tierName: evil } });
+    await send({
+      userId: ada.id,
+      communityId: club.id,
+      kind: 'rsvp.confirmed',
+      data: { eventSlug: `"><script>alert(2)</script>`, eventName: evil, tierName: evil },
+    });
     const res = await clubPage();
     expect(res.status).toBe(200);
     expect(res.text.match(/<script/g)).toHaveLength(1);

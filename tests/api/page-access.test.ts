@@ -15,12 +15,16 @@ beforeAll(async () => {
   server = await startTestServer({ onQuery: (sql) => queries.push(sql) });
   const db = server.database.db;
   community = await makeCommunity(db, 'gated');
-  await db.updateTable('communities').set({
-    page_settings: JSON.stringify([
-      { pageKey: 'EVENTS', enabled: true, visibility: 'MEMBERS_ONLY' },
-      { pageKey: 'BLOG', enabled: false, visibility: null },
-    ]),
-  }).where('id', '=', community.id).execute();
+  await db
+    .updateTable('communities')
+    .set({
+      page_settings: JSON.stringify([
+        { pageKey: 'EVENTS', enabled: true, visibility: 'MEMBERS_ONLY' },
+        { pageKey: 'BLOG', enabled: false, visibility: null },
+      ]),
+    })
+    .where('id', '=', community.id)
+    .execute();
   const other = await makeCommunity(db, 'elsewhere');
   for (const status of ['ACCEPTED', 'PENDING', 'BANNED', 'REJECTED', 'NONE', 'OTHER'] as const) {
     const user = await makeUser(db);
@@ -30,9 +34,12 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
-const access = (headers: Record<string, string> = {}, tag = 'gated') => server.request(`/api/communities/${tag}/page-access`, { headers });
+const access = (headers: Record<string, string> = {}, tag = 'gated') =>
+  server.request(`/api/communities/${tag}/page-access`, { headers });
 const cookie = (name: string, token: string) => ({ Cookie: `${name}=${token}` });
 
 describe('page access: happy path', () => {
@@ -41,7 +48,16 @@ describe('page access: happy path', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(res.headers.get('vary')).toMatch(/Cookie/);
-    expect(Object.keys(res.body)).toEqual(['HOME', 'EVENTS', 'MARKETPLACE', 'FEED', 'MEMBERS', 'ATLAS', 'BLOG', 'CHAT']);
+    expect(Object.keys(res.body)).toEqual([
+      'HOME',
+      'EVENTS',
+      'MARKETPLACE',
+      'FEED',
+      'MEMBERS',
+      'ATLAS',
+      'BLOG',
+      'CHAT',
+    ]);
     expect(res.body.HOME).toEqual({ allow: true, resolvedVisibility: 'PUBLIC' });
     expect(res.body.EVENTS).toEqual({ allow: false, reason: 'page_members_only', resolvedVisibility: 'MEMBERS_ONLY' });
     expect(res.body.BLOG).toEqual({ allow: false, reason: 'page_disabled', resolvedVisibility: 'PUBLIC' });
@@ -68,7 +84,9 @@ describe('page access: happy path', () => {
   it('reads the cookies in order: the scoped cookie decides when it is present', async () => {
     const res = await access({ Cookie: `svc_auth=${users.ACCEPTED.token}; svc_auth_gated=${users.PENDING.token}` });
     expect(res.body.EVENTS.allow).toBe(false);
-    const fallback = await access({ Cookie: `svc_auth_other=${users.PENDING.token}; svc_auth=${users.ACCEPTED.token}` });
+    const fallback = await access({
+      Cookie: `svc_auth_other=${users.PENDING.token}; svc_auth=${users.ACCEPTED.token}`,
+    });
     expect(fallback.body.EVENTS.allow).toBe(true);
   });
 
@@ -92,7 +110,11 @@ describe('page access: errors', () => {
     for (const token of ['garbage', expired, foreign]) {
       const res = await access(cookie('svc_auth_gated', token));
       expect(res.status).toBe(200);
-      expect(res.body.EVENTS).toEqual({ allow: false, reason: 'page_members_only', resolvedVisibility: 'MEMBERS_ONLY' });
+      expect(res.body.EVENTS).toEqual({
+        allow: false,
+        reason: 'page_members_only',
+        resolvedVisibility: 'MEMBERS_ONLY',
+      });
     }
   });
 });

@@ -12,7 +12,6 @@ import { outboxTo } from './support/mail.ts';
 import { rawRequest, type RawResponse as Raw } from './support/raw-http.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
 
-
 let server: TestServer;
 let port: string;
 let ip = 0;
@@ -21,7 +20,13 @@ const fromIp = () => ({ 'X-Forwarded-For': `203.0.113.${(++ip % 250) + 1}` });
 /** A JSON write from the site's own pages on `host` (default: the platform host). */
 const post = (path: string, json: unknown, opts: { host?: string; headers?: Record<string, string> } = {}) => {
   const host = `${opts.host ?? '127.0.0.1'}:${port}`;
-  return rawRequest(port, 'POST', path, { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json', ...fromIp(), ...opts.headers }, JSON.stringify(json));
+  return rawRequest(
+    port,
+    'POST',
+    path,
+    { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json', ...fromIp(), ...opts.headers },
+    JSON.stringify(json),
+  );
 };
 const get = (path: string, opts: { host?: string; headers?: Record<string, string> } = {}) =>
   rawRequest(port, 'GET', path, { Host: `${opts.host ?? '127.0.0.1'}:${port}`, ...opts.headers });
@@ -39,25 +44,43 @@ async function resetLink(to: string): Promise<URL> {
 
 async function makeAccount(email: string, password = 'old password') {
   const id = newId();
-  await server.database.db.insertInto('users').values({
-    id, email, name: email.split('@')[0], usertag: email.split('@')[0].replace(/[^a-z0-9]/g, '-'), profile_image: null, bio: null,
-    phone: null, password_hash: await hashPassword(password), created_at: nowIso(),
-  }).execute();
+  await server.database.db
+    .insertInto('users')
+    .values({
+      id,
+      email,
+      name: email.split('@')[0],
+      usertag: email.split('@')[0].replace(/[^a-z0-9]/g, '-'),
+      profile_image: null,
+      bio: null,
+      phone: null,
+      password_hash: await hashPassword(password),
+      created_at: nowIso(),
+    })
+    .execute();
   return id;
 }
 
-const cookieOf = (res: Raw, name: string) => (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1);
+const cookieOf = (res: Raw, name: string) =>
+  (res.headers['set-cookie'] ?? [])
+    .map((c) => c.split(';')[0])
+    .find((c) => c.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
 
 beforeAll(async () => {
   server = await startTestServer({
     env: { SVC_TRUST_PROXY: '1' },
-    rateLimits: { signIn: { failuresPerAccount: 1000, failuresPerIp: 1000, accountWritesPerIp: 1000, emailsPerAddress: 3 } },
+    rateLimits: {
+      signIn: { failuresPerAccount: 1000, failuresPerIp: 1000, accountWritesPerIp: 1000, emailsPerAddress: 3 },
+    },
   });
   port = new URL(server.url).port;
   await makeCommunity(server.database.db, 'club', { name: 'The Club', domains: ['club.example'] });
 });
 
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 describe('password reset: happy path', () => {
   it('e-mails a link to the platform, which sets the new password and signs the user in there', async () => {
@@ -100,14 +123,19 @@ describe('password reset: happy path', () => {
     await post('/api/auth/password-reset', { email: 'bo@example.com' });
     const link = await resetLink('bo@example.com');
     expect(link.origin).toBe(server.url);
-    const done = await post('/api/auth/password-reset/confirm', { token: link.searchParams.get('token'), password: 'new password' });
+    const done = await post('/api/auth/password-reset/confirm', {
+      token: link.searchParams.get('token'),
+      password: 'new password',
+    });
     expect(done.status).toBe(200);
     expect((await get('/api/users/me', { headers: { Authorization: `Bearer ${before}` } })).status).toBe(401);
     // The session the reset just made works (it is issued after the revocation, even in the same second).
-    expect((await get('/api/users/me', { headers: { Cookie: `svc_auth=${cookieOf(done, 'svc_auth')}` } })).status).toBe(200);
+    expect((await get('/api/users/me', { headers: { Cookie: `svc_auth=${cookieOf(done, 'svc_auth')}` } })).status).toBe(
+      200,
+    );
   });
 
-  it('never links to the host it was asked on, not even a community\'s own domain (its operator would get the token)', async () => {
+  it("never links to the host it was asked on, not even a community's own domain (its operator would get the token)", async () => {
     await makeAccount('cy@example.com');
     await post('/api/auth/password-reset', { email: 'cy@example.com' }, { host: 'club.example' });
     expect((await resetLink('cy@example.com')).origin).toBe(server.url);
@@ -137,14 +165,19 @@ describe('password reset: errors', () => {
     const again = await post('/api/auth/password-reset/confirm', { token, password: 'second new one' });
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('RESET_TOKEN_INVALID');
-    expect((await post('/api/auth/sign-in', { email: 'used@example.com', password: 'first new one' })).status).toBe(200);
+    expect((await post('/api/auth/sign-in', { email: 'used@example.com', password: 'first new one' })).status).toBe(
+      200,
+    );
   });
 
   it('refuses an expired token and leaves the password alone', async () => {
     await makeAccount('late@example.com');
     await post('/api/auth/password-reset', { email: 'late@example.com' });
     const token = (await resetLink('late@example.com')).searchParams.get('token');
-    await server.database.db.updateTable('password_resets').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).execute();
+    await server.database.db
+      .updateTable('password_resets')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .execute();
     const res = await post('/api/auth/password-reset/confirm', { token, password: 'new password' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('RESET_TOKEN_INVALID');
@@ -158,8 +191,12 @@ describe('password reset: errors', () => {
     await post('/api/auth/password-reset', { email: 'two-links@example.com' });
     const second = (await resetLink('two-links@example.com')).searchParams.get('token');
     expect(first).not.toBe(second);
-    expect((await post('/api/auth/password-reset/confirm', { token: second, password: 'new password' })).status).toBe(200);
-    expect((await post('/api/auth/password-reset/confirm', { token: first, password: 'other password' })).status).toBe(400);
+    expect((await post('/api/auth/password-reset/confirm', { token: second, password: 'new password' })).status).toBe(
+      200,
+    );
+    expect((await post('/api/auth/password-reset/confirm', { token: first, password: 'other password' })).status).toBe(
+      400,
+    );
   });
 
   it('validates the new password and the body', async () => {
@@ -212,7 +249,9 @@ describe('password reset: security', () => {
     const reset = await createPasswordReset(server.database.db, 'SQL-Race@example.com');
     expect(reset).not.toBeNull();
     const hash = await hashPassword('whatever it is');
-    const results = await Promise.all(Array.from({ length: 8 }, () => confirmPasswordReset(server.database.db, reset!.token, hash)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => confirmPasswordReset(server.database.db, reset!.token, hash)),
+    );
     expect(results.filter((r) => r !== null)).toHaveLength(1);
   });
 
@@ -227,18 +266,35 @@ describe('password reset: security', () => {
     const everything = await databaseText(server.database);
     expect(everything).not.toContain(token);
     expect(everything).not.toContain('/reset-password?token=');
-    const stored = await server.database.db.selectFrom('mail_outbox').select(['text_body', 'html_body'])
-      .where('to_address', '=', 'hashed@example.com').executeTakeFirstOrThrow();
-    expect([stored.text_body, stored.html_body]).toEqual([expect.stringMatching(/^sealed:v1:/), expect.stringMatching(/^sealed:v1:/)]);
+    const stored = await server.database.db
+      .selectFrom('mail_outbox')
+      .select(['text_body', 'html_body'])
+      .where('to_address', '=', 'hashed@example.com')
+      .executeTakeFirstOrThrow();
+    expect([stored.text_body, stored.html_body]).toEqual([
+      expect.stringMatching(/^sealed:v1:/),
+      expect.stringMatching(/^sealed:v1:/),
+    ]);
     // And the token in the e-mail is the one that works.
-    expect((await post('/api/auth/password-reset/confirm', { token, password: 'hashed new password' })).status).toBe(200);
+    expect((await post('/api/auth/password-reset/confirm', { token, password: 'hashed new password' })).status).toBe(
+      200,
+    );
   });
 
   it('never links to the host a forged Host header names', async () => {
     await makeAccount('victim@example.com');
-    const forged = await rawRequest(port, 'POST', '/api/auth/password-reset', {
-      Host: 'evil.example', Origin: 'http://evil.example', 'Content-Type': 'application/json', ...fromIp(),
-    }, JSON.stringify({ email: 'victim@example.com' }));
+    const forged = await rawRequest(
+      port,
+      'POST',
+      '/api/auth/password-reset',
+      {
+        Host: 'evil.example',
+        Origin: 'http://evil.example',
+        'Content-Type': 'application/json',
+        ...fromIp(),
+      },
+      JSON.stringify({ email: 'victim@example.com' }),
+    );
     expect(forged.status).toBe(202);
     const [mail] = await outbox('victim@example.com');
     expect(mail.text).not.toContain('evil.example');
@@ -269,9 +325,17 @@ describe('password reset: security', () => {
     const limited = await startTestServer({ rateLimits: { signIn: { accountWritesPerIp: 2 } } });
     try {
       const p = new URL(limited.url).port;
-      const ask = () => rawRequest(p, 'POST', '/api/auth/password-reset', {
-        Origin: limited.url, 'Content-Type': 'application/json',
-      }, JSON.stringify({ email: 'someone@example.com' }));
+      const ask = () =>
+        rawRequest(
+          p,
+          'POST',
+          '/api/auth/password-reset',
+          {
+            Origin: limited.url,
+            'Content-Type': 'application/json',
+          },
+          JSON.stringify({ email: 'someone@example.com' }),
+        );
       expect((await ask()).status).toBe(202);
       expect((await ask()).status).toBe(202);
       const refused = await ask();

@@ -5,7 +5,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../server/config.ts';
 import { transaction } from '../../server/db/index.ts';
-import type { CheckoutRecord, CheckoutRequest, FulfilmentHandler, PaymentFacts, ReleaseReason } from '../../server/payments/index.ts';
+import type {
+  CheckoutRecord,
+  CheckoutRequest,
+  FulfilmentHandler,
+  PaymentFacts,
+  ReleaseReason,
+} from '../../server/payments/index.ts';
 import { PaymentsUnavailableError } from '../../server/payments/index.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
@@ -21,15 +27,23 @@ function recordingHandler(rec: Recorded): FulfilmentHandler {
   return {
     async completed(trx, checkout, payment) {
       // A write of the handler's own, in fulfil()'s transaction: it must commit or roll back with it.
-      await trx.updateTable('communities').set({ name: `paid ${checkout.id}` }).where('id', '=', checkout.communityId).execute();
+      await trx
+        .updateTable('communities')
+        .set({ name: `paid ${checkout.id}` })
+        .where('id', '=', checkout.communityId)
+        .execute();
       if (rec.failNext) {
         rec.failNext = false;
         throw new Error('handler failed');
       }
       rec.completed.push({ checkout, payment });
     },
-    async released(_trx, checkout, reason) { rec.released.push({ checkout, reason }); },
-    async refunded(_trx, checkout, refund) { rec.refunded.push({ checkout, amount: refund.amountRefunded }); },
+    async released(_trx, checkout, reason) {
+      rec.released.push({ checkout, reason });
+    },
+    async refunded(_trx, checkout, refund) {
+      rec.refunded.push({ checkout, amount: refund.amountRefunded });
+    },
   };
 }
 
@@ -49,7 +63,10 @@ function request(over: Partial<CheckoutRequest> = {}): CheckoutRequest {
   return {
     communityId,
     purpose: { kind: 'test', what: 'two tickets' },
-    lineItems: [{ name: 'Ticket', unitAmount: 1250, quantity: 2 }, { name: 'Donation', unitAmount: 500, quantity: 1 }],
+    lineItems: [
+      { name: 'Ticket', unitAmount: 1250, quantity: 2 },
+      { name: 'Donation', unitAmount: 500, quantity: 1 },
+    ],
     currency: 'eur',
     customerEmail: 'buyer@example.com',
     successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
@@ -60,14 +77,19 @@ function request(over: Partial<CheckoutRequest> = {}): CheckoutRequest {
 
 /** As a route opens one: the processor first, then the row in a transaction. */
 const open = (over: Partial<CheckoutRequest> = {}) =>
-  server.payments.openCheckout(request(over), (prepared) => transaction(server.database.db, async (trx) => {
-    await server.payments.persist(trx, prepared);
-    return prepared;
-  }));
+  server.payments.openCheckout(request(over), (prepared) =>
+    transaction(server.database.db, async (trx) => {
+      await server.payments.persist(trx, prepared);
+      return prepared;
+    }),
+  );
 
 /** A form post as the checkout page's own buttons make it. */
-const press = (sessionId: string, button: 'pay' | 'cancel', headers: Record<string, string> = { 'sec-fetch-site': 'same-origin' }) =>
-  fetch(`${server.url}/checkout/${sessionId}/${button}`, { method: 'POST', redirect: 'manual', headers });
+const press = (
+  sessionId: string,
+  button: 'pay' | 'cancel',
+  headers: Record<string, string> = { 'sec-fetch-site': 'same-origin' },
+) => fetch(`${server.url}/checkout/${sessionId}/${button}`, { method: 'POST', redirect: 'manual', headers });
 
 const status = async (sessionId: string) => (await server.payments.find(sessionId))!.status;
 
@@ -98,7 +120,7 @@ describe('happy', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('formats amounts with the currency\'s own decimals', async () => {
+  it("formats amounts with the currency's own decimals", async () => {
     const { opened } = await open({ currency: 'JPY', lineItems: [{ name: 'Seat', unitAmount: 1500, quantity: 1 }] });
     expect(await (await fetch(opened.checkoutUrl)).text()).toContain('¥1,500');
   });
@@ -135,7 +157,9 @@ describe('happy', () => {
 
   it('the same completion delivered concurrently is fulfilled exactly once', async () => {
     const { opened } = await open();
-    const outcomes = await Promise.all(Array.from({ length: 20 }, () => server.payments.fulfil(opened.sessionId, 'pi_same')));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () => server.payments.fulfil(opened.sessionId, 'pi_same')),
+    );
     expect(outcomes.filter((o) => o === 'fulfilled')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(19);
     expect(rec.completed).toHaveLength(1);
@@ -173,23 +197,35 @@ describe('happy', () => {
   });
 
   it('a checkout whose transaction fails after persisting leaves no row behind', async () => {
-    await expect(server.payments.openCheckout(request(), (prepared) => transaction(server.database.db, async (trx) => {
-      await server.payments.persist(trx, prepared);
-      throw new Error('the caller failed after opening');
-    }))).rejects.toThrow('the caller failed');
+    await expect(
+      server.payments.openCheckout(request(), (prepared) =>
+        transaction(server.database.db, async (trx) => {
+          await server.payments.persist(trx, prepared);
+          throw new Error('the caller failed after opening');
+        }),
+      ),
+    ).rejects.toThrow('the caller failed');
     expect(await server.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
   });
 
   it('a completion and a refund of one payment racing: a grant is always followed by its refund, never lost', async () => {
     for (let round = 0; round < 10; round++) {
-      rec.completed.length = 0; rec.refunded.length = 0; rec.released.length = 0;
+      rec.completed.length = 0;
+      rec.refunded.length = 0;
+      rec.released.length = 0;
       const { opened } = await open();
       const tx = `pi_race_${round}`;
       await Promise.all([server.payments.fulfil(opened.sessionId, tx), server.payments.refund(tx, 3000)]);
       // Either the completion came first (granted, then refunded) or the refund did (nothing granted, holds released).
       if (rec.completed.length === 1) expect(rec.refunded).toHaveLength(1);
       else expect(rec.released.map((r) => r.reason)).toEqual(['FAILED']);
-      expect(await server.database.db.selectFrom('early_refunds').select('transaction_id').where('transaction_id', '=', tx).execute()).toHaveLength(0);
+      expect(
+        await server.database.db
+          .selectFrom('early_refunds')
+          .select('transaction_id')
+          .where('transaction_id', '=', tx)
+          .execute(),
+      ).toHaveLength(0);
     }
   });
 
@@ -208,7 +244,11 @@ describe('happy', () => {
     rec.failNext = true;
     await expect(server.payments.fulfil(opened.sessionId, 'pi_f')).rejects.toThrow('handler failed');
     expect(await status(opened.sessionId)).toBe('OPEN');
-    const community = await server.database.db.selectFrom('communities').select('name').where('id', '=', communityId).executeTakeFirstOrThrow();
+    const community = await server.database.db
+      .selectFrom('communities')
+      .select('name')
+      .where('id', '=', communityId)
+      .executeTakeFirstOrThrow();
     expect(community.name).toBe('Pay Community');
     expect(await server.payments.fulfil(opened.sessionId, 'pi_f')).toBe('fulfilled');
     expect(rec.completed).toHaveLength(1);
@@ -277,7 +317,10 @@ describe('security', () => {
   });
 
   it('the checkout page escapes what the buyer and the seller supplied', async () => {
-    const { opened } = await open({ customerEmail: '<script>alert(1)</script>@x.example', lineItems: [{ name: '<img src=x onerror=alert(1)>', unitAmount: 100, quantity: 1 }] });
+    const { opened } = await open({
+      customerEmail: '<script>alert(1)</script>@x.example',
+      lineItems: [{ name: '<img src=x onerror=alert(1)>', unitAmount: 100, quantity: 1 }],
+    });
     const html = await (await fetch(opened.checkoutUrl)).text();
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img src=x');
@@ -298,18 +341,26 @@ describe('security', () => {
 describe('configuration', () => {
   it('picks Stripe when a key is set, the local checkout on a development machine, and nothing in production or on PostgreSQL without a key', () => {
     expect(loadConfig({}).payments.gateway).toBe('local');
-    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }).payments.gateway).toBe('stripe');
+    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }).payments.gateway).toBe(
+      'stripe',
+    );
     expect(loadConfig({ NODE_ENV: 'production' }).payments.gateway).toBe('off');
     expect(loadConfig({ NODE_ENV: 'production', SVC_PAYMENTS: 'local' }).payments.gateway).toBe('local');
     // A PostgreSQL deployment is not a development machine either.
     expect(loadConfig({ DATABASE_URL: 'postgres://db.example/svc' }).payments.gateway).toBe('off');
-    expect(loadConfig({ DATABASE_URL: 'postgres://db.example/svc', SVC_PAYMENTS: 'local' }).payments.gateway).toBe('local');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example/svc', SVC_PAYMENTS: 'local' }).payments.gateway).toBe(
+      'local',
+    );
   });
 
   it('refuses a Stripe key without its webhook secret, malformed keys, and a TTL Stripe would reject', () => {
     expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_abc' })).toThrow(/STRIPE_WEBHOOK_SECRET/);
-    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'pk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' })).toThrow(ConfigError);
-    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc', SVC_CHECKOUT_TTL: '5m' })).toThrow(/SVC_CHECKOUT_TTL/);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'pk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' })).toThrow(
+      ConfigError,
+    );
+    expect(() =>
+      loadConfig({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc', SVC_CHECKOUT_TTL: '5m' }),
+    ).toThrow(/SVC_CHECKOUT_TTL/);
     expect(() => loadConfig({ SVC_CHECKOUT_TTL: 'soon' })).toThrow(/SVC_CHECKOUT_TTL/);
   });
 

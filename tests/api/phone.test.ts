@@ -12,7 +12,12 @@ import { openTestDatabase, startTestServer, type TestServer } from './support/ha
 import { clientAddresses, rawClient, type RawOpts as Opts } from './support/raw-http.ts';
 import { lastSmsCode, otherThan, smsTexts } from './support/sms.ts';
 
-interface Visitor { id: string; usertag: string; cookie: string; host?: string }
+interface Visitor {
+  id: string;
+  usertag: string;
+  cookie: string;
+  host?: string;
+}
 
 let server: TestServer;
 let c: ReturnType<typeof rawClient>;
@@ -29,19 +34,25 @@ async function signedIn(s: TestServer = server, site?: string): Promise<Visitor>
     : { ...user, cookie: `svc_auth=${token}` };
 }
 
-const as = (v: Visitor, headers: Record<string, string> = {}): Opts => ({ host: v.host, headers: { Cookie: v.cookie, ...fromIp(), ...headers } });
-const start = (v: Visitor, phone: string, headers?: Record<string, string>) => c.post('/api/users/me/phone', { phone }, as(v, headers));
+const as = (v: Visitor, headers: Record<string, string> = {}): Opts => ({
+  host: v.host,
+  headers: { Cookie: v.cookie, ...fromIp(), ...headers },
+});
+const start = (v: Visitor, phone: string, headers?: Record<string, string>) =>
+  c.post('/api/users/me/phone', { phone }, as(v, headers));
 const confirm = (v: Visitor, phone: string, code: string, headers?: Record<string, string>) =>
   c.post('/api/users/me/phone/verify', { phone, code }, as(v, headers));
 const remove = (v: Visitor) => c.delete('/api/users/me/phone', as(v));
 const signInStart = (phone: string) => c.post('/api/auth/sms/start', { phone }, { headers: fromIp() });
-const signInVerify = (phone: string, code: string) => c.post('/api/auth/sms/verify', { phone, code }, { headers: fromIp() });
+const signInVerify = (phone: string, code: string) =>
+  c.post('/api/auth/sms/verify', { phone, code }, { headers: fromIp() });
 
 const lastCode = (phone: string, s: TestServer = server) => lastSmsCode(s, phone);
 const texts = (phone: string, s: TestServer = server) => smsTexts(s, phone);
 const phoneOf = async (userId: string, s: TestServer = server) =>
   (await s.database.db.selectFrom('users').select('phone').where('id', '=', userId).executeTakeFirstOrThrow()).phone;
-const codeRows = (phone: string) => server.database.db.selectFrom('sms_codes').selectAll().where('phone', '=', phone).orderBy('created_at').execute();
+const codeRows = (phone: string) =>
+  server.database.db.selectFrom('sms_codes').selectAll().where('phone', '=', phone).orderBy('created_at').execute();
 
 /** Starts and verifies: the number is the visitor's. */
 async function addPhone(v: Visitor, phone: string): Promise<void> {
@@ -57,7 +68,9 @@ beforeAll(async () => {
   c = rawClient(server);
   await makeCommunity(server.database.db, 'club', { name: 'The Club' });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 describe('phone: happy path', () => {
   it('texts a code to the number (normalised) without adding it; the code adds it, and GET /api/users/me shows it', async () => {
@@ -68,7 +81,9 @@ describe('phone: happy path', () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ status: 'accepted' });
     expect(res.headers['cache-control']).toBe('private, no-store');
-    expect(await texts(phone)).toEqual([expect.stringMatching(/^Your svc code to add this phone number to your account is \d{6}$/)]);
+    expect(await texts(phone)).toEqual([
+      expect.stringMatching(/^Your svc code to add this phone number to your account is \d{6}$/),
+    ]);
     expect(await phoneOf(v.id)).toBeNull();
 
     const ok = await confirm(v, spaced, await lastCode(phone));
@@ -93,7 +108,11 @@ describe('phone: happy path', () => {
     const v = await signedIn();
     const phone = newPhone();
     await addPhone(v, phone);
-    const mails = await server.database.db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', `${v.usertag}@example.com`).execute();
+    const mails = await server.database.db
+      .selectFrom('mail_outbox')
+      .select(['subject', 'text_body'])
+      .where('to_address', '=', `${v.usertag}@example.com`)
+      .execute();
     expect(mails).toEqual([expect.objectContaining({ subject: 'A phone number was added to your svc account' })]);
     expect(mails[0].text_body).toContain(phone.slice(-4));
     expect(mails[0].text_body).not.toContain(phone);
@@ -116,7 +135,8 @@ describe('phone: happy path', () => {
     const phone = newPhone();
     await start(v, phone);
     const code = await lastCode(phone);
-    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS - 1; i += 1) expect((await confirm(v, phone, otherThan(code))).status).toBe(400);
+    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS - 1; i += 1)
+      expect((await confirm(v, phone, otherThan(code))).status).toBe(400);
     expect((await confirm(v, phone, code)).status).toBe(200);
   });
 
@@ -128,8 +148,11 @@ describe('phone: happy path', () => {
     await start(v, second);
     expect((await confirm(v, first, firstCode)).status).toBe(400);
     expect((await confirm(v, second, await lastCode(second))).status).toBe(200);
-    const rows = await server.database.db.selectFrom('sms_codes').select(['phone', 'superseded_at', 'used_at', 'purpose'])
-      .where('user_id', '=', v.id).execute();
+    const rows = await server.database.db
+      .selectFrom('sms_codes')
+      .select(['phone', 'superseded_at', 'used_at', 'purpose'])
+      .where('user_id', '=', v.id)
+      .execute();
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.purpose === 'VERIFY_PHONE')).toBe(true);
     expect(rows.find((r) => r.phone === first)!.superseded_at).not.toBeNull();
@@ -185,7 +208,9 @@ describe('phone: errors', () => {
       expect(res.body.code).toBe('INVALID_INPUT');
       expect(res.body.extras.field, JSON.stringify(body)).toBe(field);
     }
-    expect(await server.database.db.selectFrom('sms_codes').select('id').where('user_id', '=', v.id).execute()).toHaveLength(0);
+    expect(
+      await server.database.db.selectFrom('sms_codes').select('id').where('user_id', '=', v.id).execute(),
+    ).toHaveLength(0);
   });
 
   it('refuses a wrong code with 400 PHONE_CODE_INVALID naming the code, and adds nothing', async () => {
@@ -215,7 +240,11 @@ describe('phone: errors', () => {
     const code = await lastCode(phone);
     const [row] = await codeRows(phone);
     expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBe(10 * 60 * 1000);
-    await server.database.db.updateTable('sms_codes').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', row.id).execute();
+    await server.database.db
+      .updateTable('sms_codes')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', row.id)
+      .execute();
     expect((await confirm(v, phone, code)).body.code).toBe('PHONE_CODE_INVALID');
     expect(await phoneOf(v.id)).toBeNull();
   });
@@ -225,7 +254,8 @@ describe('phone: errors', () => {
     const phone = newPhone();
     await start(v, phone);
     const code = await lastCode(phone);
-    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS; i += 1) expect((await confirm(v, phone, otherThan(code))).status).toBe(400);
+    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS; i += 1)
+      expect((await confirm(v, phone, otherThan(code))).status).toBe(400);
     expect((await confirm(v, phone, code)).body.code).toBe('PHONE_CODE_INVALID');
     const [row] = await codeRows(phone);
     expect(row).toMatchObject({ attempts: SMS_CODE_MAX_ATTEMPTS, used_at: null });
@@ -258,7 +288,8 @@ describe('phone: errors', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('PHONE_IN_USE');
     expect(refused.body.extras.field).toBe('phone');
-    for (const secret of [holder.id, holder.usertag, `${holder.usertag}@example.com`]) expect(refused.text).not.toContain(secret);
+    for (const secret of [holder.id, holder.usertag, `${holder.usertag}@example.com`])
+      expect(refused.text).not.toContain(secret);
     expect(await phoneOf(holder.id)).toBe(phone);
     expect(await phoneOf(v.id)).toBeNull();
   });
@@ -266,7 +297,11 @@ describe('phone: errors', () => {
   it('answers 401 to a visitor who is not signed in, and sends nothing', async () => {
     const phone = newPhone();
     const anonymous = { id: '', usertag: '', cookie: '' };
-    for (const res of [await start(anonymous, phone), await confirm(anonymous, phone, '123456'), await remove(anonymous)]) {
+    for (const res of [
+      await start(anonymous, phone),
+      await confirm(anonymous, phone, '123456'),
+      await remove(anonymous),
+    ]) {
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('SIGN_IN_REQUIRED');
     }
@@ -324,7 +359,8 @@ describe('phone: security', () => {
     const phone = newPhone();
     await start(owner, phone);
     const code = await lastCode(phone);
-    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS + 1; i += 1) expect((await confirm(intruder, phone, code)).body.code).toBe('PHONE_CODE_INVALID');
+    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS + 1; i += 1)
+      expect((await confirm(intruder, phone, code)).body.code).toBe('PHONE_CODE_INVALID');
     expect((await start(intruder, phone)).status).toBe(202);
     const ownerRow = (await codeRows(phone)).find((r) => r.user_id === owner.id)!;
     expect(ownerRow).toMatchObject({ attempts: 0, used_at: null, superseded_at: null });
@@ -340,7 +376,9 @@ describe('phone: security', () => {
     const [row] = await codeRows(phone);
     expect(JSON.stringify(row)).not.toContain(code);
     const key = server.sessions.deriveKey('sms codes v1');
-    expect(row.code_hash).toBe(crypto.createHmac('sha256', key).update(`${row.id}:${phone}:${code}`).digest('base64url'));
+    expect(row.code_hash).toBe(
+      crypto.createHmac('sha256', key).update(`${row.id}:${phone}:${code}`).digest('base64url'),
+    );
   });
 
   it('adds the number exactly once when the right code is sent many times at once', async () => {
@@ -391,9 +429,9 @@ describe('phone: security', () => {
   });
 
   const forged: Array<[string, (port: string) => Record<string, string>, number]> = [
-    ['another site\'s Origin', () => ({ Origin: 'https://evil.example' }), 403],
+    ["another site's Origin", () => ({ Origin: 'https://evil.example' }), 403],
     ['no Origin', () => ({ Origin: '' }), 403],
-    ['a sibling community\'s Origin', (port) => ({ Origin: `http://other.localhost:${port}` }), 403],
+    ["a sibling community's Origin", (port) => ({ Origin: `http://other.localhost:${port}` }), 403],
     ['Fetch Metadata cross-site', () => ({ 'Sec-Fetch-Site': 'cross-site' }), 403],
     ['a form content type', () => ({ 'Content-Type': 'application/x-www-form-urlencoded' }), 415],
   ];
@@ -432,7 +470,9 @@ describe('phone: rate limits', () => {
     });
     l = rawClient(limited);
   });
-  afterAll(async () => { await limited.close(); });
+  afterAll(async () => {
+    await limited.close();
+  });
 
   const startFrom = (v: Visitor, addr: string, phone: string) =>
     l.post('/api/users/me/phone', { phone }, { headers: { Cookie: v.cookie, 'X-Forwarded-For': addr } });
@@ -441,7 +481,9 @@ describe('phone: rate limits', () => {
     const v = await signedIn(limited);
     const phone = newPhone();
     for (let i = 0; i < 2; i += 1) {
-      expect((await l.post('/api/auth/sms/start', { phone }, { headers: { 'X-Forwarded-For': `192.0.2.${i + 1}` } })).status).toBe(202);
+      expect(
+        (await l.post('/api/auth/sms/start', { phone }, { headers: { 'X-Forwarded-For': `192.0.2.${i + 1}` } })).status,
+      ).toBe(202);
     }
     expect((await startFrom(v, '192.0.2.3', phone)).status).toBe(202);
     const refused = await startFrom(v, '192.0.2.4', phone);
@@ -470,7 +512,8 @@ describe('phone: rate limits', () => {
     const verifyFrom = (addr: string, body: unknown) =>
       l.post('/api/users/me/phone/verify', body, { headers: { Cookie: v.cookie, 'X-Forwarded-For': addr } });
     // Guesses at a number without a code: spend the budget, not the live code's guesses.
-    for (let i = 0; i < 5; i += 1) expect((await verifyFrom('198.51.100.21', { phone: newPhone(), code: '000000' })).status).toBe(400);
+    for (let i = 0; i < 5; i += 1)
+      expect((await verifyFrom('198.51.100.21', { phone: newPhone(), code: '000000' })).status).toBe(400);
     const refused = await verifyFrom('198.51.100.21', { phone, code });
     expect(refused.status).toBe(429);
     expect(await phoneOf(v.id, limited)).toBeNull();
@@ -486,18 +529,42 @@ describe('phone: migration 0014_sms_purpose', () => {
       await m0014.down(db);
       const user = await makeUser(db);
       const row = (id: string) => ({
-        id, phone: '+14155550100', user_id: user.id, code_hash: 'h', created_at: new Date().toISOString(),
-        expires_at: new Date(Date.now() + 60_000).toISOString(), used_at: null, superseded_at: null,
+        id,
+        phone: '+14155550100',
+        user_id: user.id,
+        code_hash: 'h',
+        created_at: new Date().toISOString(),
+        expires_at: new Date(Date.now() + 60_000).toISOString(),
+        used_at: null,
+        superseded_at: null,
       });
       // Written as 0005 wrote them: no purpose.
       await (db as any).insertInto('sms_codes').values(row('00000000-0000-7000-8000-000000000001')).execute();
       await m0014.up(db);
-      expect(await db.selectFrom('sms_codes').select(['id', 'purpose']).execute()).toEqual([{ id: '00000000-0000-7000-8000-000000000001', purpose: 'SIGN_IN' }]);
-      const refused = (p: Promise<unknown>) => p.then(() => false, (err) => isUniqueViolation(err));
-      expect(await refused(db.insertInto('sms_codes').values(row('00000000-0000-7000-8000-000000000002')).execute())).toBe(true);
+      expect(await db.selectFrom('sms_codes').select(['id', 'purpose']).execute()).toEqual([
+        { id: '00000000-0000-7000-8000-000000000001', purpose: 'SIGN_IN' },
+      ]);
+      const refused = (p: Promise<unknown>) =>
+        p.then(
+          () => false,
+          (err) => isUniqueViolation(err),
+        );
+      expect(
+        await refused(db.insertInto('sms_codes').values(row('00000000-0000-7000-8000-000000000002')).execute()),
+      ).toBe(true);
       // A verification code of the same user and number lives beside the sign-in code; a second does not.
-      await db.insertInto('sms_codes').values({ ...row('00000000-0000-7000-8000-000000000003'), purpose: 'VERIFY_PHONE' }).execute();
-      expect(await refused(db.insertInto('sms_codes').values({ ...row('00000000-0000-7000-8000-000000000004'), phone: '+14155550199', purpose: 'VERIFY_PHONE' }).execute())).toBe(true);
+      await db
+        .insertInto('sms_codes')
+        .values({ ...row('00000000-0000-7000-8000-000000000003'), purpose: 'VERIFY_PHONE' })
+        .execute();
+      expect(
+        await refused(
+          db
+            .insertInto('sms_codes')
+            .values({ ...row('00000000-0000-7000-8000-000000000004'), phone: '+14155550199', purpose: 'VERIFY_PHONE' })
+            .execute(),
+        ),
+      ).toBe(true);
     } finally {
       await t.close();
     }

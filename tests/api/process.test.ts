@@ -16,14 +16,22 @@ describe('server process: happy path', () => {
       await waitFor(`http://127.0.0.1:${port}/readyz`);
       expect(fs.existsSync(path.join(dir, 'svc.db'))).toBe(true);
       const key = await (await fetch(`http://127.0.0.1:${port}/v1/communities/demo/publishable-key`)).json();
-      const events = await fetch(`http://127.0.0.1:${port}/v1/communities/demo/events?upcoming=true`, { headers: { 'X-API-Key': key.publishableKey } });
+      const events = await fetch(`http://127.0.0.1:${port}/v1/communities/demo/events?upcoming=true`, {
+        headers: { 'X-API-Key': key.publishableKey },
+      });
       expect(events.status).toBe(200);
       expect((await events.json()).length).toBeGreaterThan(0);
       expect(p.output()).toContain(`http://127.0.0.1:${port}/demo/`);
       // The process runs the server of server/http/http-server.ts: Node's own refusals come as the envelope.
-      const tooLarge = await rawExchange(port, [`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+      const tooLarge = await rawExchange(port, [
+        `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+      ]);
       expect(tooLarge.status).toBe(431);
-      expect(tooLarge.body).toEqual({ error: expect.any(String), code: 'HEADERS_TOO_LARGE', requestId: tooLarge.headers['x-request-id'] });
+      expect(tooLarge.body).toEqual({
+        error: expect.any(String),
+        code: 'HEADERS_TOO_LARGE',
+        requestId: tooLarge.headers['x-request-id'],
+      });
     } finally {
       p.child.kill('SIGTERM');
     }
@@ -43,7 +51,9 @@ describe('server process: errors', () => {
     const p = run({ SVC_TRUST_PROXY: 'true' });
     expect(await p.exited).toBe(1);
     expect(p.output()).toContain('SVC_TRUST_PROXY: true would believe the X-Forwarded-For of every client');
-    expect(p.output()).toContain('set the number of proxies in front of svc (e.g. 1 for one load balancer) or their addresses');
+    expect(p.output()).toContain(
+      'set the number of proxies in front of svc (e.g. 1 for one load balancer) or their addresses',
+    );
     expect(p.output()).not.toContain('svc is running');
   });
 });

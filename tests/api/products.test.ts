@@ -13,17 +13,37 @@ let otherPk: string;
 let sellerId: string;
 const base = '/v1/communities/market/products';
 
-async function makeProduct(db: Db, community: string, p: { sku: string; isActive?: boolean; seller?: string | null; donationConfig?: object; createdAt?: string }) {
-  await db.insertInto('products').values({
-    id: newId(), community_id: community, sku: p.sku, name: `Product ${p.sku}`, description: 'Made by hand', price_cents: 1250,
-    currency: 'EUR', image_url: 'https://img.example/p.png', is_active: p.isActive === false ? 0 : 1, seller_id: p.seller ?? null,
-    donation_config: p.donationConfig ? JSON.stringify(p.donationConfig) : null, created_at: p.createdAt ?? nowIso(), updated_at: nowIso(),
-  }).execute();
+async function makeProduct(
+  db: Db,
+  community: string,
+  p: { sku: string; isActive?: boolean; seller?: string | null; donationConfig?: object; createdAt?: string },
+) {
+  await db
+    .insertInto('products')
+    .values({
+      id: newId(),
+      community_id: community,
+      sku: p.sku,
+      name: `Product ${p.sku}`,
+      description: 'Made by hand',
+      price_cents: 1250,
+      currency: 'EUR',
+      image_url: 'https://img.example/p.png',
+      is_active: p.isActive === false ? 0 : 1,
+      seller_id: p.seller ?? null,
+      donation_config: p.donationConfig ? JSON.stringify(p.donationConfig) : null,
+      created_at: p.createdAt ?? nowIso(),
+      updated_at: nowIso(),
+    })
+    .execute();
 }
 
 async function setUserSellers(db: Db, id: string, on: boolean) {
-  await db.updateTable('communities').set({ storefront_config: JSON.stringify({ modules: { marketplace: { userSellers: on } } }) })
-    .where('id', '=', id).execute();
+  await db
+    .updateTable('communities')
+    .set({ storefront_config: JSON.stringify({ modules: { marketplace: { userSellers: on } } }) })
+    .where('id', '=', id)
+    .execute();
   s.readCache.invalidate(id);
 }
 
@@ -36,18 +56,25 @@ beforeAll(async () => {
   sellerId = (await makeUser(db, 'sam-seller')).id;
   const t0 = Date.parse('2026-01-01T00:00:00Z');
   for (let i = 0; i < 5; i++) {
-    await makeProduct(db, c.id, { sku: `mug-${i}`, createdAt: new Date(t0 + i * 1000).toISOString(), seller: i === 0 ? sellerId : null });
+    await makeProduct(db, c.id, {
+      sku: `mug-${i}`,
+      createdAt: new Date(t0 + i * 1000).toISOString(),
+      seller: i === 0 ? sellerId : null,
+    });
   }
   await makeProduct(db, c.id, { sku: 'retired', isActive: false, createdAt: new Date(t0 + 9000).toISOString() });
   await makeProduct(db, c.id, {
-    sku: 'fund', createdAt: new Date(t0 + 10_000).toISOString(),
+    sku: 'fund',
+    createdAt: new Date(t0 + 10_000).toISOString(),
     donationConfig: { enabled: true, mode: 'fixed', amounts: [500, 1000], currency: 'EUR' },
   });
   const other = await makeCommunity(db, 'bazaar');
   otherPk = other.pk;
   await makeProduct(db, other.id, { sku: 'elsewhere' });
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('products: happy path', () => {
   it('lists active products in listing order as a bare array with X-Total-Count', async () => {
@@ -56,10 +83,22 @@ describe('products: happy path', () => {
     expect(r.body.map((p: any) => p.sku)).toEqual(['mug-0', 'mug-1', 'mug-2', 'mug-3', 'mug-4', 'fund']);
     expect(r.headers.get('x-total-count')).toBe('6');
     expect(r.body[0]).toEqual({
-      id: expect.any(String), sku: 'mug-0', name: 'Product mug-0', description: 'Made by hand', priceCents: 1250, currency: 'EUR',
-      imageUrl: 'https://img.example/p.png', isActive: true, donationConfig: null,
+      id: expect.any(String),
+      sku: 'mug-0',
+      name: 'Product mug-0',
+      description: 'Made by hand',
+      priceCents: 1250,
+      currency: 'EUR',
+      imageUrl: 'https://img.example/p.png',
+      isActive: true,
+      donationConfig: null,
     });
-    expect(r.body.find((p: any) => p.sku === 'fund').donationConfig).toEqual({ enabled: true, mode: 'fixed', amounts: [500, 1000], currency: 'EUR' });
+    expect(r.body.find((p: any) => p.sku === 'fund').donationConfig).toEqual({
+      enabled: true,
+      mode: 'fixed',
+      amounts: [500, 1000],
+      currency: 'EUR',
+    });
   });
 
   it('pages by limit and offset with a Link to the next page', async () => {
@@ -103,7 +142,12 @@ describe('products: errors', () => {
   });
 
   it('answers bad paging parameters with 400 naming the field', async () => {
-    for (const [qs, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['offset=-1', 'offset'], ['active=false', 'active']]) {
+    for (const [qs, field] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['offset=-1', 'offset'],
+      ['active=false', 'active'],
+    ]) {
       const r = await s.request(`${base}?${qs}`, { key: pk });
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 'INVALID_INPUT', extras: { field } });
@@ -149,9 +193,14 @@ describe('products: security', () => {
       expect(r.body.code).toBe('PAGE_MEMBERS_ONLY');
     }
     // A page opened explicitly wins over the community's privacy.
-    await db.updateTable('communities').set({ page_settings: JSON.stringify([{ pageKey: 'MARKETPLACE', enabled: true, visibility: 'PUBLIC' }]) })
-      .where('id', '=', closed.id).execute();
+    await db
+      .updateTable('communities')
+      .set({ page_settings: JSON.stringify([{ pageKey: 'MARKETPLACE', enabled: true, visibility: 'PUBLIC' }]) })
+      .where('id', '=', closed.id)
+      .execute();
     s.readCache.invalidate(closed.id);
-    expect((await s.request('/v1/communities/closed-shop/products', { key: closed.pk })).body.map((p: any) => p.sku)).toEqual(['secret-mug']);
+    expect(
+      (await s.request('/v1/communities/closed-shop/products', { key: closed.pk })).body.map((p: any) => p.sku),
+    ).toEqual(['secret-mug']);
   });
 });

@@ -7,12 +7,16 @@ const limits = { publishablePerSec: 3, secretPerSec: 3, anonymousPerSec: 3, auth
 const opened: RateLimits[] = [];
 const open = (url: string, prefix: string) => {
   const redis = connectRedis(url);
-  redis.on('error', () => { /* expected for the unreachable server */ });
+  redis.on('error', () => {
+    /* expected for the unreachable server */
+  });
   const rl = createRateLimits(limits, redis, prefix);
   opened.push(rl);
   return rl;
 };
-afterAll(async () => { await Promise.all(opened.map((rl) => rl.close())); });
+afterAll(async () => {
+  await Promise.all(opened.map((rl) => rl.close()));
+});
 
 async function spend(rl: RateLimits, key: string, n: number) {
   const outcomes: string[] = [];

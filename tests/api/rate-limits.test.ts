@@ -9,13 +9,17 @@ let sk: string;
 let otherPk: string;
 
 beforeAll(async () => {
-  s = await startTestServer({ rateLimits: { publishablePerSec: 4, secretPerSec: 2, anonymousPerSec: 3, authFailuresPerMin: 5 } });
+  s = await startTestServer({
+    rateLimits: { publishablePerSec: 4, secretPerSec: 2, anonymousPerSec: 3, authFailuresPerMin: 5 },
+  });
   const c = await makeCommunity(s.database.db, 'acme');
   pk = c.pk;
   sk = await makeKey(s.database.db, c.id, ['ADMIN']);
   otherPk = (await makeCommunity(s.database.db, 'globex')).pk;
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 async function burst(n: number, path: string, key?: string) {
   return Promise.all(Array.from({ length: n }, () => s.request(path, key ? { key } : {})));
@@ -87,7 +91,11 @@ describe('rate limits: security', () => {
     await new Promise((r) => setTimeout(r, 1100));
     expect((await s.request('/v1/communities/acme/events', { key: 'sk_live_guessing' })).status).toBe(429);
     // A key this server has never seen, so it needs a lookup from this "guessing" IP.
-    const community = await s.database.db.selectFrom('communities').select('id').where('tag', '=', 'acme').executeTakeFirstOrThrow();
+    const community = await s.database.db
+      .selectFrom('communities')
+      .select('id')
+      .where('tag', '=', 'acme')
+      .executeTakeFirstOrThrow();
     const fresh = await makeKey(s.database.db, community.id, ['READ_PUBLIC']);
     expect((await s.request('/v1/communities/acme/events', { key: fresh })).status).toBe(200);
   });
@@ -100,15 +108,31 @@ describe('rate limits: security behind proxies (SVC_TRUST_PROXY)', () => {
   const PER_IP = 3;
   let servers: TestServer[] = [];
   const behind = async (trust: string) => {
-    const server = await startTestServer({ env: { SVC_TRUST_PROXY: trust }, rateLimits: { signIn: { accountWritesPerIp: PER_IP } } });
+    const server = await startTestServer({
+      env: { SVC_TRUST_PROXY: trust },
+      rateLimits: { signIn: { accountWritesPerIp: PER_IP } },
+    });
     servers.push(server);
     const port = new URL(server.url).port;
     const host = `127.0.0.1:${port}`;
-    return (forwardedFor: string) => rawRequest(port, 'POST', '/api/auth/password-reset', {
-      Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Forwarded-For': forwardedFor,
-    }, JSON.stringify({ email: 'nobody@example.com' })).then((r) => r.status);
+    return (forwardedFor: string) =>
+      rawRequest(
+        port,
+        'POST',
+        '/api/auth/password-reset',
+        {
+          Host: host,
+          Origin: `http://${host}`,
+          'Content-Type': 'application/json',
+          'X-Forwarded-For': forwardedFor,
+        },
+        JSON.stringify({ email: 'nobody@example.com' }),
+      ).then((r) => r.status);
   };
-  afterAll(async () => { await Promise.all(servers.map((x) => x.close())); servers = []; });
+  afterAll(async () => {
+    await Promise.all(servers.map((x) => x.close()));
+    servers = [];
+  });
 
   it('with a hop count of 1, counts only the address the proxy appended: a spoofed chain does not escape the limit', async () => {
     const reset = await behind('1');
@@ -122,7 +146,8 @@ describe('rate limits: security behind proxies (SVC_TRUST_PROXY)', () => {
   it('with proxy addresses (CIDR), honours X-Forwarded-For from a listed proxy, walking back no further than its client', async () => {
     const reset = await behind('10.0.0.0/8, 127.0.0.1/32');
     const statuses: number[] = [];
-    for (let i = 1; i <= PER_IP + 2; i++) statuses.push(await reset(i % 2 ? '198.51.100.7' : `192.0.2.${i}, 198.51.100.7`));
+    for (let i = 1; i <= PER_IP + 2; i++)
+      statuses.push(await reset(i % 2 ? '198.51.100.7' : `192.0.2.${i}, 198.51.100.7`));
     expect(statuses).toEqual([202, 202, 202, 429, 429]);
     expect(await reset('198.51.100.8')).toBe(202);
   });

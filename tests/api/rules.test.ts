@@ -13,10 +13,21 @@ const user: Record<string, string> = {};
 const CURRENT = 3;
 
 const accept = (json: unknown, init: { key?: string; headers?: Record<string, string> } = {}) =>
-  s.request('/v1/communities/guild/rules/accept', { key: init.key ?? writer, method: 'POST', json, headers: init.headers });
+  s.request('/v1/communities/guild/rules/accept', {
+    key: init.key ?? writer,
+    method: 'POST',
+    json,
+    headers: init.headers,
+  });
 
-const acceptances = (userId: string) => s.database.db.selectFrom('rules_acceptances').selectAll()
-  .where('community_id', '=', communityId).where('user_id', '=', userId).orderBy('rules_version').execute();
+const acceptances = (userId: string) =>
+  s.database.db
+    .selectFrom('rules_acceptances')
+    .selectAll()
+    .where('community_id', '=', communityId)
+    .where('user_id', '=', userId)
+    .orderBy('rules_version')
+    .execute();
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -26,7 +37,14 @@ beforeAll(async () => {
   pk = c.pk;
   await db.updateTable('communities').set({ rules_version: CURRENT }).where('id', '=', c.id).execute();
   writer = await makeKey(db, c.id, ['WRITE_MEMBERS']);
-  for (const [tag, status] of [['ada', 'ACCEPTED'], ['ben', 'ACCEPTED'], ['cy', 'ACCEPTED'], ['pat', 'PENDING'], ['rex', 'REJECTED'], ['bo', 'BANNED']] as const) {
+  for (const [tag, status] of [
+    ['ada', 'ACCEPTED'],
+    ['ben', 'ACCEPTED'],
+    ['cy', 'ACCEPTED'],
+    ['pat', 'PENDING'],
+    ['rex', 'REJECTED'],
+    ['bo', 'BANNED'],
+  ] as const) {
     user[tag] = (await makeUser(db, tag)).id;
     await makeMembership(db, c.id, user[tag], status);
   }
@@ -37,7 +55,9 @@ beforeAll(async () => {
   user.outsider = (await makeUser(db, 'outsider')).id;
   await makeMembership(db, other.id, user.outsider, 'ACCEPTED');
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('rules: happy', () => {
   it('records the acceptance of the current version for a member named by userId', async () => {
@@ -45,7 +65,9 @@ describe('rules: happy', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ ok: true, rulesVersion: CURRENT, userId: user.ada, acceptedAt: expect.any(String) });
     const rows = await acceptances(user.ada);
-    expect(rows).toEqual([{ community_id: communityId, user_id: user.ada, rules_version: CURRENT, accepted_at: r.body.acceptedAt }]);
+    expect(rows).toEqual([
+      { community_id: communityId, user_id: user.ada, rules_version: CURRENT, accepted_at: r.body.acceptedAt },
+    ]);
   });
 
   it('identifies the member by a sign-in token in X-Svc-Auth-Token', async () => {
@@ -84,7 +106,11 @@ describe('rules: happy', () => {
 
   it('keeps earlier versions when a member accepts a new one', async () => {
     const db = s.database.db;
-    await db.updateTable('communities').set({ rules_version: CURRENT + 1 }).where('id', '=', communityId).execute();
+    await db
+      .updateTable('communities')
+      .set({ rules_version: CURRENT + 1 })
+      .where('id', '=', communityId)
+      .execute();
     try {
       const r = await accept({ rulesVersion: CURRENT + 1, userId: user.ada });
       expect(r.status).toBe(200);
@@ -104,12 +130,18 @@ describe('rules: happy', () => {
 });
 
 describe('rules: errors', () => {
-  it.each([CURRENT - 1, CURRENT + 1, 0])('answers 400 RULES_VERSION_MISMATCH for version %s and records nothing', async (version) => {
-    const r = await accept({ rulesVersion: version, userId: user.ben });
-    expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ code: 'RULES_VERSION_MISMATCH', extras: { field: 'rulesVersion', currentVersion: CURRENT } });
-    expect((await acceptances(user.ben)).map((a) => a.rules_version)).not.toContain(version);
-  });
+  it.each([CURRENT - 1, CURRENT + 1, 0])(
+    'answers 400 RULES_VERSION_MISMATCH for version %s and records nothing',
+    async (version) => {
+      const r = await accept({ rulesVersion: version, userId: user.ben });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        code: 'RULES_VERSION_MISMATCH',
+        extras: { field: 'rulesVersion', currentVersion: CURRENT },
+      });
+      expect((await acceptances(user.ben)).map((a) => a.rules_version)).not.toContain(version);
+    },
+  );
 
   it('answers RULES_VERSION_MISMATCH while a community has no rules (version 0)', async () => {
     const db = s.database.db;
@@ -118,17 +150,24 @@ describe('rules: errors', () => {
     const key = await makeKey(db, bare.id, ['WRITE_MEMBERS']);
     const u = await makeUser(db, 'newbie');
     await makeMembership(db, bare.id, u.id, 'ACCEPTED');
-    const r = await s.request('/v1/communities/no-rules/rules/accept', { key, method: 'POST', json: { rulesVersion: 0, userId: u.id } });
+    const r = await s.request('/v1/communities/no-rules/rules/accept', {
+      key,
+      method: 'POST',
+      json: { rulesVersion: 0, userId: u.id },
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'RULES_VERSION_MISMATCH', extras: { currentVersion: 0 } });
   });
 
-  it.each(['pat', 'rex', 'bo', 'stranger', 'outsider'])('answers 403 NOT_A_MEMBER for %s, who is not an ACCEPTED member here', async (tag) => {
-    const r = await accept({ rulesVersion: CURRENT, userId: user[tag] });
-    expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ code: 'NOT_A_MEMBER' });
-    expect(await acceptances(user[tag])).toEqual([]);
-  });
+  it.each(['pat', 'rex', 'bo', 'stranger', 'outsider'])(
+    'answers 403 NOT_A_MEMBER for %s, who is not an ACCEPTED member here',
+    async (tag) => {
+      const r = await accept({ rulesVersion: CURRENT, userId: user[tag] });
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ code: 'NOT_A_MEMBER' });
+      expect(await acceptances(user[tag])).toEqual([]);
+    },
+  );
 
   it('answers NOT_A_MEMBER alike for a user id that does not exist', async () => {
     const r = await accept({ rulesVersion: CURRENT, userId: '0190a000-0000-7000-8000-000000000000' });
@@ -152,10 +191,18 @@ describe('rules: errors', () => {
   const badBodies: [string, unknown, string][] = [
     ['no rulesVersion', { userId: '0190a000-0000-7000-8000-000000000000' }, 'rulesVersion'],
     ['a string rulesVersion', { rulesVersion: '3', userId: '0190a000-0000-7000-8000-000000000000' }, 'rulesVersion'],
-    ['a fractional rulesVersion', { rulesVersion: 2.5, userId: '0190a000-0000-7000-8000-000000000000' }, 'rulesVersion'],
+    [
+      'a fractional rulesVersion',
+      { rulesVersion: 2.5, userId: '0190a000-0000-7000-8000-000000000000' },
+      'rulesVersion',
+    ],
     ['a negative rulesVersion', { rulesVersion: -1, userId: '0190a000-0000-7000-8000-000000000000' }, 'rulesVersion'],
     ['a malformed userId', { rulesVersion: 3, userId: 'ada' }, 'userId'],
-    ['an unknown field', { rulesVersion: 3, userId: '0190a000-0000-7000-8000-000000000000', accepted: true }, 'accepted'],
+    [
+      'an unknown field',
+      { rulesVersion: 3, userId: '0190a000-0000-7000-8000-000000000000', accepted: true },
+      'accepted',
+    ],
   ];
   it.each(badBodies)('answers a body with %s with a 400 naming the field', async (_what, json, field) => {
     const r = await accept(json);
@@ -183,7 +230,10 @@ describe('rules: security', () => {
     const db = s.database.db;
     const { token } = await s.sessions.issue(user.cy);
     const claims = (await s.sessions.verify(token))!;
-    await db.insertInto('revoked_tokens').values({ session_id: claims.sid, user_id: user.cy, expires_at: new Date(Date.now() + 3600_000).toISOString() }).execute();
+    await db
+      .insertInto('revoked_tokens')
+      .values({ session_id: claims.sid, user_id: user.cy, expires_at: new Date(Date.now() + 3600_000).toISOString() })
+      .execute();
     const r = await accept({ rulesVersion: CURRENT }, { headers: { 'X-Svc-Auth-Token': token } });
     expect(r.status).toBe(401);
   });
@@ -211,13 +261,20 @@ describe('rules: security', () => {
     const sales = await makeKey(db, communityId, ['WRITE_SALES', 'READ_PUBLIC']);
     const r = await accept({ rulesVersion: CURRENT, userId: user.ada }, { key: sales });
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: ['WRITE_SALES', 'READ_PUBLIC'] } });
+    expect(r.body).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      extras: { grantedScopes: ['WRITE_SALES', 'READ_PUBLIC'] },
+    });
     const adminKey = await makeKey(db, communityId, ['ADMIN']);
     expect((await accept({ rulesVersion: CURRENT, userId: user.ada }, { key: adminKey })).status).toBe(200);
   });
 
   it('answers 401 without a key, before reading the body', async () => {
-    const r = await s.request('/v1/communities/guild/rules/accept', { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
+    const r = await s.request('/v1/communities/guild/rules/accept', {
+      method: 'POST',
+      body: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('API_KEY_REQUIRED');
   });

@@ -17,15 +17,41 @@ type SegmentValues = Partial<Omit<SegmentsTable, 'id' | 'community_id' | 'name' 
 
 async function addSegment(db: Db, community: string, name: string, values: SegmentValues = {}, form?: object[]) {
   const id = newId();
-  await db.insertInto('segments').values({
-    id, community_id: community, name, description: `${name} tier`, color: '#22607f', currency: 'USD',
-    price_monthly: null, price_quarterly: null, price_yearly: null, price_one_time: null,
-    installment_total_price: null, installment_count: null, installment_interval_months: null, access_duration_months: null,
-    installment_renews_annually: 0, founding_price_monthly: null, founding_price_quarterly: null, founding_price_yearly: null,
-    founding_member_cap: null, auto_approve: 0, is_active: 1, sort_order: 0, created_at: nowIso(), updated_at: nowIso(),
-    ...values,
-  }).execute();
-  if (form) await db.insertInto('segment_forms').values({ segment_id: id, schema: JSON.stringify(form) }).execute();
+  await db
+    .insertInto('segments')
+    .values({
+      id,
+      community_id: community,
+      name,
+      description: `${name} tier`,
+      color: '#22607f',
+      currency: 'USD',
+      price_monthly: null,
+      price_quarterly: null,
+      price_yearly: null,
+      price_one_time: null,
+      installment_total_price: null,
+      installment_count: null,
+      installment_interval_months: null,
+      access_duration_months: null,
+      installment_renews_annually: 0,
+      founding_price_monthly: null,
+      founding_price_quarterly: null,
+      founding_price_yearly: null,
+      founding_member_cap: null,
+      auto_approve: 0,
+      is_active: 1,
+      sort_order: 0,
+      created_at: nowIso(),
+      updated_at: nowIso(),
+      ...values,
+    })
+    .execute();
+  if (form)
+    await db
+      .insertInto('segment_forms')
+      .values({ segment_id: id, schema: JSON.stringify(form) })
+      .execute();
   return id;
 }
 
@@ -42,12 +68,27 @@ beforeAll(async () => {
   pk = c.pk;
   admin = await makeKey(db, c.id, ['ADMIN']);
   seg.free = await addSegment(db, c.id, 'Friends', { sort_order: 0 });
-  seg.paid = await addSegment(db, c.id, 'Summit', {
-    sort_order: 1, price_monthly: 800, price_yearly: 8000, founding_price_monthly: 600, founding_member_cap: 50,
-  }, FORM);
+  seg.paid = await addSegment(
+    db,
+    c.id,
+    'Summit',
+    {
+      sort_order: 1,
+      price_monthly: 800,
+      price_yearly: 8000,
+      founding_price_monthly: 600,
+      founding_member_cap: 50,
+    },
+    FORM,
+  );
   seg.plan = await addSegment(db, c.id, 'Expedition', {
-    sort_order: 2, price_yearly: 36000, installment_total_price: 36000, installment_count: 3, installment_interval_months: 1,
-    access_duration_months: 12, installment_renews_annually: 1,
+    sort_order: 2,
+    price_yearly: 36000,
+    installment_total_price: 36000,
+    installment_count: 3,
+    installment_interval_months: 1,
+    access_duration_months: 12,
+    installment_renews_annually: 1,
   });
   seg.closed = await addSegment(db, c.id, 'Legacy', { sort_order: 3, is_active: 0 }, FORM);
 
@@ -57,7 +98,12 @@ beforeAll(async () => {
   seg.foreign = await addSegment(db, other.id, 'Foreign', {}, FORM);
 
   // Memberships of every status, and one of another community.
-  for (const [tag, status] of [['ann', 'ACCEPTED'], ['bob', 'PENDING'], ['cat', 'REJECTED'], ['dan', 'BANNED']] as const) {
+  for (const [tag, status] of [
+    ['ann', 'ACCEPTED'],
+    ['bob', 'PENDING'],
+    ['cat', 'REJECTED'],
+    ['dan', 'BANNED'],
+  ] as const) {
     const u = await makeUser(db, tag);
     await makeMembership(db, c.id, u.id, status);
   }
@@ -65,10 +111,17 @@ beforeAll(async () => {
   await makeMembership(db, other.id, eve.id, 'ACCEPTED');
   await makeUser(db, 'fay');
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const patch = (id: string, json: unknown, init: { key?: string; headers?: Record<string, string> } = {}) =>
-  s.request(`/v1/communities/climbers/segments/${id}`, { key: init.key ?? admin, method: 'PATCH', json, headers: init.headers });
+  s.request(`/v1/communities/climbers/segments/${id}`, {
+    key: init.key ?? admin,
+    method: 'PATCH',
+    json,
+    headers: init.headers,
+  });
 
 describe('segments: happy', () => {
   it('lists active segments in display order with the full field list', async () => {
@@ -76,15 +129,35 @@ describe('segments: happy', () => {
     expect(r.status).toBe(200);
     expect(r.body.map((x: any) => x.name)).toEqual(['Friends', 'Summit', 'Expedition']);
     expect(r.body[1]).toEqual({
-      id: seg.paid, name: 'Summit', description: 'Summit tier', color: '#22607f', hasForm: true, currency: 'USD',
-      priceMonthly: 800, priceQuarterly: null, priceYearly: 8000, priceOneTime: null,
-      installmentTotalPrice: null, installmentCount: null, installmentIntervalMonths: null, accessDurationMonths: null,
-      installmentRenewsAnnually: false, foundingPriceMonthly: 600, foundingPriceQuarterly: null, foundingPriceYearly: null,
-      foundingMemberCap: 50, foundingMemberCount: 0, isActive: true,
+      id: seg.paid,
+      name: 'Summit',
+      description: 'Summit tier',
+      color: '#22607f',
+      hasForm: true,
+      currency: 'USD',
+      priceMonthly: 800,
+      priceQuarterly: null,
+      priceYearly: 8000,
+      priceOneTime: null,
+      installmentTotalPrice: null,
+      installmentCount: null,
+      installmentIntervalMonths: null,
+      accessDurationMonths: null,
+      installmentRenewsAnnually: false,
+      foundingPriceMonthly: 600,
+      foundingPriceQuarterly: null,
+      foundingPriceYearly: null,
+      foundingMemberCap: 50,
+      foundingMemberCount: 0,
+      isActive: true,
     });
     expect(r.body[2]).toMatchObject({
-      hasForm: false, installmentTotalPrice: 36000, installmentCount: 3, installmentIntervalMonths: 1,
-      accessDurationMonths: 12, installmentRenewsAnnually: true,
+      hasForm: false,
+      installmentTotalPrice: 36000,
+      installmentCount: 3,
+      installmentIntervalMonths: 1,
+      accessDurationMonths: 12,
+      installmentRenewsAnnually: true,
     });
   });
 
@@ -110,7 +183,10 @@ describe('segments: happy', () => {
     ['fay@example.com', false, 'NONE'],
     ['nobody@example.com', false, 'NONE'],
   ])('check-email reports %s as exists=%s, status=%s to a secret key', async (email, exists, status) => {
-    const r = await s.request(`/v1/communities/climbers/segments/${seg.paid}/check-email?email=${encodeURIComponent(email)}`, { key: admin });
+    const r = await s.request(
+      `/v1/communities/climbers/segments/${seg.paid}/check-email?email=${encodeURIComponent(email)}`,
+      { key: admin },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ exists, status });
     expect(r.headers.get('cache-control')).toBe('no-store');
@@ -121,20 +197,35 @@ describe('segments: happy', () => {
     ['bob@example.com', true, 'PENDING'],
     ['cat@example.com', false, 'NONE'],
     ['dan@example.com', false, 'NONE'],
-  ])('check-email with the publishable key never tells that %s was rejected or banned', async (email, exists, status) => {
-    const r = await s.request(`/v1/communities/climbers/segments/${seg.paid}/check-email?email=${encodeURIComponent(email)}`, { key: pk });
-    expect(r.body).toEqual({ exists, status });
-  });
+  ])(
+    'check-email with the publishable key never tells that %s was rejected or banned',
+    async (email, exists, status) => {
+      const r = await s.request(
+        `/v1/communities/climbers/segments/${seg.paid}/check-email?email=${encodeURIComponent(email)}`,
+        { key: pk },
+      );
+      expect(r.body).toEqual({ exists, status });
+    },
+  );
 
   it('check-email compares addresses case-insensitively', async () => {
-    const r = await s.request(`/v1/communities/climbers/segments/${seg.free}/check-email?email=ANN%40Example.COM`, { key: pk });
+    const r = await s.request(`/v1/communities/climbers/segments/${seg.free}/check-email?email=ANN%40Example.COM`, {
+      key: pk,
+    });
     expect(r.body).toEqual({ exists: true, status: 'ACCEPTED' });
   });
 
   it('PATCH changes only the fields sent and answers the segment', async () => {
     const r = await patch(seg.free, { name: 'Trail Friends', priceQuarterly: 2000 });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: seg.free, name: 'Trail Friends', priceQuarterly: 2000, priceMonthly: null, description: 'Friends tier', isActive: true });
+    expect(r.body).toMatchObject({
+      id: seg.free,
+      name: 'Trail Friends',
+      priceQuarterly: 2000,
+      priceMonthly: null,
+      description: 'Friends tier',
+      isActive: true,
+    });
     const listed = await s.request('/v1/communities/climbers/segments/public', { key: pk });
     expect(listed.body[0]).toMatchObject({ name: 'Trail Friends', priceQuarterly: 2000 });
   });
@@ -147,14 +238,29 @@ describe('segments: happy', () => {
 
   it('PATCH sets and removes an installment plan with all four fields', async () => {
     const set = await patch(seg.free, {
-      installmentTotalPrice: 9000, installmentCount: 3, installmentIntervalMonths: 2, installmentRenewsAnnually: false,
+      installmentTotalPrice: 9000,
+      installmentCount: 3,
+      installmentIntervalMonths: 2,
+      installmentRenewsAnnually: false,
     });
     expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ installmentTotalPrice: 9000, installmentCount: 3, installmentIntervalMonths: 2, installmentRenewsAnnually: false });
-    const off = await patch(seg.free, {
-      installmentTotalPrice: null, installmentCount: null, installmentIntervalMonths: null, installmentRenewsAnnually: false,
+    expect(set.body).toMatchObject({
+      installmentTotalPrice: 9000,
+      installmentCount: 3,
+      installmentIntervalMonths: 2,
+      installmentRenewsAnnually: false,
     });
-    expect(off.body).toMatchObject({ installmentTotalPrice: null, installmentCount: null, installmentIntervalMonths: null });
+    const off = await patch(seg.free, {
+      installmentTotalPrice: null,
+      installmentCount: null,
+      installmentIntervalMonths: null,
+      installmentRenewsAnnually: false,
+    });
+    expect(off.body).toMatchObject({
+      installmentTotalPrice: null,
+      installmentCount: null,
+      installmentIntervalMonths: null,
+    });
   });
 
   it('PATCH isActive=false closes the segment to new members and leaves its members alone', async () => {
@@ -170,7 +276,11 @@ describe('segments: happy', () => {
     expect(r.body.isActive).toBe(false);
     const listed = await s.request('/v1/communities/climbers/segments/public', { key: pk });
     expect(listed.body.map((x: any) => x.id)).not.toContain(target);
-    const kept = await db.selectFrom('memberships').select(['status', 'segment_id']).where('id', '=', membership).executeTakeFirstOrThrow();
+    const kept = await db
+      .selectFrom('memberships')
+      .select(['status', 'segment_id'])
+      .where('id', '=', membership)
+      .executeTakeFirstOrThrow();
     expect(kept).toEqual({ status: 'ACCEPTED', segment_id: target });
 
     const reopened = await patch(target, { isActive: true });
@@ -193,7 +303,11 @@ describe('segments: happy', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    const stored = await s.database.db.selectFrom('segments').select('price_one_time').where('id', '=', seg.plan).executeTakeFirstOrThrow();
+    const stored = await s.database.db
+      .selectFrom('segments')
+      .select('price_one_time')
+      .where('id', '=', seg.plan)
+      .executeTakeFirstOrThrow();
     expect(Number(stored.price_one_time)).toBe(1);
     await patch(seg.plan, { priceOneTime: null });
   });
@@ -213,7 +327,9 @@ describe('segments: errors', () => {
     const form = await s.request(`/v1/communities/climbers/segments/${unknown}/form`, { key: pk });
     expect(form.status).toBe(404);
     expect(form.body).toMatchObject({ code: 'NOT_FOUND', error: 'Segment not found in this community' });
-    const check = await s.request(`/v1/communities/climbers/segments/${unknown}/check-email?email=ann%40example.com`, { key: pk });
+    const check = await s.request(`/v1/communities/climbers/segments/${unknown}/check-email?email=ann%40example.com`, {
+      key: pk,
+    });
     expect(check.status).toBe(404);
     expect((await patch(unknown, { isActive: false })).status).toBe(404);
     const bad = await s.request('/v1/communities/climbers/segments/xyz/form', { key: pk });
@@ -226,25 +342,42 @@ describe('segments: errors', () => {
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({
       code: 'INVALID_INPUT',
-      extras: { field: 'installmentIntervalMonths', fields: ['installmentIntervalMonths', 'installmentRenewsAnnually'] },
+      extras: {
+        field: 'installmentIntervalMonths',
+        fields: ['installmentIntervalMonths', 'installmentRenewsAnnually'],
+      },
     });
     expect(r.body.error).toContain('installmentIntervalMonths');
     expect(r.body.error).toContain('installmentRenewsAnnually');
     const one = await patch(seg.free, { installmentRenewsAnnually: true });
     expect(one.status).toBe(400);
     expect(one.body.extras.fields).toEqual(['installmentTotalPrice', 'installmentCount', 'installmentIntervalMonths']);
-    const unchanged = await s.database.db.selectFrom('segments').select('installment_total_price').where('id', '=', seg.free).executeTakeFirstOrThrow();
+    const unchanged = await s.database.db
+      .selectFrom('segments')
+      .select('installment_total_price')
+      .where('id', '=', seg.free)
+      .executeTakeFirstOrThrow();
     expect(unchanged.installment_total_price).toBeNull();
   });
 
   it('answers 400 when the plan numbers are partly null', async () => {
-    const r = await patch(seg.free, { installmentTotalPrice: 9000, installmentCount: null, installmentIntervalMonths: 1, installmentRenewsAnnually: false });
+    const r = await patch(seg.free, {
+      installmentTotalPrice: 9000,
+      installmentCount: null,
+      installmentIntervalMonths: 1,
+      installmentRenewsAnnually: false,
+    });
     expect(r.status).toBe(400);
     expect(r.body.extras.field).toBe('installmentCount');
   });
 
   it('answers 400 for installmentRenewsAnnually without a plan or without accessDurationMonths', async () => {
-    const noPlan = await patch(seg.free, { installmentTotalPrice: null, installmentCount: null, installmentIntervalMonths: null, installmentRenewsAnnually: true });
+    const noPlan = await patch(seg.free, {
+      installmentTotalPrice: null,
+      installmentCount: null,
+      installmentIntervalMonths: null,
+      installmentRenewsAnnually: true,
+    });
     expect(noPlan.status).toBe(400);
     expect(noPlan.body.extras.field).toBe('installmentRenewsAnnually');
     // Expedition renews annually: dropping its duration would leave the renewal meaningless.
@@ -269,7 +402,7 @@ describe('segments: errors', () => {
     expect(r.body).toMatchObject({ code, extras: { field } });
   });
 
-  it('answers 409 SEGMENT_NAME_TAKEN when renaming to another segment\'s name', async () => {
+  it("answers 409 SEGMENT_NAME_TAKEN when renaming to another segment's name", async () => {
     const r = await patch(seg.paid, { name: 'Expedition' });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'SEGMENT_NAME_TAKEN', extras: { field: 'name' } });
@@ -278,7 +411,11 @@ describe('segments: errors', () => {
 
 describe('segments: security', () => {
   it("answers 403 COMMUNITY_MISMATCH to another community's keys on every segment route", async () => {
-    const reads = ['segments/public', `segments/${seg.paid}/form`, `segments/${seg.paid}/check-email?email=ann%40example.com`];
+    const reads = [
+      'segments/public',
+      `segments/${seg.paid}/form`,
+      `segments/${seg.paid}/check-email?email=ann%40example.com`,
+    ];
     for (const path of reads) {
       const r = await s.request(`/v1/communities/climbers/${path}`, { key: otherPk });
       expect(r.status, path).toBe(403);
@@ -292,12 +429,18 @@ describe('segments: security', () => {
   it("does not reach another community's segment through this community's path", async () => {
     expect((await s.request(`/v1/communities/climbers/segments/${seg.foreign}/form`, { key: pk })).status).toBe(404);
     expect((await patch(seg.foreign, { isActive: false })).status).toBe(404);
-    const foreign = await s.database.db.selectFrom('segments').select('is_active').where('id', '=', seg.foreign).executeTakeFirstOrThrow();
+    const foreign = await s.database.db
+      .selectFrom('segments')
+      .select('is_active')
+      .where('id', '=', seg.foreign)
+      .executeTakeFirstOrThrow();
     expect(Number(foreign.is_active)).toBe(1);
   });
 
   it('check-email only reports memberships of this community', async () => {
-    const r = await s.request(`/v1/communities/climbers/segments/${seg.paid}/check-email?email=eve%40example.com`, { key: pk });
+    const r = await s.request(`/v1/communities/climbers/segments/${seg.paid}/check-email?email=eve%40example.com`, {
+      key: pk,
+    });
     expect(r.body).toEqual({ exists: false, status: 'NONE' });
   });
 
@@ -311,8 +454,15 @@ describe('segments: security', () => {
     const sk = await makeKey(s.database.db, communityId, ['WRITE_MEMBERS', 'READ_PUBLIC']);
     const r = await patch(seg.paid, { isActive: false }, { key: sk });
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: ['WRITE_MEMBERS', 'READ_PUBLIC'] } });
-    const still = await s.database.db.selectFrom('segments').select('is_active').where('id', '=', seg.paid).executeTakeFirstOrThrow();
+    expect(r.body).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      extras: { grantedScopes: ['WRITE_MEMBERS', 'READ_PUBLIC'] },
+    });
+    const still = await s.database.db
+      .selectFrom('segments')
+      .select('is_active')
+      .where('id', '=', seg.paid)
+      .executeTakeFirstOrThrow();
     expect(Number(still.is_active)).toBe(1);
   });
 

@@ -15,9 +15,11 @@ let user: { id: string; usertag: string };
 let token: string;
 let port: string;
 
-const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => rawRequest(port, method, path, headers, body);
+const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+  rawRequest(port, method, path, headers, body);
 
-const bio = async () => (await server.database.db.selectFrom('users').select('bio').where('id', '=', user.id).executeTakeFirstOrThrow()).bio;
+const bio = async () =>
+  (await server.database.db.selectFrom('users').select('bio').where('id', '=', user.id).executeTakeFirstOrThrow()).bio;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -28,7 +30,9 @@ beforeAll(async () => {
   token = (await server.sessions.issue(user.id)).token;
 });
 
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 const own = () => `http://127.0.0.1:${port}`;
 const write = (headers: Record<string, string>, body = '{"bio":"changed"}') =>
@@ -36,7 +40,9 @@ const write = (headers: Record<string, string>, body = '{"bio":"changed"}') =>
 
 describe('session: happy path', () => {
   it('returns the signed-in user with their private fields, to the canonical cookie or a Bearer token', async () => {
-    for (const headers of [{ Cookie: `svc_auth=${token}` }, { Authorization: `Bearer ${token}` }] as Array<Record<string, string>>) {
+    for (const headers of [{ Cookie: `svc_auth=${token}` }, { Authorization: `Bearer ${token}` }] as Array<
+      Record<string, string>
+    >) {
       const res = await raw('GET', '/api/users/me', headers);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: user.id, usertag: 'ada', email: 'ada@example.com' });
@@ -48,13 +54,19 @@ describe('session: happy path', () => {
     const other = await makeUser(server.database.db, 'bob');
     const { token: adas } = await server.sessions.issue(user.id, Date.now(), undefined, 'club');
     const { token: bobs } = await server.sessions.issue(other.id, Date.now(), undefined, 'club');
-    const res = await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Cookie: `svc_auth=${adas}; svc_auth_club=${bobs}` });
+    const res = await raw('GET', '/api/users/me', {
+      Host: `club.localhost:${port}`,
+      Cookie: `svc_auth=${adas}; svc_auth_club=${bobs}`,
+    });
     expect(res.body.usertag).toBe('bob');
   });
 
   it('re-issues a cookie older than a day under the same name, and leaves a fresh one alone', async () => {
     const { token: old } = await server.sessions.issue(user.id, Date.now() - 2 * 24 * 3600_000, undefined, 'club');
-    const refreshed = await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Cookie: `svc_auth_club=${old}` });
+    const refreshed = await raw('GET', '/api/users/me', {
+      Host: `club.localhost:${port}`,
+      Cookie: `svc_auth_club=${old}`,
+    });
     expect(refreshed.status).toBe(200);
     const cookie = String(refreshed.headers['set-cookie']);
     expect(cookie).toMatch(/^svc_auth_club=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=259\d{4}; HttpOnly; SameSite=Lax$/);
@@ -62,14 +74,20 @@ describe('session: happy path', () => {
     expect(cookie).not.toMatch(/Domain=/i);
     // The renewed token is still the club's: good there, refused on the platform host.
     const renewed = /svc_auth_club=([^;]+)/.exec(cookie)![1];
-    expect((await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Authorization: `Bearer ${renewed}` })).status).toBe(200);
+    expect(
+      (await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Authorization: `Bearer ${renewed}` }))
+        .status,
+    ).toBe(200);
     expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${renewed}` })).status).toBe(401);
     const fresh = await raw('GET', '/api/users/me', { Cookie: `svc_auth=${token}` });
     expect(fresh.headers['set-cookie']).toBeUndefined();
   });
 
-  it('accepts a cookie write from the site\'s own origin, and a Bearer write from anywhere', async () => {
-    const res = await write({ Cookie: `svc_auth=${token}`, Origin: own(), 'Sec-Fetch-Site': 'same-origin' }, '{"bio":"from my page"}');
+  it("accepts a cookie write from the site's own origin, and a Bearer write from anywhere", async () => {
+    const res = await write(
+      { Cookie: `svc_auth=${token}`, Origin: own(), 'Sec-Fetch-Site': 'same-origin' },
+      '{"bio":"from my page"}',
+    );
     expect(res.status).toBe(200);
     expect(await bio()).toBe('from my page');
     const api = await write({ Authorization: `Bearer ${token}` }, '{"bio":"from a script"}');
@@ -82,7 +100,12 @@ describe('session: errors', () => {
   it('answers 401 SIGN_IN_REQUIRED without a token, and with a forged, expired or foreign one', async () => {
     const { token: expired } = await server.sessions.issue(user.id, Date.now() - 31 * 24 * 3600_000);
     const { token: foreign } = await new SessionTokens(crypto.randomBytes(32)).issue(user.id);
-    for (const headers of [{}, { Cookie: "svc_auth=garbage" }, { Cookie: `svc_auth=${expired}` }, { Authorization: `Bearer ${foreign}` }] as Array<Record<string, string>>) {
+    for (const headers of [
+      {},
+      { Cookie: 'svc_auth=garbage' },
+      { Cookie: `svc_auth=${expired}` },
+      { Authorization: `Bearer ${foreign}` },
+    ] as Array<Record<string, string>>) {
       const res = await raw('GET', '/api/users/me', headers);
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ code: 'SIGN_IN_REQUIRED', error: 'Sign in to continue' });
@@ -104,9 +127,9 @@ describe('session: security (CSRF)', () => {
   // Headers are built when the test runs: the port is known only after the server starts.
   const forged: Array<[string, () => Record<string, string>, number]> = [
     ['no Origin', () => ({}), 403],
-    ['another site\'s Origin', () => ({ Origin: 'https://evil.example' }), 403],
+    ["another site's Origin", () => ({ Origin: 'https://evil.example' }), 403],
     ['the Origin "null"', () => ({ Origin: 'null' }), 403],
-    ['a sibling community\'s Origin', () => ({ Origin: `http://other.localhost:${port}` }), 403],
+    ["a sibling community's Origin", () => ({ Origin: `http://other.localhost:${port}` }), 403],
     ['Fetch Metadata cross-site', () => ({ Origin: own(), 'Sec-Fetch-Site': 'cross-site' }), 403],
     ['Fetch Metadata same-site', () => ({ Origin: own(), 'Sec-Fetch-Site': 'same-site' }), 403],
     ['a form content type', () => ({ Origin: own(), 'Content-Type': 'application/x-www-form-urlencoded' }), 415],
@@ -123,7 +146,10 @@ describe('session: security (CSRF)', () => {
   }
 
   it('never lets a cookie scoped to another community sign a visitor in here', async () => {
-    const res = await raw('GET', '/api/users/me', { Host: `club.localhost:${port}`, Cookie: `svc_auth_other=${token}` });
+    const res = await raw('GET', '/api/users/me', {
+      Host: `club.localhost:${port}`,
+      Cookie: `svc_auth_other=${token}`,
+    });
     expect(res.status).toBe(401);
   });
 
@@ -146,10 +172,21 @@ describe('session: security (CSRF)', () => {
     const last = alphabet.indexOf(mine.at(-1)!);
     const spellings = [0, 1, 2, 3].map((k) => mine.slice(0, -1) + alphabet[(last & ~3) | k]);
     // Every spelling verifies before the sign-out (that is what makes this attack possible)...
-    for (const t of spellings) expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${t}` })).status).toBe(200);
-    expect((await raw('POST', '/api/auth/sign-out', { Authorization: `Bearer ${mine}`, 'Content-Type': 'application/json' }, '{}')).status).toBe(204);
+    for (const t of spellings)
+      expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${t}` })).status).toBe(200);
+    expect(
+      (
+        await raw(
+          'POST',
+          '/api/auth/sign-out',
+          { Authorization: `Bearer ${mine}`, 'Content-Type': 'application/json' },
+          '{}',
+        )
+      ).status,
+    ).toBe(204);
     // ...and none after it.
-    for (const t of spellings) expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${t}` })).status).toBe(401);
+    for (const t of spellings)
+      expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${t}` })).status).toBe(401);
   });
 
   it('signs out every refreshed copy of a session, not just the token presented', async () => {
@@ -157,50 +194,78 @@ describe('session: security (CSRF)', () => {
     const refreshed = await raw('GET', '/api/users/me', { Cookie: `svc_auth=${old}` });
     const copy = /svc_auth=([^;]+)/.exec(String(refreshed.headers['set-cookie']))![1];
     expect(copy).not.toBe(old);
-    expect((await raw('POST', '/api/auth/sign-out', { Authorization: `Bearer ${old}`, 'Content-Type': 'application/json' }, '{}')).status).toBe(204);
+    expect(
+      (
+        await raw(
+          'POST',
+          '/api/auth/sign-out',
+          { Authorization: `Bearer ${old}`, 'Content-Type': 'application/json' },
+          '{}',
+        )
+      ).status,
+    ).toBe(204);
     expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${copy}` })).status).toBe(401);
   });
 
   it('never extends a session beyond 90 days after its sign-in, however often it is refreshed', async () => {
     const signedInAt = Math.floor(Date.now() / 1000) - 89 * 24 * 3600;
-    const { expiresAt } = await server.sessions.issue(user.id, Date.now(), { sid: crypto.randomUUID(), authTime: signedInAt });
+    const { expiresAt } = await server.sessions.issue(user.id, Date.now(), {
+      sid: crypto.randomUUID(),
+      authTime: signedInAt,
+    });
     expect(expiresAt.getTime()).toBe((signedInAt + 90 * 24 * 3600) * 1000);
   });
 });
 
 describe('session: security (tokens bound to their site)', () => {
-  const onHost = (host: string, headers: Record<string, string>) => raw('GET', '/api/users/me', { Host: `${host}:${port}`, ...headers });
+  const onHost = (host: string, headers: Record<string, string>) =>
+    raw('GET', '/api/users/me', { Host: `${host}:${port}`, ...headers });
   /** Every way a token can be presented on `host`. */
   const carriers = (host: string, t: string): Array<Record<string, string>> => [
     { Cookie: `svc_auth=${t}` },
     { Cookie: `svc_auth_${host.replace(/^www\./, '')}=${t}` },
-    ...(host === 'club.localhost' ? [{ Cookie: `svc_auth_club=${t}` }] : host === 'rival.example' ? [{ Cookie: `svc_auth_rival=${t}` }] : []),
+    ...(host === 'club.localhost'
+      ? [{ Cookie: `svc_auth_club=${t}` }]
+      : host === 'rival.example'
+        ? [{ Cookie: `svc_auth_rival=${t}` }]
+        : []),
     { Authorization: `Bearer ${t}` },
   ];
 
   it('binds a token signed in on a community host to that community: refused on another community and on the platform', async () => {
     const email = 'signs-in@example.com';
     const member = await makeUser(server.database.db, 'signs-in');
-    await server.database.db.updateTable('users').set({ email, password_hash: await hashPassword('correct horse') }).where('id', '=', member.id).execute();
+    await server.database.db
+      .updateTable('users')
+      .set({ email, password_hash: await hashPassword('correct horse') })
+      .where('id', '=', member.id)
+      .execute();
     const host = `club.localhost:${port}`;
-    const signIn = await raw('POST', '/api/auth/sign-in', { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' },
-      JSON.stringify({ email, password: 'correct horse' }));
+    const signIn = await raw(
+      'POST',
+      '/api/auth/sign-in',
+      { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' },
+      JSON.stringify({ email, password: 'correct horse' }),
+    );
     expect(signIn.status).toBe(200);
     const clubToken = /svc_auth_club=([^;]+)/.exec(String(signIn.headers['set-cookie']))![1];
 
-    for (const headers of carriers('club.localhost', clubToken)) expect((await onHost('club.localhost', headers)).status).toBe(200);
+    for (const headers of carriers('club.localhost', clubToken))
+      expect((await onHost('club.localhost', headers)).status).toBe(200);
     for (const headers of carriers('rival.example', clubToken)) {
       const res = await onHost('rival.example', headers);
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect(res.body.code).toBe('SIGN_IN_REQUIRED');
     }
-    for (const headers of carriers('127.0.0.1', clubToken)) expect((await onHost('127.0.0.1', headers)).status).toBe(401);
+    for (const headers of carriers('127.0.0.1', clubToken))
+      expect((await onHost('127.0.0.1', headers)).status).toBe(401);
   });
 
   it('refuses a platform token on a community host, cookie or Bearer', async () => {
     expect((await onHost('127.0.0.1', { Authorization: `Bearer ${token}` })).status).toBe(200);
     for (const host of ['club.localhost', 'rival.example']) {
-      for (const headers of carriers(host, token)) expect((await onHost(host, headers)).status, `${host} ${JSON.stringify(headers)}`).toBe(401);
+      for (const headers of carriers(host, token))
+        expect((await onHost(host, headers)).status, `${host} ${JSON.stringify(headers)}`).toBe(401);
     }
   });
 });

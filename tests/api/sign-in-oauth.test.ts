@@ -12,7 +12,11 @@ import { makeCommunity, makeUser } from './support/factory.ts';
 import { databaseText } from './support/db-text.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import {
-  authorizeAtProvider, listenOidcProvider, TestBrowser, type Step, type TestOidcProvider,
+  authorizeAtProvider,
+  listenOidcProvider,
+  TestBrowser,
+  type Step,
+  type TestOidcProvider,
 } from './support/oidc-provider.ts';
 import { rawRequest } from './support/raw-http.ts';
 
@@ -49,7 +53,10 @@ let seq = 0;
 function account(opts: { email?: string | null; verified?: boolean; name?: string } = {}): string {
   const id = `acct${++seq}-${Date.now().toString(36)}`;
   op.accounts.set(id, {
-    id, email: opts.email === undefined ? `${id}@example.com` : opts.email, emailVerified: opts.verified ?? true, name: opts.name ?? `Person ${seq}`,
+    id,
+    email: opts.email === undefined ? `${id}@example.com` : opts.email,
+    emailVerified: opts.verified ?? true,
+    name: opts.name ?? `Person ${seq}`,
   });
   return id;
 }
@@ -70,26 +77,43 @@ async function finishFrom(browser: TestBrowser, url: URL | string): Promise<{ la
 
 const errorOf = (landed: URL) => (landed.pathname === '/sign-in' ? landed.searchParams.get('error') : null);
 const setCookies = (steps: Step[]) => steps.flatMap((st) => st.res.headers['set-cookie'] ?? []);
-const sessionCookiesSet = (steps: Step[]) => setCookies(steps).filter((c) => /^svc_auth(_\w+)?=[^;]+/.test(c) && !/Max-Age=0/.test(c));
+const sessionCookiesSet = (steps: Step[]) =>
+  setCookies(steps).filter((c) => /^svc_auth(_\w+)?=[^;]+/.test(c) && !/Max-Age=0/.test(c));
 
 async function me(host: string, cookie: string) {
   return rawRequest(port, 'GET', '/api/users/me', { Host: `${host}:${port}`, Cookie: cookie });
 }
 
 async function identityRows(provider: string, subject: string) {
-  return s.database.db.selectFrom('oauth_identities').select(['user_id', 'email']).where('provider', '=', provider).where('subject', '=', subject).execute();
+  return s.database.db
+    .selectFrom('oauth_identities')
+    .select(['user_id', 'email'])
+    .where('provider', '=', provider)
+    .where('subject', '=', subject)
+    .execute();
 }
 
 async function userCount(): Promise<number> {
-  const row = await s.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const row = await s.database.db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** A browser that has just signed up with e-mail and password on `host` (the platform, or a community's domain). */
 async function signedInBrowser(host = PLATFORM_HOST, email = `signed-in-${++seq}@example.com`) {
-  const res = await rawRequest(port, 'POST', '/api/auth/sign-up', {
-    Host: `${host}:${port}`, Origin: `http://${host}:${port}`, 'Content-Type': 'application/json',
-  }, JSON.stringify({ email, password: 'correct horse', name: 'Signed In' }));
+  const res = await rawRequest(
+    port,
+    'POST',
+    '/api/auth/sign-up',
+    {
+      Host: `${host}:${port}`,
+      Origin: `http://${host}:${port}`,
+      'Content-Type': 'application/json',
+    },
+    JSON.stringify({ email, password: 'correct horse', name: 'Signed In' }),
+  );
   expect(res.status).toBe(201);
   const browser = new TestBrowser();
   for (const line of res.headers['set-cookie'] ?? []) {
@@ -119,20 +143,36 @@ async function browserSignedInAgo(userId: string, ageSeconds: number): Promise<T
 }
 
 async function mailTo(email: string) {
-  return s.database.db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', email).execute();
+  return s.database.db
+    .selectFrom('mail_outbox')
+    .select(['subject', 'text_body'])
+    .where('to_address', '=', email)
+    .execute();
 }
 
 async function passwordSignIn(email: string, password: string) {
-  return rawRequest(port, 'POST', '/api/auth/sign-in', {
-    Host: `${PLATFORM_HOST}:${port}`, Origin: platform, 'Content-Type': 'application/json',
-  }, JSON.stringify({ email, password }));
+  return rawRequest(
+    port,
+    'POST',
+    '/api/auth/sign-in',
+    {
+      Host: `${PLATFORM_HOST}:${port}`,
+      Origin: platform,
+      'Content-Type': 'application/json',
+    },
+    JSON.stringify({ email, password }),
+  );
 }
 
 describe('happy', () => {
   it('creates an account on a first Google sign-in, sets svc_auth and returns to returnTo', async () => {
     const login = account({ name: 'Ada Lovelace' });
     const browser = new TestBrowser();
-    const { landed, steps } = await signIn(browser, `${platform}/api/auth/oauth/google/start?returnTo=/events?past=true`, login);
+    const { landed, steps } = await signIn(
+      browser,
+      `${platform}/api/auth/oauth/google/start?returnTo=/events?past=true`,
+      login,
+    );
     expect(landed.href).toBe(`${platform}/events?past=true`);
     const [cookie] = sessionCookiesSet(steps);
     expect(cookie).toMatch(/^svc_auth=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
@@ -216,17 +256,23 @@ describe('happy', () => {
     expect((await me(CLUB_HOST, `svc_auth_club=${fresh.cookie(CLUB_HOST, 'svc_auth_club')}`)).body.id).toBe(user.id);
   });
 
-  it('signs a signed-in visitor in as the provider account\'s own user on GET /start: a start never links', async () => {
+  it("signs a signed-in visitor in as the provider account's own user on GET /start: a start never links", async () => {
     const { browser, user } = await signedInBrowser();
     const login = account();
-    const { landed, steps } = await signIn(browser, `${platform}/api/auth/oauth/google/start?returnTo=/settings`, login);
+    const { landed, steps } = await signIn(
+      browser,
+      `${platform}/api/auth/oauth/google/start?returnTo=/settings`,
+      login,
+    );
     expect(landed.href).toBe(`${platform}/settings`);
     expect(sessionCookiesSet(steps)).toHaveLength(1);
     const now = await me(PLATFORM_HOST, `svc_auth=${browser.cookie(PLATFORM_HOST, 'svc_auth')}`);
     expect(now.body.id).not.toBe(user.id);
     expect(now.body.email).toBe(`${login}@example.com`);
     expect(await identityRows('google', login)).toEqual([{ user_id: now.body.id, email: `${login}@example.com` }]);
-    expect(await s.database.db.selectFrom('oauth_identities').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
+    expect(
+      await s.database.db.selectFrom('oauth_identities').select('id').where('user_id', '=', user.id).execute(),
+    ).toEqual([]);
     expect(await mailTo(user.email)).toEqual([]);
   });
 
@@ -272,7 +318,8 @@ describe('happy', () => {
   it('lists the enabled providers with their start URLs, and the sign-in page offers a button for each', async () => {
     const providers = await rawRequest(port, 'GET', '/api/auth/providers', { Host: `${CLUB_HOST}:${port}` });
     expect(providers.body).toEqual({
-      password: true, sms: true,
+      password: true,
+      sms: true,
       oauth: [
         { id: 'google', name: 'Google', startUrl: '/api/auth/oauth/google/start' },
         { id: 'slack', name: 'Slack', startUrl: '/api/auth/oauth/slack/start' },
@@ -280,8 +327,14 @@ describe('happy', () => {
       ],
     });
     const page = await rawRequest(port, 'GET', '/sign-in?next=%2Fevents', { Host: `${CLUB_HOST}:${port}` });
-    for (const [id, name] of [['google', 'Google'], ['slack', 'Slack'], ['discord', 'Discord']]) {
-      expect(page.text).toContain(`<a class="provider" href="/api/auth/oauth/${id}/start?returnTo=%2Fevents">Continue with ${name}</a>`);
+    for (const [id, name] of [
+      ['google', 'Google'],
+      ['slack', 'Slack'],
+      ['discord', 'Discord'],
+    ]) {
+      expect(page.text).toContain(
+        `<a class="provider" href="/api/auth/oauth/${id}/start?returnTo=%2Fevents">Continue with ${name}</a>`,
+      );
     }
   });
 
@@ -319,16 +372,23 @@ describe('errors', () => {
 
   it('sends a visitor who declines at the provider (access_denied) back to /sign-in?error=oauth_denied', async () => {
     const browser = new TestBrowser();
-    const callback = await authorizeAtProvider(browser, `${platform}/api/auth/oauth/google/start`, account(), { decline: true });
+    const callback = await authorizeAtProvider(browser, `${platform}/api/auth/oauth/google/start`, account(), {
+      decline: true,
+    });
     expect(callback.searchParams.get('error')).toBe('access_denied');
     const { landed, steps } = await finishFrom(browser, callback);
     expect(landed.href).toBe(`${platform}/sign-in?error=oauth_denied`);
     expect(sessionCookiesSet(steps)).toEqual([]);
   });
 
-  it('sends a declined flow from a community domain back to that domain\'s sign-in page', async () => {
+  it("sends a declined flow from a community domain back to that domain's sign-in page", async () => {
     const browser = new TestBrowser();
-    const callback = await authorizeAtProvider(browser, `${club}/api/auth/oauth/slack/start?returnTo=/events`, account(), { decline: true });
+    const callback = await authorizeAtProvider(
+      browser,
+      `${club}/api/auth/oauth/slack/start?returnTo=/events`,
+      account(),
+      { decline: true },
+    );
     const { landed } = await finishFrom(browser, callback);
     expect(landed.href).toBe(`${club}/sign-in?error=oauth_denied&next=%2Fevents`);
   });
@@ -345,7 +405,12 @@ describe('errors', () => {
     const callback = await authorizeAtProvider(browser, `${platform}/api/auth/oauth/google/start`, account());
     const tokens = new FlowTokens((purpose) => s.sessions.deriveKey(purpose));
     const flow = (await tokens.openFlow(browser.cookie(PLATFORM_HOST, 'svc_oauth_google')!))!;
-    browser.setCookie(PLATFORM_HOST, 'svc_oauth_google', await tokens.sealFlow(flow, Date.now() - 11 * 60_000), '/api/auth/oauth/');
+    browser.setCookie(
+      PLATFORM_HOST,
+      'svc_oauth_google',
+      await tokens.sealFlow(flow, Date.now() - 11 * 60_000),
+      '/api/auth/oauth/',
+    );
     const { landed, steps } = await finishFrom(browser, callback);
     expect(errorOf(landed)).toBe('oauth_flow_expired');
     expect(sessionCookiesSet(steps)).toEqual([]);
@@ -360,18 +425,23 @@ describe('errors', () => {
     expect(sessionCookiesSet(steps)).toEqual([]);
   });
 
-  it('refuses an ID token that fails validation: its nonce is not the flow\'s', async () => {
+  it("refuses an ID token that fails validation: its nonce is not the flow's", async () => {
     const browser = new TestBrowser();
     const callback = await authorizeAtProvider(browser, `${platform}/api/auth/oauth/slack/start`, account());
     const tokens = new FlowTokens((purpose) => s.sessions.deriveKey(purpose));
     const flow = (await tokens.openFlow(browser.cookie(PLATFORM_HOST, 'svc_oauth_slack')!))!;
-    browser.setCookie(PLATFORM_HOST, 'svc_oauth_slack', await tokens.sealFlow({ ...flow, nonce: 'a-different-nonce' }), '/api/auth/oauth/');
+    browser.setCookie(
+      PLATFORM_HOST,
+      'svc_oauth_slack',
+      await tokens.sealFlow({ ...flow, nonce: 'a-different-nonce' }),
+      '/api/auth/oauth/',
+    );
     const { landed, steps } = await finishFrom(browser, callback);
     expect(errorOf(landed)).toBe('oauth_id_token_invalid');
     expect(sessionCookiesSet(steps)).toEqual([]);
   });
 
-  it('refuses to link a provider account that is already another user\'s', async () => {
+  it("refuses to link a provider account that is already another user's", async () => {
     const login = account();
     await signIn(new TestBrowser(), `${platform}/api/auth/oauth/google/start`, login);
     const owner = (await identityRows('google', login))[0].user_id;
@@ -403,14 +473,16 @@ describe('errors', () => {
     }
   });
 
-  it('answers a link start from a session signed in over 10 minutes ago with the platform\'s sign-in page, asking to sign in again', async () => {
+  it("answers a link start from a session signed in over 10 minutes ago with the platform's sign-in page, asking to sign in again", async () => {
     const { user } = await signedInBrowser();
     const stale = await browserSignedInAgo(user.id, 11 * 60);
     const res = await stale.requestJson('POST', linkUrl('google'), { returnTo: '/settings' });
     expect(res.res.status).toBe(200);
     expect(res.res.body).toEqual({ redirectUrl: `${platform}/sign-in?error=oauth_reauth_required&next=%2Fsettings` });
     expect(res.res.headers['set-cookie'] ?? []).toEqual([]);
-    const page = await rawRequest(port, 'GET', '/sign-in?error=oauth_reauth_required', { Host: `${PLATFORM_HOST}:${port}` });
+    const page = await rawRequest(port, 'GET', '/sign-in?error=oauth_reauth_required', {
+      Host: `${PLATFORM_HOST}:${port}`,
+    });
     expect(page.text).toContain('sign in again first');
     // Just inside the window it starts.
     const recent = await browserSignedInAgo(user.id, 9 * 60);
@@ -447,9 +519,11 @@ describe('errors', () => {
     }
   });
 
-  it('shows a failed flow\'s code on the sign-in page as a sentence, and ignores unknown codes', async () => {
+  it("shows a failed flow's code on the sign-in page as a sentence, and ignores unknown codes", async () => {
     const page = await rawRequest(port, 'GET', '/sign-in?error=oauth_denied', { Host: `${CLUB_HOST}:${port}` });
-    expect(page.text).toContain('<p class="alert" role="alert">Sign-in was cancelled at the provider. Nothing was changed.</p>');
+    expect(page.text).toContain(
+      '<p class="alert" role="alert">Sign-in was cancelled at the provider. Nothing was changed.</p>',
+    );
     const unknown = await rawRequest(port, 'GET', '/sign-in?error=%3Cscript%3E', { Host: `${CLUB_HOST}:${port}` });
     expect(unknown.text).not.toContain('class="alert"');
     expect(unknown.text).not.toContain('<script>');
@@ -471,8 +545,10 @@ describe('errors', () => {
     }
   });
 
-  it('moves a start on another name of the platform to the platform\'s public URL, where the callback reads the flow cookie', async () => {
-    const res = await rawRequest(port, 'GET', '/api/auth/oauth/google/start?returnTo=%2Fevents', { Host: `localhost:${port}` });
+  it("moves a start on another name of the platform to the platform's public URL, where the callback reads the flow cookie", async () => {
+    const res = await rawRequest(port, 'GET', '/api/auth/oauth/google/start?returnTo=%2Fevents', {
+      Host: `localhost:${port}`,
+    });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe(`${platform}/api/auth/oauth/google/start?returnTo=%2Fevents`);
     expect(res.headers['set-cookie'] ?? []).toEqual([]);
@@ -487,21 +563,32 @@ describe('errors', () => {
       await closed.close();
       lone = await startTestServer({
         env: {
-          SVC_OAUTH_GOOGLE_CLIENT_ID: 'id', SVC_OAUTH_GOOGLE_CLIENT_SECRET: 'secret', SVC_OAUTH_GOOGLE_ISSUER: deadIssuer,
-          RATE_LIMIT_OAUTH_PER_IP: '3', SVC_TRUST_PROXY: '1',
+          SVC_OAUTH_GOOGLE_CLIENT_ID: 'id',
+          SVC_OAUTH_GOOGLE_CLIENT_SECRET: 'secret',
+          SVC_OAUTH_GOOGLE_ISSUER: deadIssuer,
+          RATE_LIMIT_OAUTH_PER_IP: '3',
+          SVC_TRUST_PROXY: '1',
         },
       });
     });
-    afterAll(async () => { await lone?.close(); });
+    afterAll(async () => {
+      await lone?.close();
+    });
     const get = (path: string, ip = '198.51.100.1') =>
       rawRequest(new URL(lone.url).port, 'GET', path, { Host: new URL(lone.url).host, 'X-Forwarded-For': ip });
 
     it('hides disabled providers from /api/auth/providers and the sign-in page, and answers their routes 404', async () => {
-      expect((await get('/api/auth/providers')).body.oauth).toEqual([{ id: 'google', name: 'Google', startUrl: '/api/auth/oauth/google/start' }]);
+      expect((await get('/api/auth/providers')).body.oauth).toEqual([
+        { id: 'google', name: 'Google', startUrl: '/api/auth/oauth/google/start' },
+      ]);
       const page = (await get('/sign-in')).text;
       expect(page).toContain('Continue with Google');
       expect(page).not.toMatch(/Continue with (Slack|Discord)/);
-      for (const path of ['/api/auth/oauth/slack/start', '/api/auth/oauth/discord/callback?code=x&state=y', '/api/auth/oauth/nope/start']) {
+      for (const path of [
+        '/api/auth/oauth/slack/start',
+        '/api/auth/oauth/discord/callback?code=x&state=y',
+        '/api/auth/oauth/nope/start',
+      ]) {
         const res = await get(path, '198.51.100.2');
         expect(res.status).toBe(404);
         expect(res.body.code).toBe('NOT_FOUND');
@@ -516,7 +603,8 @@ describe('errors', () => {
     });
 
     it('limits starts and callbacks per client IP (429 past the budget)', async () => {
-      for (let i = 0; i < 3; i += 1) expect((await get('/api/auth/oauth/google/callback', '198.51.100.4')).status).toBe(302);
+      for (let i = 0; i < 3; i += 1)
+        expect((await get('/api/auth/oauth/google/callback', '198.51.100.4')).status).toBe(302);
       const refused = await get('/api/auth/oauth/google/start', '198.51.100.4');
       expect(refused.status).toBe(429);
       expect(refused.body.code).toBe('RATE_LIMITED');
@@ -547,10 +635,14 @@ describe('security', () => {
     expect(state).toMatch(/^[\w-]{43}$/);
     expect(to.searchParams.get('nonce')).toMatch(/^[\w-]{43}$/);
     const [cookie] = start.res.headers['set-cookie']!;
-    expect(cookie).toMatch(/^svc_oauth_google=[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+; Path=\/api\/auth\/oauth\/; Max-Age=600; HttpOnly; SameSite=Lax$/);
+    expect(cookie).toMatch(
+      /^svc_oauth_google=[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+; Path=\/api\/auth\/oauth\/; Max-Age=600; HttpOnly; SameSite=Lax$/,
+    );
     expect(cookie).not.toContain(state);
     // Discord is not OpenID Connect: no nonce, the rest the same.
-    const discord = new URL((await browser.request('GET', `${platform}/api/auth/oauth/discord/start`)).res.headers.location!);
+    const discord = new URL(
+      (await browser.request('GET', `${platform}/api/auth/oauth/discord/start`)).res.headers.location!,
+    );
     expect(discord.searchParams.get('nonce')).toBeNull();
     expect(discord.searchParams.get('code_challenge_method')).toBe('S256');
     expect(discord.searchParams.get('scope')).toBe('identify email');
@@ -579,7 +671,7 @@ describe('security', () => {
     expect(sessionCookiesSet(replay.steps)).toEqual([]);
   });
 
-  it('gives a community\'s operator holding a member\'s svc_auth_<tag> token no way to link their own provider account to that member', async () => {
+  it("gives a community's operator holding a member's svc_auth_<tag> token no way to link their own provider account to that member", async () => {
     const { browser: member, user: victim } = await signedInBrowser(CLUB_HOST);
     const stolen = member.cookie(CLUB_HOST, 'svc_auth_club')!;
     const operatorLogin = account();
@@ -587,32 +679,49 @@ describe('security', () => {
     operator.setCookie(CLUB_HOST, 'svc_auth_club', stolen);
     // Linking on the community's domain is refused outright, with the member's own cookie.
     for (const method of ['POST', 'DELETE']) {
-      const onClub = await operator.requestJson(method, `${club}/api/auth/oauth/google/link`, method === 'POST' ? {} : undefined);
+      const onClub = await operator.requestJson(
+        method,
+        `${club}/api/auth/oauth/google/link`,
+        method === 'POST' ? {} : undefined,
+      );
       expect(onClub.res.status).toBe(403);
       expect(onClub.res.body.code).toBe('PLATFORM_ONLY');
       expect(onClub.res.headers['set-cookie'] ?? []).toEqual([]);
     }
     // The token is no platform session, by Bearer or by cookie.
-    const bearer = await new TestBrowser().requestJson('POST', linkUrl('google'), {}, { Authorization: `Bearer ${stolen}` });
+    const bearer = await new TestBrowser().requestJson(
+      'POST',
+      linkUrl('google'),
+      {},
+      { Authorization: `Bearer ${stolen}` },
+    );
     expect(bearer.res.status).toBe(401);
     const cookie = new TestBrowser();
     cookie.setCookie(PLATFORM_HOST, 'svc_auth', stolen);
     expect((await cookie.requestJson('POST', linkUrl('google'), {})).res.status).toBe(401);
     // A provider flow started on the domain with the member's session signs the operator in as
     // the provider account's own (new) user, replacing the member's session: never a link.
-    const { landed, steps } = await signIn(operator, `${club}/api/auth/oauth/google/start?returnTo=/events`, operatorLogin);
+    const { landed, steps } = await signIn(
+      operator,
+      `${club}/api/auth/oauth/google/start?returnTo=/events`,
+      operatorLogin,
+    );
     expect(landed.href).toBe(`${club}/events`);
     expect(sessionCookiesSet(steps)).toHaveLength(1);
     const [{ user_id: owner }] = await identityRows('google', operatorLogin);
     expect(owner).not.toBe(victim.id);
     expect((await me(CLUB_HOST, `svc_auth_club=${operator.cookie(CLUB_HOST, 'svc_auth_club')}`)).body.id).toBe(owner);
-    expect(await s.database.db.selectFrom('oauth_identities').select('id').where('user_id', '=', victim.id).execute()).toEqual([]);
+    expect(
+      await s.database.db.selectFrom('oauth_identities').select('id').where('user_id', '=', victim.id).execute(),
+    ).toEqual([]);
     // So that provider login signs in as the operator's account on the platform and on other communities, never as the member.
     const elsewhere = new TestBrowser();
     await signIn(elsewhere, `${platform}/api/auth/oauth/google/start`, operatorLogin);
     expect((await me(PLATFORM_HOST, `svc_auth=${elsewhere.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).toBe(owner);
     await signIn(elsewhere, `${other}/api/auth/oauth/google/start`, operatorLogin);
-    expect((await me('other.localhost', `svc_auth_other=${elsewhere.cookie('other.localhost', 'svc_auth_other')}`)).body.id).toBe(owner);
+    expect(
+      (await me('other.localhost', `svc_auth_other=${elsewhere.cookie('other.localhost', 'svc_auth_other')}`)).body.id,
+    ).toBe(owner);
     expect(await mailTo(victim.email)).toEqual([]);
   });
 
@@ -632,7 +741,9 @@ describe('security', () => {
       const unlink = await browser.requestJson('DELETE', linkUrl('slack'), undefined, headers);
       expect([unlink.res.status, unlink.res.body.code]).toEqual([status, code]);
     }
-    expect(await s.database.db.selectFrom('oauth_identities').select('provider').where('user_id', '=', user.id).execute()).toEqual([{ provider: 'slack' }]);
+    expect(
+      await s.database.db.selectFrom('oauth_identities').select('provider').where('user_id', '=', user.id).execute(),
+    ).toEqual([{ provider: 'slack' }]);
     // A top-level GET (what SameSite=Lax lets another site trigger) is not a link start at all.
     const get = await browser.request('GET', linkUrl('google'));
     expect(get.res.status).toBe(405);
@@ -660,17 +771,28 @@ describe('security', () => {
     expect((await me(PLATFORM_HOST, `svc_auth=${oldToken}`)).status).toBe(401);
     const oldPassword = await passwordSignIn(email, 'correct horse');
     expect([oldPassword.status, oldPassword.body.code]).toEqual([401, 'INVALID_CREDENTIALS']);
-    const row = await s.database.db.selectFrom('users').select(['password_hash', 'phone']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    const row = await s.database.db
+      .selectFrom('users')
+      .select(['password_hash', 'phone'])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ password_hash: null, phone: null });
-    expect(await s.database.db.selectFrom('oauth_identities').select('provider').where('user_id', '=', user.id).execute()).toEqual([{ provider: 'google' }]);
+    expect(
+      await s.database.db.selectFrom('oauth_identities').select('provider').where('user_id', '=', user.id).execute(),
+    ).toEqual([{ provider: 'google' }]);
     // The squatter's Discord is a stranger to the account now: it gets an account of its own.
     const again = new TestBrowser();
     await signIn(again, `${platform}/api/auth/oauth/discord/start`, squatterDiscord);
     expect((await me(PLATFORM_HOST, `svc_auth=${again.cookie(PLATFORM_HOST, 'svc_auth')}`)).body.id).not.toBe(user.id);
     // The mailbox heard of both links, and of what the second one removed.
     const mails = await mailTo(email);
-    expect(mails.map((m) => m.subject).sort()).toEqual(['Discord was linked to your svc account', 'Google was linked to your svc account']);
-    expect(mails.find((m) => m.subject.startsWith('Google'))!.text_body).toContain('removed: the password, the phone number and any other linked sign-in. Every session was signed out.');
+    expect(mails.map((m) => m.subject).sort()).toEqual([
+      'Discord was linked to your svc account',
+      'Google was linked to your svc account',
+    ]);
+    expect(mails.find((m) => m.subject.startsWith('Google'))!.text_body).toContain(
+      'removed: the password, the phone number and any other linked sign-in. Every session was signed out.',
+    );
   });
 
   /** Runs a community-domain flow up to the handoff redirect, not following it. */
@@ -703,17 +825,25 @@ describe('security', () => {
     expect(everything).toContain(sha256(code));
     expect(everything).not.toContain(code);
     expect(everything).not.toContain(browser.cookie(CLUB_HOST, 'svc_oauth_bind')!);
-    await s.database.db.updateTable('oauth_handoffs').set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('code_hash', '=', sha256(code)).execute();
+    await s.database.db
+      .updateTable('oauth_handoffs')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('code_hash', '=', sha256(code))
+      .execute();
     const { landed, steps } = await finishFrom(browser, complete);
     expect(errorOf(landed)).toBe('oauth_handoff_invalid');
     expect(sessionCookiesSet(steps)).toEqual([]);
   });
 
-  it('refuses a handoff code on another community\'s domain, where it is not spent', async () => {
+  it("refuses a handoff code on another community's domain, where it is not spent", async () => {
     const browser = new TestBrowser();
     const complete = await handoffFor(browser, account());
-    browser.setCookie('other.localhost', 'svc_oauth_bind', browser.cookie(CLUB_HOST, 'svc_oauth_bind')!, '/api/auth/oauth/');
+    browser.setCookie(
+      'other.localhost',
+      'svc_oauth_bind',
+      browser.cookie(CLUB_HOST, 'svc_oauth_bind')!,
+      '/api/auth/oauth/',
+    );
     const elsewhere = await finishFrom(browser, `${other}${complete.pathname}${complete.search}`);
     expect(errorOf(elsewhere.landed)).toBe('oauth_handoff_invalid');
     expect(sessionCookiesSet(elsewhere.steps)).toEqual([]);
@@ -722,7 +852,7 @@ describe('security', () => {
     expect((await finishFrom(browser, complete)).landed.href).toBe(`${club}/events`);
   });
 
-  it('refuses a handoff code in a browser without the binding cookie (no signing a victim in to the attacker\'s account)', async () => {
+  it("refuses a handoff code in a browser without the binding cookie (no signing a victim in to the attacker's account)", async () => {
     const complete = await handoffFor(new TestBrowser(), account());
     const victim = new TestBrowser();
     const { landed, steps } = await finishFrom(victim, complete);
@@ -733,29 +863,52 @@ describe('security', () => {
   it('never redirects off the site: returnTo //evil.com, https://evil.com and /\\evil.com end on /', async () => {
     const login = account();
     for (const returnTo of ['//evil.com', 'https://evil.com', '/\\evil.com', '/\t/evil.com']) {
-      const onPlatform = await signIn(new TestBrowser(), `${platform}/api/auth/oauth/google/start?returnTo=${encodeURIComponent(returnTo)}`, login);
+      const onPlatform = await signIn(
+        new TestBrowser(),
+        `${platform}/api/auth/oauth/google/start?returnTo=${encodeURIComponent(returnTo)}`,
+        login,
+      );
       expect(onPlatform.landed.href).toBe(`${platform}/`);
-      const onClub = await signIn(new TestBrowser(), `${club}/api/auth/oauth/google/start?returnTo=${encodeURIComponent(returnTo)}`, login);
+      const onClub = await signIn(
+        new TestBrowser(),
+        `${club}/api/auth/oauth/google/start?returnTo=${encodeURIComponent(returnTo)}`,
+        login,
+      );
       expect(onClub.landed.href).toBe(`${club}/`);
     }
   });
 
   it('resolves returnTo as the browser will: dot segments and encoded dots that make //host end on Location: /', async () => {
     const login = account();
-    for (const returnTo of ['/.//evil.example/phish', '/..//evil.example', '/%2e//evil.example', '/%2E%2E/./\\evil.example']) {
+    for (const returnTo of [
+      '/.//evil.example/phish',
+      '/..//evil.example',
+      '/%2e//evil.example',
+      '/%2E%2E/./\\evil.example',
+    ]) {
       for (const site of [platform, club]) {
-        const { landed, steps } = await signIn(new TestBrowser(), `${site}/api/auth/oauth/google/start?returnTo=${encodeURIComponent(returnTo)}`, login);
+        const { landed, steps } = await signIn(
+          new TestBrowser(),
+          `${site}/api/auth/oauth/google/start?returnTo=${encodeURIComponent(returnTo)}`,
+          login,
+        );
         expect(steps.at(-1)!.res.headers.location, `${site} ${returnTo}`).toBe('/');
         expect(landed.href).toBe(`${site}/`);
       }
     }
     // A path here is handed on normalised, not as it was written.
-    const { steps } = await signIn(new TestBrowser(), `${club}/api/auth/oauth/google/start?returnTo=${encodeURIComponent('/a/./b/../events?x=1')}`, login);
+    const { steps } = await signIn(
+      new TestBrowser(),
+      `${club}/api/auth/oauth/google/start?returnTo=${encodeURIComponent('/a/./b/../events?x=1')}`,
+      login,
+    );
     expect(steps.at(-1)!.res.headers.location).toBe('/a/events?x=1');
   });
 
   it('links from the sign-in page carry a returnTo that cannot leave the site', async () => {
-    const page = await rawRequest(port, 'GET', `/sign-in?next=${encodeURIComponent('/.//evil.example/phish')}`, { Host: `${CLUB_HOST}:${port}` });
+    const page = await rawRequest(port, 'GET', `/sign-in?next=${encodeURIComponent('/.//evil.example/phish')}`, {
+      Host: `${CLUB_HOST}:${port}`,
+    });
     expect(page.text).toContain('<a class="provider" href="/api/auth/oauth/google/start?returnTo=%2F">');
     expect(page.text).not.toContain('evil.example');
   });

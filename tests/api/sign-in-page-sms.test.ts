@@ -8,7 +8,8 @@ import { rawRequest } from './support/raw-http.ts';
 
 let server: TestServer;
 let port: string;
-const signInPage = (host = 'club.localhost', path = '/sign-in?next=%2Fevents') => rawRequest(port, 'GET', path, { Host: `${host}:${port}` });
+const signInPage = (host = 'club.localhost', path = '/sign-in?next=%2Fevents') =>
+  rawRequest(port, 'GET', path, { Host: `${host}:${port}` });
 /** The start tag of the element with this id. */
 const tagOf = (html: string, id: string) => new RegExp(`<[a-z]+ id="${id}"[^>]*>`).exec(html)?.[0] ?? '';
 
@@ -19,7 +20,9 @@ beforeAll(async () => {
   port = new URL(server.url).port;
   await makeCommunity(server.database.db, 'club', { name: 'The Club' });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 describe('sign-in page, SMS option: happy path', () => {
   it('offers "Text me a code" beside the password form and the provider buttons', async () => {
@@ -79,7 +82,9 @@ describe('sign-in page, SMS option: security', () => {
     const csp = String(res.headers['content-security-policy']);
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeTruthy();
-    expect(csp).toBe(`default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`);
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    );
     expect(res.text.match(/<script/g)).toHaveLength(1);
     expect(res.text).toContain(`<script nonce="${nonce}">`);
     expect(res.text.match(/<style/g)).toHaveLength(1);

@@ -10,9 +10,13 @@ import { clientAddresses, cookieJar, rawClient, type RawOpts, type RawResponse a
 import { databaseText } from './support/db-text.ts';
 import { lastSmsCode, otherThan, smsTexts } from './support/sms.ts';
 
-const without = (body: any, ...keys: string[]) => Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k)));
+const without = (body: any, ...keys: string[]) =>
+  Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k)));
 /** Response headers that may differ between any two answers (timing, ids). */
-const headerNames = (res: Raw) => Object.keys(res.headers).filter((h) => !['date', 'x-request-id'].includes(h)).sort();
+const headerNames = (res: Raw) =>
+  Object.keys(res.headers)
+    .filter((h) => !['date', 'x-request-id'].includes(h))
+    .sort();
 
 let server: TestServer;
 let c: ReturnType<typeof rawClient>;
@@ -41,7 +45,9 @@ beforeAll(async () => {
   c = rawClient(server);
   await makeCommunity(server.database.db, 'club', { name: 'The Club' });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 describe('SMS sign-in: happy path', () => {
   it('lists SMS among the sign-in methods', async () => {
@@ -57,7 +63,11 @@ describe('SMS sign-in: happy path', () => {
     expect(res.body).toEqual({ status: 'accepted' });
     expect(res.headers['cache-control']).toBe('private, no-store');
     expect(res.headers['set-cookie']).toBeUndefined();
-    const sms = await server.database.db.selectFrom('sms_outbox').selectAll().where('to_number', '=', user.phone).execute();
+    const sms = await server.database.db
+      .selectFrom('sms_outbox')
+      .selectAll()
+      .where('to_number', '=', user.phone)
+      .execute();
     expect(sms).toHaveLength(1);
     expect(await smsTexts(server, user.phone)).toEqual([expect.stringMatching(/^Your The Club code is \d{6}$/)]);
     expect(sms[0].sent_at).toBeNull();
@@ -68,12 +78,15 @@ describe('SMS sign-in: happy path', () => {
     expect(ok.headers['cache-control']).toBe('private, no-store');
     const [cookie] = ok.headers['set-cookie']!;
     expect(cookie).toMatch(/^svc_auth_club=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
-    const me = await c.get('/api/users/me', { host: 'club.localhost', headers: { Cookie: `svc_auth_club=${cookieJar(ok).svc_auth_club}` } });
+    const me = await c.get('/api/users/me', {
+      host: 'club.localhost',
+      headers: { Cookie: `svc_auth_club=${cookieJar(ok).svc_auth_club}` },
+    });
     expect(me.status).toBe(200);
     expect(me.body.id).toBe(user.id);
   });
 
-  it('names the platform as svc off a community\'s domain, and sets svc_auth there', async () => {
+  it("names the platform as svc off a community's domain, and sets svc_auth there", async () => {
     const user = await userWithPhone();
     expect((await start(user.phone)).status).toBe(202);
     expect(await smsTexts(server, user.phone)).toEqual([expect.stringMatching(/^Your svc code is \d{6}$/)]);
@@ -86,7 +99,8 @@ describe('SMS sign-in: happy path', () => {
     const user = await userWithPhone();
     await start(user.phone);
     const code = await lastCode(user.phone);
-    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS - 1; i += 1) expect((await verify(user.phone, otherThan(code))).status).toBe(401);
+    for (let i = 0; i < SMS_CODE_MAX_ATTEMPTS - 1; i += 1)
+      expect((await verify(user.phone, otherThan(code))).status).toBe(401);
     expect((await verify(user.phone, code)).status).toBe(200);
   });
 
@@ -99,7 +113,11 @@ describe('SMS sign-in: happy path', () => {
     const second = await lastCode(user.phone);
     if (first !== second) expect((await verify(user.phone, first)).status).toBe(401);
     expect((await verify(user.phone, second)).status).toBe(200);
-    const live = await server.database.db.selectFrom('sms_codes').select(['used_at', 'superseded_at']).where('phone', '=', user.phone).execute();
+    const live = await server.database.db
+      .selectFrom('sms_codes')
+      .select(['used_at', 'superseded_at'])
+      .where('phone', '=', user.phone)
+      .execute();
     expect(live.filter((r) => r.superseded_at !== null)).toHaveLength(1);
     expect(live.filter((r) => r.used_at !== null)).toHaveLength(1);
   });
@@ -140,7 +158,11 @@ describe('SMS sign-in: errors', () => {
       expect(res.headers['set-cookie']).toBeUndefined();
     }
     expect((await verify(user.phone, code)).status).toBe(401);
-    const row = await server.database.db.selectFrom('sms_codes').select(['attempts', 'used_at']).where('phone', '=', user.phone).executeTakeFirstOrThrow();
+    const row = await server.database.db
+      .selectFrom('sms_codes')
+      .select(['attempts', 'used_at'])
+      .where('phone', '=', user.phone)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ attempts: SMS_CODE_MAX_ATTEMPTS, used_at: null });
   });
 
@@ -148,7 +170,11 @@ describe('SMS sign-in: errors', () => {
     const user = await userWithPhone();
     await start(user.phone);
     const code = await lastCode(user.phone);
-    await server.database.db.updateTable('sms_codes').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('phone', '=', user.phone).execute();
+    await server.database.db
+      .updateTable('sms_codes')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('phone', '=', user.phone)
+      .execute();
     const res = await verify(user.phone, code);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('INVALID_CREDENTIALS');
@@ -158,7 +184,11 @@ describe('SMS sign-in: errors', () => {
     const user = await userWithPhone();
     const before = Date.now();
     await start(user.phone);
-    const row = await server.database.db.selectFrom('sms_codes').select(['created_at', 'expires_at']).where('phone', '=', user.phone).executeTakeFirstOrThrow();
+    const row = await server.database.db
+      .selectFrom('sms_codes')
+      .select(['created_at', 'expires_at'])
+      .where('phone', '=', user.phone)
+      .executeTakeFirstOrThrow();
     expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBe(10 * 60 * 1000);
     expect(Date.parse(row.created_at)).toBeGreaterThanOrEqual(before - 1000);
   });
@@ -196,16 +226,29 @@ describe('SMS sign-in: security', () => {
     const user = await userWithPhone();
     const results = await Promise.all(Array.from({ length: 6 }, () => start(user.phone)));
     expect(results.map((r) => r.status)).toEqual([202, 202, 202, 202, 202, 202]);
-    const live = await server.database.db.selectFrom('sms_codes').select('id')
-      .where('phone', '=', user.phone).where('used_at', 'is', null).where('superseded_at', 'is', null).execute();
+    const live = await server.database.db
+      .selectFrom('sms_codes')
+      .select('id')
+      .where('phone', '=', user.phone)
+      .where('used_at', 'is', null)
+      .where('superseded_at', 'is', null)
+      .execute();
     expect(live).toHaveLength(1);
     const sent = await smsTexts(server, user.phone);
     expect(sent).toHaveLength(6);
     // Exactly one of the codes sent is the live one (guessing through them would spend its 5 attempts).
-    const row = await server.database.db.selectFrom('sms_codes').select(['id', 'code_hash']).where('id', '=', live[0].id).executeTakeFirstOrThrow();
+    const row = await server.database.db
+      .selectFrom('sms_codes')
+      .select(['id', 'code_hash'])
+      .where('id', '=', live[0].id)
+      .executeTakeFirstOrThrow();
     const key = server.sessions.deriveKey('sms codes v1');
     const codes = sent.map((text) => /(\d{6})$/.exec(text)![1]);
-    const matching = codes.filter((code) => crypto.createHmac('sha256', key).update(`${row.id}:${user.phone}:${code}`).digest('base64url') === row.code_hash);
+    const matching = codes.filter(
+      (code) =>
+        crypto.createHmac('sha256', key).update(`${row.id}:${user.phone}:${code}`).digest('base64url') ===
+        row.code_hash,
+    );
     expect(matching.length).toBeGreaterThanOrEqual(1);
     expect((await verify(user.phone, matching[0])).status).toBe(200);
   });
@@ -216,7 +259,11 @@ describe('SMS sign-in: security', () => {
     const code = await lastCode(user.phone);
     const results = await Promise.all(Array.from({ length: 12 }, () => verify(user.phone, otherThan(code))));
     expect(results.every((r) => r.status === 401)).toBe(true);
-    const row = await server.database.db.selectFrom('sms_codes').select('attempts').where('phone', '=', user.phone).executeTakeFirstOrThrow();
+    const row = await server.database.db
+      .selectFrom('sms_codes')
+      .select('attempts')
+      .where('phone', '=', user.phone)
+      .executeTakeFirstOrThrow();
     expect(row.attempts).toBe(SMS_CODE_MAX_ATTEMPTS);
     expect((await verify(user.phone, code)).status).toBe(401);
   });
@@ -228,8 +275,12 @@ describe('SMS sign-in: security', () => {
     expect(unknown.status).toBe(202);
     expect(unknown.body).toEqual(known.body);
     expect(headerNames(unknown)).toEqual(headerNames(known));
-    expect(await server.database.db.selectFrom('sms_outbox').select('id').where('to_number', '=', '+14155559999').execute()).toHaveLength(0);
-    expect(await server.database.db.selectFrom('sms_codes').select('id').where('phone', '=', '+14155559999').execute()).toHaveLength(0);
+    expect(
+      await server.database.db.selectFrom('sms_outbox').select('id').where('to_number', '=', '+14155559999').execute(),
+    ).toHaveLength(0);
+    expect(
+      await server.database.db.selectFrom('sms_codes').select('id').where('phone', '=', '+14155559999').execute(),
+    ).toHaveLength(0);
 
     const wrong = await verify(user.phone, otherThan(await lastCode(user.phone)));
     const nobody = await verify('+14155559999', '123456');
@@ -246,12 +297,18 @@ describe('SMS sign-in: security', () => {
     const user = await userWithPhone();
     await start(user.phone);
     const code = await lastCode(user.phone);
-    const row = await server.database.db.selectFrom('sms_codes').selectAll().where('phone', '=', user.phone).executeTakeFirstOrThrow();
+    const row = await server.database.db
+      .selectFrom('sms_codes')
+      .selectAll()
+      .where('phone', '=', user.phone)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(code);
     expect(row.code_hash).toMatch(/^[\w-]{43}$/);
     expect(row.code_hash).not.toBe(crypto.createHash('sha256').update(code).digest('base64url'));
     const key = server.sessions.deriveKey('sms codes v1');
-    expect(row.code_hash).toBe(crypto.createHmac('sha256', key).update(`${row.id}:${user.phone}:${code}`).digest('base64url'));
+    expect(row.code_hash).toBe(
+      crypto.createHmac('sha256', key).update(`${row.id}:${user.phone}:${code}`).digest('base64url'),
+    );
   });
 
   it('keeps no usable code in the database: the text in the SMS outbox is sealed, and the code it carries signs in', async () => {
@@ -259,34 +316,45 @@ describe('SMS sign-in: security', () => {
     await start(user.phone, { host: 'club.localhost' });
     const code = await lastCode(user.phone);
     expect(await databaseText(server.database)).not.toContain(`code is ${code}`);
-    const sent = await server.database.db.selectFrom('sms_outbox').select('text_body').where('to_number', '=', user.phone).executeTakeFirstOrThrow();
+    const sent = await server.database.db
+      .selectFrom('sms_outbox')
+      .select('text_body')
+      .where('to_number', '=', user.phone)
+      .executeTakeFirstOrThrow();
     expect(sent.text_body).toMatch(/^sealed:v1:/);
     expect(sent.text_body).not.toContain(code);
     expect((await verify(user.phone, code, { host: 'club.localhost' })).status).toBe(200);
   });
 
   const forged: Array<[string, (port: string) => Record<string, string>, number]> = [
-    ['another site\'s Origin', () => ({ Origin: 'https://evil.example' }), 403],
+    ["another site's Origin", () => ({ Origin: 'https://evil.example' }), 403],
     ['no Origin', () => ({ Origin: '' }), 403],
-    ['a sibling community\'s Origin', (port) => ({ Origin: `http://other.localhost:${port}` }), 403],
+    ["a sibling community's Origin", (port) => ({ Origin: `http://other.localhost:${port}` }), 403],
     ['Fetch Metadata cross-site', () => ({ 'Sec-Fetch-Site': 'cross-site' }), 403],
     ['a form content type', () => ({ 'Content-Type': 'application/x-www-form-urlencoded' }), 415],
   ];
   for (const [name, headers, status] of forged) {
     it(`refuses start and verify with ${name}: nothing sent, no cookie`, async () => {
       const user = await userWithPhone();
-      const send = (path: string, body: unknown) => c.post(path, body, { host: 'club.localhost', headers: { ...fromIp(), ...headers(c.port) } });
+      const send = (path: string, body: unknown) =>
+        c.post(path, body, { host: 'club.localhost', headers: { ...fromIp(), ...headers(c.port) } });
       const started = await send('/api/auth/sms/start', { phone: user.phone });
       expect(started.status).toBe(status);
       expect(started.body.code).toBe(status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'CROSS_SITE_REQUEST');
-      expect(await server.database.db.selectFrom('sms_outbox').select('id').where('to_number', '=', user.phone).execute()).toHaveLength(0);
+      expect(
+        await server.database.db.selectFrom('sms_outbox').select('id').where('to_number', '=', user.phone).execute(),
+      ).toHaveLength(0);
       // A real code, posted by a forger: still refused before it is looked at.
       await start(user.phone, { host: 'club.localhost' });
       const code = await lastCode(user.phone);
       const verified = await send('/api/auth/sms/verify', { phone: user.phone, code });
       expect(verified.status).toBe(status);
       expect(verified.headers['set-cookie']).toBeUndefined();
-      const row = await server.database.db.selectFrom('sms_codes').select(['attempts', 'used_at']).where('phone', '=', user.phone).executeTakeFirstOrThrow();
+      const row = await server.database.db
+        .selectFrom('sms_codes')
+        .select(['attempts', 'used_at'])
+        .where('phone', '=', user.phone)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ attempts: 0, used_at: null });
     });
   }
@@ -303,9 +371,12 @@ describe('SMS sign-in: rate limits', () => {
     });
     l = rawClient(limited);
   });
-  afterAll(async () => { await limited.close(); });
+  afterAll(async () => {
+    await limited.close();
+  });
 
-  const startFrom = (addr: string, phone: string) => l.post('/api/auth/sms/start', { phone }, { headers: { 'X-Forwarded-For': addr } });
+  const startFrom = (addr: string, phone: string) =>
+    l.post('/api/auth/sms/start', { phone }, { headers: { 'X-Forwarded-For': addr } });
 
   it('limits starts per phone across IPs, the same for a phone with or without an account', async () => {
     const user = await userWithPhone(limited);
@@ -317,7 +388,9 @@ describe('SMS sign-in: rate limits', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       expect(refused.body.extras.retryAfter).toBe(Number(refused.headers['retry-after']));
     }
-    expect(await limited.database.db.selectFrom('sms_outbox').select('id').where('to_number', '=', user.phone).execute()).toHaveLength(3);
+    expect(
+      await limited.database.db.selectFrom('sms_outbox').select('id').where('to_number', '=', user.phone).execute(),
+    ).toHaveLength(3);
     // Another phone is not affected.
     expect((await startFrom('192.0.2.9', '+14155557777')).status).toBe(202);
   });
@@ -336,10 +409,21 @@ describe('SMS sign-in: rate limits', () => {
     expect((await startFrom('198.51.100.20', user.phone)).status).toBe(202);
     const code = await lastCode(user.phone, limited);
     const addr = { 'X-Forwarded-For': '198.51.100.21' };
-    for (let i = 0; i < 5; i += 1) expect((await l.post('/api/auth/sms/verify', { phone: '+14155550000', code: '000000' }, { headers: addr })).status).toBe(401);
+    for (let i = 0; i < 5; i += 1)
+      expect(
+        (await l.post('/api/auth/sms/verify', { phone: '+14155550000', code: '000000' }, { headers: addr })).status,
+      ).toBe(401);
     const refused = await l.post('/api/auth/sms/verify', { phone: user.phone, code }, { headers: addr });
     expect(refused.status).toBe(429);
     expect(refused.headers['set-cookie']).toBeUndefined();
-    expect((await l.post('/api/auth/sms/verify', { phone: user.phone, code }, { headers: { 'X-Forwarded-For': '198.51.100.22' } })).status).toBe(200);
+    expect(
+      (
+        await l.post(
+          '/api/auth/sms/verify',
+          { phone: user.phone, code },
+          { headers: { 'X-Forwarded-For': '198.51.100.22' } },
+        )
+      ).status,
+    ).toBe(200);
   });
 });

@@ -22,12 +22,16 @@ beforeAll(async () => {
   await sender.send('+14155550123', 'Your The Club code is 123456');
   await new Promise((r) => setTimeout(r, 5));
   await sender.send('+447700900123', 'Your svc code is 654321');
-  expect((await listSmsOutbox(handle.db, seal, { to: '+14155550123' })).map((m) => m.text)).toEqual(['Your The Club code is 123456']);
+  expect((await listSmsOutbox(handle.db, seal, { to: '+14155550123' })).map((m) => m.text)).toEqual([
+    'Your The Club code is 123456',
+  ]);
   const stored = await handle.db.selectFrom('sms_outbox').select('text_body').execute();
   expect(stored.map((r) => r.text_body).join()).not.toMatch(/123456|654321/);
   await handle.close();
 });
-afterAll(() => { fs.rmSync(tmp, { recursive: true, force: true }); });
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 describe('svc sms list', { timeout: 60_000 }, () => {
   it('prints the outbox newest first, with the text so the code can be read', async () => {
@@ -42,7 +46,15 @@ describe('svc sms list', { timeout: 60_000 }, () => {
     const to = await runSvc(['sms', 'list', '--to', '+1 415-555-0123', '--json'], env);
     expect(to.code).toBe(0);
     const messages = JSON.parse(to.stdout);
-    expect(messages).toEqual([{ id: expect.any(String), to: '+14155550123', text: 'Your The Club code is 123456', createdAt: expect.any(String), sentAt: null }]);
+    expect(messages).toEqual([
+      {
+        id: expect.any(String),
+        to: '+14155550123',
+        text: 'Your The Club code is 123456',
+        createdAt: expect.any(String),
+        sentAt: null,
+      },
+    ]);
     const one = JSON.parse((await runSvc(['sms', 'list', '--limit', '1', '--json'], env)).stdout);
     expect(one.map((m: { to: string }) => m.to)).toEqual(['+447700900123']);
     const none = await runSvc(['sms', 'list', '--to', '+15555550000'], env);
@@ -51,7 +63,10 @@ describe('svc sms list', { timeout: 60_000 }, () => {
   });
 
   it('opens the sealed texts only with the master key they were written under, and says so otherwise', async () => {
-    const other = await runSvc(['sms', 'list', '--json'], { ...env, SVC_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64') });
+    const other = await runSvc(['sms', 'list', '--json'], {
+      ...env,
+      SVC_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+    });
     expect(other.code).toBe(0);
     const texts = (JSON.parse(other.stdout) as Array<{ text: string }>).map((m) => m.text);
     expect(texts).toEqual([UNREADABLE_SEALED, UNREADABLE_SEALED]);

@@ -22,11 +22,17 @@ beforeAll(async () => {
   const c = await makeCommunity(db, 'acme');
   communityId = c.id;
   pk = c.pk;
-  await db.updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', c.id).execute();
+  await db
+    .updateTable('communities')
+    .set({ embed_origins: JSON.stringify(['https://shop.example']) })
+    .where('id', '=', c.id)
+    .execute();
   admin = await makeKey(db, c.id, ['ADMIN']);
   tierId = (await makeEvent(db, c.id, { slug: 'meetup', tiers: [{ priceCents: 0 }, { priceCents: 1000 }] })).tierIds[0];
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 type Answer = { status: number; body: any; headers: Headers | RawResponse['headers'] };
 const header = (r: Answer, name: string) => (r.headers instanceof Headers ? r.headers.get(name) : r.headers[name]);
@@ -37,19 +43,34 @@ function expectRefused(r: Answer, field: string) {
 }
 
 const count = async (table: 'articles' | 'tickets' | 'users') =>
-  Number((await s.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await s.database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('text input: happy path', () => {
   it('keeps tabs and line breaks in multi-line text', async () => {
     const excerpt = 'First line,\n\tindented second\r\nthird';
-    const r = await s.request(articles, { method: 'POST', key: admin, json: { title: 'Lines', excerpt, content: '<p>a</p>\n\t<p>b</p>' } });
+    const r = await s.request(articles, {
+      method: 'POST',
+      key: admin,
+      json: { title: 'Lines', excerpt, content: '<p>a</p>\n\t<p>b</p>' },
+    });
     expect(r.status).toBe(201);
     expect(r.body.excerpt).toBe(excerpt);
     expect(r.body.content).toContain('\n\t');
   });
 
   it('keeps emoji and other characters outside the BMP (surrogate pairs) in one-line text', async () => {
-    const r = await s.request(articles, { method: 'POST', key: admin, json: { title: 'Summit 🏔️ 𝄞 李', category: 'Día 👩‍👩‍👧' } });
+    const r = await s.request(articles, {
+      method: 'POST',
+      key: admin,
+      json: { title: 'Summit 🏔️ 𝄞 李', category: 'Día 👩‍👩‍👧' },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ title: 'Summit 🏔️ 𝄞 李', category: 'Día 👩‍👩‍👧' });
   });
@@ -81,9 +102,12 @@ describe('text input: errors', () => {
   });
 
   it('names a field inside arrays and objects by its dotted path, and a bad key by the object holding it', async () => {
-    const rsvp = (formAnswers: object) => s.request('/v1/communities/acme/events/meetup/rsvp', {
-      method: 'POST', key: admin, json: { tierId, email: 'ana@example.com', name: 'Ana', formAnswers },
-    });
+    const rsvp = (formAnswers: object) =>
+      s.request('/v1/communities/acme/events/meetup/rsvp', {
+        method: 'POST',
+        key: admin,
+        json: { tierId, email: 'ana@example.com', name: 'Ana', formAnswers },
+      });
     expectRefused(await rsvp({ q1: ['fine', 'not\u0000fine'] }), 'formAnswers.q1.1');
     expectRefused(await rsvp({ 'q\u0000': 'x' }), 'formAnswers');
     expect(await count('tickets')).toBe(0);
@@ -91,14 +115,19 @@ describe('text input: errors', () => {
 
   it('refuses a sign-up with NUL in the name (no key needed) and creates no account', async () => {
     const before = await count('users');
-    const r = await rawClient(s).post('/api/auth/sign-up', { email: 'nul@example.com', password: 'correct horse', name: 'Ana\u0000' });
+    const r = await rawClient(s).post('/api/auth/sign-up', {
+      email: 'nul@example.com',
+      password: 'correct horse',
+      name: 'Ana\u0000',
+    });
     expectRefused(r, 'name');
     expect(await count('users')).toBe(before);
   });
 
   it('refuses a widget RSVP with NUL in the name, and issues no ticket', async () => {
     const r = await s.request('/api/actions/acme/events/meetup/rsvp', {
-      method: 'POST', json: { tierId, email: 'w@example.com', name: 'W\u0000' },
+      method: 'POST',
+      json: { tierId, email: 'w@example.com', name: 'W\u0000' },
       headers: { 'X-API-Key': pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
     });
     expectRefused(r, 'name');
@@ -108,7 +137,9 @@ describe('text input: errors', () => {
   it("refuses a widget action's preflight with %00 as the community tag", async () => {
     const port = new URL(s.url).port;
     const r = await rawRequest(port, 'OPTIONS', '/api/actions/%00/events/meetup/rsvp', {
-      Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-api-key',
+      Origin: 'https://shop.example',
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'content-type,x-api-key',
     });
     expectRefused(r, 'communityTag');
   });
@@ -120,10 +151,13 @@ describe('text input: errors', () => {
     ['/v1/communities/%00/events', 'communityTag'],
     ['/api/communities/by-domain/a%00.example', 'hostname'],
     ['/api/users/me/friends/%00/accept', 'usertag'],
-  ])('refuses a control character or an encoded surrogate in the path parameter of %s, naming it', async (path, field) => {
-    const r = await s.request(path, { key: admin, method: path.endsWith('accept') ? 'POST' : 'GET' });
-    expectRefused(r, field);
-  });
+  ])(
+    'refuses a control character or an encoded surrogate in the path parameter of %s, naming it',
+    async (path, field) => {
+      const r = await s.request(path, { key: admin, method: path.endsWith('accept') ? 'POST' : 'GET' });
+      expectRefused(r, field);
+    },
+  );
 
   it.each([
     ['/v1/communities/acme/events?cursor=%00', 'cursor'],
@@ -132,9 +166,12 @@ describe('text input: errors', () => {
     ['/v1/communities/acme/events?cursor=%E0%A4', 'cursor'],
     ['/v1/communities/acme/events?cursor=%ED%A0%80', 'cursor'],
     ['/v1/communities/acme/events?%00=1', 'query'],
-  ])('refuses a control character or a broken encoding in the query string %s, naming the parameter', async (path, field) => {
-    expectRefused(await s.request(path, { key: admin }), field);
-  });
+  ])(
+    'refuses a control character or a broken encoding in the query string %s, naming the parameter',
+    async (path, field) => {
+      expectRefused(await s.request(path, { key: admin }), field);
+    },
+  );
 
   it.each([
     ['/checkout/%00', 'path'],
@@ -148,10 +185,24 @@ describe('text input: errors', () => {
     expectRefused(r, field);
   });
 
-  it("refuses NUL in the e-mail typed on the local checkout page, and issues no ticket", async () => {
-    const paidTier = (await s.database.db.selectFrom('tiers').select('id').where('community_id', '=', communityId).where('price_cents', '=', 1000).executeTakeFirstOrThrow()).id;
+  it('refuses NUL in the e-mail typed on the local checkout page, and issues no ticket', async () => {
+    const paidTier = (
+      await s.database.db
+        .selectFrom('tiers')
+        .select('id')
+        .where('community_id', '=', communityId)
+        .where('price_cents', '=', 1000)
+        .executeTakeFirstOrThrow()
+    ).id;
     const opened = await s.request('/v1/communities/acme/events/meetup/checkout', {
-      method: 'POST', key: admin, json: { tierId: paidTier, quantity: 1, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' },
+      method: 'POST',
+      key: admin,
+      json: {
+        tierId: paidTier,
+        quantity: 1,
+        successUrl: 'https://shop.example/ok',
+        cancelUrl: 'https://shop.example/no',
+      },
     });
     expect(opened.status).toBe(200);
     const refused = await pay(opened.body.checkoutUrl, 'buyer\u0000@example.com');

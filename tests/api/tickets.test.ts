@@ -28,18 +28,35 @@ afterEach(async () => {
 });
 
 const base = () => `/v1/communities/${community.tag}`;
-const rsvp = (slug: string, json: object, key = sales) => server.request(`${base()}/events/${slug}/rsvp`, { method: 'POST', key, json });
+const rsvp = (slug: string, json: object, key = sales) =>
+  server.request(`${base()}/events/${slug}/rsvp`, { method: 'POST', key, json });
 const checkout = (slug: string, json: object, key = sales, headers?: Record<string, string>) =>
   server.request(`${base()}/events/${slug}/checkout`, { method: 'POST', key, json, headers });
 const URLS = { successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' };
-const verify = (code: string, key = sales) => server.request(`${base()}/tickets/verify`, { method: 'POST', key, json: { code } });
+const verify = (code: string, key = sales) =>
+  server.request(`${base()}/tickets/verify`, { method: 'POST', key, json: { code } });
 
-const tier = (id: string) => db().selectFrom('tiers').select(['sold', 'held', 'capacity']).where('id', '=', id).executeTakeFirstOrThrow()
-  .then((t) => ({ sold: Number(t.sold), held: Number(t.held) }));
+const tier = (id: string) =>
+  db()
+    .selectFrom('tiers')
+    .select(['sold', 'held', 'capacity'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
+    .then((t) => ({ sold: Number(t.sold), held: Number(t.held) }));
 const eventsNamed = async (name: string) =>
-  (await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()).map((r) => JSON.parse(r.data));
+  (
+    await db().selectFrom('webhook_events').select(['data']).where('name', '=', name).orderBy('created_at').execute()
+  ).map((r) => JSON.parse(r.data));
 const mailTo = (to: string) => outboxRowsTo(db(), to);
-const ticketCount = async () => Number((await db().selectFrom('tickets').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const ticketCount = async () =>
+  Number(
+    (
+      await db()
+        .selectFrom('tickets')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 function decodeQr(base64: string): string {
   const png = PNG.sync.read(Buffer.from(base64, 'base64'));
@@ -57,19 +74,36 @@ describe('happy', () => {
   beforeEach(() => start());
 
   it('an RSVP answers with a QR code that decodes to a ticket code the server verifies', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'meetup', tiers: [{ name: 'Free', priceCents: 0, capacity: 10 }] });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'meetup',
+      tiers: [{ name: 'Free', priceCents: 0, capacity: 10 }],
+    });
     const res = await rsvp('meetup', { tierId: ev.tierIds[0], email: 'Ana@Example.com', name: 'Ana' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ok: true, tierId: ev.tierIds[0] });
     const code = decodeQr(res.body.qrCode);
     expect(code).toMatch(/^svt1\./);
     const checked = await verify(code);
-    expect(checked.body).toMatchObject({ valid: true, ticket: { id: res.body.rsvpId, kind: 'RSVP', eventSlug: 'meetup', name: 'Ana', email: 'ana@example.com', refunded: false } });
+    expect(checked.body).toMatchObject({
+      valid: true,
+      ticket: {
+        id: res.body.rsvpId,
+        kind: 'RSVP',
+        eventSlug: 'meetup',
+        name: 'Ana',
+        email: 'ana@example.com',
+        refunded: false,
+      },
+    });
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 1, held: 0 });
   });
 
   it('e-mails the same QR code as an inline attachment, and emits rsvp.confirmed once', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'mailed', name: 'Mailed Meetup', tiers: [{ priceCents: 0 }] });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'mailed',
+      name: 'Mailed Meetup',
+      tiers: [{ priceCents: 0 }],
+    });
     const res = await rsvp('mailed', { tierId: ev.tierIds[0], email: 'bo@example.com', name: 'Bo' });
     const [mail] = await mailTo('bo@example.com');
     expect(mail.subject).toBe('Your ticket for Mailed Meetup');
@@ -78,7 +112,9 @@ describe('happy', () => {
     expect(attachments[0]).toMatchObject({ contentType: 'image/png', cid: `ticket-${res.body.rsvpId}` });
     expect(decodeQr(attachments[0].contentBase64)).toBe(decodeQr(res.body.qrCode));
     expect(mail.html_body).toContain(`cid:ticket-${res.body.rsvpId}`);
-    expect(await eventsNamed('rsvp.confirmed')).toEqual([expect.objectContaining({ rsvpId: res.body.rsvpId, eventSlug: 'mailed', email: 'bo@example.com' })]);
+    expect(await eventsNamed('rsvp.confirmed')).toEqual([
+      expect.objectContaining({ rsvpId: res.body.rsvpId, eventSlug: 'mailed', email: 'bo@example.com' }),
+    ]);
   });
 
   it('a second RSVP from the same address returns the first one and sends nothing more', async () => {
@@ -102,16 +138,28 @@ describe('happy', () => {
 
   it('keeps valid form answers', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'formed', tiers: [{ priceCents: 0, form: FORM }] });
-    const res = await rsvp('formed', { tierId: ev.tierIds[0], email: 'e@example.com', name: 'E', formAnswers: { diet: 'vegan', age: 30 } });
+    const res = await rsvp('formed', {
+      tierId: ev.tierIds[0],
+      email: 'e@example.com',
+      name: 'E',
+      formAnswers: { diet: 'vegan', age: 30 },
+    });
     expect(res.status).toBe(200);
-    const row = await db().selectFrom('tickets').select('form_answers').where('id', '=', res.body.rsvpId).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('tickets')
+      .select('form_answers')
+      .where('id', '=', res.body.rsvpId)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.form_answers!)).toEqual({ diet: 'vegan', age: 30 });
   });
 
   it(`never exceeds capacity: 500 concurrent RSVPs on 50 seats give exactly 50 tickets (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'race', tiers: [{ priceCents: 0, capacity: 50 }] });
-    const results = await Promise.all(Array.from({ length: 500 }, (_, i) =>
-      rsvp('race', { tierId: ev.tierIds[0], email: `racer${i}@example.com`, name: `Racer ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 500 }, (_, i) =>
+        rsvp('race', { tierId: ev.tierIds[0], email: `racer${i}@example.com`, name: `Racer ${i}` }),
+      ),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 422)).toHaveLength(450);
@@ -122,8 +170,17 @@ describe('happy', () => {
   }, 120_000);
 
   it('a paid checkout holds seats, and Pay on the checkout page issues one ticket per seat, e-mails them and emits order.completed', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'gala', name: 'Gala', tiers: [{ name: 'Seat', priceCents: 2500, capacity: 10 }] });
-    const res = await checkout('gala', { tierId: ev.tierIds[0], quantity: 3, successUrl: 'https://tix.example/ok?s={CHECKOUT_SESSION_ID}', cancelUrl: 'https://tix.example/no' });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'gala',
+      name: 'Gala',
+      tiers: [{ name: 'Seat', priceCents: 2500, capacity: 10 }],
+    });
+    const res = await checkout('gala', {
+      tierId: ev.tierIds[0],
+      quantity: 3,
+      successUrl: 'https://tix.example/ok?s={CHECKOUT_SESSION_ID}',
+      cancelUrl: 'https://tix.example/no',
+    });
     expect(res.status).toBe(200);
     expect(res.body.checkoutUrl).toBe(`${server.url}/checkout/${res.body.sessionId}`);
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 3 });
@@ -143,14 +200,33 @@ describe('happy', () => {
     expect(mail.subject).toBe('Your 3 tickets for Gala');
     expect(JSON.parse(mail.attachments!)).toHaveLength(3);
     const [order] = await eventsNamed('order.completed');
-    expect(order).toMatchObject({ eventSlug: 'gala', quantity: 3, amount: 7500, currency: 'USD', donationAmount: 0, customerEmail: 'buyer@example.com' });
+    expect(order).toMatchObject({
+      eventSlug: 'gala',
+      quantity: 3,
+      amount: 7500,
+      currency: 'USD',
+      donationAmount: 0,
+      customerEmail: 'buyer@example.com',
+    });
     expect(order.ticketIds.sort()).toEqual(tickets.map((t) => t.id).sort());
-    for (const a of JSON.parse(mail.attachments!)) expect((await verify(decodeQr(a.contentBase64))).body.valid).toBe(true);
+    for (const a of JSON.parse(mail.attachments!))
+      expect((await verify(decodeQr(a.contentBase64))).body.valid).toBe(true);
   });
 
   it('a sidecar donation is its own line item, with no minimum', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'side', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 1000 }] });
-    const res = await checkout('side', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'f@example.com', donation: { amount: 5 } });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'side',
+      donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' },
+      tiers: [{ priceCents: 1000 }],
+    });
+    const res = await checkout('side', {
+      tierId: ev.tierIds[0],
+      quantity: 1,
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+      email: 'f@example.com',
+      donation: { amount: 5 },
+    });
     expect(res.status).toBe(200);
     const row = await db().selectFrom('checkout_sessions').selectAll().executeTakeFirstOrThrow();
     expect(JSON.parse(row.line_items)).toEqual([
@@ -163,20 +239,40 @@ describe('happy', () => {
   });
 
   it('a sidecar donation is recorded as a donation to the event, once, with donation.received and one receipt beside the tickets', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'rec', name: 'Rec Night', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ name: 'Door', priceCents: 1000 }] });
-    const res = await checkout('rec', { tierId: ev.tierIds[0], quantity: 1, ...URLS, email: 'd@example.com', name: 'Dee', donation: { amount: 7 } });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'rec',
+      name: 'Rec Night',
+      donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' },
+      tiers: [{ name: 'Door', priceCents: 1000 }],
+    });
+    const res = await checkout('rec', {
+      tierId: ev.tierIds[0],
+      quantity: 1,
+      ...URLS,
+      email: 'd@example.com',
+      name: 'Dee',
+      donation: { amount: 7 },
+    });
     await Promise.all([pay(res.body.checkoutUrl), pay(res.body.checkoutUrl)]);
     await server.payments.fulfil(res.body.sessionId, 'pi_reported_again');
     const rows = await db().selectFrom('donations').select(['target_type', 'target_id', 'amount', 'sidecar']).execute();
     expect(rows).toEqual([{ target_type: 'EVENT', target_id: ev.id, amount: 7, sidecar: 1 }]);
     const [received] = await eventsNamed('donation.received');
-    expect(await eventsNamed('donation.received')).toEqual([expect.objectContaining({ amount: 7, target: { type: 'EVENT', id: ev.id }, donorEmail: 'd@example.com' })]);
+    expect(await eventsNamed('donation.received')).toEqual([
+      expect.objectContaining({ amount: 7, target: { type: 'EVENT', id: ev.id }, donorEmail: 'd@example.com' }),
+    ]);
     const mails = await mailTo('d@example.com');
     expect(mails.map((m) => m.subject).sort()).toEqual(['Your receipt from Tix Club', 'Your ticket for Rec Night']);
     const receipt = mails.find((m) => m.subject === 'Your receipt from Tix Club')!;
     for (const line of [
-      'Receipt no.: R-000001', `Payment reference: ${received.transactionId}`, 'Rec Night: Door: $10.00', 'Donation to Tix Club: $0.07',
-      'Total paid: $10.07', 'Donor: Dee <d@example.com>', 'Recipient: Tix Club', 'Amount donated: $0.07',
+      'Receipt no.: R-000001',
+      `Payment reference: ${received.transactionId}`,
+      'Rec Night: Door: $10.00',
+      'Donation to Tix Club: $0.07',
+      'Total paid: $10.07',
+      'Donor: Dee <d@example.com>',
+      'Recipient: Tix Club',
+      'Amount donated: $0.07',
       'This donation was made with a purchase of $10.00 in the same payment; only $0.07 of it is a donation.',
     ]) {
       expect(receipt.text_body).toContain(line);
@@ -185,7 +281,13 @@ describe('happy', () => {
 
   it('a payment that commits after its checkout was cancelled still seats the buyer while seats remain', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'race2', tiers: [{ priceCents: 1000, capacity: 5 }] });
-    const res = await checkout('race2', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'r@example.com' });
+    const res = await checkout('race2', {
+      tierId: ev.tierIds[0],
+      quantity: 2,
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+      email: 'r@example.com',
+    });
     expect(await server.payments.release(res.body.sessionId, 'CANCELLED')).toBe(true);
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
     expect(await server.payments.fulfil(res.body.sessionId, 'pi_after_cancel')).toBe('fulfilled');
@@ -195,22 +297,46 @@ describe('happy', () => {
 
   it('a payment after its hold expired, when the seats have gone, issues no ticket and says seated: false', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'late', tiers: [{ priceCents: 1000, capacity: 2 }] });
-    const res = await checkout('late', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'l@example.com' });
+    const res = await checkout('late', {
+      tierId: ev.tierIds[0],
+      quantity: 2,
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+      email: 'l@example.com',
+    });
     await server.payments.release(res.body.sessionId, 'EXPIRED');
-    const other = await checkout('late', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'm@example.com' });
+    const other = await checkout('late', {
+      tierId: ev.tierIds[0],
+      quantity: 2,
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+      email: 'm@example.com',
+    });
     await server.payments.fulfil(other.body.sessionId, 'pi_other');
     expect(await server.payments.fulfil(res.body.sessionId, 'pi_late')).toBe('fulfilled');
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 2, held: 0 });
     expect(await ticketCount()).toBe(2);
     const orders = await eventsNamed('order.completed');
-    expect(orders.map((o) => [o.transactionId, o.seated, o.ticketIds.length])).toEqual([['pi_other', true, 2], ['pi_late', false, 0]]);
+    expect(orders.map((o) => [o.transactionId, o.seated, o.ticketIds.length])).toEqual([
+      ['pi_other', true, 2],
+      ['pi_late', false, 0],
+    ]);
   });
 
   it('Cancel on the checkout page gives the held seats back', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'cancel', tiers: [{ priceCents: 1000, capacity: 4 }] });
-    const res = await checkout('cancel', { tierId: ev.tierIds[0], quantity: 4, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
+    const res = await checkout('cancel', {
+      tierId: ev.tierIds[0],
+      quantity: 4,
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+    });
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 4 });
-    const cancelled = await fetch(`${res.body.checkoutUrl}/cancel`, { method: 'POST', redirect: 'manual', headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    const cancelled = await fetch(`${res.body.checkoutUrl}/cancel`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Sec-Fetch-Site': 'same-origin' },
+    });
     expect(cancelled.headers.get('location')).toBe('https://tix.example/no');
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
     expect(await ticketCount()).toBe(0);
@@ -218,7 +344,13 @@ describe('happy', () => {
 
   it('the same completion delivered concurrently issues the tickets and the e-mail once (a ticket order without a donation has no receipt: its tickets are the e-mail)', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'dup', tiers: [{ priceCents: 1000, capacity: 10 }] });
-    const res = await checkout('dup', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no', email: 'g@example.com' });
+    const res = await checkout('dup', {
+      tierId: ev.tierIds[0],
+      quantity: 2,
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+      email: 'g@example.com',
+    });
     await Promise.all(Array.from({ length: 10 }, () => server.payments.fulfil(res.body.sessionId, 'pi_same')));
     expect(await ticketCount()).toBe(2);
     expect(await mailTo('g@example.com')).toHaveLength(1);
@@ -227,33 +359,65 @@ describe('happy', () => {
   });
 
   it('an RSVP with a donation becomes a checkout, and paying it makes the RSVP', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'give', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 0, capacity: 3 }] });
-    const res = await rsvp('give', { tierId: ev.tierIds[0], email: 'h@example.com', name: 'H', donation: { amount: 500 }, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'give',
+      donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' },
+      tiers: [{ priceCents: 0, capacity: 3 }],
+    });
+    const res = await rsvp('give', {
+      tierId: ev.tierIds[0],
+      email: 'h@example.com',
+      name: 'H',
+      donation: { amount: 500 },
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ checkoutUrl: expect.stringContaining('/checkout/cs_local_'), sessionId: expect.any(String) });
+    expect(res.body).toEqual({
+      checkoutUrl: expect.stringContaining('/checkout/cs_local_'),
+      sessionId: expect.any(String),
+    });
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 1 });
     await pay(res.body.checkoutUrl);
     const [ticket] = await db().selectFrom('tickets').select(['kind', 'email']).execute();
     expect(ticket).toEqual({ kind: 'RSVP', email: 'h@example.com' });
     const receipt = (await mailTo('h@example.com')).find((m) => m.subject === 'Your receipt from Tix Club');
     expect(receipt?.text_body).toContain('Amount donated: $5.00');
-    expect(receipt?.text_body).toContain('This donation was made with a free order in the same payment; the whole payment is the donation.');
+    expect(receipt?.text_body).toContain(
+      'This donation was made with a free order in the same payment; the whole payment is the donation.',
+    );
     expect(await eventsNamed('rsvp.confirmed')).toHaveLength(1);
     expect((await eventsNamed('order.completed'))[0]).toMatchObject({ amount: 500, donationAmount: 500 });
   });
 
-  it('a member named by X-Svc-Auth-Token (the site\'s token or the platform\'s) buys as themselves: the tickets and a sidecar donation are theirs', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'members-gala', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 2000, capacity: 10 }] });
+  it("a member named by X-Svc-Auth-Token (the site's token or the platform's) buys as themselves: the tickets and a sidecar donation are theirs", async () => {
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'members-gala',
+      donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' },
+      tiers: [{ priceCents: 2000, capacity: 10 }],
+    });
     const mira = await makeUser(db(), 'mira');
     const siteToken = (await server.sessions.issue(mira.id, Date.now(), undefined, community.tag)).token;
     const platformToken = (await server.sessions.issue(mira.id, Date.now(), undefined, null)).token;
     // The body's e-mail is ignored for a named member, as customer.email is on donate.
     const body = { tierId: ev.tierIds[0], ...URLS, email: 'someone-else@example.com' };
-    const bySite = await checkout('members-gala', { ...body, quantity: 2, donation: { amount: 300 } }, sales, { 'X-Svc-Auth-Token': siteToken });
-    const byPlatform = await checkout('members-gala', { ...body, quantity: 1, name: 'Mira M.' }, sales, { 'X-Svc-Auth-Token': platformToken });
+    const bySite = await checkout('members-gala', { ...body, quantity: 2, donation: { amount: 300 } }, sales, {
+      'X-Svc-Auth-Token': siteToken,
+    });
+    const byPlatform = await checkout('members-gala', { ...body, quantity: 1, name: 'Mira M.' }, sales, {
+      'X-Svc-Auth-Token': platformToken,
+    });
     expect([bySite.status, byPlatform.status]).toEqual([200, 200]);
     for (const res of [bySite, byPlatform]) {
-      expect((await db().selectFrom('checkout_sessions').select('customer_email').where('processor_session_id', '=', res.body.sessionId).executeTakeFirstOrThrow()).customer_email).toBe('mira@example.com');
+      expect(
+        (
+          await db()
+            .selectFrom('checkout_sessions')
+            .select('customer_email')
+            .where('processor_session_id', '=', res.body.sessionId)
+            .executeTakeFirstOrThrow()
+        ).customer_email,
+      ).toBe('mira@example.com');
       await pay(res.body.checkoutUrl);
     }
     // Without the token the same address is an anonymous buyer: an address alone makes nothing anyone's.
@@ -266,17 +430,25 @@ describe('happy', () => {
       `${mira.id} mira@example.com User mira`,
       'null mira@example.com mira@example.com',
     ]);
-    expect(await db().selectFrom('donations').select(['donor_user_id', 'donor_email', 'amount']).execute())
-      .toEqual([{ donor_user_id: mira.id, donor_email: 'mira@example.com', amount: 300 }]);
-    expect((await mailTo('mira@example.com')).filter((m) => /^Your (ticket|\d+ tickets) for/.test(m.subject))).toHaveLength(3);
+    expect(await db().selectFrom('donations').select(['donor_user_id', 'donor_email', 'amount']).execute()).toEqual([
+      { donor_user_id: mira.id, donor_email: 'mira@example.com', amount: 300 },
+    ]);
+    expect(
+      (await mailTo('mira@example.com')).filter((m) => /^Your (ticket|\d+ tickets) for/.test(m.subject)),
+    ).toHaveLength(3);
     expect(await mailTo('someone-else@example.com')).toHaveLength(0);
   });
 
   it('the widget action books a public event with the publishable key from an allowed origin', async () => {
-    await db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
+    await db()
+      .updateTable('communities')
+      .set({ embed_origins: JSON.stringify(['https://shop.example']) })
+      .where('id', '=', community.id)
+      .execute();
     const ev = await makeEvent(db(), community.id, { slug: 'widget', tiers: [{ priceCents: 0 }] });
     const res = await server.request(`/api/actions/${community.tag}/events/widget/rsvp`, {
-      method: 'POST', json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
+      method: 'POST',
+      json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
       headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
     });
     expect(res.status).toBe(200);
@@ -290,12 +462,35 @@ describe('expiry', () => {
 
   it('an unpaid checkout expires and its seats come back', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'exp', tiers: [{ priceCents: 1000, capacity: 2 }] });
-    await checkout('exp', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' });
-    expect((await checkout('exp', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' })).status).toBe(422);
+    await checkout('exp', {
+      tierId: ev.tierIds[0],
+      quantity: 2,
+      successUrl: 'https://tix.example/ok',
+      cancelUrl: 'https://tix.example/no',
+    });
+    expect(
+      (
+        await checkout('exp', {
+          tierId: ev.tierIds[0],
+          quantity: 1,
+          successUrl: 'https://tix.example/ok',
+          cancelUrl: 'https://tix.example/no',
+        })
+      ).status,
+    ).toBe(422);
     await new Promise((r) => setTimeout(r, 400));
     expect(await server.payments.expireDue()).toBe(1);
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
-    expect((await checkout('exp', { tierId: ev.tierIds[0], quantity: 2, successUrl: 'https://tix.example/ok', cancelUrl: 'https://tix.example/no' })).status).toBe(200);
+    expect(
+      (
+        await checkout('exp', {
+          tierId: ev.tierIds[0],
+          quantity: 2,
+          successUrl: 'https://tix.example/ok',
+          cancelUrl: 'https://tix.example/no',
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -315,19 +510,41 @@ describe('errors', () => {
 
   it('a paid tier cannot be RSVPd: the 400 says to use checkout', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'paid', tiers: [{ priceCents: 500 }] });
-    const res = await refused(rsvp('paid', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' }), 400, 'INVALID_INPUT', 'tierId');
+    const res = await refused(
+      rsvp('paid', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' }),
+      400,
+      'INVALID_INPUT',
+      'tierId',
+    );
     expect(res.body.error).toContain('/events/paid/checkout');
   });
 
   it('a free tier cannot be checked out', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'free', tiers: [{ priceCents: 0 }] });
-    await refused(checkout('free', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' }), 400, 'INVALID_INPUT', 'tierId');
+    await refused(
+      checkout('free', {
+        tierId: ev.tierIds[0],
+        quantity: 1,
+        successUrl: 'https://a.example/',
+        cancelUrl: 'https://a.example/',
+      }),
+      400,
+      'INVALID_INPUT',
+      'tierId',
+    );
   });
 
   it('refuses inactive tiers, tiers of other events, unknown events and past events', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'e1', tiers: [{ priceCents: 0, isActive: false }, { priceCents: 0 }] });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'e1',
+      tiers: [{ priceCents: 0, isActive: false }, { priceCents: 0 }],
+    });
     const other = await makeEvent(db(), community.id, { slug: 'e2', tiers: [{ priceCents: 0 }] });
-    const past = await makeEvent(db(), community.id, { slug: 'old', startDate: '2020-01-01T10:00:00Z', tiers: [{ priceCents: 0 }] });
+    const past = await makeEvent(db(), community.id, {
+      slug: 'old',
+      startDate: '2020-01-01T10:00:00Z',
+      tiers: [{ priceCents: 0 }],
+    });
     const who = { email: 'a@example.com', name: 'A' };
     await refused(rsvp('e1', { tierId: ev.tierIds[0], ...who }), 400, 'INVALID_INPUT', 'tierId');
     await refused(rsvp('e1', { tierId: other.tierIds[0], ...who }), 400, 'INVALID_INPUT', 'tierId');
@@ -338,40 +555,130 @@ describe('errors', () => {
   it('validates e-mail, name and form answers (missing required answers are 422, malformed ones 400)', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'v', tiers: [{ priceCents: 0, form: FORM }] });
     const t = ev.tierIds[0];
-    await refused(rsvp('v', { tierId: t, email: 'not-an-email', name: 'A', formAnswers: { diet: 'any' } }), 400, 'INVALID_EMAIL', 'email');
-    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: '  ', formAnswers: { diet: 'any' } }), 400, 'INVALID_INPUT', 'name');
-    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A' }), 422, 'UNPROCESSABLE', 'formAnswers.diet');
-    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'meat' } }), 400, 'INVALID_INPUT', 'formAnswers.diet');
-    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'any', age: 'old' } }), 400, 'INVALID_INPUT', 'formAnswers.age');
-    await refused(rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'any', shoe: 42 } }), 400, 'INVALID_INPUT', 'formAnswers.shoe');
-    await refused(rsvp('v', { tierId: 'not-a-uuid', email: 'a@example.com', name: 'A' }), 400, 'INVALID_INPUT', 'tierId');
+    await refused(
+      rsvp('v', { tierId: t, email: 'not-an-email', name: 'A', formAnswers: { diet: 'any' } }),
+      400,
+      'INVALID_EMAIL',
+      'email',
+    );
+    await refused(
+      rsvp('v', { tierId: t, email: 'a@example.com', name: '  ', formAnswers: { diet: 'any' } }),
+      400,
+      'INVALID_INPUT',
+      'name',
+    );
+    await refused(
+      rsvp('v', { tierId: t, email: 'a@example.com', name: 'A' }),
+      422,
+      'UNPROCESSABLE',
+      'formAnswers.diet',
+    );
+    await refused(
+      rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'meat' } }),
+      400,
+      'INVALID_INPUT',
+      'formAnswers.diet',
+    );
+    await refused(
+      rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'any', age: 'old' } }),
+      400,
+      'INVALID_INPUT',
+      'formAnswers.age',
+    );
+    await refused(
+      rsvp('v', { tierId: t, email: 'a@example.com', name: 'A', formAnswers: { diet: 'any', shoe: 42 } }),
+      400,
+      'INVALID_INPUT',
+      'formAnswers.shoe',
+    );
+    await refused(
+      rsvp('v', { tierId: 'not-a-uuid', email: 'a@example.com', name: 'A' }),
+      400,
+      'INVALID_INPUT',
+      'tierId',
+    );
   });
 
   it('validates quantity, URLs and the donation', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'q', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 100, capacity: 5 }, { priceCents: 0 }] });
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'q',
+      donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' },
+      tiers: [{ priceCents: 100, capacity: 5 }, { priceCents: 0 }],
+    });
     const ok = { tierId: ev.tierIds[0], successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' };
     await refused(checkout('q', { ...ok, quantity: 0 }), 400, 'INVALID_INPUT', 'quantity');
     await refused(checkout('q', { ...ok, quantity: 11 }), 400, 'INVALID_INPUT', 'quantity');
     await refused(checkout('q', { ...ok, quantity: 1.5 }), 400, 'INVALID_INPUT', 'quantity');
     await refused(checkout('q', { ...ok, quantity: 1, successUrl: '/relative' }), 400, 'INVALID_INPUT', 'successUrl');
-    await refused(checkout('q', { ...ok, quantity: 1, cancelUrl: 'javascript:alert(1)' }), 400, 'INVALID_INPUT', 'cancelUrl');
-    await refused(checkout('q', { ...ok, quantity: 1, donation: { amount: 0 } }), 400, 'INVALID_AMOUNT', 'donation.amount');
+    await refused(
+      checkout('q', { ...ok, quantity: 1, cancelUrl: 'javascript:alert(1)' }),
+      400,
+      'INVALID_INPUT',
+      'cancelUrl',
+    );
+    await refused(
+      checkout('q', { ...ok, quantity: 1, donation: { amount: 0 } }),
+      400,
+      'INVALID_AMOUNT',
+      'donation.amount',
+    );
     const r = { tierId: ev.tierIds[1], email: 'a@example.com', name: 'A' };
-    await refused(rsvp('q', { ...r, donation: { amount: 49 }, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' }), 400, 'INVALID_DONATION_AMOUNT', 'donation.amount');
+    await refused(
+      rsvp('q', { ...r, donation: { amount: 49 }, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/' }),
+      400,
+      'INVALID_DONATION_AMOUNT',
+      'donation.amount',
+    );
     await refused(rsvp('q', { ...r, donation: { amount: 100 } }), 400, 'INVALID_INPUT', 'successUrl');
   });
 
-  it('a sidecar donation on a tier in another currency than the event\'s donations is refused', async () => {
-    const ev = await makeEvent(db(), community.id, { slug: 'fx', donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' }, tiers: [{ priceCents: 100 }, { priceCents: 100 }] });
+  it("a sidecar donation on a tier in another currency than the event's donations is refused", async () => {
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'fx',
+      donationConfig: { enabled: true, mode: 'pwyw', currency: 'USD' },
+      tiers: [{ priceCents: 100 }, { priceCents: 100 }],
+    });
     await db().updateTable('tiers').set({ currency: 'EUR' }).where('id', '=', ev.tierIds[1]).execute();
-    const res = await refused(checkout('fx', { tierId: ev.tierIds[1], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', donation: { amount: 5 } }), 400, 'INVALID_INPUT', 'donation');
+    const res = await refused(
+      checkout('fx', {
+        tierId: ev.tierIds[1],
+        quantity: 1,
+        successUrl: 'https://a.example/',
+        cancelUrl: 'https://a.example/',
+        donation: { amount: 5 },
+      }),
+      400,
+      'INVALID_INPUT',
+      'donation',
+    );
     expect(res.body.error).toContain('USD');
-    expect((await checkout('fx', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', donation: { amount: 5 } })).status).toBe(200);
+    expect(
+      (
+        await checkout('fx', {
+          tierId: ev.tierIds[0],
+          quantity: 1,
+          successUrl: 'https://a.example/',
+          cancelUrl: 'https://a.example/',
+          donation: { amount: 5 },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('a donation to an event whose donations are off is refused', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'nodon', tiers: [{ priceCents: 100 }] });
-    await refused(checkout('nodon', { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', donation: { amount: 5 } }), 400, 'INVALID_INPUT', 'donation');
+    await refused(
+      checkout('nodon', {
+        tierId: ev.tierIds[0],
+        quantity: 1,
+        successUrl: 'https://a.example/',
+        cancelUrl: 'https://a.example/',
+        donation: { amount: 5 },
+      }),
+      400,
+      'INVALID_INPUT',
+      'donation',
+    );
     expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
   });
 
@@ -391,7 +698,9 @@ describe('errors', () => {
     const code = decodeQr((await rsvp('f', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' })).body.qrCode);
     const flipped = code.slice(0, -1) + (code.endsWith('A') ? 'B' : 'A');
     expect((await verify(flipped)).body).toEqual({ valid: false });
-    expect((await verify('svt1.0123456789abcdef0123456789abcdef.AAAAAAAAAAAAAAAAAAAAAA')).body).toEqual({ valid: false });
+    expect((await verify('svt1.0123456789abcdef0123456789abcdef.AAAAAAAAAAAAAAAAAAAAAA')).body).toEqual({
+      valid: false,
+    });
     expect((await verify('hello')).body).toEqual({ valid: false });
   });
 });
@@ -421,7 +730,7 @@ describe('security', () => {
     expect(await ticketCount()).toBe(0);
   });
 
-  it('a checkout with a bad X-Svc-Auth-Token, or another community\'s site token, is 401 and holds nothing', async () => {
+  it("a checkout with a bad X-Svc-Auth-Token, or another community's site token, is 401 and holds nothing", async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'named', tiers: [{ priceCents: 1000, capacity: 5 }] });
     const user = await makeUser(db(), 'nell');
     const other = await makeCommunity(db(), 'other-site');
@@ -436,20 +745,35 @@ describe('security', () => {
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 0 });
   });
 
-  it("a genuine ticket code of another community is not valid here", async () => {
+  it('a genuine ticket code of another community is not valid here', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'here', tiers: [{ priceCents: 0 }] });
-    const code = decodeQr((await rsvp('here', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' })).body.qrCode);
+    const code = decodeQr(
+      (await rsvp('here', { tierId: ev.tierIds[0], email: 'a@example.com', name: 'A' })).body.qrCode,
+    );
     const other = await makeCommunity(db(), 'elsewhere');
     const otherKey = await makeKey(db(), other.id, ['WRITE_SALES']);
-    const res = await server.request(`/v1/communities/elsewhere/tickets/verify`, { method: 'POST', key: otherKey, json: { code } });
+    const res = await server.request(`/v1/communities/elsewhere/tickets/verify`, {
+      method: 'POST',
+      key: otherKey,
+      json: { code },
+    });
     expect(res.body).toEqual({ valid: false });
   });
 
   it('a members-only event cannot be booked through the public widget action', async () => {
-    await db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
-    const ev = await makeEvent(db(), community.id, { slug: 'private', visibility: 'MEMBERS_ONLY', tiers: [{ priceCents: 0 }] });
+    await db()
+      .updateTable('communities')
+      .set({ embed_origins: JSON.stringify(['https://shop.example']) })
+      .where('id', '=', community.id)
+      .execute();
+    const ev = await makeEvent(db(), community.id, {
+      slug: 'private',
+      visibility: 'MEMBERS_ONLY',
+      tiers: [{ priceCents: 0 }],
+    });
     const res = await server.request(`/api/actions/${community.tag}/events/private/rsvp`, {
-      method: 'POST', json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
+      method: 'POST',
+      json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
       headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site' },
     });
     expect(res.status).toBe(404);
@@ -458,17 +782,29 @@ describe('security', () => {
 
   const widgetCall = (slug: string, action: 'rsvp' | 'checkout', json: object, origin = 'https://shop.example') =>
     server.request(`/api/actions/${community.tag}/events/${slug}/${action}`, {
-      method: 'POST', json, headers: { 'X-API-Key': community.pk, Origin: origin, 'Sec-Fetch-Site': 'cross-site' },
+      method: 'POST',
+      json,
+      headers: { 'X-API-Key': community.pk, Origin: origin, 'Sec-Fetch-Site': 'cross-site' },
     });
-  const allowShop = () => db().updateTable('communities').set({ embed_origins: JSON.stringify(['https://shop.example']) }).where('id', '=', community.id).execute();
+  const allowShop = () =>
+    db()
+      .updateTable('communities')
+      .set({ embed_origins: JSON.stringify(['https://shop.example']) })
+      .where('id', '=', community.id)
+      .execute();
 
-  it("a repeated RSVP through the widget never hands out the existing ticket: 409, and the ticket is e-mailed to its owner again", async () => {
+  it('a repeated RSVP through the widget never hands out the existing ticket: 409, and the ticket is e-mailed to its owner again', async () => {
     await allowShop();
     const ev = await makeEvent(db(), community.id, { slug: 'steal', tiers: [{ priceCents: 0 }] });
     const first = await rsvp('steal', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' });
     const res = await widgetCall('steal', 'rsvp', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Thief' });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ error: expect.any(String), code: 'INVALID_STATE', requestId: res.headers.get('x-request-id'), extras: { field: 'email' } });
+    expect(res.body).toEqual({
+      error: expect.any(String),
+      code: 'INVALID_STATE',
+      requestId: res.headers.get('x-request-id'),
+      extras: { field: 'email' },
+    });
     expect(JSON.stringify(res.body)).not.toContain(first.body.qrCode.slice(0, 40));
     expect(await mailTo('owner@example.com')).toHaveLength(2);
   });
@@ -477,10 +813,17 @@ describe('security', () => {
     await allowShop();
     const ev = await makeEvent(db(), community.id, { slug: 'replayed', tiers: [{ priceCents: 0 }] });
     await rsvp('replayed', { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' });
-    const again = () => server.request(`/api/actions/${community.tag}/events/replayed/rsvp`, {
-      method: 'POST', json: { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' },
-      headers: { 'X-API-Key': community.pk, Origin: 'https://shop.example', 'Sec-Fetch-Site': 'cross-site', 'Idempotency-Key': 'rsvp-replayed-1' },
-    });
+    const again = () =>
+      server.request(`/api/actions/${community.tag}/events/replayed/rsvp`, {
+        method: 'POST',
+        json: { tierId: ev.tierIds[0], email: 'owner@example.com', name: 'Owner' },
+        headers: {
+          'X-API-Key': community.pk,
+          Origin: 'https://shop.example',
+          'Sec-Fetch-Site': 'cross-site',
+          'Idempotency-Key': 'rsvp-replayed-1',
+        },
+      });
     const first = await again();
     const replay = await again();
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -492,22 +835,34 @@ describe('security', () => {
   it('the per-caller hold cap holds under concurrency: 15 parallel checkouts of 10 seats hold 10', async () => {
     await allowShop();
     const ev = await makeEvent(db(), community.id, { slug: 'hoard2', tiers: [{ priceCents: 100, capacity: 500 }] });
-    const body = { tierId: ev.tierIds[0], quantity: 10, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' };
+    const body = {
+      tierId: ev.tierIds[0],
+      quantity: 10,
+      successUrl: 'https://shop.example/ok',
+      cancelUrl: 'https://shop.example/no',
+    };
     const results = await Promise.all(Array.from({ length: 15 }, () => widgetCall('hoard2', 'checkout', body)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(await tier(ev.tierIds[0])).toEqual({ sold: 0, held: 10 });
     expect(await db().selectFrom('checkout_sessions').select('id').execute()).toHaveLength(1);
   });
 
-  it('widget checkouts may only return to the community\'s own sites', async () => {
+  it("widget checkouts may only return to the community's own sites", async () => {
     await allowShop();
     const ev = await makeEvent(db(), community.id, { slug: 'redir', tiers: [{ priceCents: 100 }] });
-    const body = { tierId: ev.tierIds[0], quantity: 1, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' };
+    const body = {
+      tierId: ev.tierIds[0],
+      quantity: 1,
+      successUrl: 'https://shop.example/ok',
+      cancelUrl: 'https://shop.example/no',
+    };
     expect((await widgetCall('redir', 'checkout', body)).status).toBe(200);
     const evil = await widgetCall('redir', 'checkout', { ...body, successUrl: 'https://evil.example/phish' });
     expect(evil.status).toBe(400);
     expect(evil.body.extras.field).toBe('successUrl');
-    expect((await widgetCall('redir', 'checkout', { ...body, cancelUrl: 'https://evil.example/' })).body.extras.field).toBe('cancelUrl');
+    expect(
+      (await widgetCall('redir', 'checkout', { ...body, cancelUrl: 'https://evil.example/' })).body.extras.field,
+    ).toBe('cancelUrl');
   });
 
   it('one widget caller cannot hold more than 10 seats of a tier in open checkouts', async () => {
@@ -526,7 +881,8 @@ describe('security', () => {
   it('the widget action refuses an origin the community does not list', async () => {
     const ev = await makeEvent(db(), community.id, { slug: 'wo', tiers: [{ priceCents: 0 }] });
     const res = await server.request(`/api/actions/${community.tag}/events/wo/rsvp`, {
-      method: 'POST', json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
+      method: 'POST',
+      json: { tierId: ev.tierIds[0], email: 'w@example.com', name: 'W' },
       headers: { 'X-API-Key': community.pk, Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
     });
     expect(res.status).toBe(403);

@@ -11,13 +11,20 @@ import { cookieJar, rawClient, type RawResponse as Raw } from './support/raw-htt
 const setCookies = (res: Raw): string[] => res.headers['set-cookie'] ?? [];
 const DAY_MS = 86_400_000;
 
-interface Deployment { server: TestServer; c: ReturnType<typeof rawClient> }
+interface Deployment {
+  server: TestServer;
+  c: ReturnType<typeof rawClient>;
+}
 
 /** A deployment with Google sign-in configured (its issuer is never reached: only the cookies matter here). */
 async function deployment(publicUrl?: string): Promise<Deployment> {
   const server = await startTestServer({
     publicUrl,
-    env: { SVC_OAUTH_GOOGLE_CLIENT_ID: 'id', SVC_OAUTH_GOOGLE_CLIENT_SECRET: 'secret', SVC_OAUTH_GOOGLE_ISSUER: 'http://127.0.0.1:9' },
+    env: {
+      SVC_OAUTH_GOOGLE_CLIENT_ID: 'id',
+      SVC_OAUTH_GOOGLE_CLIENT_SECRET: 'secret',
+      SVC_OAUTH_GOOGLE_ISSUER: 'http://127.0.0.1:9',
+    },
   });
   await makeCommunity(server.database.db, 'club', { name: 'The Club', domains: ['club.example'] });
   return { server, c: rawClient(server) };
@@ -26,7 +33,10 @@ async function deployment(publicUrl?: string): Promise<Deployment> {
 /** Every Set-Cookie the sign-in flows produce, on the platform host and on both kinds of community host. */
 async function cookiesOfEveryFlow({ server, c }: Deployment, email: string): Promise<string[]> {
   const seen: string[] = [];
-  const keep = (res: Raw) => { seen.push(...setCookies(res)); return res; };
+  const keep = (res: Raw) => {
+    seen.push(...setCookies(res));
+    return res;
+  };
   const platform = keep(await c.post('/api/auth/sign-up', { email, password: 'correct horse', name: 'Ada' }));
   expect(platform.status).toBe(201);
   for (const host of ['club.localhost', 'club.example']) {
@@ -54,7 +64,9 @@ let http: Deployment;
 beforeAll(async () => {
   [https, http] = await Promise.all([deployment('https://svc.example'), deployment()]);
 });
-afterAll(async () => { await Promise.all([https.server.close(), http.server.close()]); });
+afterAll(async () => {
+  await Promise.all([https.server.close(), http.server.close()]);
+});
 
 describe('transport security: happy path', () => {
   it('with an http public URL over plain http, sets no cookie Secure and sends no HSTS', async () => {
@@ -71,7 +83,16 @@ describe('transport security: security', () => {
   it('with an https public URL, marks every cookie Secure even over plain http from the proxy, on every host', async () => {
     const cookies = await cookiesOfEveryFlow(https, 'tls@example.com');
     const names = new Set(cookies.map((c) => c.split('=')[0]));
-    expect(names).toEqual(new Set(['svc_auth', 'svc_auth_club', 'svc_auth_club.localhost', 'svc_auth_club.example', 'svc_oauth_bind', 'svc_oauth_google']));
+    expect(names).toEqual(
+      new Set([
+        'svc_auth',
+        'svc_auth_club',
+        'svc_auth_club.localhost',
+        'svc_auth_club.example',
+        'svc_oauth_bind',
+        'svc_oauth_google',
+      ]),
+    );
     for (const cookie of cookies) expect(cookie).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
   });
 

@@ -13,16 +13,26 @@ let cy: U;
 let dee: U;
 
 const as = (who: U | null, path: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.request(path, { ...init, headers: { ...(who ? { Authorization: `Bearer ${who.token}` } : {}), ...(init.headers as Record<string, string>) } });
-const start = (who: U, usertags: string[]) => as(who, '/api/messaging/conversations', { method: 'POST', json: { usertags } });
-const say = (who: U, id: string, body: string) => as(who, `/api/messaging/conversations/${id}/messages`, { method: 'POST', json: { body } });
+  s.request(path, {
+    ...init,
+    headers: { ...(who ? { Authorization: `Bearer ${who.token}` } : {}), ...(init.headers as Record<string, string>) },
+  });
+const start = (who: U, usertags: string[]) =>
+  as(who, '/api/messaging/conversations', { method: 'POST', json: { usertags } });
+const say = (who: U, id: string, body: string) =>
+  as(who, `/api/messaging/conversations/${id}/messages`, { method: 'POST', json: { body } });
 const read = (who: U, id: string, q = '') => as(who, `/api/messaging/conversations/${id}/messages${q}`);
 const counts = async (who: U) => (await as(who, '/api/messaging/conversations/unread/counts')).body;
-const markRead = (who: U, id: string, json: unknown = {}) => as(who, `/api/messaging/conversations/${id}/read`, { method: 'POST', json });
+const markRead = (who: U, id: string, json: unknown = {}) =>
+  as(who, `/api/messaging/conversations/${id}/read`, { method: 'POST', json });
 
 async function user(tag: string): Promise<U> {
   const u = await makeUser(s.database.db, tag);
-  await s.database.db.updateTable('users').set({ phone: `+1555000${tag.length}${tag.charCodeAt(0)}` }).where('id', '=', u.id).execute();
+  await s.database.db
+    .updateTable('users')
+    .set({ phone: `+1555000${tag.length}${tag.charCodeAt(0)}` })
+    .where('id', '=', u.id)
+    .execute();
   return { ...u, token: (await s.sessions.issue(u.id)).token };
 }
 const publicOf = (u: U) => ({ id: u.id, usertag: u.usertag, name: `User ${u.usertag}`, profileImage: null });
@@ -31,15 +41,22 @@ beforeAll(async () => {
   s = await startTestServer();
   [ada, bob, cy, dee] = [await user('ada'), await user('bob'), await user('cy'), await user('dee')];
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('conversations: happy path', () => {
   it('creates the direct conversation once (201), then answers it again to either side (200)', async () => {
     const first = await start(ada, ['bob']);
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
-      id: expect.any(String), kind: 'direct', participants: expect.arrayContaining([publicOf(ada), publicOf(bob)]),
-      lastMessage: null, unreadCount: 0, createdAt: expect.any(String), lastActivityAt: expect.any(String),
+      id: expect.any(String),
+      kind: 'direct',
+      participants: expect.arrayContaining([publicOf(ada), publicOf(bob)]),
+      lastMessage: null,
+      unreadCount: 0,
+      createdAt: expect.any(String),
+      lastActivityAt: expect.any(String),
     });
     expect(first.body.participants).toHaveLength(2);
     const again = await start(bob, ['ada', 'bob', 'ada']);
@@ -61,7 +78,13 @@ describe('conversations: happy path', () => {
     for (let i = 1; i <= 3; i++) {
       const res = await say(i % 2 ? cy : dee, c.id, `  message ${i}  `);
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(String), conversationId: c.id, sender: publicOf(i % 2 ? cy : dee), body: `message ${i}`, createdAt: expect.any(String) });
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        conversationId: c.id,
+        sender: publicOf(i % 2 ? cy : dee),
+        body: `message ${i}`,
+        createdAt: expect.any(String),
+      });
     }
     const page = await read(cy, c.id, '?limit=2');
     expect(page.status).toBe(200);
@@ -158,7 +181,13 @@ describe('conversations: errors', () => {
   });
 
   it('validates who to talk to: 1 to 20 usertags, someone other than me, all existing', async () => {
-    for (const json of [{}, { usertags: [] }, { usertags: Array.from({ length: 21 }, (_, i) => `u${i}`) }, { usertags: 'bob' }, { usertags: ['bob'], x: 1 }]) {
+    for (const json of [
+      {},
+      { usertags: [] },
+      { usertags: Array.from({ length: 21 }, (_, i) => `u${i}`) },
+      { usertags: 'bob' },
+      { usertags: ['bob'], x: 1 },
+    ]) {
       const res = await as(ada, '/api/messaging/conversations', { method: 'POST', json });
       expect(res.status, JSON.stringify(json).slice(0, 60)).toBe(400);
     }
@@ -214,7 +243,11 @@ describe('conversations: security', () => {
       expect(res.body.error).toBe(nowhere.body.error);
       expect(res.text).not.toContain('private');
     }
-    const messages = await s.database.db.selectFrom('messages').select(['body', 'sender_id']).where('conversation_id', '=', c.id).execute();
+    const messages = await s.database.db
+      .selectFrom('messages')
+      .select(['body', 'sender_id'])
+      .where('conversation_id', '=', c.id)
+      .execute();
     expect(messages.map((m) => m.body)).toContain('private');
     expect(messages.filter((m) => m.sender_id === cy.id)).toEqual([]);
     expect((await as(cy, '/api/messaging/conversations')).body.map((x: any) => x.id)).not.toContain(c.id);
@@ -224,19 +257,29 @@ describe('conversations: security', () => {
   it('shows participants and senders with public fields only: never e-mail or phone', async () => {
     const { body: c } = await start(ada, ['bob', 'cy']);
     await say(bob, c.id, 'hello');
-    const responses = [await start(ada, ['bob']), await as(ada, '/api/messaging/conversations'), await read(ada, c.id), await say(cy, c.id, 'hi')];
+    const responses = [
+      await start(ada, ['bob']),
+      await as(ada, '/api/messaging/conversations'),
+      await read(ada, c.id),
+      await say(cy, c.id, 'hi'),
+    ];
     for (const res of responses) expect(res.text).not.toMatch(/@example\.com|\+1555/);
     expect(Object.keys(responses[2].body[0].sender).sort()).toEqual(['id', 'name', 'profileImage', 'usertag']);
   });
 
   it('makes one direct conversation however concurrently it is started', async () => {
     const results = await Promise.all([
-      ...Array.from({ length: 4 }, () => start(cy, ['dee'])), ...Array.from({ length: 4 }, () => start(dee, ['cy'])),
+      ...Array.from({ length: 4 }, () => start(cy, ['dee'])),
+      ...Array.from({ length: 4 }, () => start(dee, ['cy'])),
     ]);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     const direct = await s.database.db.selectFrom('conversations').select('id').where('kind', '=', 'direct').execute();
     expect(new Set(direct.map((d) => d.id)).size).toBe(direct.length);
-    const members = await s.database.db.selectFrom('conversation_members').select('user_id').where('conversation_id', '=', results[0].body.id).execute();
+    const members = await s.database.db
+      .selectFrom('conversation_members')
+      .select('user_id')
+      .where('conversation_id', '=', results[0].body.id)
+      .execute();
     expect(members).toHaveLength(2);
   });
 
@@ -246,7 +289,12 @@ describe('conversations: security', () => {
     const sent = await Promise.all(Array.from({ length: 10 }, (_, i) => say(bob, c.id, `m${i}`)));
     expect(sent.every((r) => r.status === 201)).toBe(true);
     expect((await counts(dee)).conversations[c.id]).toBe(10);
-    const seqs = await s.database.db.selectFrom('messages').select('seq').where('conversation_id', '=', c.id).orderBy('seq').execute();
+    const seqs = await s.database.db
+      .selectFrom('messages')
+      .select('seq')
+      .where('conversation_id', '=', c.id)
+      .orderBy('seq')
+      .execute();
     expect(seqs.map((m) => Number(m.seq))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
@@ -255,16 +303,30 @@ describe('conversations: security', () => {
     await say(bob, c.id, 'not seen yet');
     const cookie = { Cookie: `svc_auth=${ada.token}` };
     // What a link or a form on another site can make the browser send.
-    const navigation = await as(null, `/api/messaging/conversations/${c.id}/messages`, { headers: { ...cookie, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' } });
+    const navigation = await as(null, `/api/messaging/conversations/${c.id}/messages`, {
+      headers: { ...cookie, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' },
+    });
     expect(navigation.status).toBe(200);
     const forged = [
-      await as(null, `/api/messaging/conversations/${c.id}/read`, { method: 'POST', json: {}, headers: { ...cookie, Origin: 'https://evil.example' } }),
-      await as(null, `/api/messaging/conversations/${c.id}/read`, { method: 'POST', body: 'upTo=x', headers: { ...cookie, Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' } }),
+      await as(null, `/api/messaging/conversations/${c.id}/read`, {
+        method: 'POST',
+        json: {},
+        headers: { ...cookie, Origin: 'https://evil.example' },
+      }),
+      await as(null, `/api/messaging/conversations/${c.id}/read`, {
+        method: 'POST',
+        body: 'upTo=x',
+        headers: { ...cookie, Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
     ];
     expect(forged.map((r) => r.status)).toEqual([403, 415]);
     expect((await counts(ada)).conversations[c.id]).toBe(1);
     // From the site's own page it works.
-    const own = await as(null, `/api/messaging/conversations/${c.id}/read`, { method: 'POST', json: {}, headers: { ...cookie, Origin: s.url, 'Sec-Fetch-Site': 'same-origin' } });
+    const own = await as(null, `/api/messaging/conversations/${c.id}/read`, {
+      method: 'POST',
+      json: {},
+      headers: { ...cookie, Origin: s.url, 'Sec-Fetch-Site': 'same-origin' },
+    });
     expect(own.status).toBe(200);
     expect((await counts(ada)).conversations[c.id]).toBeUndefined();
   });
@@ -272,7 +334,9 @@ describe('conversations: security', () => {
   it('refuses a cookie-authenticated message from another site', async () => {
     const { body: c } = await start(ada, ['bob']);
     const res = await as(null, `/api/messaging/conversations/${c.id}/messages`, {
-      method: 'POST', json: { body: 'forged' }, headers: { Cookie: `svc_auth=${ada.token}`, Origin: 'https://evil.example' },
+      method: 'POST',
+      json: { body: 'forged' },
+      headers: { Cookie: `svc_auth=${ada.token}`, Origin: 'https://evil.example' },
     });
     expect(res.status).toBe(403);
     const forged = await s.database.db.selectFrom('messages').select('id').where('body', '=', 'forged').execute();

@@ -14,8 +14,12 @@ let bob: U;
 let cy: U;
 
 const as = (who: U | null, path: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.request(path, { ...init, headers: { ...(who ? { Authorization: `Bearer ${who.token}` } : {}), ...(init.headers as Record<string, string>) } });
-const request = (from: U, usertag: string) => as(from, '/api/users/me/friend-requests', { method: 'POST', json: { usertag } });
+  s.request(path, {
+    ...init,
+    headers: { ...(who ? { Authorization: `Bearer ${who.token}` } : {}), ...(init.headers as Record<string, string>) },
+  });
+const request = (from: U, usertag: string) =>
+  as(from, '/api/users/me/friend-requests', { method: 'POST', json: { usertag } });
 const accept = (who: U, usertag: string) => as(who, `/api/users/me/friends/${usertag}/accept`, { method: 'POST' });
 const reject = (who: U, usertag: string) => as(who, `/api/users/me/friends/${usertag}/reject`, { method: 'DELETE' });
 const incoming = (who: U) => as(who, '/api/users/me/friend-requests/incoming');
@@ -24,7 +28,11 @@ const rows = () => s.database.db.selectFrom('friendships').selectAll().execute()
 
 async function user(tag: string): Promise<U> {
   const u = await makeUser(s.database.db, tag);
-  await s.database.db.updateTable('users').set({ phone: `+1555${tag.length}${Math.floor(Math.random() * 1e6)}` }).where('id', '=', u.id).execute();
+  await s.database.db
+    .updateTable('users')
+    .set({ phone: `+1555${tag.length}${Math.floor(Math.random() * 1e6)}` })
+    .where('id', '=', u.id)
+    .execute();
   return { ...u, token: (await s.sessions.issue(u.id)).token };
 }
 
@@ -33,7 +41,9 @@ beforeAll(async () => {
   s = await startTestServer({ rateLimits: { friendRequestsPerHour: 10_000 } });
   [ada, bob, cy] = [await user('ada'), await user('bob'), await user('cy')];
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 beforeEach(async () => {
   await s.database.db.deleteFrom('friendships').execute();
   await s.database.db.deleteFrom('notifications').execute();
@@ -46,7 +56,13 @@ describe('friends: happy path', () => {
   it('sends a request (201 PENDING) and tells the other user', async () => {
     const res = await request(ada, 'bob');
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ user: publicOf(bob), status: 'PENDING', requestedBy: 'me', createdAt: expect.any(String), acceptedAt: null });
+    expect(res.body).toEqual({
+      user: publicOf(bob),
+      status: 'PENDING',
+      requestedBy: 'me',
+      createdAt: expect.any(String),
+      acceptedAt: null,
+    });
     const told = await notifications(bob);
     expect(told).toHaveLength(1);
     expect(told[0]).toMatchObject({ kind: 'friend.requested', actor: publicOf(ada), readAt: null });
@@ -60,7 +76,10 @@ describe('friends: happy path', () => {
     const res = await incoming(cy);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-total-count')).toBe('2');
-    expect(res.body.map((f: any) => [f.user.usertag, f.requestedBy, f.status])).toEqual([['bob', 'them', 'PENDING'], ['ada', 'them', 'PENDING']]);
+    expect(res.body.map((f: any) => [f.user.usertag, f.requestedBy, f.status])).toEqual([
+      ['bob', 'them', 'PENDING'],
+      ['ada', 'them', 'PENDING'],
+    ]);
     const page = await as(cy, '/api/users/me/friend-requests/incoming?limit=1');
     expect(page.body.map((f: any) => f.user.usertag)).toEqual(['bob']);
     expect(page.headers.get('link')).toMatch(/offset=1.*rel="next"/);
@@ -71,7 +90,12 @@ describe('friends: happy path', () => {
     await request(ada, 'bob');
     const res = await accept(bob, 'ada');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ user: publicOf(ada), status: 'ACCEPTED', requestedBy: 'them', acceptedAt: expect.any(String) });
+    expect(res.body).toMatchObject({
+      user: publicOf(ada),
+      status: 'ACCEPTED',
+      requestedBy: 'them',
+      acceptedAt: expect.any(String),
+    });
     const told = await notifications(ada);
     expect(told.map((n) => [n.kind, n.actor.usertag])).toEqual([['friend.accepted', 'bob']]);
     expect((await notifications(bob))[0]).toMatchObject({ kind: 'friend.requested', readAt: expect.any(String) });
@@ -92,8 +116,10 @@ describe('friends: happy path', () => {
     expect(await notifications(ada)).toEqual([]);
     expect(await rows()).toHaveLength(0);
     // Seven days later (moved back in time here), the same request goes through.
-    await s.database.db.updateTable('friend_request_rejections')
-      .set({ rejected_at: new Date(Date.now() - FRIEND_REQUEST_COOLDOWN_MS - 60_000).toISOString() }).execute();
+    await s.database.db
+      .updateTable('friend_request_rejections')
+      .set({ rejected_at: new Date(Date.now() - FRIEND_REQUEST_COOLDOWN_MS - 60_000).toISOString() })
+      .execute();
     expect((await request(ada, 'bob')).status).toBe(201);
   });
 
@@ -129,7 +155,10 @@ describe('friends: errors', () => {
     const dup = await request(ada, 'bob');
     expect([dup.status, dup.body.code]).toEqual([409, 'FRIEND_REQUEST_EXISTS']);
     await accept(bob, 'ada');
-    for (const [from, to] of [[ada, 'bob'], [bob, 'ada']] as const) {
+    for (const [from, to] of [
+      [ada, 'bob'],
+      [bob, 'ada'],
+    ] as const) {
       const friends = await request(from, to);
       expect([friends.status, friends.body.code]).toEqual([409, 'ALREADY_FRIENDS']);
     }
@@ -146,7 +175,12 @@ describe('friends: errors', () => {
   });
 
   it('answers 404 to accept or reject when there is no request', async () => {
-    for (const res of [await accept(ada, 'bob'), await reject(ada, 'bob'), await accept(ada, 'nobody'), await reject(ada, 'ada')]) {
+    for (const res of [
+      await accept(ada, 'bob'),
+      await reject(ada, 'bob'),
+      await accept(ada, 'nobody'),
+      await reject(ada, 'ada'),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
     }
@@ -170,7 +204,7 @@ describe('friends: limits', () => {
     expect((await request(ada, 'bob')).status).toBe(201);
   });
 
-  it('lets a rejected sender accept the other\'s later request by asking back', async () => {
+  it("lets a rejected sender accept the other's later request by asking back", async () => {
     await request(ada, 'cy');
     await reject(cy, 'ada');
     await request(cy, 'ada');
@@ -184,10 +218,21 @@ describe('friends: limits', () => {
     const now = nowIso();
     const targets = [];
     for (let i = 0; i < FRIEND_REQUEST_PENDING_MAX; i++) targets.push(await makeUser(s.database.db, `target${i}`));
-    await s.database.db.insertInto('friendships').values(targets.map((t) => ({
-      id: newId(), user_low: sender.id < t.id ? sender.id : t.id, user_high: sender.id < t.id ? t.id : sender.id,
-      requester_id: sender.id, addressee_id: t.id, status: 'PENDING' as const, created_at: now, accepted_at: null,
-    }))).execute();
+    await s.database.db
+      .insertInto('friendships')
+      .values(
+        targets.map((t) => ({
+          id: newId(),
+          user_low: sender.id < t.id ? sender.id : t.id,
+          user_high: sender.id < t.id ? t.id : sender.id,
+          requester_id: sender.id,
+          addressee_id: t.id,
+          status: 'PENDING' as const,
+          created_at: now,
+          accepted_at: null,
+        })),
+      )
+      .execute();
     const over = await request(sender, 'bob');
     expect(over.status).toBe(409);
     expect(over.body.code).toBe('FRIEND_REQUEST_LIMIT');
@@ -209,9 +254,12 @@ describe('friends: limits', () => {
         return { ...u, token: (await limited.sessions.issue(u.id)).token };
       };
       const [eve, fay] = [await make('eve'), await make('fay')];
-      const send = (who: { token: string }, usertag: string) => limited.request('/api/users/me/friend-requests', {
-        method: 'POST', json: { usertag }, headers: { Authorization: `Bearer ${who.token}` },
-      });
+      const send = (who: { token: string }, usertag: string) =>
+        limited.request('/api/users/me/friend-requests', {
+          method: 'POST',
+          json: { usertag },
+          headers: { Authorization: `Bearer ${who.token}` },
+        });
       expect((await send(eve, 'nobody1')).status).toBe(404);
       expect((await send(eve, 'nobody2')).status).toBe(404);
       expect((await send(eve, 'fay')).status).toBe(201);
@@ -227,7 +275,7 @@ describe('friends: limits', () => {
 });
 
 describe('friends: security', () => {
-  it('accepts and rejects only requests sent to me: not my own, not someone else\'s', async () => {
+  it("accepts and rejects only requests sent to me: not my own, not someone else's", async () => {
     await request(ada, 'bob');
     // The requester cannot accept or withdraw-by-rejecting their own request.
     expect((await accept(ada, 'bob')).status).toBe(404);
@@ -259,7 +307,12 @@ describe('friends: security', () => {
 
   it('shows other users with public fields only: never e-mail or phone', async () => {
     await request(ada, 'bob');
-    const responses = [await incoming(bob), await as(bob, '/api/users/me/notifications'), await accept(bob, 'ada'), await request(cy, 'bob')];
+    const responses = [
+      await incoming(bob),
+      await as(bob, '/api/users/me/notifications'),
+      await accept(bob, 'ada'),
+      await request(cy, 'bob'),
+    ];
     for (const res of responses) {
       expect(res.text).not.toMatch(/@example\.com|\+1555/);
     }
@@ -279,7 +332,9 @@ describe('friends: security', () => {
 
   it('refuses a cookie-authenticated request from another site, and sends nothing', async () => {
     const res = await as(null, '/api/users/me/friend-requests', {
-      method: 'POST', json: { usertag: 'bob' }, headers: { Cookie: `svc_auth=${ada.token}`, Origin: 'https://evil.example' },
+      method: 'POST',
+      json: { usertag: 'bob' },
+      headers: { Cookie: `svc_auth=${ada.token}`, Origin: 'https://evil.example' },
     });
     expect(res.status).toBe(403);
     expect(await rows()).toHaveLength(0);

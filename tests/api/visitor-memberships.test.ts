@@ -16,7 +16,11 @@ const get = (path: string, token?: string) =>
 beforeAll(async () => {
   s = await startTestServer();
   const db = s.database.db;
-  const [club, guild, lodge] = await Promise.all([makeCommunity(db, 'club'), makeCommunity(db, 'guild'), makeCommunity(db, 'lodge')]);
+  const [club, guild, lodge] = await Promise.all([
+    makeCommunity(db, 'club'),
+    makeCommunity(db, 'guild'),
+    makeCommunity(db, 'lodge'),
+  ]);
   ada = await makeUser(db, 'ada');
   const bob = await makeUser(db, 'bob');
   await makeMembership(db, club.id, ada.id, 'ACCEPTED');
@@ -26,7 +30,9 @@ beforeAll(async () => {
   adaToken = (await s.sessions.issue(ada.id)).token;
   bobToken = (await s.sessions.issue(bob.id)).token;
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('memberships: happy path', () => {
   it('lists every membership of the signed-in user, newest first, in the spec shape', async () => {
@@ -35,7 +41,10 @@ describe('memberships: happy path', () => {
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(res.body.map((m: any) => m.communityTag)).toEqual(['guild', 'club']);
     expect(res.body[1]).toEqual({
-      communityTag: 'club', status: 'ACCEPTED', platforms: { svc: { status: 'ACCEPTED' } }, createdAt: expect.any(String),
+      communityTag: 'club',
+      status: 'ACCEPTED',
+      platforms: { svc: { status: 'ACCEPTED' } },
+      createdAt: expect.any(String),
     });
     expect(res.body[0]).toMatchObject({ status: 'PENDING', platforms: { svc: { status: 'PENDING' } } });
   });

@@ -15,8 +15,12 @@ let adaToken: string;
 let bobToken: string;
 
 const as = (token: string | null, path: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.request(path, { ...init, headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string>) } });
-const markRead = (token: string, json: unknown) => as(token, '/api/users/me/notifications/mark-read', { method: 'PATCH', json });
+  s.request(path, {
+    ...init,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string>) },
+  });
+const markRead = (token: string, json: unknown) =>
+  as(token, '/api/users/me/notifications/mark-read', { method: 'PATCH', json });
 const unread = async (token: string) => (await as(token, '/api/users/me/notifications/unread-count')).body.count;
 
 async function send(input: Omit<NotifyInput, 'kind'> & { kind?: NotifyInput['kind'] }): Promise<string> {
@@ -34,8 +38,12 @@ beforeAll(async () => {
   adaToken = (await s.sessions.issue(ada.id)).token;
   bobToken = (await s.sessions.issue(bob.id)).token;
 });
-afterAll(async () => { await s.close(); });
-beforeEach(async () => { await s.database.db.deleteFrom('notifications').execute(); });
+afterAll(async () => {
+  await s.close();
+});
+beforeEach(async () => {
+  await s.database.db.deleteFrom('notifications').execute();
+});
 
 describe('notifications: happy path', () => {
   it('lists my notifications newest first, with the actor in public fields and the community tag', async () => {
@@ -48,13 +56,22 @@ describe('notifications: happy path', () => {
     expect(res.headers.get('x-total-count')).toBe('2');
     expect(res.body).toEqual([
       {
-        id: expect.any(String), kind: 'membership.approved', communityTag: 'club', actor: null,
-        data: { segmentName: 'Gold' }, readAt: null, createdAt: expect.any(String),
+        id: expect.any(String),
+        kind: 'membership.approved',
+        communityTag: 'club',
+        actor: null,
+        data: { segmentName: 'Gold' },
+        readAt: null,
+        createdAt: expect.any(String),
       },
       {
-        id: expect.any(String), kind: 'friend.requested', communityTag: null,
+        id: expect.any(String),
+        kind: 'friend.requested',
+        communityTag: null,
         actor: { id: bob.id, usertag: 'bob', name: 'User bob', profileImage: null },
-        data: {}, readAt: null, createdAt: expect.any(String),
+        data: {},
+        readAt: null,
+        createdAt: expect.any(String),
       },
     ]);
   });
@@ -86,17 +103,22 @@ describe('notifications: happy path', () => {
     // Again: already read, nothing changes.
     expect((await markRead(adaToken, { ids: [ids[0]] })).body).toEqual({ updated: 0 });
     const list = await as(adaToken, '/api/users/me/notifications');
-    const read = list.body.filter((n: any) => n.readAt !== null).map((n: any) => n.id).sort();
+    const read = list.body
+      .filter((n: any) => n.readAt !== null)
+      .map((n: any) => n.id)
+      .sort();
     expect(read).toEqual([ids[0], ids[1]].sort());
     expect((await markRead(adaToken, { all: true })).body).toEqual({ updated: 2 });
     expect(await unread(adaToken)).toBe(0);
   });
 
   it('commits a notification only with the transaction that made it', async () => {
-    await expect(transaction(s.database.db, async (trx) => {
-      await notify(trx, { userId: ada.id, kind: 'rsvp.confirmed', data: {} });
-      throw new Error('the caller\'s change failed');
-    })).rejects.toThrow();
+    await expect(
+      transaction(s.database.db, async (trx) => {
+        await notify(trx, { userId: ada.id, kind: 'rsvp.confirmed', data: {} });
+        throw new Error("the caller's change failed");
+      }),
+    ).rejects.toThrow();
     expect(await unread(adaToken)).toBe(0);
   });
 });
@@ -117,8 +139,13 @@ describe('notifications: errors', () => {
   it('rejects a mark-read body that is not exactly ids (1 to 100 uuids) or all: true', async () => {
     const uuid = () => crypto.randomUUID();
     for (const body of [
-      {}, { ids: [] }, { ids: Array.from({ length: 101 }, uuid) }, { ids: ['not-a-uuid'] }, { all: false },
-      { ids: [uuid()], all: true }, { all: true, extra: 1 },
+      {},
+      { ids: [] },
+      { ids: Array.from({ length: 101 }, uuid) },
+      { ids: ['not-a-uuid'] },
+      { all: false },
+      { ids: [uuid()], all: true },
+      { all: true, extra: 1 },
     ]) {
       const res = await markRead(adaToken, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
@@ -136,7 +163,7 @@ describe('notifications: errors', () => {
 });
 
 describe('notifications: security', () => {
-  it('marks by ids only my own notifications: ids of someone else\'s change nothing', async () => {
+  it("marks by ids only my own notifications: ids of someone else's change nothing", async () => {
     const bobs = await send({ userId: bob.id, actorId: ada.id });
     const mine = await send({ userId: ada.id, actorId: bob.id });
     const res = await markRead(adaToken, { ids: [bobs, mine] });
@@ -146,7 +173,7 @@ describe('notifications: security', () => {
     expect(await unread(bobToken)).toBe(1);
   });
 
-  it('never lists another user\'s notifications, and shows actors without private fields', async () => {
+  it("never lists another user's notifications, and shows actors without private fields", async () => {
     await send({ userId: bob.id, data: { secret: 'for bob' } });
     await send({ userId: ada.id, actorId: bob.id });
     const res = await as(adaToken, '/api/users/me/notifications');
@@ -160,7 +187,9 @@ describe('notifications: security', () => {
   it('refuses a cookie-authenticated mark-read from another site, and changes nothing', async () => {
     await send({ userId: ada.id });
     const res = await as(null, '/api/users/me/notifications/mark-read', {
-      method: 'PATCH', json: { all: true }, headers: { Cookie: `svc_auth=${adaToken}`, Origin: 'https://evil.example' },
+      method: 'PATCH',
+      json: { all: true },
+      headers: { Cookie: `svc_auth=${adaToken}`, Origin: 'https://evil.example' },
     });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('CROSS_SITE_REQUEST');

@@ -13,7 +13,15 @@ import { loadSecretBox, SecretBox } from '../../server/webhooks/secret-box.ts';
 import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
 import { makeCommunity } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { addEndpoint, approved, emitOne, startReceiver, startWorker, waitFor, type Receiver } from './support/webhooks.ts';
+import {
+  addEndpoint,
+  approved,
+  emitOne,
+  startReceiver,
+  startWorker,
+  waitFor,
+  type Receiver,
+} from './support/webhooks.ts';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -36,20 +44,33 @@ const db = () => server.database.db;
 /** The server as `npm start` runs it, on the test's database. */
 function startServerProcess(encryptionKey: Buffer) {
   const target = server.databaseTarget;
-  const databaseUrl = target.kind === 'postgres'
-    ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.schema}`)}`
-    : '';
+  const databaseUrl =
+    target.kind === 'postgres'
+      ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.schema}`)}`
+      : '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: {
-      ...process.env, LOG_LEVEL: 'warn', REDIS_URL: '', PORT: '0', SVC_SEED_DEMO: 'false',
-      SVC_DATA_DIR: dir, DATABASE_URL: databaseUrl, SVC_ENCRYPTION_KEY: encryptionKey.toString('base64'),
-      SVC_WEBHOOK_TIMEOUT_MS: '500', SVC_WEBHOOK_POLL_MS: '50', SVC_WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms,100ms,100ms',
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      PORT: '0',
+      SVC_SEED_DEMO: 'false',
+      SVC_DATA_DIR: dir,
+      DATABASE_URL: databaseUrl,
+      SVC_ENCRYPTION_KEY: encryptionKey.toString('base64'),
+      SVC_WEBHOOK_TIMEOUT_MS: '500',
+      SVC_WEBHOOK_POLL_MS: '50',
+      SVC_WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms,100ms,100ms',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output += d; });
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output += d;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return { child, exited, output: () => output };
 }
@@ -62,10 +83,13 @@ describe('webhook worker: restart safety', () => {
     const community = await makeCommunity(db(), 'restart');
     await addEndpoint(db(), secrets, community.id, receiver.url);
     // The first process's attempts hang at the receiver until the process is killed.
-    receiver.handle(() => { /* hold the request open */ });
+    receiver.handle(() => {
+      /* hold the request open */
+    });
 
     const committed: string[] = [];
-    for (let i = 0; i < 20; i++) committed.push(...(await emitOne(db(), community, 'member.approved', approved())).deliveryIds);
+    for (let i = 0; i < 20; i++)
+      committed.push(...(await emitOne(db(), community, 'member.approved', approved())).deliveryIds);
     await transaction(db(), async (trx) => {
       await emit(trx, community, 'member.approved', approved('rolled-back'));
       throw new Error('rolled back');
@@ -73,20 +97,34 @@ describe('webhook worker: restart safety', () => {
 
     const first = startServerProcess(key);
     try {
-      await waitFor(() => new Set(receiver.requests.map((r) => r.headers['svc-delivery-id'])).size === 20, 'all 20 deliveries to be in flight', 30_000);
+      await waitFor(
+        () => new Set(receiver.requests.map((r) => r.headers['svc-delivery-id'])).size === 20,
+        'all 20 deliveries to be in flight',
+        30_000,
+      );
     } finally {
       first.child.kill('SIGKILL');
       await first.exited;
     }
-    expect(await db().selectFrom('webhook_deliveries').select('id').where('status', '=', 'SUCCEEDED').execute()).toHaveLength(0);
+    expect(
+      await db().selectFrom('webhook_deliveries').select('id').where('status', '=', 'SUCCEEDED').execute(),
+    ).toHaveLength(0);
 
     receiver.handle((_q, res) => res.writeHead(204).end());
     const second = startServerProcess(key);
     try {
-      await waitFor(async () => {
-        const done = await db().selectFrom('webhook_deliveries').select('id').where('status', '=', 'SUCCEEDED').execute();
-        return done.length === 20;
-      }, 'every delivery to succeed after the restart', 30_000);
+      await waitFor(
+        async () => {
+          const done = await db()
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('status', '=', 'SUCCEEDED')
+            .execute();
+          return done.length === 20;
+        },
+        'every delivery to succeed after the restart',
+        30_000,
+      );
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
@@ -98,7 +136,11 @@ describe('webhook worker: restart safety', () => {
     // The killed attempts are in the log as ABANDONED, and did not use up one of the six.
     const rows = await db().selectFrom('webhook_deliveries').select(['attempts', 'total_attempts']).execute();
     expect(rows.every((r) => r.attempts === 1 && r.total_attempts === 2)).toBe(true);
-    const outcomes = await db().selectFrom('webhook_attempts').select(['outcome', 'number']).orderBy('number').execute();
+    const outcomes = await db()
+      .selectFrom('webhook_attempts')
+      .select(['outcome', 'number'])
+      .orderBy('number')
+      .execute();
     expect(outcomes.filter((o) => o.outcome === 'ABANDONED' && o.number === 1)).toHaveLength(20);
     expect(outcomes.filter((o) => o.outcome === 'SUCCEEDED' && o.number === 2)).toHaveLength(20);
   }, 60_000);
@@ -130,17 +172,26 @@ describe('webhook worker: two workers on one database', () => {
 
     const ids: string[] = [];
     await transaction(db(), async (trx) => {
-      for (let i = 0; i < 300; i++) ids.push(...(await emit(trx, community, 'member.approved', approved())).deliveryIds);
+      for (let i = 0; i < 300; i++)
+        ids.push(...(await emit(trx, community, 'member.approved', approved())).deliveryIds);
     });
     second = openDatabase(server.databaseTarget);
     workers = [
       startWorker(server.database, secrets, { concurrency: 8, retryDelaysMs: [10] }),
       startWorker(second, secrets, { concurrency: 8, retryDelaysMs: [10] }),
     ];
-    await waitFor(async () => {
-      const done = await db().selectFrom('webhook_deliveries').select('id').where('status', '=', 'SUCCEEDED').execute();
-      return done.length === 300;
-    }, 'all 300 deliveries to succeed', 60_000);
+    await waitFor(
+      async () => {
+        const done = await db()
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'SUCCEEDED')
+          .execute();
+        return done.length === 300;
+      },
+      'all 300 deliveries to succeed',
+      60_000,
+    );
 
     expect(seen.size).toBe(300);
     expect([...seen.values()].every((n) => n === 2)).toBe(true);
@@ -156,7 +207,9 @@ describe('webhook worker: two workers on one database', () => {
     await addEndpoint(db(), secrets, community.id, receiver.url);
     // Hold every request until all are in flight, then answer them all 410 at once.
     const held: Array<() => void> = [];
-    receiver.handle((_q, res) => { held.push(() => res.writeHead(410).end()); });
+    receiver.handle((_q, res) => {
+      held.push(() => res.writeHead(410).end());
+    });
     const ids: string[] = [];
     await transaction(db(), async (trx) => {
       for (let i = 0; i < 40; i++) ids.push(...(await emit(trx, community, 'member.approved', approved())).deliveryIds);

@@ -27,11 +27,19 @@ import { normalizeOrigin } from '../../server/domain/community-origins.ts';
 import { makeCommunity, makeKey, makeUser } from './support/factory.ts';
 
 const Made = z.object({
-  id: z.string(), slug: z.string(), communityTag: z.string(), via: z.enum(['publishableKey', 'hostedSite']), userId: z.string().nullable(),
+  id: z.string(),
+  slug: z.string(),
+  communityTag: z.string(),
+  via: z.enum(['publishableKey', 'hostedSite']),
+  userId: z.string().nullable(),
 });
 const makeThing = route({
-  operationId: 'testWidgetAction', method: 'post', path: '/api/actions/{communityTag}/things', tag: 'Community site',
-  summary: 'test-only widget write', auth: { kind: 'widget' },
+  operationId: 'testWidgetAction',
+  method: 'post',
+  path: '/api/actions/{communityTag}/things',
+  tag: 'Community site',
+  summary: 'test-only widget write',
+  auth: { kind: 'widget' },
   params: z.object({ communityTag: z.string() }),
   body: z.object({ slug: z.string().min(1) }).strict(),
   response: { status: 201, schema: Made, description: 'made' },
@@ -55,30 +63,65 @@ let adaToken: string;
 
 function deps(widgetActionsPerMin: number): RouteDeps {
   return {
-    db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0),
-    rateLimits: createRateLimits({ publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4, authFailuresPerMin: 1e4, widgetActionsPerMin }, null),
-    publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), sessions, validateResponses: true, outboxSeal: new OutboxSeal(crypto.randomBytes(32)),
+    db: database.db,
+    keys: cachedKeyResolver(database.db, 0),
+    readCache: new ReadCache(0),
+    rateLimits: createRateLimits(
+      { publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4, authFailuresPerMin: 1e4, widgetActionsPerMin },
+      null,
+    ),
+    publicUrl: 'http://localhost',
+    readBody: jsonBodyReader('1mb'),
+    sessions,
+    validateResponses: true,
+    outboxSeal: new OutboxSeal(crypto.randomBytes(32)),
   };
 }
 
 async function startApp(widgetActionsPerMin: number): Promise<number> {
   const app = express();
   app.use(requestId);
-  mountRoute(app as unknown as express.Router, makeThing, async ({ body, widget, visitor, transaction }) => {
-    expect(visitor).toEqual(widget.visitor);
-    return transaction(async (trx) => {
-      const id = newId();
-      await trx.insertInto('events').values({
-        id, community_id: widget.community.id, slug: `${body.slug}~${id}`, name: body.slug, description: null,
-        start_date: nowIso(), end_date: null, location: null, banner_url: null, format: 'online', featured: null,
-        visibility: 'PUBLIC', donation_config: null, created_at: nowIso(), updated_at: nowIso(),
-      }).execute();
-      return {
-        status: 201,
-        body: { id, slug: body.slug, communityTag: widget.community.tag, via: widget.via, userId: widget.visitor?.userId ?? null },
-      };
-    });
-  }, deps(widgetActionsPerMin));
+  mountRoute(
+    app as unknown as express.Router,
+    makeThing,
+    async ({ body, widget, visitor, transaction }) => {
+      expect(visitor).toEqual(widget.visitor);
+      return transaction(async (trx) => {
+        const id = newId();
+        await trx
+          .insertInto('events')
+          .values({
+            id,
+            community_id: widget.community.id,
+            slug: `${body.slug}~${id}`,
+            name: body.slug,
+            description: null,
+            start_date: nowIso(),
+            end_date: null,
+            location: null,
+            banner_url: null,
+            format: 'online',
+            featured: null,
+            visibility: 'PUBLIC',
+            donation_config: null,
+            created_at: nowIso(),
+            updated_at: nowIso(),
+          })
+          .execute();
+        return {
+          status: 201,
+          body: {
+            id,
+            slug: body.slug,
+            communityTag: widget.community.tag,
+            via: widget.via,
+            userId: widget.visitor?.userId ?? null,
+          },
+        };
+      });
+    },
+    deps(widgetActionsPerMin),
+  );
   app.use(errorHandler(createLogger('silent'), '1mb'));
   const server = http.createServer(app);
   servers.push(server);
@@ -93,10 +136,18 @@ beforeAll(async () => {
   bolt = await makeCommunity(database.db, 'bolt');
   // Stored as an admin might type them: the second one is allowed in its normalised form, and
   // the malformed entries allow nothing.
-  await database.db.updateTable('communities').where('id', '=', acme.id)
-    .set({ embed_origins: JSON.stringify([SHOP, 'HTTPS://Blog.Example:443/', 'null', '*', 'https://bad.example/path', 42]) }).execute();
-  await database.db.updateTable('communities').where('id', '=', bolt.id)
-    .set({ embed_origins: JSON.stringify([SHOP, 'https://bolt.example']) }).execute();
+  await database.db
+    .updateTable('communities')
+    .where('id', '=', acme.id)
+    .set({
+      embed_origins: JSON.stringify([SHOP, 'HTTPS://Blog.Example:443/', 'null', '*', 'https://bad.example/path', 42]),
+    })
+    .execute();
+  await database.db
+    .updateTable('communities')
+    .where('id', '=', bolt.id)
+    .set({ embed_origins: JSON.stringify([SHOP, 'https://bolt.example']) })
+    .execute();
   acmeSecret = await makeKey(database.db, acme.id, ['ADMIN']);
   ada = await makeUser(database.db, 'ada');
   adaToken = (await sessions.issue(ada.id, Date.now(), undefined, 'acme')).token;
@@ -113,14 +164,22 @@ afterAll(async () => {
   await testDb.close();
 });
 
-interface Raw { status: number; headers: http.IncomingHttpHeaders; body: any }
+interface Raw {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
 
 function raw(method: string, path: string, headers: Record<string, string>, body?: string, on = port): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: on, method, path, headers }, (res) => {
       let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      res.on('data', (c) => {
+        text += c;
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -128,21 +187,50 @@ function raw(method: string, path: string, headers: Record<string, string>, body
 }
 
 /** A write to `/api/actions/<tag>/things` with a JSON body. */
-const act = (headers: Record<string, string>, body: unknown = { slug: 'x' }, opts: { tag?: string; on?: number } = {}) =>
-  raw('POST', `/api/actions/${opts.tag ?? 'acme'}/things`, { 'Content-Type': 'application/json', ...headers },
-    typeof body === 'string' ? body : JSON.stringify(body), opts.on);
+const act = (
+  headers: Record<string, string>,
+  body: unknown = { slug: 'x' },
+  opts: { tag?: string; on?: number } = {},
+) =>
+  raw(
+    'POST',
+    `/api/actions/${opts.tag ?? 'acme'}/things`,
+    { 'Content-Type': 'application/json', ...headers },
+    typeof body === 'string' ? body : JSON.stringify(body),
+    opts.on,
+  );
 
 /** What a widget on a customer's page sends. */
-const embedded = (origin: string, key = acme.pk) => ({ 'X-API-Key': key, Origin: origin, 'Sec-Fetch-Site': 'cross-site' });
+const embedded = (origin: string, key = acme.pk) => ({
+  'X-API-Key': key,
+  Origin: origin,
+  'Sec-Fetch-Site': 'cross-site',
+});
 /** What a widget on the hosted apex (`acme.localhost`) sends: same-origin, no key. */
 const hosted = (extra: Record<string, string> = {}) => {
   const site = `acme.localhost:${port}`;
   return { Host: site, Origin: `http://${site}`, 'Sec-Fetch-Site': 'same-origin', ...extra };
 };
 
-const things = async () => Number((await database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const things = async () =>
+  Number(
+    (
+      await database.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const countSlug = async (slug: string) =>
-  Number((await database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('slug', 'like', `${slug}~%`).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await database.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('slug', 'like', `${slug}~%`)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** Runs `send` and asserts it was refused with `status`/`code` and wrote nothing. */
 async function refused(send: () => Promise<Raw>, status: number, code: string): Promise<Raw> {
@@ -191,8 +279,11 @@ describe('widget actions: happy path', () => {
     expect(await countSlug('apex-ada')).toBe(2);
   });
 
-  it('works on the community\'s custom domain, and without Fetch Metadata (older browsers)', async () => {
-    const res = await act({ Host: 'club.example', Origin: 'http://club.example', Cookie: `svc_auth_acme=${adaToken}` }, { slug: 'custom' });
+  it("works on the community's custom domain, and without Fetch Metadata (older browsers)", async () => {
+    const res = await act(
+      { Host: 'club.example', Origin: 'http://club.example', Cookie: `svc_auth_acme=${adaToken}` },
+      { slug: 'custom' },
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ via: 'hostedSite', userId: ada.id });
   });
@@ -209,12 +300,26 @@ describe('widget actions: happy path', () => {
 });
 
 describe('widget actions: errors (nothing changes)', () => {
-  it('answers 401 API_KEY_REQUIRED to a keyless write that is not on the community\'s own site', async () => {
+  it("answers 401 API_KEY_REQUIRED to a keyless write that is not on the community's own site", async () => {
     await refused(() => act({ Origin: SHOP }), 401, 'API_KEY_REQUIRED');
-    await refused(() => act({ Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' }), 401, 'API_KEY_REQUIRED');
+    await refused(
+      () => act({ Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' }),
+      401,
+      'API_KEY_REQUIRED',
+    );
     // Same-origin, but on another community's site.
     const bolts = `bolt.localhost:${port}`;
-    await refused(() => act({ Host: bolts, Origin: `http://${bolts}`, 'Sec-Fetch-Site': 'same-origin', Cookie: `svc_auth_bolt=${adaToken}` }), 401, 'API_KEY_REQUIRED');
+    await refused(
+      () =>
+        act({
+          Host: bolts,
+          Origin: `http://${bolts}`,
+          'Sec-Fetch-Site': 'same-origin',
+          Cookie: `svc_auth_bolt=${adaToken}`,
+        }),
+      401,
+      'API_KEY_REQUIRED',
+    );
     // A blank key is no key.
     await refused(() => act({ 'X-API-Key': '  ', Origin: SHOP }), 401, 'API_KEY_REQUIRED');
   });
@@ -222,7 +327,14 @@ describe('widget actions: errors (nothing changes)', () => {
   it('refuses the key without an Origin, or from an origin that is not listed (403 ORIGIN_NOT_ALLOWED)', async () => {
     const noOrigin = await refused(() => act({ 'X-API-Key': acme.pk }), 403, 'ORIGIN_NOT_ALLOWED');
     expect(noOrigin.body.error).toBe('This origin is not an allowed embed origin of the community');
-    for (const origin of ['https://evil.example', 'http://shop.example', 'https://shop.example:8443', 'https://sub.shop.example', 'https://bad.example', `http://acme.localhost:${port}`]) {
+    for (const origin of [
+      'https://evil.example',
+      'http://shop.example',
+      'https://shop.example:8443',
+      'https://sub.shop.example',
+      'https://bad.example',
+      `http://acme.localhost:${port}`,
+    ]) {
       const res = await refused(() => act(embedded(origin)), 403, 'ORIGIN_NOT_ALLOWED');
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
     }
@@ -238,7 +350,7 @@ describe('widget actions: errors (nothing changes)', () => {
     await refused(() => act(embedded(`${SHOP}/`)), 403, 'ORIGIN_NOT_ALLOWED');
   });
 
-  it('refuses another community\'s publishable key with 403 COMMUNITY_MISMATCH, even from an origin both list', async () => {
+  it("refuses another community's publishable key with 403 COMMUNITY_MISMATCH, even from an origin both list", async () => {
     const res = await refused(() => act(embedded(SHOP, bolt.pk)), 403, 'COMMUNITY_MISMATCH');
     expect(res.body.error).toBe('API key does not belong to this community');
   });
@@ -264,16 +376,21 @@ describe('widget actions: errors (nothing changes)', () => {
     const missing = await refused(() => act(hosted(), {}), 400, 'INVALID_INPUT');
     expect(missing.body.extras.field).toBe('slug');
     await refused(() => act(embedded(SHOP), '{"slug":'), 400, 'MALFORMED_JSON');
-    await refused(() => act({ ...embedded(SHOP), 'Content-Type': 'text/plain' }, 'slug=x'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    await refused(
+      () => act({ ...embedded(SHOP), 'Content-Type': 'text/plain' }, 'slug=x'),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
   });
 });
 
 describe('widget actions: security', () => {
-  const preflight = (origin: string | null, tag = 'acme') => raw('OPTIONS', `/api/actions/${tag}/things`, {
-    ...(origin === null ? {} : { Origin: origin }),
-    'Access-Control-Request-Method': 'POST',
-    'Access-Control-Request-Headers': 'content-type, x-api-key, idempotency-key',
-  });
+  const preflight = (origin: string | null, tag = 'acme') =>
+    raw('OPTIONS', `/api/actions/${tag}/things`, {
+      ...(origin === null ? {} : { Origin: origin }),
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'content-type, x-api-key, idempotency-key',
+    });
 
   it('answers a preflight from a listed origin with exactly that origin, never * and never credentials', async () => {
     for (const origin of [SHOP, BLOG]) {
@@ -284,13 +401,19 @@ describe('widget actions: security', () => {
       expect(res.headers.vary).toMatch(/\bOrigin\b/);
       expect(res.headers['access-control-allow-methods']).toContain('POST');
       const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
-      for (const h of ['x-api-key', 'content-type', 'idempotency-key', 'x-svc-auth-token', 'x-svc-member-token']) expect(allowed).toContain(h);
+      for (const h of ['x-api-key', 'content-type', 'idempotency-key', 'x-svc-auth-token', 'x-svc-member-token'])
+        expect(allowed).toContain(h);
     }
   });
 
   it('gives no CORS headers to a preflight from any other origin, "null", or none, and none for another community\'s path', async () => {
     const cases: Array<[string | null, string]> = [
-      ['https://evil.example', 'acme'], ['null', 'acme'], [null, 'acme'], ['*', 'acme'], [BLOG, 'bolt'], [SHOP, 'nosuch'],
+      ['https://evil.example', 'acme'],
+      ['null', 'acme'],
+      [null, 'acme'],
+      ['*', 'acme'],
+      [BLOG, 'bolt'],
+      [SHOP, 'nosuch'],
     ];
     for (const [origin, tag] of cases) {
       const res = await preflight(origin, tag);
@@ -304,7 +427,12 @@ describe('widget actions: security', () => {
 
   it('never answers * or null or with credentials, whatever is asked', async () => {
     const answers = await Promise.all([
-      preflight(SHOP), preflight('null'), act(embedded(SHOP)), act(embedded('null')), act(hosted()), act({ Origin: '*', 'X-API-Key': acme.pk }),
+      preflight(SHOP),
+      preflight('null'),
+      act(embedded(SHOP)),
+      act(embedded('null')),
+      act(hosted()),
+      act({ Origin: '*', 'X-API-Key': acme.pk }),
     ]);
     for (const res of answers) {
       expect(['*', 'null']).not.toContain(res.headers['access-control-allow-origin']);
@@ -316,15 +444,50 @@ describe('widget actions: security', () => {
     const cookie = `svc_auth_acme=${adaToken}`;
     const site = `acme.localhost:${port}`;
     const forged: Array<[string, Record<string, string>, number, string]> = [
-      ['another site\'s Origin', { Host: site, Cookie: cookie, Origin: 'https://evil.example' }, 403, 'CROSS_SITE_REQUEST'],
-      ['a listed embed origin (cookies are same-origin only)', { Host: site, Cookie: cookie, Origin: SHOP }, 403, 'CROSS_SITE_REQUEST'],
+      [
+        "another site's Origin",
+        { Host: site, Cookie: cookie, Origin: 'https://evil.example' },
+        403,
+        'CROSS_SITE_REQUEST',
+      ],
+      [
+        'a listed embed origin (cookies are same-origin only)',
+        { Host: site, Cookie: cookie, Origin: SHOP },
+        403,
+        'CROSS_SITE_REQUEST',
+      ],
       ['no Origin', { Host: site, Cookie: cookie }, 403, 'CROSS_SITE_REQUEST'],
       ['the Origin "null"', { Host: site, Cookie: cookie, Origin: 'null' }, 403, 'CROSS_SITE_REQUEST'],
-      ['a sibling community\'s Origin', { Host: site, Cookie: cookie, Origin: `http://bolt.localhost:${port}` }, 403, 'CROSS_SITE_REQUEST'],
-      ['Fetch Metadata cross-site', { ...hosted({ Cookie: cookie }), 'Sec-Fetch-Site': 'cross-site' }, 403, 'CROSS_SITE_REQUEST'],
-      ['Fetch Metadata same-site', { ...hosted({ Cookie: cookie }), 'Sec-Fetch-Site': 'same-site' }, 403, 'CROSS_SITE_REQUEST'],
-      ['a form content type', { ...hosted({ Cookie: cookie }), 'Content-Type': 'application/x-www-form-urlencoded' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
-      ['a text/plain body', { ...hosted({ Cookie: cookie }), 'Content-Type': 'text/plain' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [
+        "a sibling community's Origin",
+        { Host: site, Cookie: cookie, Origin: `http://bolt.localhost:${port}` },
+        403,
+        'CROSS_SITE_REQUEST',
+      ],
+      [
+        'Fetch Metadata cross-site',
+        { ...hosted({ Cookie: cookie }), 'Sec-Fetch-Site': 'cross-site' },
+        403,
+        'CROSS_SITE_REQUEST',
+      ],
+      [
+        'Fetch Metadata same-site',
+        { ...hosted({ Cookie: cookie }), 'Sec-Fetch-Site': 'same-site' },
+        403,
+        'CROSS_SITE_REQUEST',
+      ],
+      [
+        'a form content type',
+        { ...hosted({ Cookie: cookie }), 'Content-Type': 'application/x-www-form-urlencoded' },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [
+        'a text/plain body',
+        { ...hosted({ Cookie: cookie }), 'Content-Type': 'text/plain' },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
     ];
     for (const [name, headers, status, code] of forged) {
       const res = await refused(() => act(headers, { slug: 'forged' }), status, code);
@@ -336,7 +499,10 @@ describe('widget actions: security', () => {
   });
 
   it('never reads the cookie on the key path: the visitor stays anonymous there', async () => {
-    const res = await act({ ...embedded(SHOP), Cookie: `svc_auth_acme=${adaToken}; svc_auth=${adaToken}` }, { slug: 'key-cookie' });
+    const res = await act(
+      { ...embedded(SHOP), Cookie: `svc_auth_acme=${adaToken}; svc_auth=${adaToken}` },
+      { slug: 'key-cookie' },
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ via: 'publishableKey', userId: null });
   });
@@ -355,8 +521,16 @@ describe('widget actions: security', () => {
     // The hosted path shares the budget (it is the client's), and a spent budget is refused
     // before any credential is looked at.
     const tightSite = `acme.localhost:${tightPort}`;
-    await refused(() => act({ Host: tightSite, Origin: `http://${tightSite}` }, { slug: 'budget' }, { on: tightPort }), 429, 'RATE_LIMITED');
-    await refused(() => act(embedded(SHOP, 'pk_live_guess'), { slug: 'budget' }, { on: tightPort }), 429, 'RATE_LIMITED');
+    await refused(
+      () => act({ Host: tightSite, Origin: `http://${tightSite}` }, { slug: 'budget' }, { on: tightPort }),
+      429,
+      'RATE_LIMITED',
+    );
+    await refused(
+      () => act(embedded(SHOP, 'pk_live_guess'), { slug: 'budget' }, { on: tightPort }),
+      429,
+      'RATE_LIMITED',
+    );
     expect(await countSlug('budget')).toBe(3);
     // Per community: the same client still has its budget on another community.
     const elsewhere = await act(embedded(SHOP, bolt.pk), { slug: 'budget-bolt' }, { tag: 'bolt', on: tightPort });
@@ -373,7 +547,11 @@ describe('widget actions: security', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers['access-control-allow-origin']).toBe(SHOP);
     expect(await countSlug('idem-embed')).toBe(1);
-    const other = await refused(() => act({ ...embedded(SHOP), 'Idempotency-Key': key }, { slug: 'idem-other' }), 422, 'IDEMPOTENCY_KEY_MISMATCH');
+    const other = await refused(
+      () => act({ ...embedded(SHOP), 'Idempotency-Key': key }, { slug: 'idem-other' }),
+      422,
+      'IDEMPOTENCY_KEY_MISMATCH',
+    );
     expect(other.body.extras.field).toBe('Idempotency-Key');
   });
 
@@ -381,11 +559,17 @@ describe('widget actions: security', () => {
     const bob = await makeUser(database.db, 'bob');
     const { token: bobs } = await sessions.issue(bob.id, Date.now(), undefined, 'acme');
     const key = crypto.randomUUID();
-    const mine = await act(hosted({ Cookie: `svc_auth_acme=${adaToken}`, 'Idempotency-Key': key }), { slug: 'idem-user' });
-    const replay = await act(hosted({ Cookie: `svc_auth_acme=${adaToken}`, 'Idempotency-Key': key }), { slug: 'idem-user' });
+    const mine = await act(hosted({ Cookie: `svc_auth_acme=${adaToken}`, 'Idempotency-Key': key }), {
+      slug: 'idem-user',
+    });
+    const replay = await act(hosted({ Cookie: `svc_auth_acme=${adaToken}`, 'Idempotency-Key': key }), {
+      slug: 'idem-user',
+    });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(mine.body);
-    const theirs = await act(hosted({ Cookie: `svc_auth_acme=${bobs}`, 'Idempotency-Key': key }), { slug: 'idem-user' });
+    const theirs = await act(hosted({ Cookie: `svc_auth_acme=${bobs}`, 'Idempotency-Key': key }), {
+      slug: 'idem-user',
+    });
     expect(theirs.status).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
     expect(theirs.body.userId).toBe(bob.id);
@@ -394,7 +578,11 @@ describe('widget actions: security', () => {
 
   it('does not spend an Idempotency-Key on a refused origin: the corrected request runs', async () => {
     const key = crypto.randomUUID();
-    await refused(() => act({ ...embedded('https://evil.example'), 'Idempotency-Key': key }, { slug: 'idem-refused' }), 403, 'ORIGIN_NOT_ALLOWED');
+    await refused(
+      () => act({ ...embedded('https://evil.example'), 'Idempotency-Key': key }, { slug: 'idem-refused' }),
+      403,
+      'ORIGIN_NOT_ALLOWED',
+    );
     const ok = await act({ ...embedded(SHOP), 'Idempotency-Key': key }, { slug: 'idem-refused' });
     expect(ok.status).toBe(201);
     expect(ok.headers['idempotent-replayed']).toBeUndefined();
@@ -403,26 +591,48 @@ describe('widget actions: security', () => {
 
 describe('widget actions: declaration and configuration', () => {
   const base = {
-    operationId: 'testBadWidget', tag: 'Community site' as const, summary: 'x', auth: { kind: 'widget' as const },
-    response: { status: 200, schema: z.object({}), description: 'x' }, errors: [],
+    operationId: 'testBadWidget',
+    tag: 'Community site' as const,
+    summary: 'x',
+    auth: { kind: 'widget' as const },
+    response: { status: 200, schema: z.object({}), description: 'x' },
+    errors: [],
   };
 
   it('refuses at mount a widget route outside /api/actions/{communityTag}/, or a read', () => {
     const router = express.Router();
     const noop = async () => ({ body: {} });
-    expect(() => mountRoute(router, route({ ...base, method: 'post', path: '/api/communities/{communityTag}/rsvp' }), noop, deps(1)))
-      .toThrow(/must start with \/api\/actions\/\{communityTag\}\//);
-    expect(() => mountRoute(router, route({ ...base, method: 'post', path: '/api/actions/rsvp' }), noop, deps(1)))
-      .toThrow(/must start with/);
-    expect(() => mountRoute(router, route({ ...base, method: 'get', path: '/api/actions/{communityTag}/things' }), noop, deps(1)))
-      .toThrow(/widget routes are writes/);
+    expect(() =>
+      mountRoute(
+        router,
+        route({ ...base, method: 'post', path: '/api/communities/{communityTag}/rsvp' }),
+        noop,
+        deps(1),
+      ),
+    ).toThrow(/must start with \/api\/actions\/\{communityTag\}\//);
+    expect(() =>
+      mountRoute(router, route({ ...base, method: 'post', path: '/api/actions/rsvp' }), noop, deps(1)),
+    ).toThrow(/must start with/);
+    expect(() =>
+      mountRoute(router, route({ ...base, method: 'get', path: '/api/actions/{communityTag}/things' }), noop, deps(1)),
+    ).toThrow(/widget routes are writes/);
   });
 
   it('normalises embed origins to what browsers send, and rejects anything that is not an origin', () => {
     expect(normalizeOrigin('HTTPS://Shop.Example:443/')).toBe('https://shop.example');
     expect(normalizeOrigin('http://localhost:8080')).toBe('http://localhost:8080');
     expect(normalizeOrigin('https://bücher.example')).toBe('https://xn--bcher-kva.example');
-    for (const bad of ['null', '*', '', 'shop.example', 'ftp://shop.example', 'https://shop.example/path', 'https://u:p@shop.example', 'https://shop.example?', 'https://shop.example#x']) {
+    for (const bad of [
+      'null',
+      '*',
+      '',
+      'shop.example',
+      'ftp://shop.example',
+      'https://shop.example/path',
+      'https://u:p@shop.example',
+      'https://shop.example?',
+      'https://shop.example#x',
+    ]) {
       expect(normalizeOrigin(bad), bad).toBeNull();
     }
   });

@@ -27,10 +27,32 @@ import { SessionTokens } from '../../server/domain/sessions.ts';
 import { OutboxSeal } from '../../server/outbox-seal.ts';
 
 const createThing = route({
-  operationId: 'testCreateThing', method: 'post', path: '/v1/communities/{communityTag}/things', tag: 'Events',
-  summary: 'test-only write', auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
+  operationId: 'testCreateThing',
+  method: 'post',
+  path: '/v1/communities/{communityTag}/things',
+  tag: 'Events',
+  summary: 'test-only write',
+  auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
   params: z.object({ communityTag: z.string() }),
-  body: z.object({ slug: z.string().min(1), mode: z.enum(['ok', 'conflict', 'crash-once', 'slow', 'stolen', 'clash', 'fail-after-commit', 'two-transactions', 'reshape', 'auth-refusal']).default('ok') }).strict(),
+  body: z
+    .object({
+      slug: z.string().min(1),
+      mode: z
+        .enum([
+          'ok',
+          'conflict',
+          'crash-once',
+          'slow',
+          'stolen',
+          'clash',
+          'fail-after-commit',
+          'two-transactions',
+          'reshape',
+          'auth-refusal',
+        ])
+        .default('ok'),
+    })
+    .strict(),
   response: { status: 201, schema: z.object({ id: z.string(), slug: z.string() }), description: 'created' },
   errors: [400, 409],
 });
@@ -55,38 +77,69 @@ beforeAll(async () => {
 
   const app = express();
   app.use(requestId);
-  const rateLimits = createRateLimits({ publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4, authFailuresPerMin: 1e4 }, null);
-  mountRoute(app as unknown as express.Router, createThing, async ({ body, transaction }) => {
-    // Hold the request open long enough for duplicates to arrive while it runs; `slow` outlives
-    // several lock periods, so only the heartbeat keeps its lock.
-    await new Promise((r) => setTimeout(r, body.mode === 'slow' ? LOCK_MS * 3 : 150));
-    if (body.mode === 'conflict') throw new ApiError('INVALID_STATE', 'thing is locked');
-    if (body.mode === 'crash-once' && crashes++ === 0) throw new Error('boom');
-    if (body.mode === 'auth-refusal') throw new ApiError('INVALID_API_KEY', 'member token rejected');
-    const write = () => transaction(async (trx) => {
-      const id = newId();
-      await trx.insertInto('events').values({
-        // `clash` always writes the same slug: the second one is a unique violation.
-        id, community_id: communityId, slug: body.mode === 'clash' ? 'clash~fixed' : `${body.slug}~${id}`, name: body.slug,
-        description: null, start_date: nowIso(), end_date: null, location: null, banner_url: null, format: 'online',
-        featured: null, visibility: 'PUBLIC', donation_config: null, created_at: nowIso(), updated_at: nowIso(),
-      }).execute();
-      if (body.mode === 'stolen') {
-        // As if this request stalled past its lock and another took the key over meanwhile.
-        await trx.updateTable('idempotency_keys').set({ lock_token: 'someone-else' }).execute();
-      }
-      return { status: 201, body: { id, slug: body.slug }, headers: { Location: `/things/${id}` } };
-    });
-    const committed = await write();
-    if (body.mode === 'fail-after-commit') throw new Error('mail server down');
-    if (body.mode === 'two-transactions') await write();
-    if (body.mode === 'reshape') return { ...committed, body: { ...committed.body, extra: 'not in the stored answer' } };
-    return committed;
-  }, {
-    db: database.db, keys: cachedKeyResolver(database.db, 0), readCache: new ReadCache(0), rateLimits,
-    publicUrl: 'http://localhost', readBody: jsonBodyReader('1mb'), idempotency: { lockMs: LOCK_MS, waitMs: 1500 },
-    sessions: new SessionTokens(crypto.randomBytes(32)), outboxSeal: new OutboxSeal(crypto.randomBytes(32)),
-  });
+  const rateLimits = createRateLimits(
+    { publishablePerSec: 1e4, secretPerSec: 1e4, anonymousPerSec: 1e4, authFailuresPerMin: 1e4 },
+    null,
+  );
+  mountRoute(
+    app as unknown as express.Router,
+    createThing,
+    async ({ body, transaction }) => {
+      // Hold the request open long enough for duplicates to arrive while it runs; `slow` outlives
+      // several lock periods, so only the heartbeat keeps its lock.
+      await new Promise((r) => setTimeout(r, body.mode === 'slow' ? LOCK_MS * 3 : 150));
+      if (body.mode === 'conflict') throw new ApiError('INVALID_STATE', 'thing is locked');
+      if (body.mode === 'crash-once' && crashes++ === 0) throw new Error('boom');
+      if (body.mode === 'auth-refusal') throw new ApiError('INVALID_API_KEY', 'member token rejected');
+      const write = () =>
+        transaction(async (trx) => {
+          const id = newId();
+          await trx
+            .insertInto('events')
+            .values({
+              // `clash` always writes the same slug: the second one is a unique violation.
+              id,
+              community_id: communityId,
+              slug: body.mode === 'clash' ? 'clash~fixed' : `${body.slug}~${id}`,
+              name: body.slug,
+              description: null,
+              start_date: nowIso(),
+              end_date: null,
+              location: null,
+              banner_url: null,
+              format: 'online',
+              featured: null,
+              visibility: 'PUBLIC',
+              donation_config: null,
+              created_at: nowIso(),
+              updated_at: nowIso(),
+            })
+            .execute();
+          if (body.mode === 'stolen') {
+            // As if this request stalled past its lock and another took the key over meanwhile.
+            await trx.updateTable('idempotency_keys').set({ lock_token: 'someone-else' }).execute();
+          }
+          return { status: 201, body: { id, slug: body.slug }, headers: { Location: `/things/${id}` } };
+        });
+      const committed = await write();
+      if (body.mode === 'fail-after-commit') throw new Error('mail server down');
+      if (body.mode === 'two-transactions') await write();
+      if (body.mode === 'reshape')
+        return { ...committed, body: { ...committed.body, extra: 'not in the stored answer' } };
+      return committed;
+    },
+    {
+      db: database.db,
+      keys: cachedKeyResolver(database.db, 0),
+      readCache: new ReadCache(0),
+      rateLimits,
+      publicUrl: 'http://localhost',
+      readBody: jsonBodyReader('1mb'),
+      idempotency: { lockMs: LOCK_MS, waitMs: 1500 },
+      sessions: new SessionTokens(crypto.randomBytes(32)),
+      outboxSeal: new OutboxSeal(crypto.randomBytes(32)),
+    },
+  );
   app.use(errorHandler(createLogger('silent'), '1mb'));
   server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -102,11 +155,23 @@ afterAll(async () => {
 async function post(body: unknown, opts: { key?: string; idem?: string; header?: string } = {}) {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': opts.key ?? keyA };
   if (opts.idem) headers[opts.header ?? 'Idempotency-Key'] = opts.idem;
-  const res = await fetch(`${base}/v1/communities/acme/things`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/v1/communities/acme/things`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json(), replayed: res.headers.get('idempotent-replayed') === 'true' };
 }
 const countSlug = async (slug: string) =>
-  Number((await database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('slug', 'like', `${slug}~%`).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await database.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('slug', 'like', `${slug}~%`)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('idempotency: happy path', () => {
   it('replays the first status and body for the same key and request, and writes once', async () => {
@@ -189,7 +254,12 @@ describe('idempotency: errors', () => {
     expect(r.body.extras.field).toBe('Idempotency-Key');
     const res = await fetch(`${base}/v1/communities/acme/things`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'a1', 'X-Idempotency-Key': 'b2' },
+      headers: {
+        'Content-Type': 'application/json',
+        'X-API-Key': keyA,
+        'Idempotency-Key': 'a1',
+        'X-Idempotency-Key': 'b2',
+      },
       body: JSON.stringify({ slug: 'two-keys' }),
     });
     expect(res.status).toBe(400);
@@ -197,8 +267,11 @@ describe('idempotency: errors', () => {
 
   it('forgets a key after 24 hours', async () => {
     await post({ slug: 'old' }, { idem: 'k-old' });
-    await database.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('idem_key', '=', 'k-old').execute();
+    await database.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('idem_key', '=', 'k-old')
+      .execute();
     const again = await post({ slug: 'old' }, { idem: 'k-old' });
     expect(again.replayed).toBe(false);
     expect(await countSlug('old')).toBe(2);
@@ -208,12 +281,28 @@ describe('idempotency: errors', () => {
 describe('idempotency: locks', () => {
   const path = '/v1/communities/acme/things';
   const holdRow = async (idem: string, body: unknown, lockedUntil: number) => {
-    const keyId = (await database.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashKey(keyA)).executeTakeFirstOrThrow()).id;
-    await database.db.insertInto('idempotency_keys').values({
-      owner: `key:${keyId}`, idem_key: idem, request_hash: fingerprint('post', path, body), state: 'in_progress',
-      response_status: null, response_body: null, created_at: nowIso(), expires_at: new Date(Date.now() + 86_400_000).toISOString(),
-      locked_until: new Date(lockedUntil).toISOString(), lock_token: 'dead-holder',
-    }).execute();
+    const keyId = (
+      await database.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('key_hash', '=', hashKey(keyA))
+        .executeTakeFirstOrThrow()
+    ).id;
+    await database.db
+      .insertInto('idempotency_keys')
+      .values({
+        owner: `key:${keyId}`,
+        idem_key: idem,
+        request_hash: fingerprint('post', path, body),
+        state: 'in_progress',
+        response_status: null,
+        response_body: null,
+        created_at: nowIso(),
+        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+        locked_until: new Date(lockedUntil).toISOString(),
+        lock_token: 'dead-holder',
+      })
+      .execute();
   };
 
   it('takes over a key whose holder died (its lock expired) and runs the request once', async () => {
@@ -228,7 +317,8 @@ describe('idempotency: locks', () => {
   it('answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After when the holder is alive past the wait', async () => {
     await holdRow('k-busy', { slug: 'busy' }, Date.now() + 60_000);
     const res = await fetch(`${base}${path}`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'k-busy' },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'k-busy' },
       body: JSON.stringify({ slug: 'busy' }),
     });
     expect(res.status).toBe(409);
@@ -288,10 +378,12 @@ describe('idempotency: handler failures', () => {
   });
 
   it('replays the headers of the first answer', async () => {
-    const res = () => fetch(`${base}/v1/communities/acme/things`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'k-location' },
-      body: JSON.stringify({ slug: 'located' }),
-    });
+    const res = () =>
+      fetch(`${base}/v1/communities/acme/things`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': keyA, 'Idempotency-Key': 'k-location' },
+        body: JSON.stringify({ slug: 'located' }),
+      });
     const a = await res();
     const b = await res();
     expect(a.headers.get('location')).toMatch(/^\/things\//);
@@ -310,7 +402,10 @@ describe('idempotency: handler failures', () => {
 
 describe('request bodies', () => {
   const send = (body: string, headers: Record<string, string>) =>
-    fetch(`${base}/v1/communities/acme/things`, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${base}/v1/communities/acme/things`, { method: 'POST', headers, body }).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+    }));
 
   it('answers malformed JSON with 400 MALFORMED_JSON', async () => {
     const r = await send('{"slug": ', { 'Content-Type': 'application/json', 'X-API-Key': keyA });
@@ -318,7 +413,10 @@ describe('request bodies', () => {
   });
 
   it('answers a 2 MB body with 413 PAYLOAD_TOO_LARGE', async () => {
-    const r = await send(JSON.stringify({ slug: 'x'.repeat(2 * 1024 * 1024) }), { 'Content-Type': 'application/json', 'X-API-Key': keyA });
+    const r = await send(JSON.stringify({ slug: 'x'.repeat(2 * 1024 * 1024) }), {
+      'Content-Type': 'application/json',
+      'X-API-Key': keyA,
+    });
     expect(r).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
   });
 
@@ -339,7 +437,10 @@ describe('request bodies', () => {
   });
 
   it('reports the first invalid body field by name', async () => {
-    const r = await send(JSON.stringify({ slug: 'x', extra: 1 }), { 'Content-Type': 'application/json', 'X-API-Key': keyA });
+    const r = await send(JSON.stringify({ slug: 'x', extra: 1 }), {
+      'Content-Type': 'application/json',
+      'X-API-Key': keyA,
+    });
     expect(r).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', extras: { field: 'extra' } } });
   });
 });
@@ -353,8 +454,18 @@ describe('idempotency: security', () => {
   });
 
   it('refuses a write to a publishable key even when its stored scopes were tampered with', async () => {
-    const pk = (await database.db.selectFrom('api_keys').select('publishable_key').where('kind', '=', 'publishable').executeTakeFirstOrThrow()).publishable_key!;
-    await database.db.updateTable('api_keys').set({ scopes: JSON.stringify(['ADMIN', 'WRITE_SALES']) }).where('kind', '=', 'publishable').execute();
+    const pk = (
+      await database.db
+        .selectFrom('api_keys')
+        .select('publishable_key')
+        .where('kind', '=', 'publishable')
+        .executeTakeFirstOrThrow()
+    ).publishable_key!;
+    await database.db
+      .updateTable('api_keys')
+      .set({ scopes: JSON.stringify(['ADMIN', 'WRITE_SALES']) })
+      .where('kind', '=', 'publishable')
+      .execute();
     const r = await post({ slug: 'via-pk' }, { key: pk });
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', extras: { grantedScopes: ['READ_PUBLIC'] } });
@@ -364,7 +475,11 @@ describe('idempotency: security', () => {
   it('does not consume the key when auth fails', async () => {
     const r = await post({ slug: 'auth' }, { idem: 'k-auth', key: 'sk_live_wrong' });
     expect(r.status).toBe(401);
-    const rows = await database.db.selectFrom('idempotency_keys').select('idem_key').where('idem_key', '=', 'k-auth').execute();
+    const rows = await database.db
+      .selectFrom('idempotency_keys')
+      .select('idem_key')
+      .where('idem_key', '=', 'k-auth')
+      .execute();
     expect(rows).toHaveLength(0);
   });
 });

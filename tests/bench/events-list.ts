@@ -14,14 +14,17 @@ const TARGET_RATIO = 0.6;
 
 function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   return new Promise((resolve, reject) => {
     const deadline = Date.now() + 60_000;
     const poll = async () => {
       try {
         if ((await fetch(readyUrl)).ok) return resolve(child);
-      } catch { /* not up yet */ }
+      } catch {
+        /* not up yet */
+      }
       if (Date.now() > deadline) return reject(new Error(`${script} did not start`));
       setTimeout(poll, 200);
     };
@@ -45,34 +48,65 @@ async function main() {
   const children: ChildProcess[] = [];
   try {
     children.push(await start('tests/bench/hello-server.ts', { PORT: '3901' }, 'http://127.0.0.1:3901/'));
-    children.push(await start('server/main.ts', {
-      PORT: svcPort, SVC_DATA_DIR: dataDir, SVC_PUBLIC_URL: `http://127.0.0.1:${svcPort}`,
-      // The limiter stays in the path; its budget is raised so it measures the work, not 429s.
-      RATE_LIMIT_PUBLISHABLE_PER_SEC: '1000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-      DATABASE_URL: process.env.DATABASE_URL ?? '',
-    }, `http://127.0.0.1:${svcPort}/readyz`));
-    children.push(await start('server/main.ts', {
-      PORT: uncachedPort, SVC_DATA_DIR: uncachedDir, SVC_PUBLIC_URL: `http://127.0.0.1:${uncachedPort}`,
-      RATE_LIMIT_PUBLISHABLE_PER_SEC: '1000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-      SVC_READ_CACHE_MS: '0', SVC_KEY_CACHE_MS: '0', DATABASE_URL: process.env.DATABASE_URL ?? '',
-    }, `http://127.0.0.1:${uncachedPort}/readyz`));
+    children.push(
+      await start(
+        'server/main.ts',
+        {
+          PORT: svcPort,
+          SVC_DATA_DIR: dataDir,
+          SVC_PUBLIC_URL: `http://127.0.0.1:${svcPort}`,
+          // The limiter stays in the path; its budget is raised so it measures the work, not 429s.
+          RATE_LIMIT_PUBLISHABLE_PER_SEC: '1000000',
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+          DATABASE_URL: process.env.DATABASE_URL ?? '',
+        },
+        `http://127.0.0.1:${svcPort}/readyz`,
+      ),
+    );
+    children.push(
+      await start(
+        'server/main.ts',
+        {
+          PORT: uncachedPort,
+          SVC_DATA_DIR: uncachedDir,
+          SVC_PUBLIC_URL: `http://127.0.0.1:${uncachedPort}`,
+          RATE_LIMIT_PUBLISHABLE_PER_SEC: '1000000',
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+          SVC_READ_CACHE_MS: '0',
+          SVC_KEY_CACHE_MS: '0',
+          DATABASE_URL: process.env.DATABASE_URL ?? '',
+        },
+        `http://127.0.0.1:${uncachedPort}/readyz`,
+      ),
+    );
     const keyOf = async (port: string) =>
-      (await (await fetch(`http://127.0.0.1:${port}/v1/communities/demo/publishable-key`)).json()).publishableKey as string;
+      (await (await fetch(`http://127.0.0.1:${port}/v1/communities/demo/publishable-key`)).json())
+        .publishableKey as string;
     const pk = await keyOf(svcPort);
     const uncachedPk = await keyOf(uncachedPort);
 
     const baseline = await measure('express hello-world', 'http://127.0.0.1:3901/');
-    const events = await measure('GET /v1/communities/demo/events?limit=20 (pk key)',
-      `http://127.0.0.1:${svcPort}/v1/communities/demo/events?limit=20`, { 'X-API-Key': pk });
-    const uncached = await measure('  same, key and read caches off',
-      `http://127.0.0.1:${uncachedPort}/v1/communities/demo/events?limit=20`, { 'X-API-Key': uncachedPk });
+    const events = await measure(
+      'GET /v1/communities/demo/events?limit=20 (pk key)',
+      `http://127.0.0.1:${svcPort}/v1/communities/demo/events?limit=20`,
+      { 'X-API-Key': pk },
+    );
+    const uncached = await measure(
+      '  same, key and read caches off',
+      `http://127.0.0.1:${uncachedPort}/v1/communities/demo/events?limit=20`,
+      { 'X-API-Key': uncachedPk },
+    );
 
     const ratio = events.reqPerSec / baseline.reqPerSec;
     const row = (m: typeof baseline) =>
       `${m.title.padEnd(52)} ${m.reqPerSec.toFixed(0).padStart(8)} req/s   p99 ${String(m.p99).padStart(4)} ms   non-2xx ${m.non2xx}`;
-    process.stdout.write(`\n${CONNECTIONS} connections, ${DURATION} s each, ${os.cpus().length} cores, Node ${process.version}\n`);
+    process.stdout.write(
+      `\n${CONNECTIONS} connections, ${DURATION} s each, ${os.cpus().length} cores, Node ${process.version}\n`,
+    );
     process.stdout.write(`${row(baseline)}\n${row(events)}\n${row(uncached)}\n`);
-    process.stdout.write(`ratio: ${(ratio * 100).toFixed(1)}% of baseline (target ${TARGET_RATIO * 100}%): ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}\n`);
+    process.stdout.write(
+      `ratio: ${(ratio * 100).toFixed(1)}% of baseline (target ${TARGET_RATIO * 100}%): ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}\n`,
+    );
     if (events.non2xx > 0) process.stdout.write('warning: the events run had non-2xx responses\n');
   } finally {
     for (const c of children) c.kill('SIGTERM');

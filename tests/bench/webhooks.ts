@@ -20,7 +20,14 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../server/config.ts';
-import { migrate, openDatabase, transaction, type DatabaseHandle, type DatabaseTarget, type Db } from '../../server/db/index.ts';
+import {
+  migrate,
+  openDatabase,
+  transaction,
+  type DatabaseHandle,
+  type DatabaseTarget,
+  type Db,
+} from '../../server/db/index.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import { emit } from '../../server/webhooks/emit.ts';
@@ -36,7 +43,13 @@ const PG_URL = process.env.BENCH_PG_URL || process.env.DATABASE_URL || 'postgres
 const TARGET_DELIVERIES_PER_SEC = 1000;
 const DELIVER_DEADLINE_MS = 300_000;
 
-interface Row { title: string; rate: number; unit: string; note: string; problem?: string | null }
+interface Row {
+  title: string;
+  rate: number;
+  unit: string;
+  note: string;
+  problem?: string | null;
+}
 
 /** Undo steps, run newest first by cleanup(), on success, failure or Ctrl-C. */
 const undo: Array<() => Promise<void> | void> = [];
@@ -51,7 +64,11 @@ async function cleanup(): Promise<void> {
   }
 }
 
-interface ReceiverProcess { url: string; count(): Promise<number>; alive(): boolean }
+interface ReceiverProcess {
+  url: string;
+  count(): Promise<number>;
+  alive(): boolean;
+}
 
 async function startReceiver(): Promise<ReceiverProcess> {
   // stdin stays a pipe: the receiver exits when it closes, even if this process is killed.
@@ -122,28 +139,60 @@ async function openTarget(kind: string): Promise<DatabaseHandle | null> {
 async function setUp(db: Db, receiverUrl: string) {
   const id = newId();
   const tag = 'bench';
-  await db.insertInto('communities').values({
-    id, tag, name: 'Bench', visibility: 'PUBLIC', accessibility: 'OPEN', page_settings: '[]', storefront_config: '{}',
-    theme_config: '{}', features: '[]', landing_url: null, embed_origins: '[]', rules_version: 1, founder_user_id: null,
-    created_at: nowIso(), updated_at: nowIso(),
-  }).execute();
+  await db
+    .insertInto('communities')
+    .values({
+      id,
+      tag,
+      name: 'Bench',
+      visibility: 'PUBLIC',
+      accessibility: 'OPEN',
+      page_settings: '[]',
+      storefront_config: '{}',
+      theme_config: '{}',
+      features: '[]',
+      landing_url: null,
+      embed_origins: '[]',
+      rules_version: 1,
+      founder_user_id: null,
+      created_at: nowIso(),
+      updated_at: nowIso(),
+    })
+    .execute();
   const secrets = new SecretBox(crypto.randomBytes(32));
-  await createEndpoint(db, secrets, { allowPrivate: true, lookup: async () => [] }, { communityId: id, url: receiverUrl, events: ['*'] });
+  await createEndpoint(
+    db,
+    secrets,
+    { allowPrivate: true, lookup: async () => [] },
+    { communityId: id, url: receiverUrl, events: ['*'] },
+  );
   return { community: { id, tag }, secrets };
 }
 
 /** Emits `count` events with `emitters` concurrent callers, one transaction each; returns events/s. */
-async function emitMany(db: Db, community: { id: string; tag: string }, count: number, emitters: number): Promise<number> {
+async function emitMany(
+  db: Db,
+  community: { id: string; tag: string },
+  count: number,
+  emitters: number,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: emitters }, async () => {
-    while (next < count) {
-      next += 1;
-      await transaction(db, (trx) => emit(trx, community, 'member.approved', {
-        memberId: crypto.randomUUID(), userId: crypto.randomUUID(), approvedAt: new Date().toISOString(), approvedBy: null,
-      }));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: emitters }, async () => {
+      while (next < count) {
+        next += 1;
+        await transaction(db, (trx) =>
+          emit(trx, community, 'member.approved', {
+            memberId: crypto.randomUUID(),
+            userId: crypto.randomUUID(),
+            approvedAt: new Date().toISOString(),
+            approvedBy: null,
+          }),
+        );
+      }
+    }),
+  );
   return count / ((performance.now() - started) / 1000);
 }
 
@@ -159,14 +208,20 @@ async function countWhere(db: Db, table: 'webhook_deliveries' | 'webhook_attempt
  * request and one recorded attempt (a lost or a duplicated delivery).
  */
 async function deliverAll(
-  database: DatabaseHandle, secrets: SecretBox, receiver: ReceiverProcess, concurrency: number,
+  database: DatabaseHandle,
+  secrets: SecretBox,
+  receiver: ReceiverProcess,
+  concurrency: number,
 ): Promise<{ rate: number; problem: string | null }> {
   const { db } = database;
   const total = await countWhere(db, 'webhook_deliveries', 'PENDING');
   if (database.dialect === 'postgres') await sql`vacuum analyze webhook_deliveries, webhook_attempts`.execute(db);
   const seenBefore = await receiver.count();
   const worker = new DeliveryWorker({
-    db, dialect: database.dialect, secrets, logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'warn'),
+    db,
+    dialect: database.dialect,
+    secrets,
+    logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'warn'),
     // The server's defaults (retry schedule and all) but for the receiver on 127.0.0.1 and the concurrency under test.
     config: { ...loadConfig({}).webhooks, allowPrivate: true, timeoutMs: 10_000, concurrency, pollMs: 50 },
   });
@@ -177,9 +232,10 @@ async function deliverAll(
   let elapsed: number;
   try {
     for (;;) {
-      if (await countWhere(db, 'webhook_deliveries', 'PENDING') === 0) break;
+      if ((await countWhere(db, 'webhook_deliveries', 'PENDING')) === 0) break;
       if (!receiver.alive()) throw new Error('the webhook receiver exited during the run');
-      if (performance.now() - started > DELIVER_DEADLINE_MS) throw new Error(`deliveries still pending after ${DELIVER_DEADLINE_MS / 1000} s`);
+      if (performance.now() - started > DELIVER_DEADLINE_MS)
+        throw new Error(`deliveries still pending after ${DELIVER_DEADLINE_MS / 1000} s`);
       await new Promise((r) => setTimeout(r, 25));
     }
     elapsed = performance.now() - started;
@@ -190,9 +246,10 @@ async function deliverAll(
   const succeeded = await countWhere(db, 'webhook_deliveries', 'SUCCEEDED');
   const attempts = await countWhere(db, 'webhook_attempts');
   const seen = (await receiver.count()) - seenBefore;
-  const problem = succeeded !== total || attempts !== total || seen !== total
-    ? `${total} deliveries: ${succeeded} SUCCEEDED, ${attempts} attempts recorded, the receiver saw ${seen} requests`
-    : null;
+  const problem =
+    succeeded !== total || attempts !== total || seen !== total
+      ? `${total} deliveries: ${succeeded} SUCCEEDED, ${attempts} attempts recorded, the receiver saw ${seen} requests`
+      : null;
   return { rate: total / (elapsed / 1000), problem };
 }
 
@@ -201,10 +258,22 @@ async function rearm(database: DatabaseHandle): Promise<void> {
   const now = nowIso();
   await transaction(database.db, async (trx) => {
     await trx.deleteFrom('webhook_attempts').execute();
-    await trx.updateTable('webhook_deliveries').set({
-      status: 'PENDING', attempts: 0, total_attempts: 0, round: 1, lease_token: null, previous_lease_token: null,
-      next_attempt_at: now, last_attempt_at: null, last_status_code: null, last_error: null, updated_at: now,
-    }).execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'PENDING',
+        attempts: 0,
+        total_attempts: 0,
+        round: 1,
+        lease_token: null,
+        previous_lease_token: null,
+        next_attempt_at: now,
+        last_attempt_at: null,
+        last_status_code: null,
+        last_error: null,
+        updated_at: now,
+      })
+      .execute();
   });
 }
 
@@ -215,16 +284,29 @@ async function benchDatabase(kind: string, receiver: ReceiverProcess): Promise<R
   const { community, secrets } = await setUp(db, receiver.url);
   const rows: Row[] = [];
   const one = await emitMany(db, community, EVENTS, 1);
-  rows.push({ title: `${kind}: emit, 1 emitter`, rate: one, unit: 'events/s', note: `${EVENTS} events, 1 delivery each` });
+  rows.push({
+    title: `${kind}: emit, 1 emitter`,
+    rate: one,
+    unit: 'events/s',
+    note: `${EVENTS} events, 1 delivery each`,
+  });
   const many = await emitMany(db, community, EVENTS, EMITTERS);
-  rows.push({ title: `${kind}: emit, ${EMITTERS} concurrent emitters`, rate: many, unit: 'events/s', note: `${EVENTS} events, 1 delivery each` });
+  rows.push({
+    title: `${kind}: emit, ${EMITTERS} concurrent emitters`,
+    rate: many,
+    unit: 'events/s',
+    note: `${EVENTS} events, 1 delivery each`,
+  });
   const backlog = 2 * EVENTS;
   for (const [i, concurrency] of CONCURRENCIES.entries()) {
     if (i > 0) await rearm(database);
     const { rate, problem } = await deliverAll(database, secrets, receiver, concurrency);
     rows.push({
-      title: `${kind}: deliver, worker concurrency ${concurrency}`, rate, unit: 'deliveries/s',
-      note: problem ? `WRONG: ${problem}` : `${backlog} deliveries, each sent and recorded once`, problem,
+      title: `${kind}: deliver, worker concurrency ${concurrency}`,
+      rate,
+      unit: 'deliveries/s',
+      note: problem ? `WRONG: ${problem}` : `${backlog} deliveries, each sent and recorded once`,
+      problem,
     });
   }
   return rows;
@@ -233,18 +315,24 @@ async function benchDatabase(kind: string, receiver: ReceiverProcess): Promise<R
 async function main() {
   const receiver = await startReceiver();
   const rows: Row[] = [];
-  for (const kind of DBS) rows.push(...await benchDatabase(kind, receiver));
-  process.stdout.write(`\nwebhooks: one worker process to a receiver process, ${os.cpus().length} cores, Node ${process.version}\n`);
+  for (const kind of DBS) rows.push(...(await benchDatabase(kind, receiver)));
+  process.stdout.write(
+    `\nwebhooks: one worker process to a receiver process, ${os.cpus().length} cores, Node ${process.version}\n`,
+  );
   for (const r of rows) {
     process.stdout.write(`${r.title.padEnd(52)} ${r.rate.toFixed(0).padStart(8)} ${r.unit.padEnd(12)} ${r.note}\n`);
   }
   const pgRuns = rows.filter((r) => r.title.startsWith('postgres: deliver') && !r.problem);
   if (pgRuns.length > 0) {
     const best = Math.max(...pgRuns.map((r) => r.rate));
-    process.stdout.write(`postgres deliveries: best ${best.toFixed(0)}/s (target ${TARGET_DELIVERIES_PER_SEC}/s): ${best >= TARGET_DELIVERIES_PER_SEC ? 'met' : 'NOT met'}\n`);
+    process.stdout.write(
+      `postgres deliveries: best ${best.toFixed(0)}/s (target ${TARGET_DELIVERIES_PER_SEC}/s): ${best >= TARGET_DELIVERIES_PER_SEC ? 'met' : 'NOT met'}\n`,
+    );
   }
   if (rows.some((r) => r.problem)) {
-    process.stdout.write('error: some deliveries were lost or sent more than once (see WRONG above; the worker log says why)\n');
+    process.stdout.write(
+      'error: some deliveries were lost or sent more than once (see WRONG above; the worker log says why)\n',
+    );
     process.exitCode = 1;
   }
 }

@@ -7,7 +7,17 @@ import fs from 'node:fs';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import type { Segment } from '../../contract/resources.ts';
 import {
-  API_ORIGIN, COMMUNITY, DEMO_URL, HOSTED_ORIGIN, PAGE_ORIGIN, axeViolations, publishableKey, recordProblems, svc, uniqueEmail, usd,
+  API_ORIGIN,
+  COMMUNITY,
+  DEMO_URL,
+  HOSTED_ORIGIN,
+  PAGE_ORIGIN,
+  axeViolations,
+  publishableKey,
+  recordProblems,
+  svc,
+  uniqueEmail,
+  usd,
 } from './support.ts';
 
 const RULES = 'I have read and accept the community rules';
@@ -19,15 +29,24 @@ const segmentCard = (w: Locator, name: string) => w.locator('[part~="segment"]',
 const uniqueName = (first: string) => `${first} ${Math.random().toString(36).slice(2, 8).replace(/\d/g, 'x')}`;
 
 async function apiSegments(request: APIRequestContext): Promise<Segment[]> {
-  const res = await request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/segments/public`, { headers: { 'X-API-Key': await publishableKey(request) } });
+  const res = await request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/segments/public`, {
+    headers: { 'X-API-Key': await publishableKey(request) },
+  });
   expect(res.status()).toBe(200);
   return (await res.json()) as Segment[];
 }
 
 /** The demo's seeded people by membership status, from the fixture the server imported. */
 function seededEmail(status: 'ACCEPTED' | 'PENDING'): string {
-  const demo = (JSON.parse(fs.readFileSync('demo/fixture.json', 'utf8')) as { communities: { tag: string; users: { email: string; usertag: string }[]; memberships: { usertag: string; status: string; role?: string }[] }[] })
-    .communities.find((c) => c.tag === COMMUNITY)!;
+  const demo = (
+    JSON.parse(fs.readFileSync('demo/fixture.json', 'utf8')) as {
+      communities: {
+        tag: string;
+        users: { email: string; usertag: string }[];
+        memberships: { usertag: string; status: string; role?: string }[];
+      }[];
+    }
+  ).communities.find((c) => c.tag === COMMUNITY)!;
   const usertag = demo.memberships.find((m) => m.status === status && m.role !== 'founder')!.usertag;
   return demo.users.find((u) => u.usertag === usertag)!.email;
 }
@@ -35,9 +54,14 @@ function seededEmail(status: 'ACCEPTED' | 'PENDING'): string {
 /** Records `svc:apply:<name>` details the widget dispatches, across navigations. */
 async function recordEvents(page: Page, name: 'submitted' | 'checkout'): Promise<unknown[]> {
   const seen: unknown[] = [];
-  await page.exposeBinding(`record_${name}`, (_source, detail: unknown) => { seen.push(detail); });
+  await page.exposeBinding(`record_${name}`, (_source, detail: unknown) => {
+    seen.push(detail);
+  });
   await page.addInitScript((n) => {
-    document.addEventListener(`svc:apply:${n}`, (e) => void (window as unknown as Record<string, (d: unknown) => void>)[`record_${n}`]((e as CustomEvent).detail));
+    document.addEventListener(
+      `svc:apply:${n}`,
+      (e) => void (window as unknown as Record<string, (d: unknown) => void>)[`record_${n}`]((e as CustomEvent).detail),
+    );
   }, name);
   return seen;
 }
@@ -65,7 +89,10 @@ async function everyMember(page: Page): Promise<Locator> {
 
 test.use({ locale: 'en-US', timezoneId: 'UTC' });
 
-test('cards show each public segment with its price per cycle and founding spots; the cycle switch offers only its cycles', async ({ page, request }) => {
+test('cards show each public segment with its price per cycle and founding spots; the cycle switch offers only its cycles', async ({
+  page,
+  request,
+}) => {
   const problems = recordProblems(page);
   const segments = await apiSegments(request);
   const summit = segments.find((s) => s.name === 'Summit Club')!;
@@ -77,10 +104,15 @@ test('cards show each public segment with its price per cycle and founding spots
   await expect(segmentCard(w, 'Trail Crew').locator('[part~="segment-price"]')).toHaveText('Free');
   const left = summit.foundingMemberCap! - summit.foundingMemberCount;
   expect(left).toBeGreaterThan(0);
-  await expect(segmentCard(w, 'Summit Club').locator('[part~="segment-price"]'))
-    .toHaveText(`${usd(summit.foundingPriceMonthly!)} / month or ${usd(summit.foundingPriceYearly!)} / year`);
-  await expect(segmentCard(w, 'Summit Club').locator('[part~="segment-founding"]')).toHaveText(`${left} founding spots left`);
-  await expect(segmentCard(w, 'Expedition Crew').locator('[part~="segment-price"]')).toContainText('$360.00 in 3 payments, one every month, for 1 year');
+  await expect(segmentCard(w, 'Summit Club').locator('[part~="segment-price"]')).toHaveText(
+    `${usd(summit.foundingPriceMonthly!)} / month or ${usd(summit.foundingPriceYearly!)} / year`,
+  );
+  await expect(segmentCard(w, 'Summit Club').locator('[part~="segment-founding"]')).toHaveText(
+    `${left} founding spots left`,
+  );
+  await expect(segmentCard(w, 'Expedition Crew').locator('[part~="segment-price"]')).toContainText(
+    '$360.00 in 3 payments, one every month, for 1 year',
+  );
 
   // A free segment has no cycle to choose; a paid one only the cycles it offers.
   await segmentRadio(w, 'Trail Friends').check();
@@ -100,7 +132,9 @@ test('cards show each public segment with its price per cycle and founding spots
   expect(problems).toEqual([]);
 });
 
-test('free, auto-approved: welcome at once, and the new member is in <svc-members> after a reload', async ({ page }) => {
+test('free, auto-approved: welcome at once, and the new member is in <svc-members> after a reload', async ({
+  page,
+}) => {
   const problems = recordProblems(page);
   const submitted = await recordEvents(page, 'submitted');
   const email = uniqueEmail('friend');
@@ -113,14 +147,18 @@ test('free, auto-approved: welcome at once, and the new member is in <svc-member
   await w.getByLabel('Your name').fill(name);
   await w.getByLabel('E-mail').fill(email);
   const actions: string[] = [];
-  page.on('request', (r) => { if (r.url().includes('/api/actions/')) actions.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url().includes('/api/actions/')) actions.push(r.url());
+  });
   await w.getByRole('button', { name: 'Apply' }).click();
   await expect(w.getByLabel(RULES)).toBeFocused();
   await expect(w.getByLabel(RULES)).toHaveAccessibleDescription('Tick this box to continue.');
   expect(actions).toEqual([]);
 
   await w.getByLabel(RULES).check();
-  const sent = page.waitForRequest((r) => r.url().includes(`/api/actions/${COMMUNITY}/segments/`) && r.method() === 'POST');
+  const sent = page.waitForRequest(
+    (r) => r.url().includes(`/api/actions/${COMMUNITY}/segments/`) && r.method() === 'POST',
+  );
   await w.getByRole('button', { name: 'Apply' }).click();
   const req = await sent;
   expect(new URL(req.url()).origin).toBe(API_ORIGIN);
@@ -138,7 +176,10 @@ test('free, auto-approved: welcome at once, and the new member is in <svc-member
   expect(problems).toEqual([]);
 });
 
-test('free, reviewed: "we\'ll review", then approved through the API, the member shows in <svc-members>', async ({ page, request }) => {
+test('free, reviewed: "we\'ll review", then approved through the API, the member shows in <svc-members>', async ({
+  page,
+  request,
+}) => {
   const submitted = await recordEvents(page, 'submitted');
   const email = uniqueEmail('crew');
   const name = uniqueName('Bo');
@@ -160,10 +201,18 @@ test('free, reviewed: "we\'ll review", then approved through the API, the member
   expect(await (await everyMember(page)).allTextContents()).not.toContain(name);
   await segmentRadio(widget(page), 'Trail Crew').check();
   await widget(page).getByLabel('E-mail').fill(email);
-  await expect(widget(page).locator('[part~="email-status"]')).toHaveText('An application from this address is already waiting for review.');
+  await expect(widget(page).locator('[part~="email-status"]')).toHaveText(
+    'An application from this address is already waiting for review.',
+  );
 
-  const secret = (JSON.parse(await svc('key', 'create', '--community', COMMUNITY, '--scopes', 'WRITE_MEMBERS', '--json')) as { key: string }).key;
-  const approved = await request.post(`${API_ORIGIN}/v1/communities/${COMMUNITY}/applications/${requestId}/approve`, { headers: { 'X-API-Key': secret } });
+  const secret = (
+    JSON.parse(await svc('key', 'create', '--community', COMMUNITY, '--scopes', 'WRITE_MEMBERS', '--json')) as {
+      key: string;
+    }
+  ).key;
+  const approved = await request.post(`${API_ORIGIN}/v1/communities/${COMMUNITY}/applications/${requestId}/approve`, {
+    headers: { 'X-API-Key': secret },
+  });
   expect(approved.status()).toBe(200);
   await page.reload();
   await expect(await everyMember(page)).toContainText([name]);
@@ -174,7 +223,10 @@ test('the e-mail check tells a member before they submit, and nothing is sent', 
   const w = widget(page);
   await segmentRadio(w, 'Trail Friends').check();
   const checks: string[] = [];
-  page.on('request', (r) => { if (r.url().includes('/check-email') && r.method() === 'GET') checks.push(new URL(r.url()).searchParams.get('email')!); });
+  page.on('request', (r) => {
+    if (r.url().includes('/check-email') && r.method() === 'GET')
+      checks.push(new URL(r.url()).searchParams.get('email')!);
+  });
   const status = w.locator('[part~="email-status"]');
   await expect(status).toHaveAttribute('role', 'status');
   // Typed a character at a time: one check, once typing pauses, for the whole address.
@@ -185,7 +237,9 @@ test('the e-mail check tells a member before they submit, and nothing is sent', 
   await w.getByLabel('Your name').fill('Someone');
   await w.getByLabel(RULES).check();
   const actions: string[] = [];
-  page.on('request', (r) => { if (r.url().includes('/api/actions/')) actions.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url().includes('/api/actions/')) actions.push(r.url());
+  });
   await w.getByRole('button', { name: 'Apply' }).click();
   await expect(w.getByLabel('E-mail')).toBeFocused();
   await expect(w.getByLabel('E-mail')).toHaveAccessibleDescription("You're already a member with this address.");
@@ -213,7 +267,9 @@ test('paid: choose a cycle, the local checkout, Pay, and back to the page as a m
   await w.getByLabel(RULES).check();
   // Two cycles offered and none chosen: the switch asks first.
   await w.getByRole('button', { name: 'Continue to payment' }).click();
-  await expect(w.locator('[data-key="billingCycle"] [part~="field-error"]')).toHaveText('Choose how you would like to pay.');
+  await expect(w.locator('[data-key="billingCycle"] [part~="field-error"]')).toHaveText(
+    'Choose how you would like to pay.',
+  );
   await expect(w.getByRole('radio', { name: /^Monthly/ })).toBeFocused();
   await w.getByRole('radio', { name: /^Yearly/ }).check();
 
@@ -221,7 +277,9 @@ test('paid: choose a cycle, the local checkout, Pay, and back to the page as a m
   const checkout = page.waitForRequest((r) => r.url() === `${API_ORIGIN}/api/actions/${COMMUNITY}/apply/checkout`);
   await w.getByRole('button', { name: 'Continue to payment' }).click();
   expect((await submit).postDataJSON()).toEqual({
-    answers: { email, full_name: name, hiking_since: 'Since I could walk', pace: 'Moderate' }, billingCycle: 'YEARLY', source: 'customer-site-demo',
+    answers: { email, full_name: name, hiking_since: 'Since I could walk', pace: 'Moderate' },
+    billingCycle: 'YEARLY',
+    source: 'customer-site-demo',
   });
   const checkoutBody = (await checkout).postDataJSON();
   // The submit's event reaches the test through a binding after the browser has dispatched it.
@@ -250,16 +308,19 @@ test('paid: choose a cycle, the local checkout, Pay, and back to the page as a m
   expect(after.foundingMemberCount).toBe(summit.foundingMemberCount + 1);
 });
 
-test('keyboard only: into the segments, choose with the arrows, fill, tick, send, and land on the answer', async ({ page }) => {
+test('keyboard only: into the segments, choose with the arrows, fill, tick, send, and land on the answer', async ({
+  page,
+}) => {
   const email = uniqueEmail('keys');
   await page.goto(DEMO_URL);
   const w = widget(page);
   await expect(segmentRadio(w, 'Trail Friends')).toBeVisible();
-  const inSegments = () => page.evaluate(() => {
-    let el = document.activeElement;
-    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
-    return el instanceof HTMLInputElement && el.type === 'radio' && el.closest('[part~="segments"]') !== null;
-  });
+  const inSegments = () =>
+    page.evaluate(() => {
+      let el = document.activeElement;
+      while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+      return el instanceof HTMLInputElement && el.type === 'radio' && el.closest('[part~="segments"]') !== null;
+    });
   for (let i = 0; i < 120 && !(await inSegments()); i++) await page.keyboard.press('Tab');
   await expect(segmentRadio(w, 'Trail Friends')).toBeFocused();
   expect(await segmentCard(w, 'Trail Friends').evaluate((label) => getComputedStyle(label).outlineStyle)).toBe('solid');
@@ -288,7 +349,9 @@ test('keyboard only: into the segments, choose with the arrows, fill, tick, send
   await expect(w.locator('[part~="confirmation"]')).toContainText('Welcome');
 });
 
-test('the demo page with the apply widget has no axe violations: cards, the form with errors, the answer', async ({ page }) => {
+test('the demo page with the apply widget has no axe violations: cards, the form with errors, the answer', async ({
+  page,
+}) => {
   await page.goto(DEMO_URL);
   const w = widget(page);
   await expect(segmentRadio(w, 'Trail Friends')).toBeVisible();

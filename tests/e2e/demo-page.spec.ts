@@ -1,7 +1,15 @@
 // The demo "customer site" at 127.0.0.1 pastes the real snippet; the API is localhost.
 import { expect, test, type Page, type Request } from '@playwright/test';
 import {
-  API_ORIGIN, DEMO_URL, PAGE_ORIGIN, apiEvents, axeViolations, isEventsRequest, items, names, recordProblems,
+  API_ORIGIN,
+  DEMO_URL,
+  PAGE_ORIGIN,
+  apiEvents,
+  axeViolations,
+  isEventsRequest,
+  items,
+  names,
+  recordProblems,
 } from './support.ts';
 
 const main = (page: Page) => page.locator('svc-events:not([featured])');
@@ -14,9 +22,14 @@ async function pageKey(page: Page): Promise<string> {
   return key!;
 }
 
-test('the demo page shows the upcoming events from the API, cross-origin with the publishable key', async ({ page, request }) => {
+test('the demo page shows the upcoming events from the API, cross-origin with the publishable key', async ({
+  page,
+  request,
+}) => {
   const apiCalls: Request[] = [];
-  page.on('request', (r) => { if (isEventsRequest(r.url())) apiCalls.push(r); });
+  page.on('request', (r) => {
+    if (isEventsRequest(r.url())) apiCalls.push(r);
+  });
   await page.goto(DEMO_URL);
   const key = await pageKey(page);
   const expected = await apiEvents(request, key, { limit: '6', upcoming: 'true' });
@@ -32,7 +45,9 @@ test('the demo page shows the upcoming events from the API, cross-origin with th
   for (const [i, event] of expected.events.entries()) {
     const card = cards.nth(i);
     await expect(card.locator('time')).toHaveAttribute('datetime', event.startDate);
-    await expect(card.locator('[part~="badge"]')).toHaveText({ online: 'Online', in_person: 'In person', hybrid: 'Hybrid' }[event.format]);
+    await expect(card.locator('[part~="badge"]')).toHaveText(
+      { online: 'Online', in_person: 'In person', hybrid: 'Hybrid' }[event.format],
+    );
     const place = event.location?.name || event.location?.city;
     if (place) await expect(card.locator('[part~="location"]')).toHaveText(place);
     const onSale = event.tiers.filter((t) => t.isActive);
@@ -40,7 +55,10 @@ test('the demo page shows the upcoming events from the API, cross-origin with th
     const price = card.locator('[part~="price"]');
     if (onSale.length === 0) await expect(price).toHaveCount(0);
     else if (paid.length === 0) await expect(price).toHaveText('Free');
-    else await expect(price).toHaveText(`From ${new Intl.NumberFormat('en-US', { style: 'currency', currency: paid[0].currency }).format(paid[0].priceCents / 100)}`);
+    else
+      await expect(price).toHaveText(
+        `From ${new Intl.NumberFormat('en-US', { style: 'currency', currency: paid[0].currency }).format(paid[0].priceCents / 100)}`,
+      );
   }
   // The seed has both kinds, so both branches above ran.
   await expect(cards.locator('[part~="price"]', { hasText: 'Free' }).first()).toBeVisible();
@@ -55,7 +73,13 @@ test.describe('a viewer in Tokyo', () => {
     const time = items(main(page)).first().locator('time');
     const iso = (await time.getAttribute('datetime'))!;
     const expected = new Intl.DateTimeFormat('en-US', {
-      weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone: 'Asia/Tokyo',
+      weekday: 'short',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+      timeZone: 'Asia/Tokyo',
     }).format(new Date(iso));
     await expect(time).toHaveText(expected);
     await expect(time).toContainText('GMT+9');
@@ -77,7 +101,9 @@ test('the demo page, widgets included, has no axe violations', async ({ page }) 
   await expect(items(featured(page))).toHaveCount(1);
   // axe-core walks open shadow roots, so the widgets' DOM is part of the scan.
   const violations = await axeViolations(page);
-  const shadowNodes = await page.evaluate(() => document.querySelector('svc-events')!.shadowRoot!.querySelectorAll('*').length);
+  const shadowNodes = await page.evaluate(
+    () => document.querySelector('svc-events')!.shadowRoot!.querySelectorAll('*').length,
+  );
   expect(shadowNodes).toBeGreaterThan(10);
   expect(violations).toEqual([]);
 });
@@ -140,7 +166,9 @@ test('choosing an event emits a cancelable svc:events:select the host page can t
   await page.keyboard.press('Enter');
   const secondSlug = await items(main(page)).nth(1).getAttribute('data-slug');
 
-  const selected = await page.evaluate(() => (window as unknown as { selected: { slug: string; id: string }[] }).selected);
+  const selected = await page.evaluate(
+    () => (window as unknown as { selected: { slug: string; id: string }[] }).selected,
+  );
   expect(selected.map((s) => s.slug)).toEqual([slug, secondSlug]);
   expect(selected[0].id).toMatch(/^[0-9a-f-]{36}$/);
   expect(page.url()).toBe(DEMO_URL);
@@ -154,6 +182,8 @@ test("an event nobody intercepts opens on the community's site", async ({ page }
   // checks where the link goes, not what that page renders.
   await page.route(href!, (route) => route.fulfill({ contentType: 'text/html', body: '<title>event</title>' }));
   expect(href).toBe(`http://demo.localhost:3100/events/${slug}`);
-  await items(main(page)).first().click({ position: { x: 20, y: 100 } });
+  await items(main(page))
+    .first()
+    .click({ position: { x: 20, y: 100 } });
   await page.waitForURL(href!);
 });

@@ -4,7 +4,16 @@
 // the summary line is checked against the API's summary.
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import {
-  API_ORIGIN, COMMUNITY, DEMO_URL, HOSTED_ORIGIN, PAGE_ORIGIN, axeViolations, publishableKey, recordProblems, uniqueEmail, usd,
+  API_ORIGIN,
+  COMMUNITY,
+  DEMO_URL,
+  HOSTED_ORIGIN,
+  PAGE_ORIGIN,
+  axeViolations,
+  publishableKey,
+  recordProblems,
+  uniqueEmail,
+  usd,
 } from './support.ts';
 
 // demo/fixture.json: trail-fund is pay-what-you-want from $5.00 (500), big-summit-day fixed at
@@ -17,9 +26,15 @@ const fund = (page: Page) => page.locator(`svc-donate[sku="${FUND}"]`);
 const compact = (page: Page) => page.locator('svc-donate[mode="button"]');
 const chip = (w: Locator, label: string) => w.getByRole('radio', { name: label, exact: true });
 
-interface Summary { total: number; count: number; currency: string | null }
+interface Summary {
+  total: number;
+  count: number;
+  currency: string | null;
+}
 async function apiSummary(request: APIRequestContext, key: string, path = `products/${FUND}`): Promise<Summary> {
-  const res = await request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/${path}/donations/summary`, { headers: { 'X-API-Key': key } });
+  const res = await request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/${path}/donations/summary`, {
+    headers: { 'X-API-Key': key },
+  });
   expect(res.status()).toBe(200);
   expect(res.headers()['cache-control']).toBe('no-store');
   return (await res.json()) as Summary;
@@ -35,15 +50,23 @@ const supporters = (s: Summary) => `${s.count} ${s.count === 1 ? 'supporter' : '
 
 test.use({ locale: 'en-US', timezoneId: 'UTC' });
 
-test('choose a chip, give an e-mail, pay on the local checkout, come back to a thank-you; the summary counts the gift', async ({ page, request }) => {
+test('choose a chip, give an e-mail, pay on the local checkout, come back to a thank-you; the summary counts the gift', async ({
+  page,
+  request,
+}) => {
   const problems = recordProblems(page);
   const email = uniqueEmail('donor');
   const key = await publishableKey(request);
   const before = await apiSummary(request, key);
   const checkouts: unknown[] = [];
-  await page.exposeBinding('recordCheckout', (_source, detail: unknown) => { checkouts.push(detail); });
+  await page.exposeBinding('recordCheckout', (_source, detail: unknown) => {
+    checkouts.push(detail);
+  });
   await page.addInitScript(() => {
-    document.addEventListener('svc:donate:checkout', (e) => void (window as unknown as { recordCheckout(d: unknown): void }).recordCheckout((e as CustomEvent).detail));
+    document.addEventListener(
+      'svc:donate:checkout',
+      (e) => void (window as unknown as { recordCheckout(d: unknown): void }).recordCheckout((e as CustomEvent).detail),
+    );
   });
   await page.goto(DEMO_URL);
   const w = fund(page);
@@ -73,7 +96,9 @@ test('choose a chip, give an e-mail, pay on the local checkout, come back to a t
 
   // The server's local checkout: the config's label as the line, the donor's e-mail for the receipt.
   await page.waitForURL(/\/checkout\/cs_local_[0-9a-f]{32}$/);
-  expect(checkouts).toEqual([{ sessionId: expect.stringMatching(/^cs_local_/), checkoutUrl: page.url(), amount: 1000, currency: 'USD' }]);
+  expect(checkouts).toEqual([
+    { sessionId: expect.stringMatching(/^cs_local_/), checkoutUrl: page.url(), amount: 1000, currency: 'USD' },
+  ]);
   await expect(page.getByRole('table', { name: 'What you are paying for' })).toContainText('Give to the trail fund');
   await expect(page.getByText(`Receipt to ${email}`)).toBeVisible();
   await page.getByRole('button', { name: 'Pay $10.00' }).click();
@@ -95,7 +120,10 @@ test('choose a chip, give an e-mail, pay on the local checkout, come back to a t
   expect(problems).toEqual([]);
 });
 
-test('cancelling on the checkout page comes back to say nothing was charged; the summary is unchanged', async ({ page, request }) => {
+test('cancelling on the checkout page comes back to say nothing was charged; the summary is unchanged', async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
   const before = await apiSummary(request, key, `events/${EVENT}`);
   await page.goto(DEMO_URL);
@@ -114,9 +142,13 @@ test('cancelling on the checkout page comes back to say nothing was charged; the
   expect(await apiSummary(request, key, `events/${EVENT}`)).toEqual(before);
 });
 
-test('a custom amount below the minimum is refused before anything is sent, with the message next to the input', async ({ page }) => {
+test('a custom amount below the minimum is refused before anything is sent, with the message next to the input', async ({
+  page,
+}) => {
   const actions: string[] = [];
-  page.on('request', (r) => { if (r.url().includes('/api/actions/')) actions.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url().includes('/api/actions/')) actions.push(r.url());
+  });
   await page.goto(DEMO_URL);
   const w = fund(page);
   const custom = w.getByLabel('Other amount (USD)');
@@ -157,14 +189,18 @@ test('a custom amount below the minimum is refused before anything is sent, with
   await expect(email).toHaveAccessibleDescription('For your receipt. Enter an e-mail address like name@example.com.');
 });
 
-test('keyboard: Tab reaches the chips, the arrows move and choose, and the focused chip has a visible ring', async ({ page }) => {
+test('keyboard: Tab reaches the chips, the arrows move and choose, and the focused chip has a visible ring', async ({
+  page,
+}) => {
   await page.goto(DEMO_URL);
   const w = fund(page);
   await w.getByLabel('Other amount (USD)').click();
   // Back from the custom amount into the group: with nothing chosen, the last chip takes focus.
   await page.keyboard.press('Shift+Tab');
   await expect(chip(w, '$50')).toBeFocused();
-  expect(await w.locator('[part~="chip"]', { hasText: '$50' }).evaluate((label) => getComputedStyle(label).outlineStyle)).toBe('solid');
+  expect(
+    await w.locator('[part~="chip"]', { hasText: '$50' }).evaluate((label) => getComputedStyle(label).outlineStyle),
+  ).toBe('solid');
   await page.keyboard.press('ArrowLeft');
   await expect(chip(w, '$25')).toBeChecked();
   await expect(chip(w, '$25')).toBeFocused();
@@ -198,7 +234,9 @@ test('the minimum is explained in a popover next to the custom amount; Escape cl
   await expect(info).toBeFocused();
 });
 
-test('mode="button": a compact Donate button opens the form in a popover, focus moves in, Escape closes and returns focus', async ({ page }) => {
+test('mode="button": a compact Donate button opens the form in a popover, focus moves in, Escape closes and returns focus', async ({
+  page,
+}) => {
   await page.goto(DEMO_URL);
   const b = compact(page);
   const button = b.getByRole('button', { name: 'Donate', exact: true });
@@ -232,7 +270,9 @@ test('mode="button": a compact Donate button opens the form in a popover, focus 
   await expect(button).not.toBeFocused();
 });
 
-test('the demo page with the donate widgets has no axe violations: the form, its errors, both popovers', async ({ page }) => {
+test('the demo page with the donate widgets has no axe violations: the form, its errors, both popovers', async ({
+  page,
+}) => {
   await page.goto(DEMO_URL);
   const w = fund(page);
   await expect(chip(w, '$5')).toBeVisible();
@@ -251,7 +291,9 @@ test('the demo page with the donate widgets has no axe violations: the form, its
   expect(await axeViolations(page)).toEqual([]);
 });
 
-test('on the hosted site the donation is same-origin and keyless, and a signed-in member gives as themselves', async ({ page }) => {
+test('on the hosted site the donation is same-origin and keyless, and a signed-in member gives as themselves', async ({
+  page,
+}) => {
   await page.goto(`${HOSTED_ORIGIN}/demo/hosted`);
   const w = page.locator('svc-donate[event="heather-lake-cleanup"]');
   await expect(w.getByLabel('Other amount (USD)')).toHaveAccessibleDescription('Minimum $1.00');
@@ -259,7 +301,9 @@ test('on the hosted site the donation is same-origin and keyless, and a signed-i
 
   const status = await page.evaluate(async () => {
     const res = await fetch('/api/auth/sign-in', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'maya@example.com', password: 'demo-password' }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'maya@example.com', password: 'demo-password' }),
     });
     await res.text();
     if (res.ok) document.dispatchEvent(new CustomEvent('svc:session:changed'));
@@ -270,7 +314,9 @@ test('on the hosted site the donation is same-origin and keyless, and a signed-i
   await expect(w.getByLabel('E-mail')).toHaveCount(0);
 
   await w.getByLabel('Other amount (USD)').fill('2,50');
-  const sent = page.waitForRequest((r) => r.url().endsWith(`/api/actions/${COMMUNITY}/events/heather-lake-cleanup/donate`) && r.method() === 'POST');
+  const sent = page.waitForRequest(
+    (r) => r.url().endsWith(`/api/actions/${COMMUNITY}/events/heather-lake-cleanup/donate`) && r.method() === 'POST',
+  );
   await w.getByRole('button', { name: 'Donate $2.50' }).click();
   const request = await sent;
   expect(new URL(request.url()).origin).toBe(HOSTED_ORIGIN);

@@ -3,7 +3,15 @@
 // cookie), where signing in and out changes the header and the nav the server sends.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import {
-  API_ORIGIN, DEMO_URL, HOSTED_ORIGIN, axeViolations, openCustomerPage, publishableKey, recordProblems, snippet, widgetManifest,
+  API_ORIGIN,
+  DEMO_URL,
+  HOSTED_ORIGIN,
+  axeViolations,
+  openCustomerPage,
+  publishableKey,
+  recordProblems,
+  snippet,
+  widgetManifest,
 } from './support.ts';
 
 const HOSTED_URL = `${HOSTED_ORIGIN}/demo/hosted`;
@@ -19,7 +27,9 @@ const topLevel = (h: Locator) => h.locator('[part~="nav-item"] > a, [part~="nav-
 const signInLink = (h: Locator) => h.locator('[part~="sign-in"]');
 const userButton = (h: Locator) => h.locator('[part~="user"]');
 
-interface Community { storefrontConfig: { nav: { label: string; href?: string }[] } }
+interface Community {
+  storefrontConfig: { nav: { label: string; href?: string }[] };
+}
 
 async function apiCommunity(page: Page): Promise<Community> {
   const res = await page.request.get(`${API_ORIGIN}/api/communities/demo`);
@@ -37,11 +47,16 @@ test.describe('on a customer site (the demo page)', () => {
     expect(community.storefrontConfig.nav.map((i) => i.label)).toEqual(ANONYMOUS_NAV);
 
     // Site-relative links go to the community's hosted site, not to the customer's page.
-    await expect(h.getByRole('link', { name: 'Events', exact: true })).toHaveAttribute('href', `${HOSTED_ORIGIN}/events`);
+    await expect(h.getByRole('link', { name: 'Events', exact: true })).toHaveAttribute(
+      'href',
+      `${HOSTED_ORIGIN}/events`,
+    );
     await expect(h.locator('[part~="brand"]')).toHaveText('Demo Hikers');
     await expect(h.locator('[part~="brand"]')).toHaveAttribute('href', `${HOSTED_ORIGIN}/`);
     // storefrontConfig.header: bgColor #1f3d2f, textColor #f6f3ec.
-    const colours = await h.locator('[part~="header"]').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
+    const colours = await h
+      .locator('[part~="header"]')
+      .evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
     expect(colours).toEqual(['rgb(31, 61, 47)', 'rgb(246, 243, 236)']);
     // No session lookups on a foreign site: the cookie is out of reach there.
     await expect(h.locator('[part~="user"], [part~="bell"]')).toHaveCount(0);
@@ -71,7 +86,12 @@ test.describe('on a customer site (the demo page)', () => {
     await expect(trigger).toHaveAttribute('aria-expanded', 'true');
     const items = panel.locator('a');
     // The item's own link (/about) first, then its children.
-    await expect(items).toHaveText(['About', 'Who we are', 'Difficulty ratings', 'Leave No Trace (opens in a new tab)']);
+    await expect(items).toHaveText([
+      'About',
+      'Who we are',
+      'Difficulty ratings',
+      'Leave No Trace (opens in a new tab)',
+    ]);
     await expect(items.nth(0)).toBeFocused();
     await page.keyboard.press('ArrowDown');
     await expect(items.nth(1)).toBeFocused();
@@ -142,28 +162,55 @@ test.describe('on a customer site (the demo page)', () => {
     await expect(topLevel(h).first()).toBeVisible();
   });
 
-  test('header config colours and dropdown placement work under a strict CSP that allows no inline styles', async ({ page, request }) => {
+  test('header config colours and dropdown placement work under a strict CSP that allows no inline styles', async ({
+    page,
+    request,
+  }) => {
     const key = await publishableKey(request);
     const violations: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') violations.push(m.text()); });
-    const csp = ["default-src 'none'", "script-src 'self' http://localhost:3100", 'connect-src http://localhost:3100', 'img-src data:', "style-src 'none'"].join('; ');
-    await openCustomerPage(page, 'header-csp', `<svc-header></svc-header><svc-footer></svc-footer>${snippet(key)}`, '', { 'Content-Security-Policy': csp });
+    page.on('console', (m) => {
+      if (m.type() === 'error') violations.push(m.text());
+    });
+    const csp = [
+      "default-src 'none'",
+      "script-src 'self' http://localhost:3100",
+      'connect-src http://localhost:3100',
+      'img-src data:',
+      "style-src 'none'",
+    ].join('; ');
+    await openCustomerPage(
+      page,
+      'header-csp',
+      `<svc-header></svc-header><svc-footer></svc-footer>${snippet(key)}`,
+      '',
+      { 'Content-Security-Policy': csp },
+    );
     const h = header(page);
     await expect(topLevel(h)).toHaveText(ANONYMOUS_NAV);
     // The header config's colours arrive as custom properties set through CSSOM, not a style attribute.
-    expect(await h.locator('[part~="header"]').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(31, 61, 47)');
+    expect(await h.locator('[part~="header"]').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(
+      'rgb(31, 61, 47)',
+    );
     await h.getByRole('button', { name: 'About' }).click();
-    const [t, p] = [await h.getByRole('button', { name: 'About' }).boundingBox(), await h.locator('[part~="dropdown"]').boundingBox()];
+    const [t, p] = [
+      await h.getByRole('button', { name: 'About' }).boundingBox(),
+      await h.locator('[part~="dropdown"]').boundingBox(),
+    ];
     expect(p!.y).toBeGreaterThanOrEqual(t!.y + t!.height);
     expect(p!.x).toBeGreaterThan(0);
     await expect(page.locator('svc-footer [part~="copyright"]')).toBeVisible();
     expect(violations).toEqual([]);
   });
 
-  test('each chunk loads only with its tag: a footer-only page never downloads the header or floating-ui', async ({ page, request }) => {
+  test('each chunk loads only with its tag: a footer-only page never downloads the header or floating-ui', async ({
+    page,
+    request,
+  }) => {
     const key = await publishableKey(request);
     const files: string[] = [];
-    page.on('request', (r) => { if (r.url().startsWith(`${API_ORIGIN}/widgets/`)) files.push(new URL(r.url()).pathname.slice('/widgets/'.length)); });
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${API_ORIGIN}/widgets/`)) files.push(new URL(r.url()).pathname.slice('/widgets/'.length));
+    });
     await openCustomerPage(page, 'footer-only', `<svc-footer route="/events"></svc-footer>${snippet(key)}`);
     await expect(page.locator('svc-footer [part~="title"]')).toHaveText('Demo Hikers');
     await page.waitForLoadState('networkidle');
@@ -177,7 +224,11 @@ test.describe('on a customer site (the demo page)', () => {
     const f = page.locator('svc-footer');
     await expect(f.locator('[part~="title"]')).toHaveText('Demo Hikers');
     await expect(f.locator('[part~="column-title"]')).toHaveText(['Hike with us', 'Community']);
-    await expect(f.locator('[part~="column"]').first().locator('a')).toHaveText(['Upcoming events', 'Trail map', 'Become a member']);
+    await expect(f.locator('[part~="column"]').first().locator('a')).toHaveText([
+      'Upcoming events',
+      'Trail map',
+      'Become a member',
+    ]);
     await expect(f.getByRole('link', { name: 'Upcoming events' })).toHaveAttribute('href', `${HOSTED_ORIGIN}/events`);
     const social = f.locator('[part~="social-link"]');
     await expect(social).toHaveText(['Instagram (opens in a new tab)', 'Mastodon (opens in a new tab)']);
@@ -195,7 +246,11 @@ test.describe('on a customer site (the demo page)', () => {
 /** Signs in through the API from the page, then tells the widgets (the documented host-page hook). */
 async function signInFromPage(page: Page, who: { email: string; password: string }): Promise<number> {
   return page.evaluate(async ({ email, password }) => {
-    const res = await fetch('/api/auth/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    const res = await fetch('/api/auth/sign-in', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
     await res.text();
     if (res.ok) document.dispatchEvent(new CustomEvent('svc:session:changed'));
     return res.status;
@@ -203,14 +258,24 @@ async function signInFromPage(page: Page, who: { email: string; password: string
 }
 
 test.describe('on the hosted apex (demo.localhost)', () => {
-  test('an anonymous visitor sees the public nav and a same-site sign-in link; calls carry no key', async ({ page }) => {
+  test('an anonymous visitor sees the public nav and a same-site sign-in link; calls carry no key', async ({
+    page,
+  }) => {
     const apiCalls: { url: string; key: string | undefined }[] = [];
-    page.on('request', (r) => { if (r.url().includes('/api/')) apiCalls.push({ url: r.url(), key: r.headers()['x-api-key'] }); });
+    page.on('request', (r) => {
+      if (r.url().includes('/api/')) apiCalls.push({ url: r.url(), key: r.headers()['x-api-key'] });
+    });
     await page.goto(HOSTED_URL);
     const h = header(page);
     await expect(topLevel(h)).toHaveText(ANONYMOUS_NAV);
-    await expect(signInLink(h)).toHaveAttribute('href', `${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent('/demo/hosted')}`);
-    await expect(h.getByRole('link', { name: 'Events', exact: true })).toHaveAttribute('href', `${HOSTED_ORIGIN}/events`);
+    await expect(signInLink(h)).toHaveAttribute(
+      'href',
+      `${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent('/demo/hosted')}`,
+    );
+    await expect(h.getByRole('link', { name: 'Events', exact: true })).toHaveAttribute(
+      'href',
+      `${HOSTED_ORIGIN}/events`,
+    );
     await expect(page.locator('svc-footer [part~="title"]')).toHaveText('Demo Hikers');
     expect(apiCalls.map((c) => new URL(c.url).pathname).sort()).toEqual(['/api/communities/demo', '/api/users/me']);
     for (const call of apiCalls) {
@@ -219,7 +284,9 @@ test.describe('on the hosted apex (demo.localhost)', () => {
     }
   });
 
-  test('signing in from the page switches every header to the user and shows the member-only item; signing out switches back', async ({ page }) => {
+  test('signing in from the page switches every header to the user and shows the member-only item; signing out switches back', async ({
+    page,
+  }) => {
     await page.goto(HOSTED_URL);
     // A second header on the same page: both follow the one $session store.
     await page.evaluate(() => document.body.append(document.createElement('svc-header')));
@@ -231,7 +298,10 @@ test.describe('on the hosted apex (demo.localhost)', () => {
     }
 
     // After sign-in the widgets fetch the community again, now with the cookie: a personal answer.
-    const communityFetch = page.waitForResponse((r) => r.url() === `${HOSTED_ORIGIN}/api/communities/demo` && r.headers()['cache-control'] === 'private, no-store');
+    const communityFetch = page.waitForResponse(
+      (r) =>
+        r.url() === `${HOSTED_ORIGIN}/api/communities/demo` && r.headers()['cache-control'] === 'private, no-store',
+    );
     expect(await signInFromPage(page, MAYA)).toBe(200);
     for (const h of [headers.nth(0), headers.nth(1)]) {
       await expect(userButton(h)).toContainText(MAYA.name);
@@ -239,7 +309,10 @@ test.describe('on the hosted apex (demo.localhost)', () => {
       await expect(topLevel(h)).toHaveText(MEMBER_NAV);
     }
     expect((await (await communityFetch).request().allHeaders()).cookie).toContain('svc_auth_demo=');
-    await expect(headers.nth(0).getByRole('link', { name: 'Members', exact: true })).toHaveAttribute('href', `${HOSTED_ORIGIN}/members`);
+    await expect(headers.nth(0).getByRole('link', { name: 'Members', exact: true })).toHaveAttribute(
+      'href',
+      `${HOSTED_ORIGIN}/members`,
+    );
 
     // The bell (showBell) with the unread count from the notifications API.
     await expect(headers.nth(0).locator('[part~="bell"]')).toHaveAttribute('aria-label', /^Notifications/);
@@ -261,7 +334,10 @@ test.describe('on the hosted apex (demo.localhost)', () => {
     expect(me).toBe(401);
   });
 
-  test('a signed-in visitor sees themselves and the member nav on load; the page passes axe with the user menu open', async ({ page, context }) => {
+  test('a signed-in visitor sees themselves and the member nav on load; the page passes axe with the user menu open', async ({
+    page,
+    context,
+  }) => {
     await page.goto(HOSTED_URL);
     expect(await signInFromPage(page, JONAS)).toBe(200);
     // A new page of the same browser (the cookie is shared): what a returning member sees.

@@ -27,7 +27,9 @@ async function clickWhere(page: Page, target: Locator): Promise<void> {
 const focused = (page: Page) => page.evaluate(() => document.activeElement?.id || document.activeElement?.localName);
 
 const setAttribute = (page: Page, selector: string, name: string, value: string | null) =>
-  page.locator(selector).evaluate((el, [n, v]) => (v === null ? el.removeAttribute(n!) : el.setAttribute(n!, v)), [name, value]);
+  page
+    .locator(selector)
+    .evaluate((el, [n, v]) => (v === null ? el.removeAttribute(n!) : el.setAttribute(n!, v)), [name, value]);
 
 const events = (page: Page) => page.locator('svc-events');
 const loadMore = (w: Locator) => w.getByRole('button', { name: 'Load more events', includeHidden: true });
@@ -49,21 +51,29 @@ async function eventsWork(page: Page, before: string): Promise<void> {
   await expect(items(w)).toHaveCount(4);
 }
 
-test('a closed tab panel (visibility:hidden): the widget is not painted, Tab skips it, a click there reaches the open panel', async ({ page, request }) => {
+test('a closed tab panel (visibility:hidden): the widget is not painted, Tab skips it, a click there reaches the open panel', async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
-  await openCustomerPage(page, 'tab-panels', `
+  await openCustomerPage(
+    page,
+    'tab-panels',
+    `
     <button id="before">Before the tabs</button>
     <div class="tabs">
       <div role="tabpanel" id="info"><button id="info-button">All about us</button></div>
       <div role="tabpanel" id="calendar" class="closed"><svc-events limit="2"></svc-events></div>
     </div>
     <button id="after">After the tabs</button>
-    ${snippet(key)}`, `${RECORD_CLICKS}<style>
+    ${snippet(key)}`,
+    `${RECORD_CLICKS}<style>
       .tabs { position: relative; width: 720px; height: 900px; }
       [role=tabpanel] { position: absolute; inset: 0; background: #fff; }
       [role=tabpanel].closed { visibility: hidden; }
       #info-button { width: 100%; height: 100%; }
-    </style>`);
+    </style>`,
+  );
   const w = await eventsRendered(page);
 
   await expect(items(w).first()).toBeHidden();
@@ -92,13 +102,21 @@ const DRAWER_STYLE = `<style>
 const openDrawer = (page: Page) => page.locator('#drawer').evaluate((el) => el.classList.add('open'));
 const closeDrawer = (page: Page) => page.locator('#drawer').evaluate((el) => el.classList.remove('open'));
 
-test('a closed off-canvas menu (visibility:hidden, moved off screen): the widget is not painted and Tab skips it; opened, it works', async ({ page, request }) => {
+test('a closed off-canvas menu (visibility:hidden, moved off screen): the widget is not painted and Tab skips it; opened, it works', async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
-  await openCustomerPage(page, 'off-canvas', `
+  await openCustomerPage(
+    page,
+    'off-canvas',
+    `
     <button id="menu">Menu</button>
     <nav id="drawer"><div class="drawer-body"><svc-events limit="2"></svc-events></div></nav>
     <main><button id="after">After the menu</button></main>
-    ${snippet(key)}`, RECORD_CLICKS + DRAWER_STYLE);
+    ${snippet(key)}`,
+    RECORD_CLICKS + DRAWER_STYLE,
+  );
   const w = await eventsRendered(page);
 
   // Off screen there is nothing to click; the popover tests below click where a widget was painted.
@@ -119,7 +137,9 @@ const POPOVERS = [
     name: "<svc-donate mode=button>'s dialog",
     tag: '<svc-donate event="big-summit-day" mode="button"></svc-donate>',
     open: async (page: Page) => {
-      const trigger = page.locator('svc-donate').getByRole('button', { name: 'Donate', exact: true, includeHidden: true });
+      const trigger = page
+        .locator('svc-donate')
+        .getByRole('button', { name: 'Donate', exact: true, includeHidden: true });
       await trigger.click();
       const panel = page.locator('svc-donate [part~="panel"]');
       await expect(panel.getByRole('radio').first()).toBeFocused();
@@ -141,14 +161,22 @@ const POPOVERS = [
 ];
 
 for (const popover of POPOVERS) {
-  test(`${popover.name} open when the off-canvas menu closes is not left painted, focusable or clickable`, async ({ page, request }) => {
+  test(`${popover.name} open when the off-canvas menu closes is not left painted, focusable or clickable`, async ({
+    page,
+    request,
+  }) => {
     const key = await publishableKey(request);
-    await openCustomerPage(page, 'off-canvas-popover', `
+    await openCustomerPage(
+      page,
+      'off-canvas-popover',
+      `
       <button id="menu">Menu</button>
       <nav id="drawer"><div class="drawer-body">${popover.tag}</div></nav>
       <main><button id="after">After the menu</button></main>
       <div id="page-area"></div>
-      ${snippet(key)}`, RECORD_CLICKS + DRAWER_STYLE);
+      ${snippet(key)}`,
+      RECORD_CLICKS + DRAWER_STYLE,
+    );
     await openDrawer(page);
     const { trigger, panel, control } = await popover.open(page);
     const painted = await panel.boundingBox();
@@ -177,15 +205,23 @@ for (const popover of POPOVERS) {
   });
 }
 
-test('an area switched off with pointer-events:none: clicks on the widget reach the page, not its controls; switched on, they work', async ({ page, request }) => {
+test('an area switched off with pointer-events:none: clicks on the widget reach the page, not its controls; switched on, they work', async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
-  await openCustomerPage(page, 'disabled-area', `
+  await openCustomerPage(
+    page,
+    'disabled-area',
+    `
     <button id="before">Before the area</button>
     <div id="area-frame"><div id="area" class="disabled"><svc-events limit="2"></svc-events></div></div>
-    ${snippet(key)}`, `${RECORD_CLICKS}<style>
+    ${snippet(key)}`,
+    `${RECORD_CLICKS}<style>
       #area-frame { width: 720px; }
       .disabled { pointer-events: none; opacity: 0.6; }
-    </style>`);
+    </style>`,
+  );
   const w = await eventsRendered(page);
 
   await clickWhere(page, loadMore(w));
@@ -199,16 +235,24 @@ test('an area switched off with pointer-events:none: clicks on the widget reach 
   await eventsWork(page, '#before');
 });
 
-test('an inert container: the widget and its popover are neither focusable nor clickable; made active again, they work', async ({ page, request }) => {
+test('an inert container: the widget and its popover are neither focusable nor clickable; made active again, they work', async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
-  await openCustomerPage(page, 'inert-area', `
+  await openCustomerPage(
+    page,
+    'inert-area',
+    `
     <button id="before">Before the area</button>
     <div id="area-frame"><div id="area">
       <svc-events limit="2"></svc-events>
       <svc-donate event="big-summit-day" mode="button"></svc-donate>
     </div></div>
     <button id="after">After the area</button>
-    ${snippet(key)}`, `${RECORD_CLICKS}<style>#area-frame { width: 720px; }</style>`);
+    ${snippet(key)}`,
+    `${RECORD_CLICKS}<style>#area-frame { width: 720px; }</style>`,
+  );
   const w = await eventsRendered(page);
   const donate = page.locator('svc-donate');
   const trigger = donate.getByRole('button', { name: 'Donate', exact: true, includeHidden: true });

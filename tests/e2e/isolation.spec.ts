@@ -21,7 +21,8 @@ const HOSTILE = `<style>
   p, span, time { display: block; font-size: 40px; }
 </style>`;
 
-const body = (key: string) => `<div class="content"><svc-events id="probe" limit="4"></svc-events></div>${snippet(key)}`;
+const body = (key: string) =>
+  `<div class="content"><svc-events id="probe" limit="4"></svc-events></div>${snippet(key)}`;
 
 /** Every [part] inside the shadow root: box relative to the host, and its font size. */
 async function layout(page: Page) {
@@ -34,15 +35,20 @@ async function layout(page: Page) {
       const r = el.getBoundingClientRect();
       return {
         part: el.getAttribute('part'),
-        x: Math.round(r.x - origin.x), y: Math.round(r.y - origin.y),
-        width: Math.round(r.width), height: Math.round(r.height),
+        x: Math.round(r.x - origin.x),
+        y: Math.round(r.y - origin.y),
+        width: Math.round(r.width),
+        height: Math.round(r.height),
         fontSize: getComputedStyle(el).fontSize,
       };
     });
   });
 }
 
-test("a host stylesheet restyling *, div, button and html's font-size does not change the widget's layout", async ({ page, request }) => {
+test("a host stylesheet restyling *, div, button and html's font-size does not change the widget's layout", async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
   await openCustomerPage(page, 'plain', body(key), PLACEMENT);
   const plain = await layout(page);
@@ -60,15 +66,25 @@ test("a host stylesheet restyling *, div, button and html's font-size does not c
 
 test('the community theme styles the widget, and the host page can override a token', async ({ page, request }) => {
   const key = await publishableKey(request);
-  const community = await (await request.get('http://localhost:3100/api/communities/demo')).json() as { themeConfig: { accentColor: string } };
+  const community = (await (await request.get('http://localhost:3100/api/communities/demo')).json()) as {
+    themeConfig: { accentColor: string };
+  };
   const toRgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
-  const cardTop = (p: Page) => items(p.locator('svc-events')).first().evaluate((el) => getComputedStyle(el).borderTopColor);
+  const cardTop = (p: Page) =>
+    items(p.locator('svc-events'))
+      .first()
+      .evaluate((el) => getComputedStyle(el).borderTopColor);
 
   await openCustomerPage(page, 'themed', `<svc-events limit="1"></svc-events>${snippet(key)}`);
   await expect(items(page.locator('svc-events'))).toHaveCount(1);
   expect(await cardTop(page)).toBe(toRgb(community.themeConfig.accentColor));
 
-  await openCustomerPage(page, 'overridden', `<svc-events limit="1"></svc-events>${snippet(key)}`, '<style>:root { --svc-accent-color: rgb(1, 2, 3); }</style>');
+  await openCustomerPage(
+    page,
+    'overridden',
+    `<svc-events limit="1"></svc-events>${snippet(key)}`,
+    '<style>:root { --svc-accent-color: rgb(1, 2, 3); }</style>',
+  );
   await expect(items(page.locator('svc-events'))).toHaveCount(1);
   expect(await cardTop(page)).toBe('rgb(1, 2, 3)');
 });
@@ -76,7 +92,9 @@ test('the community theme styles the widget, and the host page can override a to
 test('the widget works under a strict CSP that allows no inline styles', async ({ page, request }) => {
   const key = await publishableKey(request);
   const violations: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') violations.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') violations.push(m.text());
+  });
   const csp = [
     "default-src 'none'",
     "script-src 'self' http://localhost:3100",
@@ -84,12 +102,16 @@ test('the widget works under a strict CSP that allows no inline styles', async (
     "img-src 'self' http://localhost:3100 data:",
     "style-src 'none'",
   ].join('; ');
-  await openCustomerPage(page, 'csp', `<svc-events limit="1"></svc-events>${snippet(key)}`, '', { 'Content-Security-Policy': csp });
+  await openCustomerPage(page, 'csp', `<svc-events limit="1"></svc-events>${snippet(key)}`, '', {
+    'Content-Security-Policy': csp,
+  });
   const widget = page.locator('svc-events');
   await expect(items(widget)).toHaveCount(1);
   const styling = await widget.evaluate((host) => ({
     adopted: host.shadowRoot!.adoptedStyleSheets.length,
-    injected: host.shadowRoot!.querySelectorAll('style, link[rel=stylesheet]').length + document.querySelectorAll('style, link[rel=stylesheet]').length,
+    injected:
+      host.shadowRoot!.querySelectorAll('style, link[rel=stylesheet]').length +
+      document.querySelectorAll('style, link[rel=stylesheet]').length,
     listStyle: getComputedStyle(host.shadowRoot!.querySelector('[part~="list"]')!).listStyleType,
   }));
   expect(styling).toEqual({ adopted: 3, injected: 0, listStyle: 'none' });

@@ -2,7 +2,18 @@
 // and how the bundle is served.
 import { expect, test, type Request } from '@playwright/test';
 import {
-  API_ORIGIN, COMMUNITY, PAGE_ORIGIN, apiEvents, isEventsRequest, items, names, openCustomerPage, publishableKey, recordProblems, snippet, widgetManifest,
+  API_ORIGIN,
+  COMMUNITY,
+  PAGE_ORIGIN,
+  apiEvents,
+  isEventsRequest,
+  items,
+  names,
+  openCustomerPage,
+  publishableKey,
+  recordProblems,
+  snippet,
+  widgetManifest,
 } from './support.ts';
 
 const chunkUrl = (file: string) => `${API_ORIGIN}/widgets/${file}`;
@@ -12,7 +23,9 @@ test('including the loader twice defines the elements once and still renders', a
   const problems = recordProblems(page);
   const chunkRequests: string[] = [];
   const eventsChunk = chunkUrl(widgetManifest().widgets.events.file);
-  page.on('request', (r) => { if (r.url() === eventsChunk) chunkRequests.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url() === eventsChunk) chunkRequests.push(r.url());
+  });
 
   await openCustomerPage(page, 'twice', `${snippet(key)}<svc-events limit="3"></svc-events>${snippet(key)}`);
   const widget = page.locator('svc-events');
@@ -27,12 +40,21 @@ test('including the loader twice defines the elements once and still renders', a
   await expect(widget.locator('[part~="list"]')).toHaveCount(1);
 });
 
-test('a page without widget tags downloads no widget code, and a tag added later renders', async ({ page, request }) => {
+test('a page without widget tags downloads no widget code, and a tag added later renders', async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
   const widgetFiles: string[] = [];
-  page.on('request', (r) => { if (r.url().startsWith(`${API_ORIGIN}/widgets/`)) widgetFiles.push(new URL(r.url()).pathname); });
+  page.on('request', (r) => {
+    if (r.url().startsWith(`${API_ORIGIN}/widgets/`)) widgetFiles.push(new URL(r.url()).pathname);
+  });
 
-  await openCustomerPage(page, 'later', `<main><h1>A single-page app</h1><div id="outlet"></div></main>${snippet(key)}`);
+  await openCustomerPage(
+    page,
+    'later',
+    `<main><h1>A single-page app</h1><div id="outlet"></div></main>${snippet(key)}`,
+  );
   await page.waitForFunction(() => customElements.get('svc-events') !== undefined);
   await page.waitForLoadState('networkidle');
   expect(widgetFiles).toEqual(['/widgets/loader.js']);
@@ -61,7 +83,10 @@ test('changing an attribute re-queries: past shows the archive, newest first', a
   expect([...starts].sort((a, b) => b - a)).toEqual(starts);
 });
 
-test('dates and prices follow the locale attribute, else the lang of the page around the widget', async ({ page, request }) => {
+test('dates and prices follow the locale attribute, else the lang of the page around the widget', async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
   await openCustomerPage(
     page,
@@ -69,15 +94,30 @@ test('dates and prices follow the locale attribute, else the lang of the page ar
     `<svc-events id="de" locale="de-DE" limit="1"></svc-events><div lang="fr-FR"><svc-events id="page" limit="1"></svc-events></div>${snippet(key)}`,
   );
   const { events } = await apiEvents(request, key, { limit: '1', upcoming: 'true' });
-  const paid = events[0].tiers.filter((t) => t.isActive && t.priceCents > 0).sort((a, b) => a.priceCents - b.priceCents);
+  const paid = events[0].tiers
+    .filter((t) => t.isActive && t.priceCents > 0)
+    .sort((a, b) => a.priceCents - b.priceCents);
   expect(paid.length).toBeGreaterThan(0);
-  for (const [id, locale] of [['de', 'de-DE'], ['page', 'fr-FR']]) {
+  for (const [id, locale] of [
+    ['de', 'de-DE'],
+    ['page', 'fr-FR'],
+  ]) {
     const card = items(page.locator(`#${id}`)).first();
     // Formatted in the browser, so the expectation uses the viewer's time zone as the widget does.
-    const expected = await page.evaluate(({ locale, start, cents, currency }) => ({
-      date: new Intl.DateTimeFormat(locale, { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(new Date(start)),
-      price: new Intl.NumberFormat(locale, { style: 'currency', currency }).format(cents / 100),
-    }), { locale, start: events[0].startDate, cents: paid[0].priceCents, currency: paid[0].currency });
+    const expected = await page.evaluate(
+      ({ locale, start, cents, currency }) => ({
+        date: new Intl.DateTimeFormat(locale, {
+          weekday: 'short',
+          month: 'short',
+          day: 'numeric',
+          hour: 'numeric',
+          minute: '2-digit',
+          timeZoneName: 'short',
+        }).format(new Date(start)),
+        price: new Intl.NumberFormat(locale, { style: 'currency', currency }).format(cents / 100),
+      }),
+      { locale, start: events[0].startDate, cents: paid[0].priceCents, currency: paid[0].currency },
+    );
     await expect(card.locator('time')).toHaveText(expected.date);
     await expect(card.locator('[part~="price"]')).toHaveText(`From ${expected.price}`);
   }
@@ -85,7 +125,9 @@ test('dates and prices follow the locale attribute, else the lang of the page ar
 
 test('a bad key shows an error with a retry button and tells the host page why', async ({ page }) => {
   await page.addInitScript(() => {
-    document.addEventListener('svc:events:error', (e) => { (window as unknown as { svcError: unknown }).svcError = (e as CustomEvent).detail; });
+    document.addEventListener('svc:events:error', (e) => {
+      (window as unknown as { svcError: unknown }).svcError = (e as CustomEvent).detail;
+    });
   });
   await openCustomerPage(
     page,
@@ -99,20 +141,30 @@ test('a bad key shows an error with a retry button and tells the host page why',
   // The customer's fallback link is offered in the error state.
   await expect(widget.getByRole('link', { name: 'Our events' })).toBeVisible();
   await expect(items(widget)).toHaveCount(0);
-  const detail = await page.waitForFunction(() => (window as unknown as { svcError?: unknown }).svcError).then((h) => h.jsonValue());
+  const detail = await page
+    .waitForFunction(() => (window as unknown as { svcError?: unknown }).svcError)
+    .then((h) => h.jsonValue());
   expect(detail).toMatchObject({ status: 401, code: 'INVALID_API_KEY' });
 });
 
 test('"Try again" recovers after a failed load', async ({ page, request }) => {
   const key = await publishableKey(request);
   let failures = 1;
-  await page.route((url) => isEventsRequest(url.href), async (route) => {
-    if (failures-- > 0) {
-      await route.fulfill({ status: 503, contentType: 'application/json', headers: { 'Access-Control-Allow-Origin': '*' }, body: JSON.stringify({ error: 'Service unavailable', code: 'SERVICE_UNAVAILABLE' }) });
-    } else {
-      await route.continue();
-    }
-  });
+  await page.route(
+    (url) => isEventsRequest(url.href),
+    async (route) => {
+      if (failures-- > 0) {
+        await route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          headers: { 'Access-Control-Allow-Origin': '*' },
+          body: JSON.stringify({ error: 'Service unavailable', code: 'SERVICE_UNAVAILABLE' }),
+        });
+      } else {
+        await route.continue();
+      }
+    },
+  );
   await openCustomerPage(page, 'retry', `<svc-events limit="2"></svc-events>${snippet(key)}`);
   const widget = page.locator('svc-events');
   await widget.getByRole('button', { name: 'Try again' }).click();
@@ -124,9 +176,18 @@ test('the fallback link shows until the widget renders, then is hidden', async (
   const key = await publishableKey(request);
   // Hold the widget chunk back to look at the page before the widget takes over.
   let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route(chunkUrl(widgetManifest().widgets.events.file), async (route) => { await held; await route.continue(); });
-  await openCustomerPage(page, 'fallback', `<svc-events><a href="https://acme.example/events">See our events</a></svc-events>${snippet(key)}`);
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(chunkUrl(widgetManifest().widgets.events.file), async (route) => {
+    await held;
+    await route.continue();
+  });
+  await openCustomerPage(
+    page,
+    'fallback',
+    `<svc-events><a href="https://acme.example/events">See our events</a></svc-events>${snippet(key)}`,
+  );
   const link = page.getByRole('link', { name: 'See our events' });
   await expect(link).toBeVisible();
   release();
@@ -134,7 +195,10 @@ test('the fallback link shows until the widget renders, then is hidden', async (
   await expect(link).toBeHidden();
 });
 
-test("the visitor's platform cookie rides along on the hosted apex and never on a customer's site", async ({ page, request }) => {
+test("the visitor's platform cookie rides along on the hosted apex and never on a customer's site", async ({
+  page,
+  request,
+}) => {
   const key = await publishableKey(request);
   // The platform reached as 127.0.0.1:3100, and a customer page on 127.0.0.1:3101: another
   // origin but the same site, so the browser itself would attach this cookie to a credentialed
@@ -143,15 +207,33 @@ test("the visitor's platform cookie rides along on the hosted apex and never on 
   const customer = 'http://127.0.0.1:3101';
   await page.context().addCookies([{ name: 'svc_probe', value: '1', url: platform }]);
   const calls: Request[] = [];
-  page.on('request', (r) => { if (isEventsRequest(r.url())) calls.push(r); });
+  page.on('request', (r) => {
+    if (isEventsRequest(r.url())) calls.push(r);
+  });
 
-  await openCustomerPage(page, 'hosted', `<svc-events limit="2"></svc-events>${snippet(key, COMMUNITY, platform)}`, '', {}, platform);
+  await openCustomerPage(
+    page,
+    'hosted',
+    `<svc-events limit="2"></svc-events>${snippet(key, COMMUNITY, platform)}`,
+    '',
+    {},
+    platform,
+  );
   await expect(items(page.locator('svc-events'))).toHaveCount(2);
   expect((await calls[0].allHeaders()).cookie).toContain('svc_probe=1');
   // Links stay on this site rather than jumping to the community's domain.
-  expect(await names(page.locator('svc-events')).first().getAttribute('href')).toMatch(new RegExp(`^${platform}/events/`));
+  expect(await names(page.locator('svc-events')).first().getAttribute('href')).toMatch(
+    new RegExp(`^${platform}/events/`),
+  );
 
-  await openCustomerPage(page, 'embedded', `<svc-events limit="2"></svc-events>${snippet(key, COMMUNITY, platform)}`, '', {}, customer);
+  await openCustomerPage(
+    page,
+    'embedded',
+    `<svc-events limit="2"></svc-events>${snippet(key, COMMUNITY, platform)}`,
+    '',
+    {},
+    customer,
+  );
   await expect(items(page.locator('svc-events'))).toHaveCount(2);
   expect(calls).toHaveLength(2);
   const embedded = await calls[1].allHeaders();

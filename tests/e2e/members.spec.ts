@@ -6,7 +6,17 @@ import path from 'node:path';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import type { Member } from '../../contract/resources.ts';
 import {
-  API_ORIGIN, COMMUNITY, DEMO_URL, HOSTED_ORIGIN, axeViolations, items, openCustomerPage, publishableKey, recordProblems, snippet, svc,
+  API_ORIGIN,
+  COMMUNITY,
+  DEMO_URL,
+  HOSTED_ORIGIN,
+  axeViolations,
+  items,
+  openCustomerPage,
+  publishableKey,
+  recordProblems,
+  snippet,
+  svc,
 } from './support.ts';
 
 const PAGE_SIZE = 6;
@@ -16,7 +26,10 @@ const memberNames = (w: Locator) => w.locator('[part~="name"]');
 const loadMore = (w: Locator) => w.getByRole('button', { name: 'Load more members' });
 
 /** The whole directory straight from the API, as the widget should show it, and its total. */
-async function apiMembers(request: APIRequestContext, community = COMMUNITY): Promise<{ members: Member[]; total: number }> {
+async function apiMembers(
+  request: APIRequestContext,
+  community = COMMUNITY,
+): Promise<{ members: Member[]; total: number }> {
   const res = await request.get(`${API_ORIGIN}/v1/communities/${community}/members`, {
     params: { limit: '100' },
     headers: { 'X-API-Key': await publishableKey(request, community) },
@@ -27,12 +40,18 @@ async function apiMembers(request: APIRequestContext, community = COMMUNITY): Pr
 
 const initialsOf = (name: string) => {
   const words = name.trim().split(/\s+/);
-  return [words[0], words.length > 1 ? words[words.length - 1] : ''].map((w) => Array.from(w)[0] ?? '').join('').toUpperCase();
+  return [words[0], words.length > 1 ? words[words.length - 1] : '']
+    .map((w) => Array.from(w)[0] ?? '')
+    .join('')
+    .toUpperCase();
 };
 
 test.use({ timezoneId: 'UTC', locale: 'en-US' });
 
-test('renders the first page of the seeded directory: names, @usertags, bios, joined dates, initials', async ({ page, request }) => {
+test('renders the first page of the seeded directory: names, @usertags, bios, joined dates, initials', async ({
+  page,
+  request,
+}) => {
   const { members, total } = await apiMembers(request);
   expect(total).toBeGreaterThan(2 * PAGE_SIZE);
   await page.goto(DEMO_URL);
@@ -67,13 +86,18 @@ test('each card links to /members/<usertag> on the community site', async ({ pag
   }
 });
 
-test('"Load more" appends the next page by offset, focuses the first new member, and ends on the last page', async ({ page, request }) => {
+test('"Load more" appends the next page by offset, focuses the first new member, and ends on the last page', async ({
+  page,
+  request,
+}) => {
   const { members, total } = await apiMembers(request);
   await page.goto(DEMO_URL);
   const w = widget(page);
   await expect(items(w)).toHaveCount(PAGE_SIZE);
 
-  const next = page.waitForRequest((r) => r.url().startsWith(`${API_ORIGIN}/v1/communities/demo/members?`) && r.url().includes('offset='));
+  const next = page.waitForRequest(
+    (r) => r.url().startsWith(`${API_ORIGIN}/v1/communities/demo/members?`) && r.url().includes('offset='),
+  );
   await loadMore(w).click();
   const url = new URL((await next).url());
   expect(url.searchParams.get('offset')).toBe(String(PAGE_SIZE));
@@ -92,7 +116,10 @@ test('"Load more" appends the next page by offset, focuses the first new member,
   await expect(w.getByRole('status')).toHaveText(`${total} of ${total} members shown`);
 });
 
-test('the filter box narrows the loaded members by name, @usertag or bio, and says how many match', async ({ page, request }) => {
+test('the filter box narrows the loaded members by name, @usertag or bio, and says how many match', async ({
+  page,
+  request,
+}) => {
   const { members, total } = await apiMembers(request);
   const loaded = members.slice(0, PAGE_SIZE);
   await page.goto(DEMO_URL);
@@ -106,7 +133,9 @@ test('the filter box narrows the loaded members by name, @usertag or bio, and sa
   expect(byBio.length).toBeLessThan(loaded.length);
   await filter.fill('TRAIL');
   await expect(memberNames(w)).toHaveText(byBio.map((m) => m.name));
-  await expect(w.getByRole('status')).toHaveText(`${byBio.length} matching ${byBio.length === 1 ? 'member' : 'members'} (${PAGE_SIZE} of ${total} loaded)`);
+  await expect(w.getByRole('status')).toHaveText(
+    `${byBio.length} matching ${byBio.length === 1 ? 'member' : 'members'} (${PAGE_SIZE} of ${total} loaded)`,
+  );
 
   // By @usertag.
   await filter.fill(`@${loaded[2].usertag}`);
@@ -119,10 +148,15 @@ test('the filter box narrows the loaded members by name, @usertag or bio, and sa
 
   // Members loaded later are filtered too.
   const later = members.slice(PAGE_SIZE, 2 * PAGE_SIZE).find((m) => m.bio)!;
-  const word = later.bio!.split(/\s+/).find((x) => x.length > 5)!.replace(/[^\p{L}]/gu, '');
+  const word = later
+    .bio!.split(/\s+/)
+    .find((x) => x.length > 5)!
+    .replace(/[^\p{L}]/gu, '');
   await filter.fill(word);
   await loadMore(w).click();
-  const expected = members.slice(0, 2 * PAGE_SIZE).filter((m) => `${m.name} @${m.usertag} ${m.bio ?? ''}`.toLowerCase().includes(word.toLowerCase()));
+  const expected = members
+    .slice(0, 2 * PAGE_SIZE)
+    .filter((m) => `${m.name} @${m.usertag} ${m.bio ?? ''}`.toLowerCase().includes(word.toLowerCase()));
   await expect(memberNames(w)).toHaveText(expected.map((m) => m.name));
 
   await filter.fill('');
@@ -173,27 +207,51 @@ test('a picture that fails to load falls back to the initials; one that loads is
   // the demo directory other specs read stays as seeded.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-members-e2e-'));
   const file = path.join(dir, 'avatars.json');
-  fs.writeFileSync(file, JSON.stringify({
-    communities: [{
-      tag: 'avatars', name: 'Avatar Club', visibility: 'PUBLIC', accessibility: 'OPEN', founder: 'pic-founder',
-      users: [
-        { email: 'pic-founder@example.com', name: 'Paula Pictured', usertag: 'pic-founder', profileImage: 'https://avatars.example/paula.png' },
-        { email: 'pic-broken@example.com', name: 'Bram Broken', usertag: 'pic-broken', profileImage: 'https://avatars.example/missing.png' },
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      communities: [
+        {
+          tag: 'avatars',
+          name: 'Avatar Club',
+          visibility: 'PUBLIC',
+          accessibility: 'OPEN',
+          founder: 'pic-founder',
+          users: [
+            {
+              email: 'pic-founder@example.com',
+              name: 'Paula Pictured',
+              usertag: 'pic-founder',
+              profileImage: 'https://avatars.example/paula.png',
+            },
+            {
+              email: 'pic-broken@example.com',
+              name: 'Bram Broken',
+              usertag: 'pic-broken',
+              profileImage: 'https://avatars.example/missing.png',
+            },
+          ],
+          memberships: [
+            { usertag: 'pic-founder', status: 'ACCEPTED', role: 'founder', createdAt: '-10d', acceptedAt: '-10d' },
+            { usertag: 'pic-broken', status: 'ACCEPTED', createdAt: '-5d', acceptedAt: '-5d' },
+          ],
+        },
       ],
-      memberships: [
-        { usertag: 'pic-founder', status: 'ACCEPTED', role: 'founder', createdAt: '-10d', acceptedAt: '-10d' },
-        { usertag: 'pic-broken', status: 'ACCEPTED', createdAt: '-5d', acceptedAt: '-5d' },
-      ],
-    }],
-  }));
+    }),
+  );
   await svc('import', file);
   fs.rmSync(dir, { recursive: true, force: true });
 
   // The picture host: one image answers, the other is a 404.
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-  await page.route('https://avatars.example/**', (route) => (route.request().url().endsWith('/paula.png')
-    ? route.fulfill({ contentType: 'image/png', body: png })
-    : route.fulfill({ status: 404, body: 'not found' })));
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  await page.route('https://avatars.example/**', (route) =>
+    route.request().url().endsWith('/paula.png')
+      ? route.fulfill({ contentType: 'image/png', body: png })
+      : route.fulfill({ status: 404, body: 'not found' }),
+  );
 
   const key = await publishableKey(request, 'avatars');
   await openCustomerPage(page, 'members-avatars', `<svc-members></svc-members>${snippet(key, 'avatars')}`);

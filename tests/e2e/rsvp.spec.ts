@@ -11,7 +11,17 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Tier } from '../../contract/resources.ts';
 import {
-  API_ORIGIN, COMMUNITY, DEMO_URL, HOSTED_ORIGIN, PAGE_ORIGIN, axeViolations, openCustomerPage, publishableKey, recordProblems, snippet, svc,
+  API_ORIGIN,
+  COMMUNITY,
+  DEMO_URL,
+  HOSTED_ORIGIN,
+  PAGE_ORIGIN,
+  axeViolations,
+  openCustomerPage,
+  publishableKey,
+  recordProblems,
+  snippet,
+  svc,
   uniqueEmail,
 } from './support.ts';
 
@@ -23,12 +33,18 @@ const widget = (page: Page) => page.locator('svc-rsvp').first();
 const tierRadio = (w: Locator, name: string) => w.getByRole('radio', { name: new RegExp(`^${name}\\b`) });
 const tierRow = (w: Locator, name: string) => w.locator('[part~="tier"]', { hasText: name });
 
-
-interface Mail { to: string; subject: string; text: string; attachments: { filename: string; contentType: string }[] }
+interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  attachments: { filename: string; contentType: string }[];
+}
 const outbox = async (to: string) => JSON.parse(await svc('mail', 'list', '--to', to, '--json')) as Mail[];
 
 async function apiTiers(request: APIRequestContext, key: string, community = COMMUNITY, slug = EVENT): Promise<Tier[]> {
-  const res = await request.get(`${API_ORIGIN}/v1/communities/${community}/events/${slug}/tiers`, { headers: { 'X-API-Key': key } });
+  const res = await request.get(`${API_ORIGIN}/v1/communities/${community}/events/${slug}/tiers`, {
+    headers: { 'X-API-Key': key },
+  });
   expect(res.status()).toBe(200);
   return (await res.json()) as Tier[];
 }
@@ -49,7 +65,10 @@ async function fillFreeForm(w: Locator, email: string) {
 
 test.use({ locale: 'en-US', timezoneId: 'UTC' });
 
-test('shows every tier with its price and what is left; sold-out and closed tiers cannot be chosen', async ({ page, request }) => {
+test('shows every tier with its price and what is left; sold-out and closed tiers cannot be chosen', async ({
+  page,
+  request,
+}) => {
   const problems = recordProblems(page);
   await page.goto(DEMO_URL);
   const key = await publishableKey(request);
@@ -57,7 +76,9 @@ test('shows every tier with its price and what is left; sold-out and closed tier
   await expect(w.getByRole('group', { name: 'Tickets for Big Summit Day' })).toBeVisible();
   const tiers = await apiTiers(request, key);
   await expect(w.locator('[part~="tier-name"]')).toHaveText(tiers.map((t) => t.name));
-  await expect(w.locator('[part~="tier-price"]')).toHaveText(tiers.map((t) => (t.priceCents === 0 ? 'Free' : `$${(t.priceCents / 100).toFixed(2)}`)));
+  await expect(w.locator('[part~="tier-price"]')).toHaveText(
+    tiers.map((t) => (t.priceCents === 0 ? 'Free' : `$${(t.priceCents / 100).toFixed(2)}`)),
+  );
 
   // Early bird is sold out in the seed, and the bus is closed (inactive): shown, never choosable.
   await expect(tierRow(w, 'Early bird')).toContainText('Sold out');
@@ -75,38 +96,69 @@ test('shows every tier with its price and what is left; sold-out and closed tier
   expect(problems).toEqual([]);
 });
 
-test('prices in each tier\'s currency, exact seats left, nothing for unlimited; past and unknown events say so', async ({ page }) => {
+test("prices in each tier's currency, exact seats left, nothing for unlimited; past and unknown events say so", async ({
+  page,
+}) => {
   // A community of its own, imported through the real CLI, so the numbers are exactly as set here.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-rsvp-e2e-'));
   const file = path.join(dir, 'rsvp.json');
-  fs.writeFileSync(file, JSON.stringify({
-    communities: [{
-      tag: 'rsvp-club', name: 'RSVP Club', visibility: 'PUBLIC', accessibility: 'OPEN', founder: 'rita', embedOrigins: [PAGE_ORIGIN],
-      users: [{ email: 'rita@example.com', name: 'Rita Ruiz', usertag: 'rita' }],
-      events: [
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      communities: [
         {
-          slug: 'tea-tasting', name: 'Tea Tasting', startDate: '+3d@18:00', endDate: '+3d@20:00', format: 'in_person',
-          tiers: [
-            { name: 'Standing', priceCents: 0, currency: 'USD', capacity: 5, sold: 2 },
-            { name: 'Tatami seat', priceCents: 1200, currency: 'JPY' },
-            { name: 'Front row', priceCents: 2500, currency: 'EUR', capacity: 4, sold: 4 },
-            { name: 'Last seats', priceCents: 900, currency: 'USD', capacity: 6, sold: 3 },
+          tag: 'rsvp-club',
+          name: 'RSVP Club',
+          visibility: 'PUBLIC',
+          accessibility: 'OPEN',
+          founder: 'rita',
+          embedOrigins: [PAGE_ORIGIN],
+          users: [{ email: 'rita@example.com', name: 'Rita Ruiz', usertag: 'rita' }],
+          events: [
+            {
+              slug: 'tea-tasting',
+              name: 'Tea Tasting',
+              startDate: '+3d@18:00',
+              endDate: '+3d@20:00',
+              format: 'in_person',
+              tiers: [
+                { name: 'Standing', priceCents: 0, currency: 'USD', capacity: 5, sold: 2 },
+                { name: 'Tatami seat', priceCents: 1200, currency: 'JPY' },
+                { name: 'Front row', priceCents: 2500, currency: 'EUR', capacity: 4, sold: 4 },
+                { name: 'Last seats', priceCents: 900, currency: 'USD', capacity: 6, sold: 3 },
+              ],
+            },
+            {
+              slug: 'last-year',
+              name: 'Last Year',
+              startDate: '-30d@18:00',
+              endDate: '-30d@20:00',
+              format: 'online',
+              tiers: [{ name: 'Free', priceCents: 0, currency: 'USD' }],
+            },
           ],
         },
-        { slug: 'last-year', name: 'Last Year', startDate: '-30d@18:00', endDate: '-30d@20:00', format: 'online', tiers: [{ name: 'Free', priceCents: 0, currency: 'USD' }] },
       ],
-    }],
-  }));
+    }),
+  );
   await svc('import', file);
   fs.rmSync(dir, { recursive: true, force: true });
-  const key = ((await (await page.request.get(`${API_ORIGIN}/v1/communities/rsvp-club/publishable-key`)).json()) as { publishableKey: string }).publishableKey;
+  const key = (
+    (await (await page.request.get(`${API_ORIGIN}/v1/communities/rsvp-club/publishable-key`)).json()) as {
+      publishableKey: string;
+    }
+  ).publishableKey;
 
-  await openCustomerPage(page, 'rsvp-tiers', [
-    '<svc-rsvp event="tea-tasting"></svc-rsvp>',
-    '<svc-rsvp event="last-year" id="past"></svc-rsvp>',
-    '<svc-rsvp event="no-such-event" id="missing"><a href="https://rsvp.example/events">Our events</a></svc-rsvp>',
-    snippet(key, 'rsvp-club'),
-  ].join(''));
+  await openCustomerPage(
+    page,
+    'rsvp-tiers',
+    [
+      '<svc-rsvp event="tea-tasting"></svc-rsvp>',
+      '<svc-rsvp event="last-year" id="past"></svc-rsvp>',
+      '<svc-rsvp event="no-such-event" id="missing"><a href="https://rsvp.example/events">Our events</a></svc-rsvp>',
+      snippet(key, 'rsvp-club'),
+    ].join(''),
+  );
   const w = widget(page);
   await expect(w.locator('[part~="tier-name"]')).toHaveText(['Standing', 'Tatami seat', 'Front row', 'Last seats']);
   await expect(w.locator('[part~="tier-price"]')).toHaveText(['Free', '¥1,200', '€25.00', '$9.00']);
@@ -133,14 +185,22 @@ test('prices in each tier\'s currency, exact seats left, nothing for unlimited; 
   await expect(page.locator('#missing').getByRole('alert')).toContainText("This event isn't open for booking here.");
 });
 
-test('free RSVP end to end: the QR ticket is shown, verifies at the door, and is e-mailed', async ({ page, request }) => {
+test('free RSVP end to end: the QR ticket is shown, verifies at the door, and is e-mailed', async ({
+  page,
+  request,
+}) => {
   const problems = recordProblems(page);
   const email = uniqueEmail('free');
   await page.goto(DEMO_URL);
   const key = await publishableKey(request);
   const free = (await apiTiers(request, key)).find((t) => t.name === 'Free RSVP')!;
   await page.evaluate(() => {
-    document.addEventListener('svc:rsvp:confirmed', (e) => { (window as unknown as { confirmed: unknown[] }).confirmed = [...((window as unknown as { confirmed?: unknown[] }).confirmed ?? []), (e as CustomEvent).detail]; });
+    document.addEventListener('svc:rsvp:confirmed', (e) => {
+      (window as unknown as { confirmed: unknown[] }).confirmed = [
+        ...((window as unknown as { confirmed?: unknown[] }).confirmed ?? []),
+        (e as CustomEvent).detail,
+      ];
+    });
   });
   const w = widget(page);
   await tierRadio(w, 'Free RSVP').check();
@@ -165,8 +225,15 @@ test('free RSVP end to end: the QR ticket is shown, verifies at the door, and is
   const request_ = await sent;
   expect(await request_.allHeaders()).toMatchObject({ 'x-api-key': key, origin: PAGE_ORIGIN });
   expect(request_.postDataJSON()).toEqual({
-    tierId: free.id, name: 'Ana Lima', email,
-    formAnswers: { emergency_contact: 'Sam Lee, +1 206 555 0100', mobile: '+1 206 555 0199', potluck: 'Something sweet', photos_ok: true },
+    tierId: free.id,
+    name: 'Ana Lima',
+    email,
+    formAnswers: {
+      emergency_contact: 'Sam Lee, +1 206 555 0100',
+      mobile: '+1 206 555 0199',
+      potluck: 'Something sweet',
+      photos_ok: true,
+    },
   });
 
   const confirmation = w.locator('[part~="confirmation"]');
@@ -184,11 +251,19 @@ test('free RSVP end to end: the QR ticket is shown, verifies at the door, and is
   expect(png.length).toBeLessThan(50_000);
 
   // The QR is a ticket code the server recognises as this RSVP.
-  const secret = (JSON.parse(await svc('key', 'create', '--community', COMMUNITY, '--scopes', 'WRITE_SALES', '--json')) as { key: string }).key;
+  const secret = (
+    JSON.parse(await svc('key', 'create', '--community', COMMUNITY, '--scopes', 'WRITE_SALES', '--json')) as {
+      key: string;
+    }
+  ).key;
   const verified = await request.post(`${API_ORIGIN}/v1/communities/${COMMUNITY}/tickets/verify`, {
-    headers: { 'X-API-Key': secret }, data: { code: decodeQr(png) },
+    headers: { 'X-API-Key': secret },
+    data: { code: decodeQr(png) },
   });
-  expect(await verified.json()).toMatchObject({ valid: true, ticket: { kind: 'RSVP', eventSlug: EVENT, tierId: free.id, name: 'Ana Lima', email } });
+  expect(await verified.json()).toMatchObject({
+    valid: true,
+    ticket: { kind: 'RSVP', eventSlug: EVENT, tierId: free.id, name: 'Ana Lima', email },
+  });
 
   const confirmed = await page.evaluate(() => (window as unknown as { confirmed?: unknown[] }).confirmed);
   expect(confirmed).toEqual([{ rsvpId: expect.any(String), tierId: free.id, event: EVENT }]);
@@ -200,12 +275,20 @@ test('free RSVP end to end: the QR ticket is shown, verifies at the door, and is
   expect(problems).toEqual([]);
 });
 
-test('paid checkout: quantity, the local checkout page, Pay, and back to a confirmation; one e-mailed ticket per seat', async ({ page, request }) => {
+test('paid checkout: quantity, the local checkout page, Pay, and back to a confirmation; one e-mailed ticket per seat', async ({
+  page,
+  request,
+}) => {
   const email = uniqueEmail('paid');
   const checkouts: { sessionId: string; checkoutUrl: string }[] = [];
-  await page.exposeBinding('recordCheckout', (_source, detail: { sessionId: string; checkoutUrl: string }) => { checkouts.push(detail); });
+  await page.exposeBinding('recordCheckout', (_source, detail: { sessionId: string; checkoutUrl: string }) => {
+    checkouts.push(detail);
+  });
   await page.addInitScript(() => {
-    document.addEventListener('svc:rsvp:checkout', (e) => void (window as unknown as { recordCheckout(d: unknown): void }).recordCheckout((e as CustomEvent).detail));
+    document.addEventListener(
+      'svc:rsvp:checkout',
+      (e) => void (window as unknown as { recordCheckout(d: unknown): void }).recordCheckout((e as CustomEvent).detail),
+    );
   });
   await page.goto(DEMO_URL);
   const key = await publishableKey(request);
@@ -226,7 +309,9 @@ test('paid checkout: quantity, the local checkout page, Pay, and back to a confi
   await w.getByRole('button', { name: 'Continue to payment' }).click();
   const body = (await sent).postDataJSON() as Record<string, unknown>;
   expect(body).toEqual({
-    tierId: supporter.id, quantity: 2, name: 'Bo Chen',
+    tierId: supporter.id,
+    quantity: 2,
+    name: 'Bo Chen',
     successUrl: `${DEMO_URL}?svc_checkout=success&session={CHECKOUT_SESSION_ID}&svc_event=${EVENT}`,
     cancelUrl: `${DEMO_URL}?svc_checkout=cancelled&svc_event=${EVENT}`,
   });
@@ -235,7 +320,9 @@ test('paid checkout: quantity, the local checkout page, Pay, and back to a confi
   await page.waitForURL(/\/checkout\/cs_local_[0-9a-f]{32}$/);
   expect(checkouts).toHaveLength(1);
   expect(page.url()).toBe(checkouts[0].checkoutUrl);
-  await expect(page.getByRole('table', { name: 'What you are paying for' })).toContainText('Big Summit Day: Summit supporter × 2');
+  await expect(page.getByRole('table', { name: 'What you are paying for' })).toContainText(
+    'Big Summit Day: Summit supporter × 2',
+  );
   await expect(page.getByTestId('total')).toHaveText('$50.00');
   await page.getByLabel('E-mail for your receipt and tickets').fill(email);
   await page.getByRole('button', { name: 'Pay $50.00' }).click();
@@ -267,9 +354,13 @@ test('cancelling on the checkout page comes back to say nothing was charged', as
   await expect(widget(page).locator('[part~="notice"]')).toHaveText('Checkout cancelled: nothing was charged.');
 });
 
-test('a required field left empty gets its message next to it and nothing is sent; a server refusal lands on its field', async ({ page }) => {
+test('a required field left empty gets its message next to it and nothing is sent; a server refusal lands on its field', async ({
+  page,
+}) => {
   const actions: string[] = [];
-  page.on('request', (r) => { if (r.url().includes('/api/actions/')) actions.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url().includes('/api/actions/')) actions.push(r.url());
+  });
   await page.goto(DEMO_URL);
   const w = widget(page);
   await tierRadio(w, 'Free RSVP').check();
@@ -282,7 +373,9 @@ test('a required field left empty gets its message next to it and nothing is sen
   await expect(contact).toHaveAttribute('aria-invalid', 'true');
   await expect(contact).toHaveAccessibleDescription('This field is required.');
   // Next to the field: the message is inside the field's own wrapper, right after the control.
-  await expect(w.locator('[data-key="formAnswers.emergency_contact"] [part~="field-error"]')).toHaveText('This field is required.');
+  await expect(w.locator('[data-key="formAnswers.emergency_contact"] [part~="field-error"]')).toHaveText(
+    'This field is required.',
+  );
   expect(actions).toEqual([]);
 
   // Typing clears the message; an address the browser-side check lets through but the server
@@ -298,20 +391,25 @@ test('a required field left empty gets its message next to it and nothing is sen
   expect(await res.json()).toMatchObject({ extras: { field: 'email' } });
   await expect(email).toBeFocused();
   await expect(email).toHaveAttribute('aria-invalid', 'true');
-  await expect(email).toHaveAccessibleDescription(/Your ticket is sent here\. Enter an e-mail address like name@example\.com\./);
+  await expect(email).toHaveAccessibleDescription(
+    /Your ticket is sent here\. Enter an e-mail address like name@example\.com\./,
+  );
 });
 
-test('keyboard only: into the tiers, choose, fill, send, and on to another ticket, with a visible focus ring', async ({ page }) => {
+test('keyboard only: into the tiers, choose, fill, send, and on to another ticket, with a visible focus ring', async ({
+  page,
+}) => {
   const email = uniqueEmail('keys');
   await page.goto(DEMO_URL);
   const w = widget(page);
   await expect(tierRadio(w, 'Free RSVP')).toBeVisible();
   // Tab from the top of the page until focus is in the tier group.
-  const inTiers = () => page.evaluate(() => {
-    let el = document.activeElement;
-    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
-    return el instanceof HTMLInputElement && el.type === 'radio' && el.closest('[part~="tiers"]') !== null;
-  });
+  const inTiers = () =>
+    page.evaluate(() => {
+      let el = document.activeElement;
+      while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+      return el instanceof HTMLInputElement && el.type === 'radio' && el.closest('[part~="tiers"]') !== null;
+    });
   for (let i = 0; i < 80 && !(await inTiers()); i++) await page.keyboard.press('Tab');
   await expect(tierRadio(w, 'Free RSVP')).toBeFocused();
   const ring = await tierRow(w, 'Free RSVP').evaluate((label) => getComputedStyle(label).outlineStyle);
@@ -343,7 +441,9 @@ test('keyboard only: into the tiers, choose, fill, send, and on to another ticke
   expect(await outbox(email)).toHaveLength(1);
 });
 
-test('the demo page with the booking widget has no axe violations: tiers, the form with errors, the ticket', async ({ page }) => {
+test('the demo page with the booking widget has no axe violations: tiers, the form with errors, the ticket', async ({
+  page,
+}) => {
   await page.goto(DEMO_URL);
   const w = widget(page);
   await expect(tierRadio(w, 'Free RSVP')).toBeVisible();

@@ -15,18 +15,27 @@ const header = (page: Page) => page.locator('svc-header').first();
 /** The code in the newest text to `phone` sent after `after`, read with the real CLI (texts are stored sealed). */
 async function textedCode(phone: string, after: string): Promise<string> {
   let text: string | undefined;
-  await expect.poll(async () => {
-    const [newest] = JSON.parse(await svc('sms', 'list', '--to', phone, '--limit', '1', '--json')) as Array<{ text: string; createdAt: string }>;
-    text = newest && newest.createdAt > after ? newest.text : undefined;
-    return text;
-  }).toBeTruthy();
+  await expect
+    .poll(async () => {
+      const [newest] = JSON.parse(await svc('sms', 'list', '--to', phone, '--limit', '1', '--json')) as Array<{
+        text: string;
+        createdAt: string;
+      }>;
+      text = newest && newest.createdAt > after ? newest.text : undefined;
+      return text;
+    })
+    .toBeTruthy();
   return /(\d{6})$/.exec(text!)![1];
 }
 
 /** Signs in through the API from the page, then tells the widgets (the documented host-page hook). */
 async function signInFromPage(page: Page, who: { email: string; password: string }): Promise<void> {
   const status = await page.evaluate(async ({ email, password }) => {
-    const res = await fetch('/api/auth/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    const res = await fetch('/api/auth/sign-in', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
     await res.text();
     if (res.ok) document.dispatchEvent(new CustomEvent('svc:session:changed'));
     return res.status;
@@ -90,7 +99,16 @@ test('the bell opens /notifications: the list, unread marked, and "Mark all as r
   const usertag = `bell-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
   await page.goto(HOSTED_URL);
   const signedUp = await page.evaluate(async (tag) => {
-    const res = await fetch('/api/auth/sign-up', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: `${tag}@example.com`, password: 'demo-password', name: 'Bell Ringer', usertag: tag }) });
+    const res = await fetch('/api/auth/sign-up', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        email: `${tag}@example.com`,
+        password: 'demo-password',
+        name: 'Bell Ringer',
+        usertag: tag,
+      }),
+    });
     await res.text();
     return res.status;
   }, usertag);
@@ -100,7 +118,17 @@ test('the bell opens /notifications: the list, unread marked, and "Mark all as r
   const mayaPage = await maya.newPage();
   await mayaPage.goto(HOSTED_URL);
   await signInFromPage(mayaPage, MAYA);
-  const asked = await mayaPage.evaluate(async (tag) => (await fetch('/api/users/me/friend-requests', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ usertag: tag }) })).status, usertag);
+  const asked = await mayaPage.evaluate(
+    async (tag) =>
+      (
+        await fetch('/api/users/me/friend-requests', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ usertag: tag }),
+        })
+      ).status,
+    usertag,
+  );
   expect(asked).toBe(201);
   await maya.close();
 

@@ -18,8 +18,10 @@ export const DEMO_URL = `${PAGE_ORIGIN}/demo/`;
 export const HOSTED_ORIGIN = 'http://demo.localhost:3100';
 
 /** An address no earlier run has used, so each test starts with a new person. */
-export const uniqueEmail = (what: string) => `${what}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-export const usd = (minor: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(minor / 100);
+export const uniqueEmail = (what: string) =>
+  `${what}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+export const usd = (minor: number) =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(minor / 100);
 
 const run = promisify(execFile);
 /** The real CLI against the e2e server's data directory. */
@@ -100,10 +102,13 @@ export const names = (widget: Locator) => widget.locator('[part~="name"]');
 /** Console errors, uncaught exceptions and failed requests of a page, for "nothing went wrong". */
 export function recordProblems(page: Page): string[] {
   const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
   return problems;
 }
 
-export const isEventsRequest = (url: string) => /^http:\/\/(localhost|127\.0\.0\.1):3100\/v1\/communities\/demo\/events\?/.test(url);
+export const isEventsRequest = (url: string) =>
+  /^http:\/\/(localhost|127\.0\.0\.1):3100\/v1\/communities\/demo\/events\?/.test(url);

@@ -12,7 +12,8 @@ import { folderCycles, importsOf, violation, type ImportEdge } from '../../scrip
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 function sources(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+  return fs
+    .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
     .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
     .map((f) => path.join(dir, f));
 }
@@ -33,7 +34,10 @@ describe('server architecture', () => {
   it('no import crosses the layering rules, beyond the known ones', () => {
     const found = edges.filter((e) => violation(e)).map((e) => `${e.from} -> ${e.to}`);
     expect(found.filter((e) => !KNOWN_IMPORTS.has(e))).toEqual([]);
-    expect([...KNOWN_IMPORTS].filter((e) => !found.includes(e)), 'fixed: remove from KNOWN_IMPORTS').toEqual([]);
+    expect(
+      [...KNOWN_IMPORTS].filter((e) => !found.includes(e)),
+      'fixed: remove from KNOWN_IMPORTS',
+    ).toEqual([]);
   });
 
   it('has no import cycle between folders', () => {
@@ -41,9 +45,14 @@ describe('server architecture', () => {
   });
 
   it('keeps SQL out of v1/, site/ and the widget actions, beyond the known files', () => {
-    const found = files.filter((f) => /^server[\\/](v1|site|actions)[\\/]/.test(f) && SQL.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+    const found = files.filter(
+      (f) => /^server[\\/](v1|site|actions)[\\/]/.test(f) && SQL.test(fs.readFileSync(path.join(ROOT, f), 'utf8')),
+    );
     expect(found.filter((f) => !KNOWN_SQL.has(f))).toEqual([]);
-    expect([...KNOWN_SQL].filter((f) => !found.includes(f)), 'fixed: remove from KNOWN_SQL').toEqual([]);
+    expect(
+      [...KNOWN_SQL].filter((f) => !found.includes(f)),
+      'fixed: remove from KNOWN_SQL',
+    ).toEqual([]);
   });
 
   it('the rules catch what they are for, static and dynamic', () => {
@@ -60,6 +69,8 @@ describe('server architecture', () => {
     expect(violation(edge('server/domain/x.ts', 'server/use-cases/y.ts'))).toMatch(/reaches up/);
     expect(violation(edge('server/actions/x.ts', 'server/use-cases/y.ts'))).toBeNull();
     expect(violation(edge('server/v1/x.ts', 'server/use-cases/y.ts'))).toBeNull();
-    expect(folderCycles([edge('server/mail/a.ts', 'server/config.ts'), edge('server/config.ts', 'server/mail/b.ts')])).toHaveLength(1);
+    expect(
+      folderCycles([edge('server/mail/a.ts', 'server/config.ts'), edge('server/config.ts', 'server/mail/b.ts')]),
+    ).toHaveLength(1);
   });
 });

@@ -7,7 +7,11 @@ import { parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ARTICLE_TAGS, EMBED_SANDBOX, LINK_REL, readTimeMinutes, sanitizeArticleHtml as sanitize,
+  ARTICLE_TAGS,
+  EMBED_SANDBOX,
+  LINK_REL,
+  readTimeMinutes,
+  sanitizeArticleHtml as sanitize,
 } from '../../server/domain/article-html.ts';
 
 const ALLOWED_TAGS = new Set<string>(ARTICLE_TAGS);
@@ -24,7 +28,8 @@ function violations(html: string): string[] {
   const walk = (nodes: ChildNode[]) => {
     for (const node of nodes) {
       if (node.type === 'script' || node.type === 'style') found.push(`<${(node as Element).name}> element`);
-      if (node.type === 'comment' || node.type === 'directive' || node.type === 'cdata') found.push(`${node.type} node`);
+      if (node.type === 'comment' || node.type === 'directive' || node.type === 'cdata')
+        found.push(`${node.type} node`);
       if (!('attribs' in node)) continue;
       const el = node as Element;
       if (!ALLOWED_TAGS.has(el.name)) found.push(`<${el.name}> is not allowed`);
@@ -36,14 +41,21 @@ function violations(html: string): string[] {
         if (['href', 'src', 'cite'].includes(name)) {
           const rule = URL_RULES[el.name];
           let url: URL | null = null;
-          try { url = new URL(value); } catch { /* relative: not allowed either */ }
-          if (!rule || rule.attr !== name || !url || !rule.schemes.includes(url.protocol)) found.push(`${name}="${value}" on <${el.name}>`);
-          if (el.name === 'iframe' && url && !EMBED_HOSTS.includes(url.hostname)) found.push(`iframe from ${url.hostname}`);
+          try {
+            url = new URL(value);
+          } catch {
+            /* relative: not allowed either */
+          }
+          if (!rule || rule.attr !== name || !url || !rule.schemes.includes(url.protocol))
+            found.push(`${name}="${value}" on <${el.name}>`);
+          if (el.name === 'iframe' && url && !EMBED_HOSTS.includes(url.hostname))
+            found.push(`iframe from ${url.hostname}`);
         }
       }
       if (el.name === 'iframe' && el.attribs.sandbox !== EMBED_SANDBOX) found.push('iframe without the forced sandbox');
       if (el.name === 'a' && el.attribs.rel !== LINK_REL) found.push('link without the forced rel');
-      if (el.name === 'a' && el.attribs.target !== undefined && el.attribs.target !== '_blank') found.push(`target=${el.attribs.target}`);
+      if (el.name === 'a' && el.attribs.target !== undefined && el.attribs.target !== '_blank')
+        found.push(`target=${el.attribs.target}`);
       walk(el.children);
     }
   };
@@ -126,31 +138,51 @@ let page: Page;
 let dialogs = 0;
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   page = await browser.newPage();
-  page.on('dialog', (d) => { dialogs++; void d.dismiss(); });
+  page.on('dialog', (d) => {
+    dialogs++;
+    void d.dismiss();
+  });
   // Nothing leaves the machine: every sub-resource is refused (so onerror paths do run).
   await page.route('**/*', (route) => (route.request().url().startsWith('about:') ? route.continue() : route.abort()));
   await page.setContent('<!doctype html><html><body><main id="out"></main></body></html>');
 }, 60_000);
-afterAll(async () => { await browser?.close(); });
+afterAll(async () => {
+  await browser?.close();
+});
 
 describe('article html: happy path', () => {
   it('keeps the article allow-list intact', () => {
-    const html = '<h2>Title</h2><p>Text with <em>em</em>, <strong>strong</strong> and <a href="https://example.com/x" target="_blank">a link</a>.</p>' +
+    const html =
+      '<h2>Title</h2><p>Text with <em>em</em>, <strong>strong</strong> and <a href="https://example.com/x" target="_blank">a link</a>.</p>' +
       '<ul><li>one</li></ul><ol start="3"><li>three</li></ol><blockquote>quote</blockquote><pre><code class="language-ts">const a = 1;</code></pre>' +
       '<figure><img src="https://img.example/a.png" alt="A" width="10" height="20" /><figcaption>Cap</figcaption></figure>' +
       '<table><thead><tr><th scope="col">H</th></tr></thead><tbody><tr><td colspan="2">D</td></tr></tbody></table><hr /><br />' +
       '<p><a href="mailto:hello@example.com">mail</a></p>';
-    expect(sanitize(html)).toBe(html
-      .replace('target="_blank"', `target="_blank" rel="${LINK_REL}"`)
-      .replace('href="mailto:hello@example.com"', `href="mailto:hello@example.com" rel="${LINK_REL}"`));
+    expect(sanitize(html)).toBe(
+      html
+        .replace('target="_blank"', `target="_blank" rel="${LINK_REL}"`)
+        .replace('href="mailto:hello@example.com"', `href="mailto:hello@example.com" rel="${LINK_REL}"`),
+    );
   });
 
   it('keeps YouTube, youtube-nocookie and Vimeo embeds with a forced sandbox', () => {
-    for (const src of ['https://www.youtube.com/embed/abc', 'https://www.youtube-nocookie.com/embed/abc', 'https://youtube.com/embed/x', 'https://player.vimeo.com/video/42']) {
-      const out = sanitize(`<iframe src="${src}" width="560" height="315" allowfullscreen sandbox="allow-top-navigation" allow="camera"></iframe>`);
-      expect(out).toBe(`<iframe src="${src}" sandbox="${EMBED_SANDBOX}" width="560" height="315" allowfullscreen></iframe>`);
+    for (const src of [
+      'https://www.youtube.com/embed/abc',
+      'https://www.youtube-nocookie.com/embed/abc',
+      'https://youtube.com/embed/x',
+      'https://player.vimeo.com/video/42',
+    ]) {
+      const out = sanitize(
+        `<iframe src="${src}" width="560" height="315" allowfullscreen sandbox="allow-top-navigation" allow="camera"></iframe>`,
+      );
+      expect(out).toBe(
+        `<iframe src="${src}" sandbox="${EMBED_SANDBOX}" width="560" height="315" allowfullscreen></iframe>`,
+      );
     }
   });
 
@@ -193,85 +225,204 @@ describe('article html: security', () => {
 
   it("leaves nothing dangerous once Chromium's parser reads the outputs, and nothing runs when they are rendered", async () => {
     const outputs = VECTORS.map((v) => sanitize(v));
-    const problems = await page.evaluate(({ outputs: outs, allowed }) => {
-      const found: string[] = [];
-      for (const html of outs) {
-        const t = document.createElement('template');
-        t.innerHTML = html;
-        for (const el of Array.from(t.content.querySelectorAll('*'))) {
-          const name = el.localName;
-          if (!allowed.includes(name) || el.namespaceURI !== 'http://www.w3.org/1999/xhtml') found.push(`${html}: <${name}>`);
-          for (const a of Array.from(el.attributes)) {
-            if (/^on/i.test(a.name) || ['style', 'srcset', 'srcdoc', 'formaction', 'action'].includes(a.name)) found.push(`${html}: ${a.name}`);
-            if (['href', 'src', 'cite'].includes(a.name)) {
-              const protocol = new URL(a.value, 'https://base.invalid/').protocol;
-              if (!['http:', 'https:', 'mailto:'].includes(protocol)) found.push(`${html}: ${a.name}=${a.value}`);
+    const problems = await page.evaluate(
+      ({ outputs: outs, allowed }) => {
+        const found: string[] = [];
+        for (const html of outs) {
+          const t = document.createElement('template');
+          t.innerHTML = html;
+          for (const el of Array.from(t.content.querySelectorAll('*'))) {
+            const name = el.localName;
+            if (!allowed.includes(name) || el.namespaceURI !== 'http://www.w3.org/1999/xhtml')
+              found.push(`${html}: <${name}>`);
+            for (const a of Array.from(el.attributes)) {
+              if (/^on/i.test(a.name) || ['style', 'srcset', 'srcdoc', 'formaction', 'action'].includes(a.name))
+                found.push(`${html}: ${a.name}`);
+              if (['href', 'src', 'cite'].includes(a.name)) {
+                const protocol = new URL(a.value, 'https://base.invalid/').protocol;
+                if (!['http:', 'https:', 'mailto:'].includes(protocol)) found.push(`${html}: ${a.name}=${a.value}`);
+              }
             }
           }
         }
-      }
-      return found;
-    }, { outputs, allowed: [...ALLOWED_TAGS] });
+        return found;
+      },
+      { outputs, allowed: [...ALLOWED_TAGS] },
+    );
     expect(problems).toEqual([]);
 
     // Render every output live; any handler or script that survived would raise a dialog.
     const before = dialogs;
-    await page.evaluate((html) => { document.getElementById('out')!.innerHTML = html; }, outputs.join('\n'));
+    await page.evaluate((html) => {
+      document.getElementById('out')!.innerHTML = html;
+    }, outputs.join('\n'));
     await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
     expect(dialogs - before).toBe(0);
     // The same vectors unsanitized do raise dialogs, so the check above can see an attack.
-    await page.evaluate((html) => { document.getElementById('out')!.innerHTML = html; }, '<img src="https://x.invalid/a.png" onerror="alert(1)">');
+    await page.evaluate((html) => {
+      document.getElementById('out')!.innerHTML = html;
+    }, '<img src="https://x.invalid/a.png" onerror="alert(1)">');
     await expect.poll(() => dialogs - before, { timeout: 5000 }).toBeGreaterThan(0);
   }, 30_000);
 
   // A grammar of tags, attributes and values, dangerous ones included, nested and unbalanced.
   const tagNames = fc.constantFrom(
-    ...ARTICLE_TAGS, 'script', 'style', 'svg', 'math', 'object', 'embed', 'form', 'meta', 'base', 'link', 'noscript',
-    'textarea', 'xmp', 'template', 'div', 'span', 'input', 'button', 'details', 'video', 'source', 'body', 'html', 'title',
-    'mtext', 'mglyph', 'foreignObject', 'SCRIPT', 'ImG', 'A',
+    ...ARTICLE_TAGS,
+    'script',
+    'style',
+    'svg',
+    'math',
+    'object',
+    'embed',
+    'form',
+    'meta',
+    'base',
+    'link',
+    'noscript',
+    'textarea',
+    'xmp',
+    'template',
+    'div',
+    'span',
+    'input',
+    'button',
+    'details',
+    'video',
+    'source',
+    'body',
+    'html',
+    'title',
+    'mtext',
+    'mglyph',
+    'foreignObject',
+    'SCRIPT',
+    'ImG',
+    'A',
   );
   const attrNames = fc.constantFrom(
-    'href', 'src', 'srcset', 'style', 'onclick', 'onerror', 'onload', 'ONMOUSEOVER', 'onfocus', 'xlink:href', 'formaction',
-    'action', 'data', 'srcdoc', 'background', 'target', 'rel', 'sandbox', 'class', 'title', 'alt', 'cite', 'allowfullscreen',
-    'http-equiv', 'content', 'width', 'colspan', 'id', 'name',
+    'href',
+    'src',
+    'srcset',
+    'style',
+    'onclick',
+    'onerror',
+    'onload',
+    'ONMOUSEOVER',
+    'onfocus',
+    'xlink:href',
+    'formaction',
+    'action',
+    'data',
+    'srcdoc',
+    'background',
+    'target',
+    'rel',
+    'sandbox',
+    'class',
+    'title',
+    'alt',
+    'cite',
+    'allowfullscreen',
+    'http-equiv',
+    'content',
+    'width',
+    'colspan',
+    'id',
+    'name',
   );
   const schemePrefixes = fc.constantFrom(
-    'javascript:', 'JaVaScRiPt:', 'java\tscript:', 'java\nscript:', ' javascript:', '\u0001javascript:', 'jav&#x09;ascript:',
-    '&#106;avascript:', 'javascript&colon;', 'vbscript:', 'data:text/html,', 'data:image/svg+xml,', 'http://', 'https://',
-    'https://www.youtube.com/embed/', 'https://player.vimeo.com/video/', 'https://evil.example/embed/', 'mailto:', '//', '/', '#', '',
+    'javascript:',
+    'JaVaScRiPt:',
+    'java\tscript:',
+    'java\nscript:',
+    ' javascript:',
+    '\u0001javascript:',
+    'jav&#x09;ascript:',
+    '&#106;avascript:',
+    'javascript&colon;',
+    'vbscript:',
+    'data:text/html,',
+    'data:image/svg+xml,',
+    'http://',
+    'https://',
+    'https://www.youtube.com/embed/',
+    'https://player.vimeo.com/video/',
+    'https://evil.example/embed/',
+    'mailto:',
+    '//',
+    '/',
+    '#',
+    '',
   );
   const values = fc.oneof(
-    fc.tuple(schemePrefixes, fc.constantFrom('alert(1)', 'x.example/a', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', ''))
+    fc
+      .tuple(
+        schemePrefixes,
+        fc.constantFrom('alert(1)', 'x.example/a', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', ''),
+      )
       .map(([a, b]) => a + b),
-    fc.constantFrom('_blank', '_top', 'expression(alert(1))', 'language-js', 'allow-top-navigation', '0;url=javascript:alert(1)', 'refresh'),
+    fc.constantFrom(
+      '_blank',
+      '_top',
+      'expression(alert(1))',
+      'language-js',
+      'allow-top-navigation',
+      '0;url=javascript:alert(1)',
+      'refresh',
+    ),
     fc.string({ maxLength: 12 }),
   );
   const quote = fc.constantFrom('"', "'", '');
-  const attr = fc.tuple(attrNames, quote, values).map(([n, q, v]) => (q ? `${n}=${q}${v.replaceAll(q, '')}${q}` : `${n}=${v.replace(/[\s>]/g, '')}`));
+  const attr = fc
+    .tuple(attrNames, quote, values)
+    .map(([n, q, v]) => (q ? `${n}=${q}${v.replaceAll(q, '')}${q}` : `${n}=${v.replace(/[\s>]/g, '')}`));
   const text = fc.oneof(
     fc.string({ maxLength: 10 }),
-    fc.constantFrom('</noscript>', '<!--', '-->', ']]>', '<![CDATA[', '&lt;script&gt;', '</textarea>', '</style>', '<', '>', '&', '"'),
+    fc.constantFrom(
+      '</noscript>',
+      '<!--',
+      '-->',
+      ']]>',
+      '<![CDATA[',
+      '&lt;script&gt;',
+      '</textarea>',
+      '</style>',
+      '<',
+      '>',
+      '&',
+      '"',
+    ),
   );
   const { node } = fc.letrec<{ node: string }>((tie) => ({
     node: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       text,
-      fc.tuple(tagNames, fc.array(attr, { maxLength: 4 }), fc.array(tie('node'), { maxLength: 4 }), fc.boolean())
-        .map(([tag, attrs, children, close]) => `<${[tag, ...attrs].join(' ')}>${children.join('')}${close ? `</${tag}>` : ''}`),
+      fc
+        .tuple(tagNames, fc.array(attr, { maxLength: 4 }), fc.array(tie('node'), { maxLength: 4 }), fc.boolean())
+        .map(
+          ([tag, attrs, children, close]) =>
+            `<${[tag, ...attrs].join(' ')}>${children.join('')}${close ? `</${tag}>` : ''}`,
+        ),
     ),
   }));
   const html = fc.array(node, { maxLength: 5 }).map((parts) => parts.join(''));
 
   it('never lets an event handler, a script element or a non-allowed URL scheme through random HTML', () => {
-    fc.assert(fc.property(html, (input) => {
-      expect(violations(sanitize(input))).toEqual([]);
-    }), { numRuns: 1500 });
+    fc.assert(
+      fc.property(html, (input) => {
+        expect(violations(sanitize(input))).toEqual([]);
+      }),
+      { numRuns: 1500 },
+    );
   }, 30_000);
 
   it('is idempotent on random HTML: sanitize(sanitize(x)) === sanitize(x)', () => {
-    fc.assert(fc.property(html, (input) => {
-      const once = sanitize(input);
-      expect(sanitize(once)).toBe(once);
-    }), { numRuns: 1500 });
+    fc.assert(
+      fc.property(html, (input) => {
+        const once = sanitize(input);
+        expect(sanitize(once)).toBe(once);
+      }),
+      { numRuns: 1500 },
+    );
   }, 30_000);
 });

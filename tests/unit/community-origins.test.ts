@@ -4,13 +4,19 @@
 import { describe, expect, it } from 'vitest';
 import { ReturnUrl } from '../../contract/common.ts';
 import {
-  communitySites, foreignReturnUrls, normalizeOrigin, ownOrigins, safeReturnTarget, type CommunityOrigins,
+  communitySites,
+  foreignReturnUrls,
+  normalizeOrigin,
+  ownOrigins,
+  safeReturnTarget,
+  type CommunityOrigins,
 } from '../../server/domain/community-origins.ts';
 
 const SITE = 'https://club.example';
 const PLATFORM = 'https://svc.example';
 const club: CommunityOrigins = {
-  id: 'c1', tag: 'club',
+  id: 'c1',
+  tag: 'club',
   embeds: new Set(['https://shop.example', 'https://xn--bcher-kva.example', 'http://localhost:8080']),
   landing: 'https://www.club.example',
   domains: ['club.example'],
@@ -131,18 +137,35 @@ describe('safeReturnTarget: next after sign-in', () => {
   });
 
   it('resolves relative targets against the site given, not a fixed one', () => {
-    expect(safeReturnTarget('http:here', 'http://club.localhost:3000', ownOrigins(null, PLATFORM, 'http://club.localhost:3000')))
-      .toBe('http://club.localhost:3000/here');
+    expect(
+      safeReturnTarget(
+        'http:here',
+        'http://club.localhost:3000',
+        ownOrigins(null, PLATFORM, 'http://club.localhost:3000'),
+      ),
+    ).toBe('http://club.localhost:3000/here');
   });
 });
 
 describe('the origins of a community', () => {
-  it('are its embed origins, landing site and hosted sites (on the platform\'s scheme and port)', () => {
-    expect(communitySites(club, PLATFORM)).toEqual(['https://www.club.example', 'https://club.example', 'https://club.localhost']);
-    expect(communitySites(club, 'http://127.0.0.1:3000')).toEqual(['https://www.club.example', 'http://club.example:3000', 'http://club.localhost:3000']);
+  it("are its embed origins, landing site and hosted sites (on the platform's scheme and port)", () => {
+    expect(communitySites(club, PLATFORM)).toEqual([
+      'https://www.club.example',
+      'https://club.example',
+      'https://club.localhost',
+    ]);
+    expect(communitySites(club, 'http://127.0.0.1:3000')).toEqual([
+      'https://www.club.example',
+      'http://club.example:3000',
+      'http://club.localhost:3000',
+    ]);
     expect([...ownOrigins(club, PLATFORM)].sort()).toEqual([
-      'http://localhost:8080', 'https://club.example', 'https://club.localhost', 'https://shop.example',
-      'https://www.club.example', 'https://xn--bcher-kva.example',
+      'http://localhost:8080',
+      'https://club.example',
+      'https://club.localhost',
+      'https://shop.example',
+      'https://www.club.example',
+      'https://xn--bcher-kva.example',
     ]);
   });
 
@@ -191,23 +214,43 @@ describe('return URLs of checkouts', () => {
   });
 
   it('keep the {CHECKOUT_SESSION_ID} placeholder wherever it is', () => {
-    expect(parse('https://shop.example/thanks?s={CHECKOUT_SESSION_ID}').data).toBe('https://shop.example/thanks?s={CHECKOUT_SESSION_ID}');
-    expect(parse('https://shop.example/thanks/{CHECKOUT_SESSION_ID}').data).toBe('https://shop.example/thanks/{CHECKOUT_SESSION_ID}');
+    expect(parse('https://shop.example/thanks?s={CHECKOUT_SESSION_ID}').data).toBe(
+      'https://shop.example/thanks?s={CHECKOUT_SESSION_ID}',
+    );
+    expect(parse('https://shop.example/thanks/{CHECKOUT_SESSION_ID}').data).toBe(
+      'https://shop.example/thanks/{CHECKOUT_SESSION_ID}',
+    );
   });
 
   it('refuse credentials, other schemes and relative URLs', () => {
-    for (const bad of ['https://user:pw@shop.example/', 'https://user@shop.example/', 'javascript:alert(1)', 'data:text/html,x', '/thanks', '//shop.example/']) {
+    for (const bad of [
+      'https://user:pw@shop.example/',
+      'https://user@shop.example/',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      '/thanks',
+      '//shop.example/',
+    ]) {
       expect(parse(bad).success, bad).toBe(false);
     }
-    expect(parse('https://user@shop.example/').error?.issues[0].message).toBe('must not contain a user name or password');
+    expect(parse('https://user@shop.example/').error?.issues[0].message).toBe(
+      'must not contain a user name or password',
+    );
   });
 
   it('are judged by origin after normalisation', () => {
     const normalised = (text: string) => parse(text).data as string;
-    expect(foreignReturnUrls(allowed, [
-      ['successUrl', normalised('https://shop.example\\@evil.example/')],
-      ['cancelUrl', normalised('https://evil.example/')],
-    ])).toEqual(['cancelUrl']);
-    expect(foreignReturnUrls(allowed, [['successUrl', undefined], ['cancelUrl', 'https://club.example/x']])).toEqual([]);
+    expect(
+      foreignReturnUrls(allowed, [
+        ['successUrl', normalised('https://shop.example\\@evil.example/')],
+        ['cancelUrl', normalised('https://evil.example/')],
+      ]),
+    ).toEqual(['cancelUrl']);
+    expect(
+      foreignReturnUrls(allowed, [
+        ['successUrl', undefined],
+        ['cancelUrl', 'https://club.example/x'],
+      ]),
+    ).toEqual([]);
   });
 });

@@ -10,7 +10,12 @@ describe('config', () => {
     expect(c.database).toMatchObject({ kind: 'sqlite' });
     expect(c.database.kind === 'sqlite' && c.database.file.endsWith('/data/svc.db')).toBe(true);
     expect(c.redisUrl).toBeNull();
-    expect(c.rateLimits).toEqual({ publishablePerSec: 100, secretPerSec: 50, anonymousPerSec: 100, authFailuresPerMin: 60 });
+    expect(c.rateLimits).toEqual({
+      publishablePerSec: 100,
+      secretPerSec: 50,
+      anonymousPerSec: 100,
+      authFailuresPerMin: 60,
+    });
     expect(c.keyCacheMs).toBe(5000);
     expect(c.readCacheMs).toBe(1000);
   });
@@ -55,11 +60,16 @@ describe('config', () => {
 describe('config: HTTP timeouts', () => {
   it('gives a whole request 30 s and its headers 10 s unless told otherwise', () => {
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
-    expect(loadConfig({ SVC_REQUEST_TIMEOUT_MS: '60000', SVC_HEADERS_TIMEOUT_MS: '60000' }).http).toEqual({ requestTimeoutMs: 60_000, headersTimeoutMs: 60_000 });
+    expect(loadConfig({ SVC_REQUEST_TIMEOUT_MS: '60000', SVC_HEADERS_TIMEOUT_MS: '60000' }).http).toEqual({
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 60_000,
+    });
   });
 
   it('refuses headers allowed longer than the whole request, and values out of range, naming the variable', () => {
-    expect(() => loadConfig({ SVC_REQUEST_TIMEOUT_MS: '5000', SVC_HEADERS_TIMEOUT_MS: '6000' })).toThrow(/SVC_HEADERS_TIMEOUT_MS: must not be longer than SVC_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ SVC_REQUEST_TIMEOUT_MS: '5000', SVC_HEADERS_TIMEOUT_MS: '6000' })).toThrow(
+      /SVC_HEADERS_TIMEOUT_MS: must not be longer than SVC_REQUEST_TIMEOUT_MS/,
+    );
     expect(() => loadConfig({ SVC_REQUEST_TIMEOUT_MS: '0' })).toThrow(/SVC_REQUEST_TIMEOUT_MS:/);
     expect(() => loadConfig({ SVC_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/SVC_HEADERS_TIMEOUT_MS:/);
   });
@@ -77,9 +87,10 @@ describe('config: SVC_TRUST_PROXY', () => {
     expect(loadConfig({ SVC_TRUST_PROXY: ' 2 ' }).trustProxy).toBe(2);
   });
 
-  it('takes a comma-separated list of proxy addresses, CIDR ranges (IPv4 and IPv6) and Express\'s range names', () => {
-    expect(loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,2001:db8::/32 ,::1,loopback,uniquelocal' }).trustProxy)
-      .toEqual(['10.0.0.0/8', '192.0.2.10', '2001:db8::/32', '::1', 'loopback', 'uniquelocal']);
+  it("takes a comma-separated list of proxy addresses, CIDR ranges (IPv4 and IPv6) and Express's range names", () => {
+    expect(
+      loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,2001:db8::/32 ,::1,loopback,uniquelocal' }).trustProxy,
+    ).toEqual(['10.0.0.0/8', '192.0.2.10', '2001:db8::/32', '::1', 'loopback', 'uniquelocal']);
   });
 
   it('refuses true, saying why and what to set instead', () => {
@@ -92,10 +103,21 @@ describe('config: SVC_TRUST_PROXY', () => {
   });
 
   it.each([
-    ['yes'], ['10.0.0.0/33'], ['10.0.0.0/8/8'], ['2001:db8::/129'], ['10.0.0.0/255.0.0.0'], ['127.1'], ['0x7f.0.0.1'],
-    ['10.0.0.1,'], ['proxy.example'], ['-1'], ['1000'],
+    ['yes'],
+    ['10.0.0.0/33'],
+    ['10.0.0.0/8/8'],
+    ['2001:db8::/129'],
+    ['10.0.0.0/255.0.0.0'],
+    ['127.1'],
+    ['0x7f.0.0.1'],
+    ['10.0.0.1,'],
+    ['proxy.example'],
+    ['-1'],
+    ['1000'],
   ])('refuses %s, naming the variable and what it takes', (value) => {
-    expect(() => loadConfig({ SVC_TRUST_PROXY: value })).toThrow(/SVC_TRUST_PROXY: .*set the number of proxies in front of svc/);
+    expect(() => loadConfig({ SVC_TRUST_PROXY: value })).toThrow(
+      /SVC_TRUST_PROXY: .*set the number of proxies in front of svc/,
+    );
   });
 });
 
@@ -103,8 +125,12 @@ describe('config: webhooks', () => {
   it('defaults to the spec schedule (six attempts), a 10 s timeout and the worker on', () => {
     const { webhooks, encryptionKey } = loadConfig({});
     expect(webhooks).toEqual({
-      allowPrivate: true, retryDelaysMs: [60_000, 300_000, 1_800_000, 7_200_000, 86_400_000],
-      timeoutMs: 10_000, concurrency: 64, pollMs: 1000, worker: true,
+      allowPrivate: true,
+      retryDelaysMs: [60_000, 300_000, 1_800_000, 7_200_000, 86_400_000],
+      timeoutMs: 10_000,
+      concurrency: 64,
+      pollMs: 1000,
+      worker: true,
     });
     expect(encryptionKey).toBeNull();
   });
@@ -116,7 +142,9 @@ describe('config: webhooks', () => {
   });
 
   it('reads a compressed retry schedule in any unit, and names the variable when it is malformed', () => {
-    expect(loadConfig({ SVC_WEBHOOK_RETRY_DELAYS: '250ms, 1s,2m,1h,1d' }).webhooks.retryDelaysMs).toEqual([250, 1000, 120_000, 3_600_000, 86_400_000]);
+    expect(loadConfig({ SVC_WEBHOOK_RETRY_DELAYS: '250ms, 1s,2m,1h,1d' }).webhooks.retryDelaysMs).toEqual([
+      250, 1000, 120_000, 3_600_000, 86_400_000,
+    ]);
     expect(() => loadConfig({ SVC_WEBHOOK_RETRY_DELAYS: '1m,soon' })).toThrow(/SVC_WEBHOOK_RETRY_DELAYS: must be/);
   });
 
@@ -124,6 +152,8 @@ describe('config: webhooks', () => {
     const key = Buffer.alloc(32, 7);
     expect(loadConfig({ SVC_ENCRYPTION_KEY: key.toString('base64') }).encryptionKey).toEqual(key);
     expect(loadConfig({ SVC_ENCRYPTION_KEY: key.toString('hex') }).encryptionKey).toEqual(key);
-    expect(() => loadConfig({ SVC_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SVC_ENCRYPTION_KEY: must be 32 bytes/);
+    expect(() => loadConfig({ SVC_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(
+      /SVC_ENCRYPTION_KEY: must be 32 bytes/,
+    );
   });
 });

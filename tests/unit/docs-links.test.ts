@@ -77,16 +77,20 @@ describe('documentation links', () => {
   });
 
   it('every relative link in README.md and docs/ resolves inside the repository', () => {
-    const broken = DOCS.flatMap((file) => linkTargets(fs.readFileSync(file, 'utf8'))
-      .map((target) => ({ target, why: brokenLink(file, target) }))
-      .filter((link) => link.why !== null)
-      .map((link) => `${path.relative(ROOT, file)}: ${link.target} (${link.why})`));
+    const broken = DOCS.flatMap((file) =>
+      linkTargets(fs.readFileSync(file, 'utf8'))
+        .map((target) => ({ target, why: brokenLink(file, target) }))
+        .filter((link) => link.why !== null)
+        .map((link) => `${path.relative(ROOT, file)}: ${link.target} (${link.why})`),
+    );
     expect(broken).toEqual([]);
   });
 
   it('docs/README.md lists every document and every decision record is in the decisions index', () => {
     const index = path.join(ROOT, 'docs/README.md');
-    const listed = new Set(linkTargets(fs.readFileSync(index, 'utf8')).map((t) => path.resolve(path.dirname(index), t.split('#')[0])));
+    const listed = new Set(
+      linkTargets(fs.readFileSync(index, 'utf8')).map((t) => path.resolve(path.dirname(index), t.split('#')[0])),
+    );
     const topLevel = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md') && f !== 'README.md');
     expect(topLevel.filter((f) => !listed.has(path.join(ROOT, 'docs', f)))).toEqual([]);
     expect(listed.has(path.join(ROOT, 'docs/decisions/README.md'))).toBe(true);
@@ -98,10 +102,14 @@ describe('documentation links', () => {
     expect(records.map((f) => Number(f.slice(0, 4)))).toEqual(records.map((_, i) => i + 1));
   });
 
-  it('the docs named in the contract\'s descriptions exist', () => {
+  it("the docs named in the contract's descriptions exist", () => {
     const dir = path.join(ROOT, 'contract/routes');
-    const named = fs.readdirSync(dir).flatMap((f) => [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/docs\/[\w./-]+\.md/g)]
-      .map((m) => ({ file: f, doc: m[0] })));
+    const named = fs.readdirSync(dir).flatMap((f) =>
+      [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/docs\/[\w./-]+\.md/g)].map((m) => ({
+        file: f,
+        doc: m[0],
+      })),
+    );
     expect(named.length).toBeGreaterThan(0);
     expect(named.filter(({ doc }) => !fs.existsSync(path.join(ROOT, doc)))).toEqual([]);
   });

@@ -25,7 +25,13 @@ afterAll(() => database.close());
 function buildApp() {
   const config = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent' });
   const rateLimits = createRateLimits(config.rateLimits, null, `svc:test:${crypto.randomUUID()}`);
-  return createApp({ config, database, logger: createLogger('silent'), rateLimits, sessions: new SessionTokens(crypto.randomBytes(32)) });
+  return createApp({
+    config,
+    database,
+    logger: createLogger('silent'),
+    rateLimits,
+    sessions: new SessionTokens(crypto.randomBytes(32)),
+  });
 }
 
 const restore: Array<() => void> = [];
@@ -65,8 +71,15 @@ describe('the boot check of handlers against the route table', () => {
     const deps = {} as RouteDeps;
     const router = express.Router();
     const routes = ROUTES.filter((r) => r.path.startsWith('/v1/'));
-    expect(() => mountHandlers(router, routes, [handlerGroup(eventHandlers, deps), handlerGroup(eventHandlers, deps)], deps, ROUTES))
-      .toThrow('listEvents: two handlers for one route');
+    expect(() =>
+      mountHandlers(
+        router,
+        routes,
+        [handlerGroup(eventHandlers, deps), handlerGroup(eventHandlers, deps)],
+        deps,
+        ROUTES,
+      ),
+    ).toThrow('listEvents: two handlers for one route');
   });
 
   it('refuses to build the app when a widget action has no handler, or its handler sits in the site API', () => {
@@ -78,8 +91,9 @@ describe('the boot check of handlers against the route table', () => {
 
   it('refuses a /v1 handler among the widget actions', () => {
     const deps = {} as SaleRouteDeps;
-    expect(() => mountHandlers(express.Router(), WIDGET_ACTION_ROUTES, [handlerGroup(ticketHandlers, deps)], deps, ROUTES))
-      .toThrow('rsvpToEvent: a handler mounted on a router that does not serve its path');
+    expect(() =>
+      mountHandlers(express.Router(), WIDGET_ACTION_ROUTES, [handlerGroup(ticketHandlers, deps)], deps, ROUTES),
+    ).toThrow('rsvpToEvent: a handler mounted on a router that does not serve its path');
   });
 
   it('counts only routes mounted from a handler map', () => {
@@ -87,13 +101,16 @@ describe('the boot check of handlers against the route table', () => {
     const router = express.Router();
     const [only] = ROUTES;
     mountRoute(router, only, async () => ({ body: {} }), deps);
-    expect(() => assertEveryRouteMounted([only], [router])).toThrow(`${only.operationId}: declared in the contract but without a handler`);
+    expect(() => assertEveryRouteMounted([only], [router])).toThrow(
+      `${only.operationId}: declared in the contract but without a handler`,
+    );
   });
 
   it('refuses a handler on a router that does not serve its path', () => {
     const deps = {} as RouteDeps;
     const routes = ROUTES.filter((r) => r.path.startsWith('/api/'));
-    expect(() => mountHandlers(express.Router(), routes, [handlerGroup(eventHandlers, deps)], deps, ROUTES))
-      .toThrow('listEvents: a handler mounted on a router that does not serve its path');
+    expect(() => mountHandlers(express.Router(), routes, [handlerGroup(eventHandlers, deps)], deps, ROUTES)).toThrow(
+      'listEvents: a handler mounted on a router that does not serve its path',
+    );
   });
 });

@@ -40,7 +40,18 @@ describe('migration files', () => {
     expect(sequenceProblem(['0001_a.ts', '0002_b.ts', '0004_c.ts'])).toMatch(/0004_c.ts: expected number 0003/);
     expect(sequenceProblem(['0001_a.ts', '0001_b.ts'])).toMatch(/0001_b.ts/);
     expect(sequenceProblem(['0002_a.ts', '0001_b.ts'])).toMatch(/0002_a.ts/);
-    expect(sequenceProblem(['0001_a.ts', '0002_b.ts', '0003_c.ts', '0004_c.ts', '0005_c.ts', '0006_c.ts', '0007_c.ts', '0009_c.ts'])).toBeNull();
+    expect(
+      sequenceProblem([
+        '0001_a.ts',
+        '0002_b.ts',
+        '0003_c.ts',
+        '0004_c.ts',
+        '0005_c.ts',
+        '0006_c.ts',
+        '0007_c.ts',
+        '0009_c.ts',
+      ]),
+    ).toBeNull();
   });
 
   it('are discovered in name order from a folder', () => {

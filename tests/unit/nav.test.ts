@@ -65,9 +65,16 @@ describe('filterNav: dropdowns', () => {
 
   it('filters children by the same rules, and hides the children of a hidden parent', () => {
     expect(labels(filterNav(nav, anonymous))).toEqual([['Club', ['About']], 'Shop']);
-    expect(labels(filterNav(nav, pending))).toEqual([['Club', ['About', 'Partner']], ['Members area', ['Directory']], 'Shop']);
+    expect(labels(filterNav(nav, pending))).toEqual([
+      ['Club', ['About', 'Partner']],
+      ['Members area', ['Directory']],
+      'Shop',
+    ]);
     expect(labels(filterNav(nav, accepted))).toEqual([
-      ['Club', ['About', 'Directory', 'Partner']], ['Members area', ['Directory']], ['Inner circle', ['Feed']], ['Shop', ['VIP']],
+      ['Club', ['About', 'Directory', 'Partner']],
+      ['Members area', ['Directory']],
+      ['Inner circle', ['Feed']],
+      ['Shop', ['VIP']],
     ]);
   });
 
@@ -107,7 +114,10 @@ describe('filterNav: malformed input and disabled pages', () => {
   });
 
   it('hides every built-in page item when the page settings cannot be read (fail closed)', () => {
-    const nav = [{ href: '/events', label: 'Events' }, { href: '/about', label: 'About' }];
+    const nav = [
+      { href: '/events', label: 'Events' },
+      { href: '/about', label: 'About' },
+    ];
     expect(labels(filterNav(nav, accepted, { visibility: 'PUBLIC', pageSettings: 'garbage' }))).toEqual(['About']);
   });
 });
@@ -123,7 +133,16 @@ describe('pageKeyOfHref', () => {
   });
 
   it('knows nothing about other paths, absolute or protocol-relative URLs', () => {
-    for (const href of ['/about', '/eventsx', 'https://x.example/events', '//x.example/events', 'events', 42, undefined, '/constructor']) {
+    for (const href of [
+      '/about',
+      '/eventsx',
+      'https://x.example/events',
+      '//x.example/events',
+      'events',
+      42,
+      undefined,
+      '/constructor',
+    ]) {
       expect(pageKeyOfHref(href), String(href)).toBeNull();
     }
   });

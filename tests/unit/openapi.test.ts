@@ -10,12 +10,25 @@ import { route, type RouteDef } from '../../contract/route.ts';
 import { ROUTES } from '../../contract/routes/index.ts';
 import { DOCS_PAGE_CSP, getDocsPage, renderDocsPage } from '../../server/openapi/docs-page.ts';
 import {
-  buildOpenApiDocument, getOpenApiDocument, SPEC_COMPONENTS, type OpenApiDocument,
+  buildOpenApiDocument,
+  getOpenApiDocument,
+  SPEC_COMPONENTS,
+  type OpenApiDocument,
 } from '../../server/openapi/document.ts';
 import type { JsonSchema, OperationObject, ResponseObject } from '../../server/openapi/types.ts';
 
 const SERVER = 'http://localhost:3000';
-const SPEC_TAGS = ['Events', 'Articles', 'Products', 'Members', 'Atlas', 'Segments', 'Applications', 'Broadcasts', 'Rules'];
+const SPEC_TAGS = [
+  'Events',
+  'Articles',
+  'Products',
+  'Members',
+  'Atlas',
+  'Segments',
+  'Applications',
+  'Broadcasts',
+  'Rules',
+];
 
 const doc = buildOpenApiDocument({ serverUrl: SERVER });
 
@@ -46,10 +59,13 @@ function refsIn(value: unknown, found: string[] = []): string[] {
 
 function resolvePointer(document: unknown, ref: string): unknown {
   expect(ref.startsWith('#/')).toBe(true);
-  return ref.slice(2).split('/').reduce<unknown>((node, raw) => {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    return node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
-  }, document);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, raw) => {
+      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      return node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+    }, document);
 }
 
 function headerNames(response: ResponseObject): string[] {
@@ -114,7 +130,8 @@ describe('OpenAPI document', () => {
         expect(op['x-widget-action']).toBe(true);
       } else {
         expect(op['x-required-scope']).toBe(def.auth.scope);
-        const expected = def.auth.scope === 'READ_PUBLIC' ? [{ publishableKey: [] }, { secretKey: [] }] : [{ secretKey: [] }];
+        const expected =
+          def.auth.scope === 'READ_PUBLIC' ? [{ publishableKey: [] }, { secretKey: [] }] : [{ secretKey: [] }];
         expect(op.security).toEqual(expected);
       }
     }
@@ -133,7 +150,11 @@ describe('OpenAPI document', () => {
   it('documents query parameters on the input side: defaults optional, descriptions kept, booleans as booleans', () => {
     const listEvents = ROUTES.find((r) => r.operationId === 'listEvents')!;
     const params = Object.fromEntries(operationOf(doc, listEvents).parameters.map((p) => [p.name, p]));
-    expect(params.limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', default: 20, maximum: 100 } });
+    expect(params.limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', default: 20, maximum: 100 },
+    });
     expect(params.cursor.description).toBe('opaque, from X-Next-Cursor');
     // Generated clients then take `upcoming: true`; the server still reads the string forms.
     for (const name of ['featured', 'upcoming', 'past']) expect(params[name].schema).toEqual({ type: 'boolean' });
@@ -167,8 +188,10 @@ describe('OpenAPI document', () => {
 
   it('refers to components for named schemas, and every $ref resolves', () => {
     const listEvents = ROUTES.find((r) => r.operationId === 'listEvents')!;
-    expect(operationOf(doc, listEvents).responses[200].content?.['application/json'].schema)
-      .toEqual({ type: 'array', items: { $ref: '#/components/schemas/Event' } });
+    expect(operationOf(doc, listEvents).responses[200].content?.['application/json'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Event' },
+    });
     const refs = refsIn(doc);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) expect(resolvePointer(doc, ref), ref).toBeTypeOf('object');
@@ -184,7 +207,8 @@ describe('OpenAPI document', () => {
     for (const def of ROUTES) {
       const examples = errorExamples(operationOf(doc, def));
       expect(examples.length).toBeGreaterThan(0);
-      for (const example of examples) expect(ErrorEnvelope.safeParse(example).success, JSON.stringify(example)).toBe(true);
+      for (const example of examples)
+        expect(ErrorEnvelope.safeParse(example).success, JSON.stringify(example)).toBe(true);
     }
   });
 
@@ -208,7 +232,11 @@ describe('OpenAPI document of routes to come', () => {
     auth: { kind: 'apiKey', scope: 'WRITE_SALES' },
     params: z.object({ communityTag: z.string(), sku: z.string().describe('the product SKU') }),
     body: z.object({ amount: z.int().min(1), config: DonationConfig, note: z.string().default('') }).strict(),
-    response: { status: 200, schema: z.object({ checkoutUrl: z.string(), event: Event.optional() }), description: 'Checkout' },
+    response: {
+      status: 200,
+      schema: z.object({ checkoutUrl: z.string(), event: Event.optional() }),
+      description: 'Checkout',
+    },
     errors: [404],
   });
   const patch = route({
@@ -260,7 +288,9 @@ describe('OpenAPI document of routes to come', () => {
     const body = op.requestBody!.content['application/json'].schema;
     expect(body.required).toEqual(['amount', 'config']);
     expect(body.additionalProperties).toBe(false);
-    expect((body.properties as Record<string, JsonSchema>).config).toEqual({ $ref: '#/components/schemas/DonationConfigInput' });
+    expect((body.properties as Record<string, JsonSchema>).config).toEqual({
+      $ref: '#/components/schemas/DonationConfigInput',
+    });
     // Currency is a transform: the output side cannot say more than "any", the input side has the pattern.
     const input = extended.components.schemas.DonationConfigInput.properties as Record<string, JsonSchema>;
     expect(input.currency.pattern).toBe('^[A-Za-z]{3}$');
@@ -279,7 +309,8 @@ describe('OpenAPI document of routes to come', () => {
       const header = op.parameters.find((p) => p.name === 'Idempotency-Key');
       expect(header).toMatchObject({ in: 'header', required: false, schema: { type: 'string', maxLength: 255 } });
       expect(header?.description).toMatch(/24 h/);
-      for (const status of ['400', '409', '413', '415', '422', '429', '500']) expect(Object.keys(op.responses)).toContain(status);
+      for (const status of ['400', '409', '413', '415', '422', '429', '500'])
+        expect(Object.keys(op.responses)).toContain(status);
       expect(headerNames(op.responses[def.response.status])).toContain('Idempotent-Replayed');
     }
     const keylessOp = operationOf(extended, keyless);
@@ -298,8 +329,11 @@ describe('OpenAPI document of routes to come', () => {
     expect(op.description).toMatch(/^Reserves a free seat\.\n\n\*\*Widget action\.\*\*/);
     expect(op.description).toContain('embed origins');
     expect(op.description).toContain('ORIGIN_NOT_ALLOWED');
-    for (const status of ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500']) expect(Object.keys(op.responses)).toContain(status);
-    expect(op.responses[403].content?.['application/json']?.examples?.ORIGIN_NOT_ALLOWED?.value).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
+    for (const status of ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500'])
+      expect(Object.keys(op.responses)).toContain(status);
+    expect(op.responses[403].content?.['application/json']?.examples?.ORIGIN_NOT_ALLOWED?.value).toMatchObject({
+      code: 'ORIGIN_NOT_ALLOWED',
+    });
     expect(op.responses[403].description).toContain('SECRET_KEY_NOT_ALLOWED');
     expect(op.parameters.find((p) => p.name === 'Idempotency-Key')?.description).toMatch(/client IP/);
     expect(headerNames(op.responses[200])).toContain('Idempotent-Replayed');
@@ -314,9 +348,17 @@ describe('OpenAPI document of routes to come', () => {
   });
 
   it('refuses a route table it cannot document truthfully', () => {
-    expect(() => buildOpenApiDocument({ serverUrl: SERVER, routes: [donate, donate] as RouteDef[] })).toThrow(/duplicate operationId/);
-    const stray = { ...patch, operationId: 'stray', params: z.object({ communityTag: z.string(), sku: z.string(), nope: z.string() }) };
-    expect(() => buildOpenApiDocument({ serverUrl: SERVER, routes: [stray] as RouteDef[] })).toThrow(/nope is not in the path/);
+    expect(() => buildOpenApiDocument({ serverUrl: SERVER, routes: [donate, donate] as RouteDef[] })).toThrow(
+      /duplicate operationId/,
+    );
+    const stray = {
+      ...patch,
+      operationId: 'stray',
+      params: z.object({ communityTag: z.string(), sku: z.string(), nope: z.string() }),
+    };
+    expect(() => buildOpenApiDocument({ serverUrl: SERVER, routes: [stray] as RouteDef[] })).toThrow(
+      /nope is not in the path/,
+    );
   });
 
   it('escapes route text in the docs page', () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateAllPages, evaluatePageAccess, type PageVerdict, type Viewer } from '../../server/domain/page-access.ts';
+import {
+  evaluateAllPages,
+  evaluatePageAccess,
+  type PageVerdict,
+  type Viewer,
+} from '../../server/domain/page-access.ts';
 
 const anonymous: Viewer = { userId: null };
 const nonMember: Viewer = { userId: 'u', membership: null };
@@ -10,12 +15,23 @@ const accepted: Viewer = { userId: 'u', membership: 'ACCEPTED' };
 const notMembers = { anonymous, nonMember, pending, rejected, banned };
 
 type Setting = 'absent' | 'disabled' | 'inherit' | 'PUBLIC' | 'MEMBERS_ONLY';
-const settingFor = (s: Setting) => (s === 'absent' ? [] : [{
-  pageKey: 'EVENTS', enabled: s !== 'disabled', visibility: s === 'PUBLIC' || s === 'MEMBERS_ONLY' ? s : null,
-}]);
+const settingFor = (s: Setting) =>
+  s === 'absent'
+    ? []
+    : [
+        {
+          pageKey: 'EVENTS',
+          enabled: s !== 'disabled',
+          visibility: s === 'PUBLIC' || s === 'MEMBERS_ONLY' ? s : null,
+        },
+      ];
 
 const allow = (v: 'PUBLIC' | 'MEMBERS_ONLY'): PageVerdict => ({ allow: true, resolvedVisibility: v });
-const deny = (reason: PageVerdict['reason'], v: 'PUBLIC' | 'MEMBERS_ONLY'): PageVerdict => ({ allow: false, reason, resolvedVisibility: v });
+const deny = (reason: PageVerdict['reason'], v: 'PUBLIC' | 'MEMBERS_ONLY'): PageVerdict => ({
+  allow: false,
+  reason,
+  resolvedVisibility: v,
+});
 
 // community visibility x page setting -> [verdict for every non-member viewer, verdict for an ACCEPTED member]
 const TABLE: Array<[string, Setting, PageVerdict, PageVerdict]> = [
@@ -35,11 +51,15 @@ describe('page access: every community visibility x page setting x viewer', () =
   for (const [visibility, setting, forNonMembers, forMember] of TABLE) {
     for (const [name, viewer] of Object.entries(notMembers)) {
       it(`${visibility} community, EVENTS ${setting}: ${name} gets ${forNonMembers.allow ? 'in' : forNonMembers.reason}`, () => {
-        expect(evaluatePageAccess({ visibility, pageSettings: settingFor(setting) }, viewer, 'EVENTS')).toEqual(forNonMembers);
+        expect(evaluatePageAccess({ visibility, pageSettings: settingFor(setting) }, viewer, 'EVENTS')).toEqual(
+          forNonMembers,
+        );
       });
     }
     it(`${visibility} community, EVENTS ${setting}: an ACCEPTED member gets ${forMember.allow ? 'in' : forMember.reason}`, () => {
-      expect(evaluatePageAccess({ visibility, pageSettings: settingFor(setting) }, accepted, 'EVENTS')).toEqual(forMember);
+      expect(evaluatePageAccess({ visibility, pageSettings: settingFor(setting) }, accepted, 'EVENTS')).toEqual(
+        forMember,
+      );
     });
   }
 });
@@ -54,7 +74,9 @@ describe('page access: CHAT always requires membership', () => {
   });
 
   it('names the private community as the reason when CHAT merely inherits it', () => {
-    expect(evaluatePageAccess({ visibility: 'MEMBERS_ONLY', pageSettings: [] }, anonymous, 'CHAT')).toEqual(deny('community_private', 'MEMBERS_ONLY'));
+    expect(evaluatePageAccess({ visibility: 'MEMBERS_ONLY', pageSettings: [] }, anonymous, 'CHAT')).toEqual(
+      deny('community_private', 'MEMBERS_ONLY'),
+    );
   });
 
   it('still reports a disabled CHAT as disabled, for members too', () => {
@@ -65,7 +87,9 @@ describe('page access: CHAT always requires membership', () => {
 
 describe('page access: fails closed', () => {
   it('treats an unknown community visibility as MEMBERS_ONLY', () => {
-    expect(evaluatePageAccess({ visibility: 'public', pageSettings: [] }, anonymous, 'HOME')).toEqual(deny('community_private', 'MEMBERS_ONLY'));
+    expect(evaluatePageAccess({ visibility: 'public', pageSettings: [] }, anonymous, 'HOME')).toEqual(
+      deny('community_private', 'MEMBERS_ONLY'),
+    );
   });
 
   it('treats an unknown page visibility as MEMBERS_ONLY', () => {
@@ -85,7 +109,16 @@ describe('page access: fails closed', () => {
 
   it('answers every page key, each with a reason whenever it denies', () => {
     const verdicts = evaluateAllPages({ visibility: 'MEMBERS_ONLY', pageSettings: [] }, pending);
-    expect(Object.keys(verdicts)).toEqual(['HOME', 'EVENTS', 'MARKETPLACE', 'FEED', 'MEMBERS', 'ATLAS', 'BLOG', 'CHAT']);
+    expect(Object.keys(verdicts)).toEqual([
+      'HOME',
+      'EVENTS',
+      'MARKETPLACE',
+      'FEED',
+      'MEMBERS',
+      'ATLAS',
+      'BLOG',
+      'CHAT',
+    ]);
     expect(Object.values(verdicts).every((v) => v.allow || v.reason)).toBe(true);
   });
 });

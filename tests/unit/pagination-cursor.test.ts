@@ -17,7 +17,12 @@ describe('event cursors', () => {
   });
 
   it('belong to their filters: a cursor of a featured or upcoming list fails on another list', () => {
-    const scopes = [cursorScope({}), cursorScope({ featured: true }), cursorScope({ upcoming: true }), cursorScope({ past: true })];
+    const scopes = [
+      cursorScope({}),
+      cursorScope({ featured: true }),
+      cursorScope({ upcoming: true }),
+      cursorScope({ past: true }),
+    ];
     expect(new Set(scopes).size).toBe(4);
     const c = encodeCursor({ d: 'x', i: 'y', q: cursorScope({ upcoming: true }) });
     expect(() => decodeCursor(c, cursorScope({}))).toThrow(InvalidCursorError);
@@ -27,8 +32,9 @@ describe('event cursors', () => {
 
 describe('idempotency fingerprints', () => {
   it('ignore key order in the body', () => {
-    expect(fingerprint('post', '/a', { x: 1, y: { b: 2, a: [1, { d: 1, c: 2 }] } }))
-      .toBe(fingerprint('post', '/a', { y: { a: [1, { c: 2, d: 1 }], b: 2 }, x: 1 }));
+    expect(fingerprint('post', '/a', { x: 1, y: { b: 2, a: [1, { d: 1, c: 2 }] } })).toBe(
+      fingerprint('post', '/a', { y: { a: [1, { c: 2, d: 1 }], b: 2 }, x: 1 }),
+    );
   });
 
   it('differ by method, path, values and array order', () => {

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ReadCache } from '../../server/http/read-cache.ts';
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('read cache', () => {
   it('serves an entry until its TTL passes', () => {

@@ -19,19 +19,28 @@ describe('refusal table', () => {
   it('answers a refusal with its code, message and extras', () => {
     const err = refusalError(new Refusal('sold_out', { remaining: 2 }));
     expect(err.toEnvelope('r1')).toEqual({
-      error: 'Only 2 seats are left in this tier', code: 'UNPROCESSABLE', requestId: 'r1', extras: { field: 'quantity', remaining: 2 },
+      error: 'Only 2 seats are left in this tier',
+      code: 'UNPROCESSABLE',
+      requestId: 'r1',
+      extras: { field: 'quantity', remaining: 2 },
     });
-    expect(refusalError(new Refusal('event_not_found')).toEnvelope()).toEqual({ error: 'Event not found in this community', code: 'NOT_FOUND' });
+    expect(refusalError(new Refusal('event_not_found')).toEnvelope()).toEqual({
+      error: 'Event not found in this community',
+      code: 'NOT_FOUND',
+    });
     expect(refusalError(new Refusal('tier_is_paid', { slug: 'gala' })).message).toContain('/events/gala/checkout');
   });
 
   it("answers a rules acceptance's refusals as the rules route always has", () => {
     expect(refusalError(new Refusal('rules_version_mismatch', { asked: 3, currentVersion: 2 })).toEnvelope()).toEqual({
-      error: "Rules version 3 is not this community's current rules version (2)", code: 'RULES_VERSION_MISMATCH',
+      error: "Rules version 3 is not this community's current rules version (2)",
+      code: 'RULES_VERSION_MISMATCH',
       extras: { field: 'rulesVersion', currentVersion: 2 },
     });
     expect(refusalError(new Refusal('not_a_member')).toEnvelope()).toEqual({
-      error: 'Only ACCEPTED members of this community can accept its rules', code: 'NOT_A_MEMBER', extras: { field: 'userId' },
+      error: 'Only ACCEPTED members of this community can accept its rules',
+      code: 'NOT_A_MEMBER',
+      extras: { field: 'userId' },
     });
   });
 

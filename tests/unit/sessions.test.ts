@@ -23,7 +23,14 @@ describe('session tokens: what a valid token is', () => {
     expect(expiresAt.getTime()).toBe(claims.exp * 1000);
     expect(claims.sid).toMatch(/^[0-9a-f-]{36}$/);
     expect(claims.auth_time).toBe(claims.iat);
-    expect(await tokens.verify(token)).toEqual({ userId, sid: claims.sid, authTime: claims.iat, iat: claims.iat, exp: claims.exp, site: null });
+    expect(await tokens.verify(token)).toEqual({
+      userId,
+      sid: claims.sid,
+      authTime: claims.iat,
+      iat: claims.iat,
+      exp: claims.exp,
+      site: null,
+    });
   });
 });
 
@@ -41,8 +48,13 @@ describe('session tokens: attacks are refused', () => {
 
   it('refuses an RS256 token, and an RS256 header over an HMAC made with our key (key confusion)', async () => {
     const { privateKey } = await generateKeyPair('RS256');
-    const rs = await new SignJWT({ userId }).setProtectedHeader({ alg: 'RS256' }).setIssuer('svc').setAudience('svc:site')
-      .setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    const rs = await new SignJWT({ userId })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer('svc')
+      .setAudience('svc:site')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
     expect(await tokens.verify(rs)).toBeNull();
     const now = Math.floor(Date.now() / 1000);
     const signingInput = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ userId, iat: now, exp: now + 60, iss: 'svc', aud: 'svc:site' })}`;
@@ -63,23 +75,44 @@ describe('session tokens: attacks are refused', () => {
   });
 
   it('refuses another issuer or audience, a userId that is not a UUID, and garbage', async () => {
-    const other = await new SignJWT({ userId }).setProtectedHeader({ alg: 'HS256' }).setIssuer('else').setAudience('svc:site')
-      .setIssuedAt().setExpirationTime('1h').sign(key);
+    const other = await new SignJWT({ userId })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('else')
+      .setAudience('svc:site')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(key);
     expect(await tokens.verify(other)).toBeNull();
-    const notUuid = await new SignJWT({ userId: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('svc').setAudience('svc:site')
-      .setIssuedAt().setExpirationTime('1h').sign(key);
+    const notUuid = await new SignJWT({ userId: 'admin' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('svc')
+      .setAudience('svc:site')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(key);
     expect(await tokens.verify(notUuid)).toBeNull();
-    for (const junk of ['', 'a.b.c', 'not a token', `${'x'.repeat(5000)}`]) expect(await tokens.verify(junk)).toBeNull();
+    for (const junk of ['', 'a.b.c', 'not a token', `${'x'.repeat(5000)}`])
+      expect(await tokens.verify(junk)).toBeNull();
   });
 
   it('refuses a valid token of a user who has since been deleted', async () => {
     const handle = openDatabase({ kind: 'sqlite', file: ':memory:' });
     try {
       await migrate(handle.db);
-      await handle.db.insertInto('users').values({
-        id: userId, email: 'a@example.com', name: 'A', usertag: 'a', profile_image: null, bio: null, phone: null, password_hash: null,
-        created_at: new Date().toISOString(),
-      }).execute();
+      await handle.db
+        .insertInto('users')
+        .values({
+          id: userId,
+          email: 'a@example.com',
+          name: 'A',
+          usertag: 'a',
+          profile_image: null,
+          bio: null,
+          phone: null,
+          password_hash: null,
+          created_at: new Date().toISOString(),
+        })
+        .execute();
       const { token } = await tokens.issue(userId);
       expect(await userForToken(handle.db, tokens, token)).toMatchObject({ userId });
       await handle.db.deleteFrom('users').where('id', '=', userId).execute();
@@ -91,8 +124,14 @@ describe('session tokens: attacks are refused', () => {
 });
 
 describe('session tokens: bound to the site that issued them', () => {
-  const signed = (aud: string | string[]) => new SignJWT({ userId, sid: crypto.randomUUID(), auth_time: Math.floor(Date.now() / 1000) })
-    .setProtectedHeader({ alg: 'HS256' }).setIssuer('svc').setAudience(aud).setIssuedAt().setExpirationTime('1h').sign(key);
+  const signed = (aud: string | string[]) =>
+    new SignJWT({ userId, sid: crypto.randomUUID(), auth_time: Math.floor(Date.now() / 1000) })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('svc')
+      .setAudience(aud)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(key);
 
   it('carries svc:site:<tag> for a community and svc:platform for the platform, and verifies only for that site', async () => {
     const club = (await tokens.issue(userId, Date.now(), undefined, 'club')).token;
@@ -110,16 +149,30 @@ describe('session tokens: bound to the site that issued them', () => {
     expect(await tokens.verify(platform, Date.now(), { site: 'platform' })).toBeNull();
   });
 
-  it('binds a token issued without a site to the site of the request being served, and a refresh to its session\'s site', async () => {
-    const issued = await runForSite(async () => 'club', () => tokens.issue(userId));
+  it("binds a token issued without a site to the site of the request being served, and a refresh to its session's site", async () => {
+    const issued = await runForSite(
+      async () => 'club',
+      () => tokens.issue(userId),
+    );
     const claims = await tokens.verify(issued.token, Date.now(), { site: 'club' });
     expect(claims?.site).toBe('club');
-    const refreshed = await tokens.issue(userId, Date.now(), { sid: claims!.sid, authTime: claims!.authTime, site: claims!.site });
+    const refreshed = await tokens.issue(userId, Date.now(), {
+      sid: claims!.sid,
+      authTime: claims!.authTime,
+      site: claims!.site,
+    });
     expect(await tokens.verify(refreshed.token, Date.now(), { site: 'club' })).toMatchObject({ sid: claims!.sid });
   });
 
   it('refuses the old unbound audience, several audiences, and an audience that is not ours', async () => {
-    for (const aud of ['svc:site', ['svc:site:club', 'svc:site:rival'], 'svc:site:Club', 'svc:site:', 'svc:site:club/x', 'other']) {
+    for (const aud of [
+      'svc:site',
+      ['svc:site:club', 'svc:site:rival'],
+      'svc:site:Club',
+      'svc:site:',
+      'svc:site:club/x',
+      'other',
+    ]) {
       const t = await signed(aud);
       expect(await tokens.verify(t), JSON.stringify(aud)).toBeNull();
       expect(await tokens.verify(t, Date.now(), { site: 'club' }), JSON.stringify(aud)).toBeNull();

@@ -5,12 +5,18 @@ import { parseOrThrow } from '../../server/http/validate.ts';
 import { ApiError } from '../../server/http/api-error.ts';
 
 function errorOf(fn: () => unknown): ApiError {
-  try { fn(); } catch (e) { return e as ApiError; }
+  try {
+    fn();
+  } catch (e) {
+    return e as ApiError;
+  }
   throw new Error('expected a throw');
 }
 
 describe('validation errors', () => {
-  const Body = z.object({ email: Email, when: IsoDateTime, slug: Slug, amount: AmountCents, name: z.string() }).strict();
+  const Body = z
+    .object({ email: Email, when: IsoDateTime, slug: Slug, amount: AmountCents, name: z.string() })
+    .strict();
   const ok = { email: 'a@b.co', when: '2026-01-01T10:00:00Z', slug: 'a-b', amount: 100, name: 'x' };
 
   it.each([
@@ -43,7 +49,9 @@ describe('validation errors', () => {
   });
 
   it('names nested fields with a dotted path', () => {
-    const e = errorOf(() => parseOrThrow(z.object({ customer: z.object({ email: Email }) }), { customer: { email: 'x' } }, 'body'));
+    const e = errorOf(() =>
+      parseOrThrow(z.object({ customer: z.object({ email: Email }) }), { customer: { email: 'x' } }, 'body'),
+    );
     expect(e.extras?.field).toBe('customer.email');
     expect(e.code).toBe('INVALID_EMAIL');
   });
@@ -66,8 +74,13 @@ describe('text every request may carry', () => {
   });
 
   it('refuses before the schema runs, naming the field by its path, and a key by its object', () => {
-    const Body = z.object({ items: z.array(z.object({ note: z.string() })), answers: z.record(z.string(), z.string()) });
-    const nested = errorOf(() => parseOrThrow(Body, { items: [{ note: 'ok' }, { note: 'a\u0000' }], answers: {} }, 'body'));
+    const Body = z.object({
+      items: z.array(z.object({ note: z.string() })),
+      answers: z.record(z.string(), z.string()),
+    });
+    const nested = errorOf(() =>
+      parseOrThrow(Body, { items: [{ note: 'ok' }, { note: 'a\u0000' }], answers: {} }, 'body'),
+    );
     expect(nested.extras?.field).toBe('items.1.note');
     const key = errorOf(() => parseOrThrow(Body, { items: [], answers: { 'k\u0001': 'v' } }, 'body'));
     expect(key.extras?.field).toBe('answers');

@@ -26,41 +26,78 @@ export function ApplyWidget({ api, config, attrs, locale, emit }: WidgetProps) {
   if (status === 'loading' || !isSettled(communityState)) {
     return <Loading box="apply" text="Loading memberships…" />;
   }
-  if (status === 'error') return <LoadFailed box="apply" text="We couldn't load the memberships right now." retry={() => void store.load()} />;
+  if (status === 'error')
+    return (
+      <LoadFailed box="apply" text="We couldn't load the memberships right now." retry={() => void store.load()} />
+    );
 
   const community = communityState.status === 'ready' ? communityState.community : null;
   // An id, as the docs say; a name is forgiven (ids are made on import, names are what people see).
-  const fixed = only ? segments.find((s) => s.id === only) ?? segments.find((s) => s.name.toLowerCase() === only.toLowerCase()) ?? null : null;
+  const fixed = only
+    ? (segments.find((s) => s.id === only) ?? segments.find((s) => s.name.toLowerCase() === only.toLowerCase()) ?? null)
+    : null;
   const returned = checkoutReturn(location.href, fixed?.id ?? null);
-  const notice = returned?.kind === 'success'
-    ? <Notice text="Payment received. Welcome! Your membership starts as soon as the payment is confirmed; we'll e-mail you." />
-    : returned?.kind === 'cancelled' ? <Notice text="Checkout cancelled: nothing was charged." /> : null;
+  const notice =
+    returned?.kind === 'success' ? (
+      <Notice text="Payment received. Welcome! Your membership starts as soon as the payment is confirmed; we'll e-mail you." />
+    ) : returned?.kind === 'cancelled' ? (
+      <Notice text="Checkout cancelled: nothing was charged." />
+    ) : null;
 
   if (community?.accessibility === 'INVITE_ONLY') {
-    return <div class="apply">{notice}<p class="status" part="empty">This community is invite-only: membership is by invitation.</p></div>;
+    return (
+      <div class="apply">
+        {notice}
+        <p class="status" part="empty">
+          This community is invite-only: membership is by invitation.
+        </p>
+      </div>
+    );
   }
   if (segments.length === 0) {
-    return <div class="apply">{notice}<p class="status" part="empty">This community isn't taking new members right now.</p><slot /></div>;
+    return (
+      <div class="apply">
+        {notice}
+        <p class="status" part="empty">
+          This community isn't taking new members right now.
+        </p>
+        <slot />
+      </div>
+    );
   }
 
   if (only && !fixed) {
     return (
       <div class="apply">
         {notice}
-        <div class="error" part="error" role="alert"><span>This membership isn't open for applications.</span><slot /></div>
+        <div class="error" part="error" role="alert">
+          <span>This membership isn't open for applications.</span>
+          <slot />
+        </div>
       </div>
     );
   }
   const segment: Segment | null = fixed ?? segments.find((s) => s.id === chosen) ?? null;
   const rules = community?.storefrontConfig.rules;
-  const shownRules = rules && rules.version >= 1 && rules.text?.trim() ? { version: rules.version, text: rules.text } : null;
+  const shownRules =
+    rules && rules.version >= 1 && rules.text?.trim() ? { version: rules.version, text: rules.text } : null;
 
   return (
     <div class="apply">
       {notice}
-      {fixed
-        ? <div class="segment chosen" part="segment" data-segment={fixed.id} style={{ '--_segment': fixed.color }}><SegmentSummary segment={fixed} locale={locale} /></div>
-        : <SegmentPicker segments={segments} selected={chosen} name={`${idBase}-segment`} locale={locale} onSelect={(s) => setChosen(s.id)} />}
+      {fixed ? (
+        <div class="segment chosen" part="segment" data-segment={fixed.id} style={{ '--_segment': fixed.color }}>
+          <SegmentSummary segment={fixed} locale={locale} />
+        </div>
+      ) : (
+        <SegmentPicker
+          segments={segments}
+          selected={chosen}
+          name={`${idBase}-segment`}
+          locale={locale}
+          onSelect={(s) => setChosen(s.id)}
+        />
+      )}
       {segment && (
         // Keyed by segment: another choice starts a fresh form (its own fields and cycles).
         <Application

@@ -17,10 +17,14 @@ export function Confirmation({ outcome, communityName }: { outcome: Outcome; com
   return (
     <div class="confirmation" part="confirmation" data-status={outcome.status} tabIndex={-1} ref={ref}>
       <p class="confirmed" part="confirmed" role="status">
-        {approved ? `Welcome to ${communityName}! You're now a member (${outcome.segmentName}).` : `Thanks for applying to ${communityName}: we'll review your application.`}
+        {approved
+          ? `Welcome to ${communityName}! You're now a member (${outcome.segmentName}).`
+          : `Thanks for applying to ${communityName}: we'll review your application.`}
       </p>
       <p class="sent" part="sent">
-        {approved ? `We've sent a welcome e-mail to ${outcome.email}.` : `We'll e-mail ${outcome.email} when the ${outcome.segmentName} membership is decided.`}
+        {approved
+          ? `We've sent a welcome e-mail to ${outcome.email}.`
+          : `We'll e-mail ${outcome.email} when the ${outcome.segmentName} membership is decided.`}
       </p>
     </div>
   );

@@ -15,10 +15,22 @@ export function SegmentSummary({ segment, locale }: { segment: Segment; locale: 
   const note = foundingNote(segment);
   return (
     <>
-      <span class="segment-name" part="segment-name">{segment.name}</span>
-      <span class="segment-price" part="segment-price">{summary(segment, locale)}</span>
-      {note && <span class="segment-founding" part="segment-founding">{note}</span>}
-      {segment.description && <span class="segment-description" part="segment-description">{segment.description}</span>}
+      <span class="segment-name" part="segment-name">
+        {segment.name}
+      </span>
+      <span class="segment-price" part="segment-price">
+        {summary(segment, locale)}
+      </span>
+      {note && (
+        <span class="segment-founding" part="segment-founding">
+          {note}
+        </span>
+      )}
+      {segment.description && (
+        <span class="segment-description" part="segment-description">
+          {segment.description}
+        </span>
+      )}
     </>
   );
 }
@@ -27,10 +39,24 @@ export function SegmentSummary({ segment, locale }: { segment: Segment; locale: 
 export function SegmentPicker({ segments, selected, name, locale, onSelect }: SegmentPickerProps) {
   return (
     <fieldset class="segments" part="segments">
-      <legend class="legend" part="legend">Choose a membership</legend>
+      <legend class="legend" part="legend">
+        Choose a membership
+      </legend>
       {segments.map((segment) => (
-        <label class="segment" part="segment" key={segment.id} data-segment={segment.id} style={{ '--_segment': segment.color }}>
-          <input type="radio" name={name} value={segment.id} checked={selected === segment.id} onChange={() => onSelect(segment)} />
+        <label
+          class="segment"
+          part="segment"
+          key={segment.id}
+          data-segment={segment.id}
+          style={{ '--_segment': segment.color }}
+        >
+          <input
+            type="radio"
+            name={name}
+            value={segment.id}
+            checked={selected === segment.id}
+            onChange={() => onSelect(segment)}
+          />
           <SegmentSummary segment={segment} locale={locale} />
         </label>
       ))}

@@ -5,7 +5,17 @@
 import type { FormField } from '../../contract/resources.ts';
 import type { ActionError } from '../lib/forms/actions.ts';
 import {
-  answersOf, fieldProblem, isEmail, keyOf, SERVER_TROUBLE, specOf, textOf, transportProblem, type Errors, type FieldSpec, type Values,
+  answersOf,
+  fieldProblem,
+  isEmail,
+  keyOf,
+  SERVER_TROUBLE,
+  specOf,
+  textOf,
+  transportProblem,
+  type Errors,
+  type FieldSpec,
+  type Values,
 } from '../lib/forms/form.ts';
 import type { Cycle } from './segments.ts';
 
@@ -38,7 +48,16 @@ export function applicationFields(schema: readonly FormField[]): ApplicationFiel
   if (!email) added.push((email = { id: freeId(form, 'email'), type: 'email', label: 'E-mail', required: true }));
   let name = form.find((f) => f.type === 'short_text' && /name/i.test(f.label));
   // Ids as the server makes them (e-mail first); shown name first, as people expect.
-  if (!name) added.unshift((name = { id: freeId([...form, ...added], 'name'), type: 'short_text', label: 'Your name', required: true, maxLength: 200 }));
+  if (!name)
+    added.unshift(
+      (name = {
+        id: freeId([...form, ...added], 'name'),
+        type: 'short_text',
+        label: 'Your name',
+        required: true,
+        maxLength: 200,
+      }),
+    );
   email.required = true;
   name.required = true;
   const all = [...added, ...form];
@@ -46,10 +65,19 @@ export function applicationFields(schema: readonly FormField[]): ApplicationFiel
   return { fields, schema: all, emailKey: keyOf(PREFIX, email.id), nameKey: keyOf(PREFIX, name.id) };
 }
 
-export interface SubmitBody { answers: Record<string, unknown>; billingCycle?: Cycle; source?: string }
+export interface SubmitBody {
+  answers: Record<string, unknown>;
+  billingCycle?: Cycle;
+  source?: string;
+}
 
 /** The submit body: answers by field id; the cycle only for a paid segment; the page's `source` attribute when set. */
-export function submitBody(form: ApplicationFields, values: Values, cycle: Cycle | null, source: string | null): SubmitBody {
+export function submitBody(
+  form: ApplicationFields,
+  values: Values,
+  cycle: Cycle | null,
+  source: string | null,
+): SubmitBody {
   return {
     answers: answersOf(form.schema, values, PREFIX),
     ...(cycle ? { billingCycle: cycle } : {}),
@@ -71,8 +99,13 @@ export type EmailStatus = 'NONE' | 'PENDING' | 'PAYMENT_PENDING' | 'ACCEPTED' | 
  */
 export function emailNotice(status: EmailStatus): { text: string; blocks: boolean } | null {
   if (status === 'ACCEPTED') return { text: "You're already a member with this address.", blocks: true };
-  if (status === 'PENDING') return { text: 'An application from this address is already waiting for review.', blocks: true };
-  if (status === 'PAYMENT_PENDING') return { text: 'An application from this address is waiting for payment: sending this form starts it again.', blocks: false };
+  if (status === 'PENDING')
+    return { text: 'An application from this address is already waiting for review.', blocks: true };
+  if (status === 'PAYMENT_PENDING')
+    return {
+      text: 'An application from this address is waiting for payment: sending this form starts it again.',
+      blocks: false,
+    };
   return null;
 }
 
@@ -89,13 +122,24 @@ export function problemFrom(error: ActionError, keys: readonly string[], emailKe
   if (transport) return { ...transport, refreshSegments: false };
   const { code, status, extras } = error;
   const shown = keys.includes(emailKey);
-  if (code === 'ALREADY_MEMBER' && shown) return { fields: { [emailKey]: emailNotice('ACCEPTED')!.text }, message: null, refreshSegments: false };
-  if (code === 'APPLICATION_PENDING' && shown) return { fields: { [emailKey]: emailNotice('PENDING')!.text }, message: null, refreshSegments: false };
-  if (code === 'APPLICANT_BANNED') return { fields: {}, message: "This address can't apply to this community.", refreshSegments: false };
-  if (code === 'FEATURE_NOT_ENABLED') return { fields: {}, message: 'This community is invite-only: it does not take applications.', refreshSegments: false };
-  if (status === 400 && extras.field === 'billingCycle') return { fields: {}, message: 'Choose how you would like to pay.', refreshSegments: true };
-  if (status === 400 && extras.field === 'segmentId') return { fields: {}, message: 'This membership is no longer open for applications.', refreshSegments: true };
-  if (status === 404) return { fields: {}, message: 'This membership is no longer open for applications.', refreshSegments: true };
+  if (code === 'ALREADY_MEMBER' && shown)
+    return { fields: { [emailKey]: emailNotice('ACCEPTED')!.text }, message: null, refreshSegments: false };
+  if (code === 'APPLICATION_PENDING' && shown)
+    return { fields: { [emailKey]: emailNotice('PENDING')!.text }, message: null, refreshSegments: false };
+  if (code === 'APPLICANT_BANNED')
+    return { fields: {}, message: "This address can't apply to this community.", refreshSegments: false };
+  if (code === 'FEATURE_NOT_ENABLED')
+    return {
+      fields: {},
+      message: 'This community is invite-only: it does not take applications.',
+      refreshSegments: false,
+    };
+  if (status === 400 && extras.field === 'billingCycle')
+    return { fields: {}, message: 'Choose how you would like to pay.', refreshSegments: true };
+  if (status === 400 && extras.field === 'segmentId')
+    return { fields: {}, message: 'This membership is no longer open for applications.', refreshSegments: true };
+  if (status === 404)
+    return { fields: {}, message: 'This membership is no longer open for applications.', refreshSegments: true };
   // Submit answers missing fields with 400 (tickets use 422).
   const onField = fieldProblem(error, keys, PREFIX, 400);
   if (onField) return { ...onField, refreshSegments: false };

@@ -16,7 +16,9 @@ export interface Offer {
 }
 
 const FOUNDING: Partial<Record<Cycle, keyof Segment>> = {
-  MONTHLY: 'foundingPriceMonthly', QUARTERLY: 'foundingPriceQuarterly', YEARLY: 'foundingPriceYearly',
+  MONTHLY: 'foundingPriceMonthly',
+  QUARTERLY: 'foundingPriceQuarterly',
+  YEARLY: 'foundingPriceYearly',
 };
 
 /**
@@ -25,22 +27,28 @@ const FOUNDING: Partial<Record<Cycle, keyof Segment>> = {
  */
 export function foundingSpotsLeft(s: Segment): number | null {
   if (s.foundingMemberCap === null) return null;
-  if (s.foundingPriceMonthly === null && s.foundingPriceQuarterly === null && s.foundingPriceYearly === null) return null;
+  if (s.foundingPriceMonthly === null && s.foundingPriceQuarterly === null && s.foundingPriceYearly === null)
+    return null;
   return Math.max(0, s.foundingMemberCap - s.foundingMemberCount);
 }
 
 /** The cycles a segment offers, in the server's order; none = a free segment. */
 export function offers(s: Segment): Offer[] {
   const list: [Cycle, number | null][] = [
-    ['MONTHLY', s.priceMonthly], ['QUARTERLY', s.priceQuarterly], ['YEARLY', s.priceYearly],
-    ['ONE_TIME', s.priceOneTime], ['INSTALLMENT_PLAN', s.installmentTotalPrice],
+    ['MONTHLY', s.priceMonthly],
+    ['QUARTERLY', s.priceQuarterly],
+    ['YEARLY', s.priceYearly],
+    ['ONE_TIME', s.priceOneTime],
+    ['INSTALLMENT_PLAN', s.installmentTotalPrice],
   ];
   const foundingOpen = s.foundingMemberCap === null || s.foundingMemberCount < s.foundingMemberCap;
-  return list.filter((o): o is [Cycle, number] => o[1] !== null).map(([cycle, price]) => {
-    const key = FOUNDING[cycle];
-    const founding = key && foundingOpen ? (s[key] as number | null) : null;
-    return founding !== null ? { cycle, price: founding, regular: price } : { cycle, price, regular: null };
-  });
+  return list
+    .filter((o): o is [Cycle, number] => o[1] !== null)
+    .map(([cycle, price]) => {
+      const key = FOUNDING[cycle];
+      const founding = key && foundingOpen ? (s[key] as number | null) : null;
+      return founding !== null ? { cycle, price: founding, regular: price } : { cycle, price, regular: null };
+    });
 }
 
 export const isFree = (s: Segment): boolean => offers(s).length === 0;
@@ -52,12 +60,17 @@ export const initialCycle = (s: Segment): Cycle | null => {
 };
 
 export const CYCLE_NAME: Record<Cycle, string> = {
-  MONTHLY: 'Monthly', QUARTERLY: 'Quarterly', YEARLY: 'Yearly', ONE_TIME: 'One payment', INSTALLMENT_PLAN: 'Installments',
+  MONTHLY: 'Monthly',
+  QUARTERLY: 'Quarterly',
+  YEARLY: 'Yearly',
+  ONE_TIME: 'One payment',
+  INSTALLMENT_PLAN: 'Installments',
 };
 
 const PER: Partial<Record<Cycle, string>> = { MONTHLY: 'month', QUARTERLY: 'quarter', YEARLY: 'year' };
 
-const months = (n: number) => (n === 1 ? '1 month' : n % 12 === 0 ? (n === 12 ? '1 year' : `${n / 12} years`) : `${n} months`);
+const months = (n: number) =>
+  n === 1 ? '1 month' : n % 12 === 0 ? (n === 12 ? '1 year' : `${n / 12} years`) : `${n} months`;
 
 /**
  * "$8.00 / month", "$50.00 once, for 1 year", "$360.00 in 3 payments, one every month, for 1 year".

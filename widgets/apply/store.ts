@@ -9,7 +9,8 @@ import type { EmailStatus } from './form.ts';
 export type LoadStatus = 'loading' | 'ready' | 'error';
 export type FormState = { status: 'loading' } | { status: 'ready'; schema: FormField[] } | { status: 'error' };
 
-const toApiError = (e: unknown) => (e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : 'Unexpected error', 0));
+const toApiError = (e: unknown) =>
+  e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : 'Unexpected error', 0);
 
 export class ApplyStore {
   readonly status = signal<LoadStatus>('loading');
@@ -19,7 +20,10 @@ export class ApplyStore {
   private abort = new AbortController();
   private readonly base: string;
 
-  constructor(private readonly api: ApiClient, community: string) {
+  constructor(
+    private readonly api: ApiClient,
+    community: string,
+  ) {
     this.base = `/v1/communities/${encodeURIComponent(community)}/segments`;
   }
 
@@ -50,12 +54,15 @@ export class ApplyStore {
   async loadForm(segment: Segment): Promise<void> {
     const known = this.forms.value[segment.id];
     if (known && known.status !== 'error') return;
-    const set = (state: FormState) => { this.forms.value = { ...this.forms.value, [segment.id]: state }; };
+    const set = (state: FormState) => {
+      this.forms.value = { ...this.forms.value, [segment.id]: state };
+    };
     if (!segment.hasForm) return set({ status: 'ready', schema: [] });
     set({ status: 'loading' });
     try {
       const { data } = await this.api.get<{ segmentId: string; schema: FormField[] }>(
-        `${this.base}/${encodeURIComponent(segment.id)}/form`, { signal: this.abort.signal },
+        `${this.base}/${encodeURIComponent(segment.id)}/form`,
+        { signal: this.abort.signal },
       );
       set({ status: 'ready', schema: Array.isArray(data.schema) ? data.schema : [] });
     } catch {
@@ -70,7 +77,8 @@ export class ApplyStore {
   async checkEmail(segmentId: string, email: string, signal: AbortSignal): Promise<EmailStatus | null> {
     try {
       const { data } = await this.api.get<{ exists: boolean; status: EmailStatus }>(
-        `${this.base}/${encodeURIComponent(segmentId)}/check-email`, { query: { email }, signal, fresh: true },
+        `${this.base}/${encodeURIComponent(segmentId)}/check-email`,
+        { query: { email }, signal, fresh: true },
       );
       return typeof data.status === 'string' ? data.status : null;
     } catch {

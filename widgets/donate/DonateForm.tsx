@@ -14,7 +14,12 @@ import { Popover } from './Popover.tsx';
 import { chipAmounts, chosenAmount, donateBody, EMAIL, minimumOf } from './rules.ts';
 
 /** `svc:donate:checkout` */
-export interface CheckoutDetail { sessionId: string; checkoutUrl: string; amount: number; currency: string }
+export interface CheckoutDetail {
+  sessionId: string;
+  checkoutUrl: string;
+  amount: number;
+  currency: string;
+}
 
 type Errors = { amount?: string; email?: string };
 
@@ -68,15 +73,27 @@ export function DonateForm({ kind, targetKey, donation, currency, config, locale
     if (busy) return;
     const found: Errors = {};
     if ('problem' in choice) found.amount = choice.problem;
-    if (!donor && !(EMAIL.test(email.trim()) && email.trim().length <= 254)) found.email = 'Enter an e-mail address like name@example.com.';
+    if (!donor && !(EMAIL.test(email.trim()) && email.trim().length <= 254))
+      found.email = 'Enter an e-mail address like name@example.com.';
     if (amount === null || found.email) return fail(found, null);
     setBusy(true);
     setFormError(null);
     try {
-      const body = donateBody(amount, donor ? null : email, roundTripUrls(location.href, { state: 'svc_donate', owner: [kind === 'product' ? 'svc_sku' : 'svc_event', targetKey] }));
+      const body = donateBody(
+        amount,
+        donor ? null : email,
+        roundTripUrls(location.href, {
+          state: 'svc_donate',
+          owner: [kind === 'product' ? 'svc_sku' : 'svc_event', targetKey],
+        }),
+      );
       const res = await postDonation(config, donatePath(config.community, kind, targetKey), body);
       // The host page may take the donor there itself (a SPA, a new tab): preventDefault() keeps us still.
-      const go = emit<CheckoutDetail>('checkout', { sessionId: res.sessionId, checkoutUrl: res.checkoutUrl, amount, currency }, true);
+      const go = emit<CheckoutDetail>(
+        'checkout',
+        { sessionId: res.sessionId, checkoutUrl: res.checkoutUrl, amount, currency },
+        true,
+      );
       if (go && /^https?:\/\//i.test(res.checkoutUrl)) location.assign(res.checkoutUrl);
       else setBusy(false);
     } catch (err) {
@@ -84,7 +101,13 @@ export function DonateForm({ kind, targetKey, donation, currency, config, locale
       const error = err instanceof DonateError ? err : new DonateError('Unexpected error', 0, undefined, undefined);
       const problem = problemFrom(error, currency, locale, !donor);
       fail(problem.field ? { [problem.field]: problem.message } : {}, problem.field ? null : problem.message);
-      emit('error', { action: 'donate', status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+      emit('error', {
+        action: 'donate',
+        status: error.status,
+        code: error.code,
+        requestId: error.requestId,
+        message: error.message,
+      });
     }
   };
 
@@ -92,13 +115,23 @@ export function DonateForm({ kind, targetKey, donation, currency, config, locale
   const clear = (key: keyof Errors) => {
     if (errors[key]) setErrors({ ...errors, [key]: undefined });
   };
-  const amountError = errors.amount && <p class="field-error" part="field-error" id={`${id}-amount-error`}>{errors.amount}</p>;
+  const amountError = errors.amount && (
+    <p class="field-error" part="field-error" id={`${id}-amount-error`}>
+      {errors.amount}
+    </p>
+  );
   const invalid = (key: keyof Errors) => (errors[key] ? 'true' : undefined);
 
   return (
     <form class="form" part="form" noValidate onSubmit={submit} ref={form}>
-      <fieldset class="amounts" part="amounts" aria-describedby={!pwyw && errors.amount ? `${id}-amount-error` : undefined}>
-        <legend class="legend" part="legend">{donation.label?.trim() || 'Choose an amount'}</legend>
+      <fieldset
+        class="amounts"
+        part="amounts"
+        aria-describedby={!pwyw && errors.amount ? `${id}-amount-error` : undefined}
+      >
+        <legend class="legend" part="legend">
+          {donation.label?.trim() || 'Choose an amount'}
+        </legend>
         <div class="chips" part="chips">
           {chips.map((a, i) => (
             <label class="chip" part="chip" key={a}>
@@ -138,20 +171,30 @@ export function DonateForm({ kind, targetKey, donation, currency, config, locale
                   clear('amount');
                 }}
               />
-              <Popover label="?" title="Why is there a minimum?" triggerClass="secondary info" triggerPart="info" panelPart="info-panel">
+              <Popover
+                label="?"
+                title="Why is there a minimum?"
+                triggerClass="secondary info"
+                triggerPart="info"
+                panelPart="info-panel"
+              >
                 <p>
                   Gifts here start at {money(minimum!)}. Every card payment carries a fixed processing fee, so the
                   minimum keeps most of each gift for the cause.
                 </p>
               </Popover>
             </div>
-            <p class="help" part="minimum" id={`${id}-min`}>Minimum {money(minimum!)}</p>
+            <p class="help" part="minimum" id={`${id}-min`}>
+              Minimum {money(minimum!)}
+            </p>
             {amountError}
           </div>
         )}
       </fieldset>
       {donor ? (
-        <p class="help" part="donor">Donating as {donor.name || `@${donor.usertag}`}.</p>
+        <p class="help" part="donor">
+          Donating as {donor.name || `@${donor.usertag}`}.
+        </p>
       ) : (
         <div class="field" part="field">
           <label for={`${id}-email`}>E-mail</label>
@@ -169,16 +212,28 @@ export function DonateForm({ kind, targetKey, donation, currency, config, locale
               clear('email');
             }}
           />
-          <p class="help" id={`${id}-email-help`}>For your receipt.</p>
-          {errors.email && <p class="field-error" part="field-error" id={`${id}-email-error`}>{errors.email}</p>}
+          <p class="help" id={`${id}-email-help`}>
+            For your receipt.
+          </p>
+          {errors.email && (
+            <p class="field-error" part="field-error" id={`${id}-email-error`}>
+              {errors.email}
+            </p>
+          )}
         </div>
       )}
       <button type="submit" class="primary submit" part="submit" aria-busy={busy ? 'true' : undefined}>
         {/* Never just "Donate": in mode="button" that names the button that opened this form. */}
         {amount === null ? 'Continue to payment' : `Donate ${money(amount)}`}
       </button>
-      {formError && <p class="form-error" part="error" role="alert">{formError}</p>}
-      <p class="visually-hidden" role="status">{busy ? 'Opening the checkout…' : ''}</p>
+      {formError && (
+        <p class="form-error" part="error" role="alert">
+          {formError}
+        </p>
+      )}
+      <p class="visually-hidden" role="status">
+        {busy ? 'Opening the checkout…' : ''}
+      </p>
     </form>
   );
 }

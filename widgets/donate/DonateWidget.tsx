@@ -17,7 +17,11 @@ const SUMMARY_RETRIES_MS = [3_000, 10_000, 30_000];
 function Notice({ text }: { text: string }) {
   const ref = useRef<HTMLParagraphElement>(null);
   useEffect(() => ref.current?.focus(), []);
-  return <p class="notice" part="notice" role="status" tabIndex={-1} ref={ref}>{text}</p>;
+  return (
+    <p class="notice" part="notice" role="status" tabIndex={-1} ref={ref}>
+      {text}
+    </p>
+  );
 }
 
 export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) {
@@ -25,16 +29,28 @@ export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) 
   const slug = (attrs.event ?? '').trim();
   const kind: TargetKind | null = sku ? 'product' : slug ? 'event' : null;
   const key = sku || slug;
-  const store = useMemo(() => (kind ? new DonateStore(api, config.community, kind, key) : null), [api, config.community, kind, key]);
+  const store = useMemo(
+    () => (kind ? new DonateStore(api, config.community, kind, key) : null),
+    [api, config.community, kind, key],
+  );
   const returned = useMemo(
-    () => (kind ? roundTripReturn(location.href, { state: 'svc_donate', owner: [kind === 'product' ? 'svc_sku' : 'svc_event', key] }) : null),
+    () =>
+      kind
+        ? roundTripReturn(location.href, {
+            state: 'svc_donate',
+            owner: [kind === 'product' ? 'svc_sku' : 'svc_event', key],
+          })
+        : null,
     [kind, key],
   );
 
   useEffect(() => {
     if (!store) return;
     void store.load();
-    const timers = returned?.kind === 'success' ? SUMMARY_RETRIES_MS.map((ms) => setTimeout(() => void store.refreshSummary(), ms)) : [];
+    const timers =
+      returned?.kind === 'success'
+        ? SUMMARY_RETRIES_MS.map((ms) => setTimeout(() => void store.refreshSummary(), ms))
+        : [];
     return () => {
       timers.forEach(clearTimeout);
       store.dispose();
@@ -45,17 +61,35 @@ export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) 
 
   const error = store?.error.value;
   useEffect(() => {
-    if (error) emit('error', { action: 'load', status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+    if (error)
+      emit('error', {
+        action: 'load',
+        status: error.status,
+        code: error.code,
+        requestId: error.requestId,
+        message: error.message,
+      });
   }, [error]);
 
   const community = storeSignal($community).value;
   const session = storeSignal($session).value;
 
   // A page-author mistake (no sku or event), not a visitor's problem: the fallback link is the way on.
-  if (!store) return <div class="donate"><slot /></div>;
+  if (!store)
+    return (
+      <div class="donate">
+        <slot />
+      </div>
+    );
 
   if (store.status.value === 'loading' || !isSettled(community) || session === undefined) {
-    return <div class="donate" aria-busy="true"><p class="status" part="status" role="status">Loading…</p></div>;
+    return (
+      <div class="donate" aria-busy="true">
+        <p class="status" part="status" role="status">
+          Loading…
+        </p>
+      </div>
+    );
   }
 
   const target = store.target.value;
@@ -63,8 +97,14 @@ export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) 
     return (
       <div class="donate">
         <div class="error" part="error" role="alert">
-          <span>{error?.status === 404 ? "This isn't taking donations here." : "We couldn't load the donation form."}</span>
-          {error?.status !== 404 && <button type="button" class="secondary" part="retry" onClick={() => void store.load()}>Try again</button>}
+          <span>
+            {error?.status === 404 ? "This isn't taking donations here." : "We couldn't load the donation form."}
+          </span>
+          {error?.status !== 404 && (
+            <button type="button" class="secondary" part="retry" onClick={() => void store.load()}>
+              Try again
+            </button>
+          )}
           <slot />
         </div>
       </div>
@@ -76,12 +116,15 @@ export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) 
   if (!donation?.enabled) return null;
 
   const summary = store.summary.value;
-  const raised = summary && summary.count > 0
-    ? `${summary.count.toLocaleString(locale)} ${summary.count === 1 ? 'supporter' : 'supporters'} raised ${formatAmount(summary.total, summary.currency ?? target.currency, locale)}`
-    : '';
+  const raised =
+    summary && summary.count > 0
+      ? `${summary.count.toLocaleString(locale)} ${summary.count === 1 ? 'supporter' : 'supporters'} raised ${formatAmount(summary.total, summary.currency ?? target.currency, locale)}`
+      : '';
   const body = (
     <>
-      <p class="summary" part="summary" aria-live="polite">{raised}</p>
+      <p class="summary" part="summary" aria-live="polite">
+        {raised}
+      </p>
       <DonateForm
         key={`${kind}:${key}`}
         kind={kind!}
@@ -97,9 +140,11 @@ export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) 
   );
   const notice = returned && (
     <Notice
-      text={returned.kind === 'success'
-        ? 'Thank you! Your payment is being confirmed; your gift will show here once it is.'
-        : 'Donation cancelled: nothing was charged.'}
+      text={
+        returned.kind === 'success'
+          ? 'Thank you! Your payment is being confirmed; your gift will show here once it is.'
+          : 'Donation cancelled: nothing was charged.'
+      }
     />
   );
 
@@ -107,11 +152,22 @@ export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) 
     return (
       <div class="donate compact">
         {notice}
-        <Popover label="Donate" triggerClass="primary" triggerPart="button" panelPart="panel" dialog={donation.label?.trim() || `Donate to ${target.name}`}>
+        <Popover
+          label="Donate"
+          triggerClass="primary"
+          triggerPart="button"
+          panelPart="panel"
+          dialog={donation.label?.trim() || `Donate to ${target.name}`}
+        >
           {body}
         </Popover>
       </div>
     );
   }
-  return <div class="donate">{notice}{body}</div>;
+  return (
+    <div class="donate">
+      {notice}
+      {body}
+    </div>
+  );
 }

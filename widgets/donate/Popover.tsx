@@ -14,11 +14,16 @@ import type { anchor as Anchor } from '../lib/popover.ts';
  */
 let anchor: typeof Anchor | undefined;
 let positioning: Promise<void> | undefined;
-const loadPositioning = () => (positioning ??= import('../lib/popover.ts').then(
-  (m) => { anchor = m.anchor; },
-  // Offline: the panel still opens, unplaced (at the viewport's corner), and the next opening tries again.
-  () => { positioning = undefined; },
-));
+const loadPositioning = () =>
+  (positioning ??= import('../lib/popover.ts').then(
+    (m) => {
+      anchor = m.anchor;
+    },
+    // Offline: the panel still opens, unplaced (at the viewport's corner), and the next opening tries again.
+    () => {
+      positioning = undefined;
+    },
+  ));
 
 let seq = 0;
 
@@ -45,7 +50,8 @@ export function Popover({ label, title, triggerClass, triggerPart, panelPart, di
     if (!open || !trigger.current || !panel.current) return;
     const stop = anchor?.(trigger.current, panel.current);
     const el = panel.current;
-    if (dialog) (el.querySelector<HTMLElement>('input:checked') ?? el.querySelector<HTMLElement>('input, button'))?.focus();
+    if (dialog)
+      (el.querySelector<HTMLElement>('input:checked') ?? el.querySelector<HTMLElement>('input, button'))?.focus();
     const outside = (e: Event) => {
       if (wrapper.current && !e.composedPath().includes(wrapper.current)) setOpen(false);
     };
@@ -87,7 +93,16 @@ export function Popover({ label, title, triggerClass, triggerPart, panelPart, di
         {label}
       </button>
       {/* tabIndex -1: a click on the panel's text keeps focus inside, so it does not close. */}
-      <div id={id} ref={panel} class="pop" part={panelPart} role={dialog ? 'dialog' : undefined} aria-label={dialog} tabIndex={-1} hidden={!open}>
+      <div
+        id={id}
+        ref={panel}
+        class="pop"
+        part={panelPart}
+        role={dialog ? 'dialog' : undefined}
+        aria-label={dialog}
+        tabIndex={-1}
+        hidden={!open}
+      >
         {children}
       </div>
     </div>

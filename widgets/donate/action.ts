@@ -19,7 +19,10 @@ export interface DonateExtras {
 
 export class DonateError extends ApiError {
   constructor(
-    message: string, status: number, code: string | undefined, requestId: string | undefined,
+    message: string,
+    status: number,
+    code: string | undefined,
+    requestId: string | undefined,
     readonly extras: DonateExtras = {},
     /** Seconds, from `Retry-After` on a 429. */
     readonly retryAfter: number | null = null,
@@ -28,13 +31,17 @@ export class DonateError extends ApiError {
   }
 }
 
-export const targetPath = (kind: TargetKind, key: string) => `/${kind === 'product' ? 'products' : 'events'}/${encodeURIComponent(key)}`;
+export const targetPath = (kind: TargetKind, key: string) =>
+  `/${kind === 'product' ? 'products' : 'events'}/${encodeURIComponent(key)}`;
 
 export const donatePath = (community: string, kind: TargetKind, key: string) =>
   `/api/actions/${encodeURIComponent(community)}${targetPath(kind, key)}/donate`;
 
 export async function postDonation(
-  config: EmbedConfig, path: string, body: DonateBody, fetchImpl: typeof fetch = (...a) => fetch(...a),
+  config: EmbedConfig,
+  path: string,
+  body: DonateBody,
+  fetchImpl: typeof fetch = (...a) => fetch(...a),
 ): Promise<{ checkoutUrl: string; sessionId: string }> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
   // Never on the hosted site: with a key the server takes the embed path and wants a listed Origin.
@@ -42,34 +49,56 @@ export async function postDonation(
   let res: Response;
   try {
     res = await fetchImpl((config.hosted ? '' : config.api) + path, {
-      method: 'POST', headers, body: JSON.stringify(body), credentials: config.hosted ? 'same-origin' : 'omit',
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      credentials: config.hosted ? 'same-origin' : 'omit',
     });
   } catch {
     throw new DonateError('Network error', 0, undefined, undefined);
   }
-  const json = (await res.json().catch(() => ({}))) as { error?: string; code?: string; requestId?: string; extras?: DonateExtras };
+  const json = (await res.json().catch(() => ({}))) as {
+    error?: string;
+    code?: string;
+    requestId?: string;
+    extras?: DonateExtras;
+  };
   if (res.ok) return json as unknown as { checkoutUrl: string; sessionId: string };
   const retry = Number(res.headers.get('Retry-After'));
   throw new DonateError(
-    json.error ?? `HTTP ${res.status}`, res.status, json.code, json.requestId ?? res.headers.get('X-Request-Id') ?? undefined,
+    json.error ?? `HTTP ${res.status}`,
+    res.status,
+    json.code,
+    json.requestId ?? res.headers.get('X-Request-Id') ?? undefined,
     // Our own envelope (contract/errors.ts); a proxy's error page has none and leaves it empty.
-    json.extras ?? {}, retry > 0 ? retry : null,
+    json.extras ?? {},
+    retry > 0 ? retry : null,
   );
 }
 
 /** Where a refusal is shown: next to the amount, next to the e-mail, or under the form. */
-export interface Problem { field: 'amount' | 'email' | null; message: string }
+export interface Problem {
+  field: 'amount' | 'email' | null;
+  message: string;
+}
 
-export function problemFrom(error: DonateError, currency: string, locale: string | undefined, emailShown: boolean): Problem {
+export function problemFrom(
+  error: DonateError,
+  currency: string,
+  locale: string | undefined,
+  emailShown: boolean,
+): Problem {
   const { status, code, extras } = error;
   const money = (minor: number) => formatAmount(minor, currency, locale);
-  if (status === 0) return { field: null, message: "We couldn't reach the server. Check your connection and try again." };
+  if (status === 0)
+    return { field: null, message: "We couldn't reach the server. Check your connection and try again." };
   if (status === 429) {
     const wait = error.retryAfter ?? 60;
     const when = wait < 60 ? `${wait} seconds` : wait < 120 ? 'a minute' : `${Math.ceil(wait / 60)} minutes`;
     return { field: null, message: `Too many attempts. Please try again in ${when}.` };
   }
-  if (code === 'INVALID_DONATION_AMOUNT' && extras.minimum !== undefined) return { field: 'amount', message: `Give at least ${money(extras.minimum)}.` };
+  if (code === 'INVALID_DONATION_AMOUNT' && extras.minimum !== undefined)
+    return { field: 'amount', message: `Give at least ${money(extras.minimum)}.` };
   if (code === 'INVALID_DONATION_AMOUNT') {
     const listed = extras.amounts?.length ? `: ${extras.amounts.map(money).join(', ')}` : '';
     return { field: 'amount', message: `Choose one of the amounts${listed}.` };

@@ -11,8 +11,11 @@ export function currencyDigits(currency: string): number {
 export function formatAmount(minor: number, currency: string, locale: string | undefined, short = false): string {
   const digits = currencyDigits(currency);
   const whole = short && minor % 10 ** digits === 0;
-  return new Intl.NumberFormat(locale, { style: 'currency', currency, ...(whole ? { minimumFractionDigits: 0, maximumFractionDigits: 0 } : {}) })
-    .format(minor / 10 ** digits);
+  return new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency,
+    ...(whole ? { minimumFractionDigits: 0, maximumFractionDigits: 0 } : {}),
+  }).format(minor / 10 ** digits);
 }
 
 export type Parsed = { ok: true; minor: number } | { ok: false; reason: 'empty' | 'format' | 'decimals' | 'large' };

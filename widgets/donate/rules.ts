@@ -32,7 +32,9 @@ export function suggestions(minimum: number): number[] {
 /** The chips: the listed amounts (at most 8; in pwyw only those the server would take), else suggestions. */
 export function chipAmounts(config: DonationConfig): number[] {
   const minimum = minimumOf(config) ?? 1;
-  const listed = [...new Set(config.amounts ?? [])].filter((a) => Number.isInteger(a) && a >= minimum).slice(0, MAX_CHIPS);
+  const listed = [...new Set(config.amounts ?? [])]
+    .filter((a) => Number.isInteger(a) && a >= minimum)
+    .slice(0, MAX_CHIPS);
   return listed.length || config.mode === 'fixed' ? listed : suggestions(minimum);
 }
 
@@ -40,7 +42,10 @@ export type AmountChoice = { chip: number | null; custom: string };
 
 /** The amount chosen (a typed amount wins over a chip) or, in words, what is wrong with it. */
 export function chosenAmount(
-  config: DonationConfig, currency: string, locale: string | undefined, choice: AmountChoice,
+  config: DonationConfig,
+  currency: string,
+  locale: string | undefined,
+  choice: AmountChoice,
 ): { amount: number } | { problem: string } {
   const minimum = minimumOf(config);
   const typed = config.mode === 'pwyw' && choice.custom.trim() !== '';
@@ -52,15 +57,18 @@ export function chosenAmount(
         const digits = currencyDigits(currency);
         return { problem: digits === 0 ? 'Enter a whole amount.' : `Use at most ${digits} decimals.` };
       }
-      if (parsed.reason !== 'large') return { problem: `Enter an amount like ${formatAmount(Math.max(minimum ?? 0, 1000), currency, locale)}.` };
+      if (parsed.reason !== 'large')
+        return { problem: `Enter an amount like ${formatAmount(Math.max(minimum ?? 0, 1000), currency, locale)}.` };
     }
     // 'large' (more digits than any amount has) falls to the maximum's check below.
     amount = parsed.ok ? parsed.minor : Infinity;
   }
   if (amount === null) return { problem: config.mode === 'pwyw' ? 'Choose or enter an amount.' : 'Choose an amount.' };
   if (amount > MAX_AMOUNT) return { problem: 'That is more than one donation can be.' };
-  if (minimum !== null && amount < minimum) return { problem: `Give at least ${formatAmount(minimum, currency, locale)}.` };
-  if (config.mode === 'fixed' && !(config.amounts ?? []).includes(amount)) return { problem: 'Choose one of the amounts shown.' };
+  if (minimum !== null && amount < minimum)
+    return { problem: `Give at least ${formatAmount(minimum, currency, locale)}.` };
+  if (config.mode === 'fixed' && !(config.amounts ?? []).includes(amount))
+    return { problem: 'Choose one of the amounts shown.' };
   return { amount };
 }
 
@@ -74,6 +82,10 @@ export interface DonateBody {
 }
 
 /** A signed-in donor (`email` null) is named by their sign-in cookie, so no customer is sent. */
-export function donateBody(amount: number, email: string | null, urls: { successUrl: string; cancelUrl: string }): DonateBody {
+export function donateBody(
+  amount: number,
+  email: string | null,
+  urls: { successUrl: string; cancelUrl: string },
+): DonateBody {
   return { donation: { amount }, ...(email ? { customer: { email: email.trim() } } : {}), ...urls };
 }

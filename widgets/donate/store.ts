@@ -12,13 +12,20 @@ export interface DonateTarget {
   currency: string;
 }
 
-export interface Summary { total: number; count: number; currency: string | null }
+export interface Summary {
+  total: number;
+  count: number;
+  currency: string | null;
+}
 
 /**
  * The server's donationTarget(): a product's own currency; for an event, its first tier's
  * (active tiers first, in their order), else the one its donation settings name, else USD.
  */
-export function eventCurrency(event: Pick<Event, 'tiers' | 'donationConfig'>, allTiers: readonly Pick<Tier, 'currency'>[] = []): string {
+export function eventCurrency(
+  event: Pick<Event, 'tiers' | 'donationConfig'>,
+  allTiers: readonly Pick<Tier, 'currency'>[] = [],
+): string {
   return (event.tiers[0]?.currency ?? allTiers[0]?.currency ?? event.donationConfig?.currency ?? 'USD').toUpperCase();
 }
 
@@ -30,7 +37,12 @@ export class DonateStore {
   private abort = new AbortController();
   private readonly path: string;
 
-  constructor(private readonly api: ApiClient, community: string, readonly kind: TargetKind, readonly key: string) {
+  constructor(
+    private readonly api: ApiClient,
+    community: string,
+    readonly kind: TargetKind,
+    readonly key: string,
+  ) {
     this.path = `/v1/communities/${encodeURIComponent(community)}${targetPath(kind, key)}`;
   }
 
@@ -62,14 +74,20 @@ export class DonateStore {
     }
     const { data } = await this.api.get<Event>(this.path, { signal });
     // Only an event with no tier on sale needs the full list (inactive ones) to know its currency.
-    const all = data.tiers.length || !data.donationConfig?.enabled ? [] : (await this.api.get<Tier[]>(`${this.path}/tiers`, { signal })).data;
+    const all =
+      data.tiers.length || !data.donationConfig?.enabled
+        ? []
+        : (await this.api.get<Tier[]>(`${this.path}/tiers`, { signal })).data;
     return { name: data.name, config: data.donationConfig ?? null, currency: eventCurrency(data, all) };
   }
 
   /** The summary, never from a cache (the server says `no-store` too); a failure keeps the last one. */
   async refreshSummary(): Promise<void> {
     try {
-      const { data } = await this.api.get<Summary>(`${this.path}/donations/summary`, { signal: this.abort.signal, fresh: true });
+      const { data } = await this.api.get<Summary>(`${this.path}/donations/summary`, {
+        signal: this.abort.signal,
+        fresh: true,
+      });
       this.summary.value = data;
     } catch {
       // The line is a nicety: without it the donor can still give.

@@ -31,7 +31,9 @@ export function EventCard({ event, href, locale, api, onSelect }: EventCardProps
           decoding="async"
           width={640}
           height={320}
-          onError={(e) => { (e.currentTarget as HTMLImageElement).hidden = true; }}
+          onError={(e) => {
+            (e.currentTarget as HTMLImageElement).hidden = true;
+          }}
         />
       )}
       <div class="body">
@@ -42,10 +44,20 @@ export function EventCard({ event, href, locale, api, onSelect }: EventCardProps
           <time dateTime={event.startDate}>{formatDateTime(event.startDate, locale)}</time>
         </p>
         <p class="meta">
-          <span class={`badge ${event.format}`} part={`badge badge-${event.format}`}>{FORMAT_LABEL[event.format]}</span>
-          {place && <span class="location" part="location">{place}</span>}
+          <span class={`badge ${event.format}`} part={`badge badge-${event.format}`}>
+            {FORMAT_LABEL[event.format]}
+          </span>
+          {place && (
+            <span class="location" part="location">
+              {place}
+            </span>
+          )}
         </p>
-        {price && <p class="price" part="price">{price}</p>}
+        {price && (
+          <p class="price" part="price">
+            {price}
+          </p>
+        )}
       </div>
     </li>
   );

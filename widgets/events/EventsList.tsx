@@ -25,7 +25,8 @@ export function EventsList({ api, config, attrs, locale, emit }: WidgetProps) {
   const error = feed.error.value;
   useEffect(() => {
     // The host page may want the request id for a support ticket; the visitor gets plain words.
-    if (error) emit('error', { status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+    if (error)
+      emit('error', { status: error.status, code: error.code, requestId: error.requestId, message: error.message });
   }, [error]);
 
   const listRef = useRef<HTMLUListElement>(null);
@@ -47,7 +48,9 @@ export function EventsList({ api, config, attrs, locale, emit }: WidgetProps) {
   if (status === 'loading' || !isSettled(community)) {
     return (
       <div class="events" aria-busy="true">
-        <p class="status" part="status" role="status">Loading events…</p>
+        <p class="status" part="status" role="status">
+          Loading events…
+        </p>
       </div>
     );
   }
@@ -71,7 +74,9 @@ export function EventsList({ api, config, attrs, locale, emit }: WidgetProps) {
   if (items.length === 0) {
     return (
       <div class="events">
-        <p class="status" part="empty">{query.past ? 'No past events' : 'No upcoming events'}</p>
+        <p class="status" part="empty">
+          {query.past ? 'No past events' : 'No upcoming events'}
+        </p>
       </div>
     );
   }
@@ -79,7 +84,15 @@ export function EventsList({ api, config, attrs, locale, emit }: WidgetProps) {
   const site = siteOrigin(config, community.status === 'ready' ? community.community : null, location.origin);
   const onSelect = (event: Event, click: MouseEvent) => {
     // Modified clicks open a tab: the visitor is not choosing the event on this page.
-    if (click.defaultPrevented || click.button !== 0 || click.metaKey || click.ctrlKey || click.shiftKey || click.altKey) return;
+    if (
+      click.defaultPrevented ||
+      click.button !== 0 ||
+      click.metaKey ||
+      click.ctrlKey ||
+      click.shiftKey ||
+      click.altKey
+    )
+      return;
     const detail: SelectDetail = { slug: event.slug, id: event.id };
     if (!emit('select', detail, true)) click.preventDefault();
   };
@@ -111,11 +124,17 @@ export function EventsList({ api, config, attrs, locale, emit }: WidgetProps) {
             class="primary more"
             part="more"
             aria-busy={loadingMore ? 'true' : undefined}
-            onClick={() => { if (!loadingMore) loadMore(); }}
+            onClick={() => {
+              if (!loadingMore) loadMore();
+            }}
           >
             Load more events
           </button>
-          {moreError && <span class="more-error" part="error" role="alert">Couldn't load more events. Please try again.</span>}
+          {moreError && (
+            <span class="more-error" part="error" role="alert">
+              Couldn't load more events. Please try again.
+            </span>
+          )}
         </div>
       )}
     </div>

@@ -47,7 +47,11 @@ export class EventsFeed {
   private abort = new AbortController();
   private readonly path: string;
 
-  constructor(private readonly api: ApiClient, community: string, readonly query: EventsQuery) {
+  constructor(
+    private readonly api: ApiClient,
+    community: string,
+    readonly query: EventsQuery,
+  ) {
     this.path = `/v1/communities/${encodeURIComponent(community)}/events`;
   }
 

@@ -18,20 +18,37 @@ export function Footer({ config, attrs }: WidgetProps) {
   const community = storeSignal($community).value;
   const [id] = useState(() => `svc-ft-${++seq}`);
   // The customer's fallback (light DOM) stays up until the community arrives, and if it fails.
-  if (community.status !== 'ready') return <footer class="ftr" part="footer"><slot /></footer>;
+  if (community.status !== 'ready')
+    return (
+      <footer class="ftr" part="footer">
+        <slot />
+      </footer>
+    );
   const block = selectFooter(community.community.storefrontConfig, attrs.route);
   if (!block) return null;
   const f = footerModel(block, siteOrigin(config, community.community, location.origin));
   return (
     <footer class="ftr" part="footer">
-      {f.title && <p class="title" part="title">{f.title}</p>}
+      {f.title && (
+        <p class="title" part="title">
+          {f.title}
+        </p>
+      )}
       {f.columns.length > 0 && (
         <div class="cols" part="columns">
           {f.columns.map((c, i) => (
             <div key={i} class="col" part="column">
-              {c.title && <p class="col-title" part="column-title" id={`${id}-${i}`}>{c.title}</p>}
+              {c.title && (
+                <p class="col-title" part="column-title" id={`${id}-${i}`}>
+                  {c.title}
+                </p>
+              )}
               <ul aria-labelledby={c.title ? `${id}-${i}` : undefined}>
-                {c.links.map((l, j) => <li key={j}><A link={l} part="link" /></li>)}
+                {c.links.map((l, j) => (
+                  <li key={j}>
+                    <A link={l} part="link" />
+                  </li>
+                ))}
               </ul>
             </div>
           ))}
@@ -39,10 +56,18 @@ export function Footer({ config, attrs }: WidgetProps) {
       )}
       {f.social.length > 0 && (
         <ul class="social" part="social" aria-label="Social media">
-          {f.social.map((s, i) => <li key={i}><A link={s} part={`social-link social-${s.network}`} /></li>)}
+          {f.social.map((s, i) => (
+            <li key={i}>
+              <A link={s} part={`social-link social-${s.network}`} />
+            </li>
+          ))}
         </ul>
       )}
-      {f.copyright && <p class="copy" part="copyright">{f.copyright}</p>}
+      {f.copyright && (
+        <p class="copy" part="copyright">
+          {f.copyright}
+        </p>
+      )}
     </footer>
   );
 }

@@ -42,8 +42,15 @@ export interface FooterModel {
 }
 
 /** Names as the networks write them; anything else is capitalised. */
-const NETWORKS: Record<string, string> = { x: 'X', youtube: 'YouTube', linkedin: 'LinkedIn', tiktok: 'TikTok', github: 'GitHub' };
-export const networkName = (network: string): string => NETWORKS[network] ?? network.charAt(0).toUpperCase() + network.slice(1);
+const NETWORKS: Record<string, string> = {
+  x: 'X',
+  youtube: 'YouTube',
+  linkedin: 'LinkedIn',
+  tiktok: 'TikTok',
+  github: 'GitHub',
+};
+export const networkName = (network: string): string =>
+  NETWORKS[network] ?? network.charAt(0).toUpperCase() + network.slice(1);
 
 function links(list: unknown, site: string): FooterLink[] {
   if (!Array.isArray(list)) return [];

@@ -16,12 +16,20 @@ import { navEntries, type NavLink } from './nav.ts';
 let seq = 0;
 
 /** A click the page should handle itself: not modified, not a middle click, not already handled. */
-const plainClick = (e: MouseEvent) => !e.defaultPrevented && e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
+const plainClick = (e: MouseEvent) =>
+  !e.defaultPrevented && e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
 
 /** The item's iconKey as an extra part (`icon-calendar`), so the host page can draw icons with ::part(). */
 const iconPart = (part: string, icon: string | null) => (icon && /^[\w-]+$/.test(icon) ? `${part} icon-${icon}` : part);
 
-const initials = (name: string) => name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]).join('').toUpperCase();
+const initials = (name: string) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((w) => w[0])
+    .join('')
+    .toUpperCase();
 
 export interface NavigateDetail {
   href: string;
@@ -53,7 +61,9 @@ export function Header({ api, config, attrs, emit }: WidgetProps) {
   if (!ready) {
     return (
       <header class="hdr" part="header" aria-busy={community.status === 'error' ? undefined : 'true'}>
-        <div class="bar" part="bar"><slot /></div>
+        <div class="bar" part="bar">
+          <slot />
+        </div>
       </header>
     );
   }
@@ -112,8 +122,14 @@ export function Header({ api, config, attrs, emit }: WidgetProps) {
           </button>
         )}
         <a class="brand" part="brand" href={`${site}/`}>
-          {logo && variants.logoLockup !== 'text' && <img class="logo" part="logo" src={logo} alt={variants.logoLockup === 'logo' ? name : ''} />}
-          {(!logo || variants.logoLockup !== 'logo') && <span class="name" part="name">{name}</span>}
+          {logo && variants.logoLockup !== 'text' && (
+            <img class="logo" part="logo" src={logo} alt={variants.logoLockup === 'logo' ? name : ''} />
+          )}
+          {(!logo || variants.logoLockup !== 'logo') && (
+            <span class="name" part="name">
+              {name}
+            </span>
+          )}
         </a>
         {entries.length > 0 && (
           <nav id={navId} class={menuOpen ? 'nav open' : 'nav'} part="nav" aria-label={name} onKeyDown={onNavKey}>
@@ -121,11 +137,18 @@ export function Header({ api, config, attrs, emit }: WidgetProps) {
               {entries.map((entry, i) => (
                 <li key={i} class="item" part="nav-item">
                   {entry.kind === 'link' ? (
-                    <a {...linkProps(entry, 'link', iconPart('nav-link', entry.icon))} data-top="">{entry.label}</a>
+                    <a {...linkProps(entry, 'link', iconPart('nav-link', entry.icon))} data-top="">
+                      {entry.label}
+                    </a>
                   ) : (
                     <Dropdown
                       top
-                      label={<>{entry.label}<Chevron /></>}
+                      label={
+                        <>
+                          {entry.label}
+                          <Chevron />
+                        </>
+                      }
                       triggerClass={entry.current ? 'link trigger current' : 'link trigger'}
                       triggerPart={iconPart('nav-link dropdown-trigger', entry.icon)}
                       panelPart="dropdown"
@@ -149,11 +172,22 @@ export function Header({ api, config, attrs, emit }: WidgetProps) {
           {user && unread !== null && look.showBell && (
             <a class="icon-btn bell" part="bell" href={`${site}/notifications`} aria-label={bellLabel(unread)}>
               <BellIcon />
-              {unread > 0 && <span class="count" part="bell-count" aria-hidden="true">{badgeText(unread)}</span>}
+              {unread > 0 && (
+                <span class="count" part="bell-count" aria-hidden="true">
+                  {badgeText(unread)}
+                </span>
+              )}
             </a>
           )}
           {user ? (
-            <UserMenu user={user} api={api} emit={emit} onSignedOut={() => { focusSignIn.current = true; }} />
+            <UserMenu
+              user={user}
+              api={api}
+              emit={emit}
+              onSignedOut={() => {
+                focusSignIn.current = true;
+              }}
+            />
           ) : user === null ? (
             <SignIn url={signInUrl(site, location.href)} style={variants.signInStyle} emit={emit} />
           ) : null}
@@ -173,7 +207,14 @@ function SignIn({ url, style, emit }: { url: string; style: string; emit: Widget
         if (plainClick(e) && !emit('sign-in', { url }, true)) e.preventDefault();
       }}
     >
-      {style === 'icon' ? <><UserIcon /><span class="visually-hidden">Sign in</span></> : 'Sign in'}
+      {style === 'icon' ? (
+        <>
+          <UserIcon />
+          <span class="visually-hidden">Sign in</span>
+        </>
+      ) : (
+        'Sign in'
+      )}
     </a>
   );
 }
@@ -202,14 +243,26 @@ function UserMenu({ user, api, emit, onSignedOut }: UserMenuProps) {
       const error = e as ApiError;
       setFailed(true);
       setBusy(false);
-      emit('error', { action: 'sign-out', status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+      emit('error', {
+        action: 'sign-out',
+        status: error.status,
+        code: error.code,
+        requestId: error.requestId,
+        message: error.message,
+      });
     }
   };
   return (
     <Dropdown
       label={
         <>
-          {avatar ? <img class="avatar" src={avatar} alt="" /> : <span class="avatar" aria-hidden="true">{initials(user.name)}</span>}
+          {avatar ? (
+            <img class="avatar" src={avatar} alt="" />
+          ) : (
+            <span class="avatar" aria-hidden="true">
+              {initials(user.name)}
+            </span>
+          )}
           <span class="user-name">{user.name}</span>
           <Chevron />
         </>
@@ -219,13 +272,25 @@ function UserMenu({ user, api, emit, onSignedOut }: UserMenuProps) {
       panelPart="user-menu"
       placement="bottom-end"
     >
-      <li class="pop-note" part="user-tag">@{user.usertag}</li>
+      <li class="pop-note" part="user-tag">
+        @{user.usertag}
+      </li>
       <li>
-        <button type="button" class="pop-item" part="sign-out" aria-busy={busy ? 'true' : undefined} onClick={() => void out()}>
+        <button
+          type="button"
+          class="pop-item"
+          part="sign-out"
+          aria-busy={busy ? 'true' : undefined}
+          onClick={() => void out()}
+        >
           Sign out
         </button>
       </li>
-      {failed && <li class="pop-note pop-error" part="error" role="alert">Couldn't sign out. Please try again.</li>}
+      {failed && (
+        <li class="pop-note pop-error" part="error" role="alert">
+          Couldn't sign out. Please try again.
+        </li>
+      )}
     </Dropdown>
   );
 }
@@ -237,8 +302,12 @@ function useUnread(api: WidgetProps['api'], user: SessionUser | null | undefined
     setCount(null);
     if (!user) return;
     const abort = new AbortController();
-    api.get<unknown>('/api/users/me/notifications/unread-count', { auth: false, fresh: true, signal: abort.signal })
-      .then(({ data }) => setCount(unreadCount(data)), () => {});
+    api
+      .get<unknown>('/api/users/me/notifications/unread-count', { auth: false, fresh: true, signal: abort.signal })
+      .then(
+        ({ data }) => setCount(unreadCount(data)),
+        () => {},
+      );
     return () => abort.abort();
   }, [user?.id]);
   return count;

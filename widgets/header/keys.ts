@@ -19,11 +19,16 @@ export function menuKey(key: string, index: number, count: number): number | 'cl
   if (key === 'Escape') return 'close';
   if (count === 0) return null;
   switch (key) {
-    case 'ArrowDown': return (index + 1) % count;
-    case 'ArrowUp': return (index - 1 + count) % count;
-    case 'Home': return 0;
-    case 'End': return count - 1;
-    default: return null;
+    case 'ArrowDown':
+      return (index + 1) % count;
+    case 'ArrowUp':
+      return (index - 1 + count) % count;
+    case 'Home':
+      return 0;
+    case 'End':
+      return count - 1;
+    default:
+      return null;
   }
 }
 

@@ -24,8 +24,16 @@ export const VARIANTS = {
 
 /** Keys that are values: colours, fonts and lengths (a bare number is px). borderBottom is both: see below. */
 export const PROPERTIES = [
-  'bgColor', 'textColor', 'navFont', 'navFontSize', 'navFontWeight', 'navSpacing', 'navLetterSpacing',
-  'navTextTransform', 'navLinkPadding', 'navActiveColor',
+  'bgColor',
+  'textColor',
+  'navFont',
+  'navFontSize',
+  'navFontWeight',
+  'navSpacing',
+  'navLetterSpacing',
+  'navTextTransform',
+  'navLinkPadding',
+  'navActiveColor',
 ] as const;
 const UNITLESS = new Set(['navFontWeight']);
 
@@ -83,7 +91,8 @@ function variant(value: unknown, fallback: string): string {
 
 /** The CSS value for a value key, or null when it is not one of the values that key takes. */
 export function cssValue(key: (typeof PROPERTIES)[number], value: unknown): string | null {
-  if (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= 10_000) return UNITLESS.has(key) ? String(value) : `${value}px`;
+  if (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= 10_000)
+    return UNITLESS.has(key) ? String(value) : `${value}px`;
   if (typeof value !== 'string') return null;
   const v = value.trim();
   return v && v.length <= 200 && ACCEPTS[key](v) ? v : null;
@@ -91,7 +100,9 @@ export function cssValue(key: (typeof PROPERTIES)[number], value: unknown): stri
 
 export function headerLook(header: unknown): HeaderLook {
   const config = isRecord(header) ? header : {};
-  const variants = Object.fromEntries(Object.entries(VARIANTS).map(([key, fallback]) => [key, variant(config[key], fallback)])) as Variants;
+  const variants = Object.fromEntries(
+    Object.entries(VARIANTS).map(([key, fallback]) => [key, variant(config[key], fallback)]),
+  ) as Variants;
   const classes = Object.entries(variants).map(([key, value]) => `${kebab(key)}-${value}`);
   const vars: Record<string, string> = {};
   for (const key of PROPERTIES) {

@@ -41,12 +41,21 @@ export function navEntries(nav: unknown, site: string, here: string): NavEntry[]
     if (!isRecord(item)) continue;
     const own = link(item, site, here);
     const children = Array.isArray(item.children)
-      ? item.children.filter(isRecord).map((c) => link(c, site, here)).filter((c): c is NavLink => c !== null)
+      ? item.children
+          .filter(isRecord)
+          .map((c) => link(c, site, here))
+          .filter((c): c is NavLink => c !== null)
       : [];
     const label = text(item.label);
     if (children.length > 0 && label) {
       const all = own ? [own, ...children] : children;
-      entries.push({ kind: 'group', label, children: all, current: all.some((c) => c.current), icon: text(item.iconKey) });
+      entries.push({
+        kind: 'group',
+        label,
+        children: all,
+        current: all.some((c) => c.current),
+        icon: text(item.iconKey),
+      });
     } else if (own) {
       entries.push({ kind: 'link', ...own });
     }

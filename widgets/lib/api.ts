@@ -62,7 +62,7 @@ async function readError(res: Response): Promise<ApiError> {
     typeof body.error === 'string' ? body.error : res.statusText || `HTTP ${res.status}`,
     res.status,
     typeof body.code === 'string' ? body.code : undefined,
-    typeof body.requestId === 'string' ? body.requestId : res.headers.get('X-Request-Id') ?? undefined,
+    typeof body.requestId === 'string' ? body.requestId : (res.headers.get('X-Request-Id') ?? undefined),
   );
 }
 

@@ -27,18 +27,16 @@ export function loadCommunity(api: ApiClient, tag: string, reload = false): void
   const request = ++latest;
   const keep = reload && $community.get().status === 'ready';
   if (!keep) $community.set({ status: 'loading' });
-  api
-    .get<Community>(`/api/communities/${encodeURIComponent(tag)}`, { auth: false, fresh: reload })
-    .then(
-      // Only the newest request may answer: an older one may describe the previous viewer.
-      ({ data }) => request === latest && $community.set({ status: 'ready', community: data }),
-      (error: ApiError) => {
-        if (request !== latest || keep) return;
-        // A later widget may try again (the first failure may have been a blip).
-        requestedTag = null;
-        $community.set({ status: 'error', error });
-      },
-    );
+  api.get<Community>(`/api/communities/${encodeURIComponent(tag)}`, { auth: false, fresh: reload }).then(
+    // Only the newest request may answer: an older one may describe the previous viewer.
+    ({ data }) => request === latest && $community.set({ status: 'ready', community: data }),
+    (error: ApiError) => {
+      if (request !== latest || keep) return;
+      // A later widget may try again (the first failure may have been a blip).
+      requestedTag = null;
+      $community.set({ status: 'error', error });
+    },
+  );
 }
 
 /** Settled means widgets can stop waiting: a failed community load degrades to default styling. */
@@ -59,6 +57,7 @@ export function siteOrigin(config: EmbedConfig, community: Community | null, pag
   if (config.hosted) return pageOrigin;
   const api = new URL(config.api);
   const domain = community?.domains[0];
-  if (domain) return isDevHost(domain) ? `${api.protocol}//${domain}${api.port ? `:${api.port}` : ''}` : `https://${domain}`;
+  if (domain)
+    return isDevHost(domain) ? `${api.protocol}//${domain}${api.port ? `:${api.port}` : ''}` : `https://${domain}`;
   return `${api.protocol}//${config.community}.${api.host}`;
 }

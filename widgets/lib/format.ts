@@ -23,20 +23,29 @@ function cached<T extends Intl.DateTimeFormat | Intl.NumberFormat>(key: string, 
 }
 
 /** "Sat, Jun 14, 9:30 AM GMT+2"; the year only when it is not the current one. */
-export function formatDateTime(iso: string, locale: string | undefined, now: Date = new Date(), timeZone?: string): string {
+export function formatDateTime(
+  iso: string,
+  locale: string | undefined,
+  now: Date = new Date(),
+  timeZone?: string,
+): string {
   const date = new Date(iso);
   const zone = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const sameYear = yearIn(date, zone) === yearIn(now, zone);
-  const f = cached(`d|${locale}|${zone}|${sameYear}`, () => new Intl.DateTimeFormat(locale, {
-    weekday: 'short',
-    month: 'short',
-    day: 'numeric',
-    year: sameYear ? undefined : 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-    timeZone: zone,
-  }));
+  const f = cached(
+    `d|${locale}|${zone}|${sameYear}`,
+    () =>
+      new Intl.DateTimeFormat(locale, {
+        weekday: 'short',
+        month: 'short',
+        day: 'numeric',
+        year: sameYear ? undefined : 'numeric',
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZoneName: 'short',
+        timeZone: zone,
+      }),
+  );
   return f.format(date);
 }
 

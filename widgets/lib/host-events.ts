@@ -3,5 +3,7 @@
 
 /** Dispatches on the element; returns false when a listener called preventDefault(). */
 export function emit<T>(host: HTMLElement, widget: string, event: string, detail: T, cancelable = false): boolean {
-  return host.dispatchEvent(new CustomEvent(`svc:${widget}:${event}`, { detail, bubbles: true, composed: true, cancelable }));
+  return host.dispatchEvent(
+    new CustomEvent(`svc:${widget}:${event}`, { detail, bubbles: true, composed: true, cancelable }),
+  );
 }

@@ -27,7 +27,8 @@ function setUser(user: SessionUser | null): void {
   const before = $session.get();
   $session.set(user);
   // The community's nav is filtered by the server for the viewer: a new viewer needs a new copy.
-  if (before !== undefined && before?.id !== user?.id && context) loadCommunity(context.api, context.config.community, true);
+  if (before !== undefined && before?.id !== user?.id && context)
+    loadCommunity(context.api, context.config.community, true);
 }
 
 /**
@@ -38,14 +39,16 @@ function setUser(user: SessionUser | null): void {
 export function refreshSession(): Promise<void> {
   if (!context?.config.hosted) return Promise.resolve();
   const { api } = context;
-  return (queue = queue.then(() => api.get<Me>('/api/users/me', { auth: false, fresh: true }).then(
-    ({ data }) => setUser(data),
-    (error: unknown) => {
-      // 401: nobody is signed in. Anything else (offline, 5xx): we do not know, so a page that
-      // knew nothing yet shows "Sign in", and a known user stays until proven otherwise.
-      if ((error as ApiError | undefined)?.status === 401 || $session.get() === undefined) setUser(null);
-    },
-  )));
+  return (queue = queue.then(() =>
+    api.get<Me>('/api/users/me', { auth: false, fresh: true }).then(
+      ({ data }) => setUser(data),
+      (error: unknown) => {
+        // 401: nobody is signed in. Anything else (offline, 5xx): we do not know, so a page that
+        // knew nothing yet shows "Sign in", and a known user stays until proven otherwise.
+        if ((error as ApiError | undefined)?.status === 401 || $session.get() === undefined) setUser(null);
+      },
+    ),
+  ));
 }
 
 /** Tells the site's other tabs; they read the session again. */
@@ -87,7 +90,7 @@ export async function signOut(fetchImpl: typeof fetch = (...a) => fetch(...a)): 
     throw new ApiError('Network error', 0);
   }
   if (!res.ok && res.status !== 401) {
-    const body = await res.json().catch(() => ({})) as { error?: string; code?: string; requestId?: string };
+    const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string; requestId?: string };
     throw new ApiError(body.error ?? `HTTP ${res.status}`, res.status, body.code, body.requestId);
   }
   setUser(null);

@@ -10,7 +10,9 @@ export function storeSignal<T>(store: ReadableAtom<T>): ReadonlySignal<T> {
   if (!mirror) {
     const s = signal(store.get());
     // Page-lifetime stores: the subscription lives as long as the page.
-    store.listen((value) => { s.value = value; });
+    store.listen((value) => {
+      s.value = value;
+    });
     mirrors.set(store, (mirror = s));
   }
   return mirror;

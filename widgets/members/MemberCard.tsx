@@ -35,14 +35,22 @@ export function MemberCard({ member, href, locale, api, onSelect }: MemberCardPr
           onError={() => setFailed(true)}
         />
       ) : (
-        <span class="avatar initials" part="avatar initials" aria-hidden="true">{initials(member.name, locale)}</span>
+        <span class="avatar initials" part="avatar initials" aria-hidden="true">
+          {initials(member.name, locale)}
+        </span>
       )}
       <div class="body">
         <a class="name" part="link name" href={href} onClick={(click) => onSelect(member, click)}>
           {member.name}
         </a>
-        <p class="usertag" part="usertag">@{member.usertag}</p>
-        {bio && <p class="bio" part="bio">{bio}</p>}
+        <p class="usertag" part="usertag">
+          @{member.usertag}
+        </p>
+        {bio && (
+          <p class="bio" part="bio">
+            {bio}
+          </p>
+        )}
         <p class="joined" part="joined">
           Joined <time dateTime={member.joinedAt}>{formatJoined(member.joinedAt, locale)}</time>
         </p>

@@ -19,7 +19,9 @@ let instances = 0;
 function countText(shown: number, loaded: number, total: number, query: string): string {
   const of = total > loaded ? ` (${loaded} of ${total} loaded)` : '';
   if (!query.trim()) return `${loaded} of ${total} members shown`;
-  return shown === 0 ? `No loaded members match “${query.trim()}”${of}` : `${shown} matching ${shown === 1 ? 'member' : 'members'}${of}`;
+  return shown === 0
+    ? `No loaded members match “${query.trim()}”${of}`
+    : `${shown} matching ${shown === 1 ? 'member' : 'members'}${of}`;
 }
 
 export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetProps) {
@@ -37,7 +39,8 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
   const error = feed.error.value;
   useEffect(() => {
     // The host page may want the request id for a support ticket; the visitor gets plain words.
-    if (error) emit('error', { status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+    if (error)
+      emit('error', { status: error.status, code: error.code, requestId: error.requestId, message: error.message });
   }, [error]);
 
   const listRef = useRef<HTMLUListElement>(null);
@@ -63,7 +66,9 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
   if (status === 'loading' || !isSettled(community)) {
     return (
       <div class="members" aria-busy="true">
-        <p class="status" part="status" role="status">Loading members…</p>
+        <p class="status" part="status" role="status">
+          Loading members…
+        </p>
       </div>
     );
   }
@@ -73,7 +78,9 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
     // leads to the hosted page, where members can sign in).
     return (
       <div class="members">
-        <p class="status" part="members-only" role="status">The member directory is for members only.</p>
+        <p class="status" part="members-only" role="status">
+          The member directory is for members only.
+        </p>
         <slot />
       </div>
     );
@@ -97,7 +104,9 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
   if (loaded.length === 0) {
     return (
       <div class="members">
-        <p class="status" part="empty">No members yet</p>
+        <p class="status" part="empty">
+          No members yet
+        </p>
       </div>
     );
   }
@@ -109,7 +118,15 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
   const moreError = feed.moreError.value;
   const onSelect = (member: Member, click: MouseEvent) => {
     // Modified clicks open a tab: the visitor is not choosing the member on this page.
-    if (click.defaultPrevented || click.button !== 0 || click.metaKey || click.ctrlKey || click.shiftKey || click.altKey) return;
+    if (
+      click.defaultPrevented ||
+      click.button !== 0 ||
+      click.metaKey ||
+      click.ctrlKey ||
+      click.shiftKey ||
+      click.altKey
+    )
+      return;
     const detail: SelectDetail = { usertag: member.usertag, userId: member.userId };
     if (!emit('select', detail, true)) click.preventDefault();
   };
@@ -134,7 +151,9 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
           onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)}
         />
       </div>
-      <p class="count" part="count" role="status">{countText(shown.length, loaded.length, total, query)}</p>
+      <p class="count" part="count" role="status">
+        {countText(shown.length, loaded.length, total, query)}
+      </p>
       <ul class="list" part="list" ref={listRef} aria-label="Members">
         {shown.map((member) => (
           <MemberCard
@@ -149,10 +168,20 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
       </ul>
       {feed.hasMore && (
         <div class="more-row">
-          <button type="button" class="primary more" part="more" aria-busy={loadingMore ? 'true' : undefined} onClick={loadMore}>
+          <button
+            type="button"
+            class="primary more"
+            part="more"
+            aria-busy={loadingMore ? 'true' : undefined}
+            onClick={loadMore}
+          >
             Load more members
           </button>
-          {moreError && <span class="more-error" part="error" role="alert">Couldn't load more members. Please try again.</span>}
+          {moreError && (
+            <span class="more-error" part="error" role="alert">
+              Couldn't load more members. Please try again.
+            </span>
+          )}
         </div>
       )}
     </div>

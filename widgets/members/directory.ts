@@ -12,7 +12,10 @@ export function initials(name: string, locale?: string): string {
 
 /** Case- and accent-insensitive, so "lea" finds "Léa". */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }
 
 /** Every word of the query appears in the name, the usertag (with or without its @) or the bio. */

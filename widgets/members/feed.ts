@@ -26,7 +26,11 @@ export class MembersFeed {
   private abort = new AbortController();
   private readonly path: string;
 
-  constructor(private readonly api: ApiClient, community: string, readonly limit: number) {
+  constructor(
+    private readonly api: ApiClient,
+    community: string,
+    readonly limit: number,
+  ) {
     this.path = `/v1/communities/${encodeURIComponent(community)}/members`;
   }
 

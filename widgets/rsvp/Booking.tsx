@@ -15,11 +15,23 @@ import { TierPicker } from './TierPicker.tsx';
 import { hasEnded, isFree, isOpen, maxQuantity } from './tiers.ts';
 
 /** `svc:rsvp:confirmed` */
-export interface ConfirmedDetail { rsvpId: string; tierId: string; event: string }
+export interface ConfirmedDetail {
+  rsvpId: string;
+  tierId: string;
+  event: string;
+}
 /** `svc:rsvp:checkout` */
-export interface CheckoutDetail { sessionId: string; checkoutUrl: string }
+export interface CheckoutDetail {
+  sessionId: string;
+  checkoutUrl: string;
+}
 
-interface Ticket { rsvpId: string; tierId: string; qrCode: string; email: string }
+interface Ticket {
+  rsvpId: string;
+  tierId: string;
+  qrCode: string;
+  email: string;
+}
 
 let instances = 0;
 
@@ -49,13 +61,22 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
   const choose = (next: Tier) => {
     setTierId(next.id);
     // The attendee's name and e-mail carry over to another tier; its own answers do not.
-    setValues({ ...(values.name ? { name: values.name } : {}), ...(values.email ? { email: values.email } : {}), ...initialValues(next) });
+    setValues({
+      ...(values.name ? { name: values.name } : {}),
+      ...(values.email ? { email: values.email } : {}),
+      ...initialValues(next),
+    });
     setErrors({});
     setFormError(null);
     void store.loadForm(next);
   };
 
-  const fail = (found: Errors, message: string | null) => refuse(found, message, fields.map((f) => f.key));
+  const fail = (found: Errors, message: string | null) =>
+    refuse(
+      found,
+      message,
+      fields.map((f) => f.key),
+    );
 
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();
@@ -67,7 +88,11 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
     try {
       if (isFree(tier)) {
         const body = rsvpRequest(tier, schema, values);
-        const res = await postAction<{ rsvpId: string; tierId: string; qrCode: string }>(config, actionPath(config.community, slug, 'rsvp'), body);
+        const res = await postAction<{ rsvpId: string; tierId: string; qrCode: string }>(
+          config,
+          actionPath(config.community, slug, 'rsvp'),
+          body,
+        );
         setTicket({ rsvpId: res.rsvpId, tierId: res.tierId, qrCode: res.qrCode, email: body.email });
         setBusy(false);
         emit<ConfirmedDetail>('confirmed', { rsvpId: res.rsvpId, tierId: res.tierId, event: slug });
@@ -82,9 +107,18 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
     } catch (err) {
       setBusy(false);
       const error = err instanceof ActionError ? err : new ActionError('Unexpected error', 0, undefined, undefined, {});
-      const problem = problemFrom(error, fields.map((f) => f.key));
+      const problem = problemFrom(
+        error,
+        fields.map((f) => f.key),
+      );
       fail(problem.fields, problem.message);
-      emit('error', { action: isFree(tier) ? 'rsvp' : 'checkout', status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+      emit('error', {
+        action: isFree(tier) ? 'rsvp' : 'checkout',
+        status: error.status,
+        code: error.code,
+        requestId: error.requestId,
+        message: error.message,
+      });
       if (problem.refreshTiers) void store.refreshTiers();
     }
   };
@@ -95,39 +129,73 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
     void store.refreshTiers();
   };
 
-  const notice = returned?.kind === 'success'
-    ? <Notice text="Payment received — your tickets are on their way by e-mail." />
-    : returned?.kind === 'cancelled' ? <Notice text="Checkout cancelled: nothing was charged." /> : null;
+  const notice =
+    returned?.kind === 'success' ? (
+      <Notice text="Payment received — your tickets are on their way by e-mail." />
+    ) : returned?.kind === 'cancelled' ? (
+      <Notice text="Checkout cancelled: nothing was charged." />
+    ) : null;
 
   if (ticket && tier) {
     return (
       <div class="rsvp">
-        <Confirmation eventName={event.name} tierName={tier.name} qrCode={ticket.qrCode} email={ticket.email} onAgain={again} />
+        <Confirmation
+          eventName={event.name}
+          tierName={tier.name}
+          qrCode={ticket.qrCode}
+          email={ticket.email}
+          onAgain={again}
+        />
       </div>
     );
   }
 
   if (hasEnded(event)) {
-    return <div class="rsvp">{notice}<p class="status" part="ended">This event has ended.</p></div>;
+    return (
+      <div class="rsvp">
+        {notice}
+        <p class="status" part="ended">
+          This event has ended.
+        </p>
+      </div>
+    );
   }
   if (tiers.length === 0) {
-    return <div class="rsvp">{notice}<p class="status" part="empty">Tickets are not on sale yet.</p></div>;
+    return (
+      <div class="rsvp">
+        {notice}
+        <p class="status" part="empty">
+          Tickets are not on sale yet.
+        </p>
+      </div>
+    );
   }
 
   const open = tier && isOpen(tier);
   const quantity = Number(values.quantity);
-  const total = tier && !isFree(tier) && Number.isInteger(quantity) && quantity >= 1 && quantity <= maxQuantity(tier)
-    ? formatMoney(tier.priceCents * quantity, tier.currency, locale) : null;
+  const total =
+    tier && !isFree(tier) && Number.isInteger(quantity) && quantity >= 1 && quantity <= maxQuantity(tier)
+      ? formatMoney(tier.priceCents * quantity, tier.currency, locale)
+      : null;
   const live = busy ? (tier && isFree(tier) ? 'Sending your RSVP…' : 'Opening the checkout…') : '';
 
   return (
     <div class="rsvp">
       {notice}
       <form class="form" part="form" noValidate onSubmit={submit} ref={formRef} aria-busy={busy ? 'true' : undefined}>
-        <TierPicker legend={`Tickets for ${event.name}`} tiers={tiers} selected={tierId} name={`${idBase}-tier`} locale={locale} onSelect={choose} />
+        <TierPicker
+          legend={`Tickets for ${event.name}`}
+          tiers={tiers}
+          selected={tierId}
+          name={`${idBase}-tier`}
+          locale={locale}
+          onSelect={choose}
+        />
         {open && formState?.status === 'ready' && (
           <div class="fields" part="fields">
-            <p class="hint" aria-hidden="true">* required</p>
+            <p class="hint" aria-hidden="true">
+              * required
+            </p>
             {fields.map((spec) => (
               <Field
                 key={`${tierId}:${spec.key}`}
@@ -139,21 +207,37 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
                 onChange={change}
               />
             ))}
-            {total && <p class="total" part="total">Total: {total}</p>}
+            {total && (
+              <p class="total" part="total">
+                Total: {total}
+              </p>
+            )}
             <button type="submit" class="primary submit" part="submit" aria-busy={busy ? 'true' : undefined}>
               {isFree(tier) ? 'RSVP' : 'Continue to payment'}
             </button>
           </div>
         )}
-        {open && formState?.status === 'loading' && <p class="status" part="status">Loading the form…</p>}
+        {open && formState?.status === 'loading' && (
+          <p class="status" part="status">
+            Loading the form…
+          </p>
+        )}
         {open && formState?.status === 'error' && (
           <div class="error" part="error" role="alert">
             <span>We couldn't load this ticket's form.</span>
-            <button type="button" class="secondary" part="retry" onClick={() => void store.loadForm(tier)}>Try again</button>
+            <button type="button" class="secondary" part="retry" onClick={() => void store.loadForm(tier)}>
+              Try again
+            </button>
           </div>
         )}
-        {formError && <p class="form-error" part="error" role="alert">{formError}</p>}
-        <p class="visually-hidden" role="status">{live}</p>
+        {formError && (
+          <p class="form-error" part="error" role="alert">
+            {formError}
+          </p>
+        )}
+        <p class="visually-hidden" role="status">
+          {live}
+        </p>
       </form>
     </div>
   );

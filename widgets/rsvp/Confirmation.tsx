@@ -20,12 +20,23 @@ export function Confirmation({ eventName, tierName, qrCode, email, onAgain }: Co
   useEffect(() => ref.current?.focus(), []);
   return (
     <div class="confirmation" part="confirmation" tabIndex={-1} ref={ref}>
-      <p class="confirmed" part="confirmed" role="status">You're going! {tierName}, {eventName}.</p>
+      <p class="confirmed" part="confirmed" role="status">
+        You're going! {tierName}, {eventName}.
+      </p>
       {BASE64.test(qrCode) && (
-        <img class="qr" part="qr" src={`data:image/png;base64,${qrCode}`} alt={`Ticket QR code for ${eventName} (${tierName})`} />
+        <img
+          class="qr"
+          part="qr"
+          src={`data:image/png;base64,${qrCode}`}
+          alt={`Ticket QR code for ${eventName} (${tierName})`}
+        />
       )}
-      <p class="sent" part="sent">Also sent to your e-mail ({email}). Show the code at the door.</p>
-      <button type="button" class="secondary" part="again" onClick={onAgain}>Book another ticket</button>
+      <p class="sent" part="sent">
+        Also sent to your e-mail ({email}). Show the code at the door.
+      </p>
+      <button type="button" class="secondary" part="again" onClick={onAgain}>
+        Book another ticket
+      </button>
     </div>
   );
 }

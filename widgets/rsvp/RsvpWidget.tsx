@@ -16,7 +16,12 @@ export function RsvpWidget({ api, config, attrs, locale, emit }: WidgetProps) {
   const event = store.event.value;
 
   // A page-author mistake, not a visitor's problem: the fallback link is the way on.
-  if (!slug) return <div class="rsvp"><slot /></div>;
+  if (!slug)
+    return (
+      <div class="rsvp">
+        <slot />
+      </div>
+    );
 
   // Waiting for the community too: it carries the theme, and an unthemed flash would follow.
   if (status === 'loading' || !isSettled(community)) {

@@ -18,12 +18,19 @@ export interface TierPickerProps {
 export function TierPicker({ legend, tiers, selected, name, locale, onSelect }: TierPickerProps) {
   return (
     <fieldset class="tiers" part="tiers">
-      <legend class="legend" part="legend">{legend}</legend>
+      <legend class="legend" part="legend">
+        {legend}
+      </legend>
       {tiers.map((tier) => {
         const state = availability(tier).kind;
         const note = availabilityLabel(tier);
         return (
-          <label class={`tier ${state}`} part={`tier tier-${state.replace('_', '-')}`} key={tier.id} data-tier={tier.id}>
+          <label
+            class={`tier ${state}`}
+            part={`tier tier-${state.replace('_', '-')}`}
+            key={tier.id}
+            data-tier={tier.id}
+          >
             <input
               type="radio"
               name={name}
@@ -32,9 +39,17 @@ export function TierPicker({ legend, tiers, selected, name, locale, onSelect }: 
               disabled={state !== 'open'}
               onChange={() => onSelect(tier)}
             />
-            <span class="tier-name" part="tier-name">{tier.name}</span>
-            <span class="tier-price" part="tier-price">{priceLabel(tier, locale)}</span>
-            {note && <span class="tier-left" part={state === 'open' ? 'tier-left' : 'tier-unavailable'}>{note}</span>}
+            <span class="tier-name" part="tier-name">
+              {tier.name}
+            </span>
+            <span class="tier-price" part="tier-price">
+              {priceLabel(tier, locale)}
+            </span>
+            {note && (
+              <span class="tier-left" part={state === 'open' ? 'tier-left' : 'tier-unavailable'}>
+                {note}
+              </span>
+            )}
           </label>
         );
       })}

@@ -4,8 +4,19 @@
 import type { FormField, Tier } from '../../contract/resources.ts';
 import type { ActionError } from '../lib/forms/actions.ts';
 import {
-  answersOf, checkEvery, checkValue, fieldProblem, keyOf, SERVER_TROUBLE, specOf, textOf, transportProblem,
-  type Errors, type FieldSpec, type Value, type Values,
+  answersOf,
+  checkEvery,
+  checkValue,
+  fieldProblem,
+  keyOf,
+  SERVER_TROUBLE,
+  specOf,
+  textOf,
+  transportProblem,
+  type Errors,
+  type FieldSpec,
+  type Value,
+  type Values,
 } from '../lib/forms/form.ts';
 import { isFree, maxQuantity } from './tiers.ts';
 
@@ -21,10 +32,18 @@ export const answerKey = (id: string): string => keyOf(PREFIX, id);
  */
 export function fieldsFor(tier: Tier, schema: readonly FormField[]): FieldSpec[] {
   const fields: FieldSpec[] = [
-    { key: 'name', field: { id: 'name', type: 'short_text', label: 'Your name', required: true, maxLength: 200 }, autocomplete: 'name' },
+    {
+      key: 'name',
+      field: { id: 'name', type: 'short_text', label: 'Your name', required: true, maxLength: 200 },
+      autocomplete: 'name',
+    },
   ];
   if (isFree(tier)) {
-    fields.push({ key: 'email', field: { id: 'email', type: 'email', label: 'E-mail', required: true, helpText: 'Your ticket is sent here.' }, autocomplete: 'email' });
+    fields.push({
+      key: 'email',
+      field: { id: 'email', type: 'email', label: 'E-mail', required: true, helpText: 'Your ticket is sent here.' },
+      autocomplete: 'email',
+    });
   } else {
     fields.push({ key: 'quantity', field: { id: 'quantity', type: 'number', label: 'Tickets', required: true } });
   }
@@ -42,7 +61,11 @@ export function checkField(spec: FieldSpec, value: Value | undefined, tier: Tier
   if (spec.key === 'quantity' && typeof value === 'string' && value.trim() !== '') {
     const max = maxQuantity(tier);
     const n = Number(value.trim());
-    return Number.isInteger(n) && n >= 1 && n <= max ? null : max === 1 ? 'Only 1 ticket is left.' : `Choose from 1 to ${max} tickets.`;
+    return Number.isInteger(n) && n >= 1 && n <= max
+      ? null
+      : max === 1
+        ? 'Only 1 ticket is left.'
+        : `Choose from 1 to ${max} tickets.`;
   }
   return checkValue(spec, value);
 }
@@ -53,24 +76,46 @@ export function checkAll(fields: readonly FieldSpec[], values: Values, tier: Tie
 }
 
 /** The tier form's answers as the API takes them (see answersOf). */
-export const toFormAnswers = (schema: readonly FormField[], values: Values): Record<string, unknown> => answersOf(schema, values, PREFIX);
+export const toFormAnswers = (schema: readonly FormField[], values: Values): Record<string, unknown> =>
+  answersOf(schema, values, PREFIX);
 
-export interface RsvpRequest { tierId: string; name: string; email: string; formAnswers?: Record<string, unknown> }
+export interface RsvpRequest {
+  tierId: string;
+  name: string;
+  email: string;
+  formAnswers?: Record<string, unknown>;
+}
 export interface CheckoutRequest {
-  tierId: string; quantity: number; name: string; successUrl: string; cancelUrl: string; formAnswers?: Record<string, unknown>;
+  tierId: string;
+  quantity: number;
+  name: string;
+  successUrl: string;
+  cancelUrl: string;
+  formAnswers?: Record<string, unknown>;
 }
 
 export function rsvpRequest(tier: Tier, schema: readonly FormField[], values: Values): RsvpRequest {
   const answers = toFormAnswers(schema, values);
-  return { tierId: tier.id, name: textOf(values.name), email: textOf(values.email), ...(schema.length ? { formAnswers: answers } : {}) };
+  return {
+    tierId: tier.id,
+    name: textOf(values.name),
+    email: textOf(values.email),
+    ...(schema.length ? { formAnswers: answers } : {}),
+  };
 }
 
 export function checkoutRequest(
-  tier: Tier, schema: readonly FormField[], values: Values, urls: { successUrl: string; cancelUrl: string },
+  tier: Tier,
+  schema: readonly FormField[],
+  values: Values,
+  urls: { successUrl: string; cancelUrl: string },
 ): CheckoutRequest {
   const answers = toFormAnswers(schema, values);
   return {
-    tierId: tier.id, quantity: Number(textOf(values.quantity)), name: textOf(values.name), ...urls,
+    tierId: tier.id,
+    quantity: Number(textOf(values.quantity)),
+    name: textOf(values.name),
+    ...urls,
     ...(schema.length ? { formAnswers: answers } : {}),
   };
 }
@@ -92,7 +137,11 @@ export function problemFrom(error: ActionError, keys: readonly string[]): Server
   if (status === 422 && extras.remaining !== undefined) {
     const left = extras.remaining;
     if (left > 0 && keys.includes('quantity')) {
-      return { fields: { quantity: left === 1 ? 'Only 1 ticket is left.' : `Only ${left} tickets are left.` }, message: null, refreshTiers: true };
+      return {
+        fields: { quantity: left === 1 ? 'Only 1 ticket is left.' : `Only ${left} tickets are left.` },
+        message: null,
+        refreshTiers: true,
+      };
     }
     return { fields: {}, message: 'Sorry, this ticket has just sold out.', refreshTiers: true };
   }

@@ -8,7 +8,8 @@ import { ApiError, type ApiClient } from '../lib/api.ts';
 export type LoadStatus = 'loading' | 'ready' | 'error';
 export type FormState = { status: 'loading' } | { status: 'ready'; schema: FormField[] } | { status: 'error' };
 
-const toApiError = (e: unknown) => (e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : 'Unexpected error', 0));
+const toApiError = (e: unknown) =>
+  e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : 'Unexpected error', 0);
 
 export class RsvpStore {
   readonly status = signal<LoadStatus>('loading');
@@ -19,7 +20,11 @@ export class RsvpStore {
   private abort = new AbortController();
   private readonly base: string;
 
-  constructor(private readonly api: ApiClient, community: string, readonly slug: string) {
+  constructor(
+    private readonly api: ApiClient,
+    community: string,
+    readonly slug: string,
+  ) {
     this.base = `/v1/communities/${encodeURIComponent(community)}`;
   }
 
@@ -66,11 +71,16 @@ export class RsvpStore {
   async loadForm(tier: Tier): Promise<void> {
     const known = this.forms.value[tier.id];
     if (known && known.status !== 'error') return;
-    const set = (state: FormState) => { this.forms.value = { ...this.forms.value, [tier.id]: state }; };
+    const set = (state: FormState) => {
+      this.forms.value = { ...this.forms.value, [tier.id]: state };
+    };
     if (!tier.hasForm) return set({ status: 'ready', schema: [] });
     set({ status: 'loading' });
     try {
-      const { data } = await this.api.get<{ tierId: string; schema: FormField[] }>(`${this.base}/tiers/${encodeURIComponent(tier.id)}/form`, { signal: this.abort.signal });
+      const { data } = await this.api.get<{ tierId: string; schema: FormField[] }>(
+        `${this.base}/tiers/${encodeURIComponent(tier.id)}/form`,
+        { signal: this.abort.signal },
+      );
       set({ status: 'ready', schema: Array.isArray(data.schema) ? data.schema : [] });
     } catch {
       if (!this.abort.signal.aborted) set({ status: 'error' });

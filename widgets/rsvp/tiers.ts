@@ -20,7 +20,8 @@ export function availability(tier: Pick<Tier, 'capacity' | 'sold' | 'isActive'>)
   return left <= 0 ? { kind: 'sold_out' } : { kind: 'open', left };
 }
 
-export const isOpen = (tier: Pick<Tier, 'capacity' | 'sold' | 'isActive'>): boolean => availability(tier).kind === 'open';
+export const isOpen = (tier: Pick<Tier, 'capacity' | 'sold' | 'isActive'>): boolean =>
+  availability(tier).kind === 'open';
 
 /** "3 left", "Sold out", "Closed", or null for an unlimited tier (nothing worth saying). */
 export function availabilityLabel(tier: Pick<Tier, 'capacity' | 'sold' | 'isActive'>): string | null {

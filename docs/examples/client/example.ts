@@ -38,7 +38,12 @@ function fail(what: string, error: ApiError): never {
   throw new Error(`${what}: ${error.code ?? 'error'}: ${error.error} (request ${error.requestId ?? 'unknown'})`);
 }
 
-export async function runExample({ baseUrl, communityTag, secretKey, log = () => {} }: ExampleOptions): Promise<ExampleResult> {
+export async function runExample({
+  baseUrl,
+  communityTag,
+  secretKey,
+  log = () => {},
+}: ExampleOptions): Promise<ExampleResult> {
   const anonymous = createClient<paths>({ baseUrl });
   const path = { communityTag };
 
@@ -48,7 +53,9 @@ export async function runExample({ baseUrl, communityTag, secretKey, log = () =>
   const reader = createClient<paths>({ baseUrl, headers: { 'X-API-Key': key.data.publishableKey } });
 
   // Query booleans are booleans; openapi-fetch sends `upcoming=true`.
-  const events = await reader.GET('/v1/communities/{communityTag}/events', { params: { path, query: { upcoming: true, limit: 5 } } });
+  const events = await reader.GET('/v1/communities/{communityTag}/events', {
+    params: { path, query: { upcoming: true, limit: 5 } },
+  });
   if (events.error) fail('events', events.error);
   const upcoming = events.data.map(({ slug, name, startDate }) => ({ slug, name, startDate }));
   const upcomingTotal = Number(events.response.headers.get('X-Total-Count'));
@@ -79,7 +86,9 @@ export async function runExample({ baseUrl, communityTag, secretKey, log = () =>
   log(`published "${read.data.title}" at /blog/${read.data.slug}`);
 
   // Errors are typed too: match on `code`, never on the message.
-  const missing = await reader.GET('/v1/communities/{communityTag}/events/{slug}', { params: { path: { communityTag, slug: 'no-such-event' } } });
+  const missing = await reader.GET('/v1/communities/{communityTag}/events/{slug}', {
+    params: { path: { communityTag, slug: 'no-such-event' } },
+  });
   if (!missing.error) throw new Error('an unknown event was found');
   log(`an unknown event: ${missing.response.status} ${missing.error.code}`);
 
@@ -97,8 +106,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.error('Set SVC_URL, SVC_COMMUNITY and SVC_SECRET_KEY (a secret key with the ADMIN scope).');
     process.exit(2);
   }
-  runExample({ baseUrl: SVC_URL, communityTag: SVC_COMMUNITY, secretKey: SVC_SECRET_KEY, log: console.log }).catch((err: unknown) => {
-    console.error((err as Error).message);
-    process.exit(1);
-  });
+  runExample({ baseUrl: SVC_URL, communityTag: SVC_COMMUNITY, secretKey: SVC_SECRET_KEY, log: console.log }).catch(
+    (err: unknown) => {
+      console.error((err as Error).message);
+      process.exit(1);
+    },
+  );
 }

@@ -23,7 +23,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('visibility', 'text', (c) => c.notNull().check(sql`visibility in ('PUBLIC','MEMBERS_ONLY')`))
     .addColumn('accessibility', 'text', (c) =>
-      c.notNull().check(sql`accessibility in ('OPEN','APPLICATION','INVITE_ONLY')`))
+      c.notNull().check(sql`accessibility in ('OPEN','APPLICATION','INVITE_ONLY')`),
+    )
     .addColumn('page_settings', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('storefront_config', 'text', (c) => c.notNull().defaultTo('{}'))
     .addColumn('theme_config', 'text', (c) => c.notNull().defaultTo('{}'))
@@ -48,14 +49,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('community_id', 'text', (c) => c.notNull().references('communities.id').onDelete('cascade'))
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('PENDING','ACCEPTED','REJECTED','BANNED')`))
-    .addColumn('role', 'text', (c) => c.notNull().defaultTo('member').check(sql`role in ('member','admin','founder')`))
+    .addColumn('role', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('member')
+        .check(sql`role in ('member','admin','founder')`),
+    )
     .addColumn('segment_id', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('accepted_at', 'text')
     .addUniqueConstraint('memberships_community_user', ['community_id', 'user_id'])
     .execute();
-  await db.schema.createIndex('memberships_directory').on('memberships')
-    .columns(['community_id', 'status', 'accepted_at']).execute();
+  await db.schema
+    .createIndex('memberships_directory')
+    .on('memberships')
+    .columns(['community_id', 'status', 'accepted_at'])
+    .execute();
 
   await db.schema
     .createTable('api_keys')
@@ -71,8 +80,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revoked_at', 'text')
     .execute();
   // One live publishable key per community, held by the database so concurrent first calls agree.
-  await db.schema.createIndex('api_keys_one_publishable').on('api_keys').column('community_id').unique()
-    .where(sql.ref('kind'), '=', 'publishable').execute();
+  await db.schema
+    .createIndex('api_keys_one_publishable')
+    .on('api_keys')
+    .column('community_id')
+    .unique()
+    .where(sql.ref('kind'), '=', 'publishable')
+    .execute();
 
   await db.schema
     .createTable('events')
@@ -94,8 +108,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('events_community_slug', ['community_id', 'slug'])
     .execute();
-  await db.schema.createIndex('events_one_featured').on('events').column('community_id').unique()
-    .where(sql.ref('featured'), '=', 1).execute();
+  await db.schema
+    .createIndex('events_one_featured')
+    .on('events')
+    .column('community_id')
+    .unique()
+    .where(sql.ref('featured'), '=', 1)
+    .execute();
   // Keyset pagination walks (community, start_date, id).
   await db.schema.createIndex('events_by_start').on('events').columns(['community_id', 'start_date', 'id']).execute();
 
@@ -187,10 +206,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     // The installment fields form a unit: all set or none. (accessDurationMonths also applies to
     // one-time prices, so it stands alone.)
-    .addCheckConstraint('segments_installment_unit', sql`(installment_total_price is null and installment_count is null
+    .addCheckConstraint(
+      'segments_installment_unit',
+      sql`(installment_total_price is null and installment_count is null
       and installment_interval_months is null)
       or (installment_total_price is not null and installment_count is not null
-      and installment_interval_months is not null)`)
+      and installment_interval_months is not null)`,
+    )
     .addUniqueConstraint('segments_community_name', ['community_id', 'name'])
     .execute();
 
@@ -244,8 +266,23 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['idempotency_keys', 'atlas_hotspots', 'atlas_categories', 'segment_forms', 'segments', 'products',
-    'articles', 'tier_forms', 'tiers', 'events', 'api_keys', 'memberships', 'community_domains', 'communities', 'users']) {
+  for (const t of [
+    'idempotency_keys',
+    'atlas_hotspots',
+    'atlas_categories',
+    'segment_forms',
+    'segments',
+    'products',
+    'articles',
+    'tier_forms',
+    'tiers',
+    'events',
+    'api_keys',
+    'memberships',
+    'community_domains',
+    'communities',
+    'users',
+  ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }

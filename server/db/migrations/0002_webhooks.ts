@@ -20,7 +20,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_endpoints_community').on('webhook_endpoints').columns(['community_id', 'status']).execute();
+  await db.schema
+    .createIndex('webhook_endpoints_community')
+    .on('webhook_endpoints')
+    .columns(['community_id', 'status'])
+    .execute();
 
   await db.schema
     .createTable('webhook_events')
@@ -32,7 +36,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_events_community').on('webhook_events').columns(['community_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_events_community')
+    .on('webhook_events')
+    .columns(['community_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('webhook_deliveries')
@@ -40,7 +48,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('event_id', 'text', (c) => c.notNull().references('webhook_events.id').onDelete('cascade'))
     .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id').onDelete('cascade'))
     .addColumn('community_id', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('PENDING','SUCCEEDED','PERMANENTLY_FAILED','CANCELLED')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('PENDING','SUCCEEDED','PERMANENTLY_FAILED','CANCELLED')`),
+    )
     // Attempts in the current round (a replay or resend starts a new round with a full schedule).
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     // Attempts ever made, across rounds: the number of the latest row in the attempt log.
@@ -65,7 +75,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .column('next_attempt_at')
     .where(sql.ref('status'), '=', 'PENDING')
     .execute();
-  await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_endpoint')
+    .on('webhook_deliveries')
+    .columns(['endpoint_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').column('event_id').execute();
 
   await db.schema

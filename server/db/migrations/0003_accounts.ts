@@ -7,7 +7,12 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   // E-mail addresses are unique whatever their case: `Ada@Example.com` and `ada@example.com` are
   // one account. Sign-up stores them lowercased; the index holds the rule for every writer.
-  await db.schema.createIndex('users_email_lower').on('users').expression(sql`lower(email)`).unique().execute();
+  await db.schema
+    .createIndex('users_email_lower')
+    .on('users')
+    .expression(sql`lower(email)`)
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('password_resets')
@@ -20,7 +25,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Set once, by the one UPDATE that consumes the token (`where used_at is null`).
     .addColumn('used_at', 'text')
     .execute();
-  await db.schema.createIndex('password_resets_user').on('password_resets').columns(['user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('password_resets_user')
+    .on('password_resets')
+    .columns(['user_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('session_revocations')

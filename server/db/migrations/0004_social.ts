@@ -21,10 +21,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   // The list: newest first per user.
-  await db.schema.createIndex('notifications_by_user').on('notifications').columns(['user_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('notifications_by_user')
+    .on('notifications')
+    .columns(['user_id', 'created_at', 'id'])
+    .execute();
   // The bell: unread per user, without walking what was read long ago.
-  await db.schema.createIndex('notifications_unread').on('notifications').column('user_id')
-    .where(sql.ref('read_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('notifications_unread')
+    .on('notifications')
+    .column('user_id')
+    .where(sql.ref('read_at'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('friendships')
@@ -39,10 +47,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('accepted_at', 'text')
     .addUniqueConstraint('friendships_pair', ['user_low', 'user_high'])
-    .addCheckConstraint('friendships_valid_pair', sql`user_low <> user_high and (
-      (requester_id = user_low and addressee_id = user_high) or (requester_id = user_high and addressee_id = user_low))`)
+    .addCheckConstraint(
+      'friendships_valid_pair',
+      sql`user_low <> user_high and (
+      (requester_id = user_low and addressee_id = user_high) or (requester_id = user_high and addressee_id = user_low))`,
+    )
     .execute();
-  await db.schema.createIndex('friendships_incoming').on('friendships').columns(['addressee_id', 'status', 'created_at']).execute();
+  await db.schema
+    .createIndex('friendships_incoming')
+    .on('friendships')
+    .columns(['addressee_id', 'status', 'created_at'])
+    .execute();
   await db.schema.createIndex('friendships_outgoing').on('friendships').columns(['requester_id', 'status']).execute();
 
   await db.schema
@@ -71,8 +86,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('conversation_members_pk', ['conversation_id', 'user_id'])
     .execute();
   // "My conversations" and "my unread counts" start from the member rows of one user.
-  await db.schema.createIndex('conversation_members_by_user').on('conversation_members')
-    .columns(['user_id', 'conversation_id', 'last_read_seq']).execute();
+  await db.schema
+    .createIndex('conversation_members_by_user')
+    .on('conversation_members')
+    .columns(['user_id', 'conversation_id', 'last_read_seq'])
+    .execute();
 
   await db.schema
     .createTable('messages')

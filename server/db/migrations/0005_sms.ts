@@ -19,8 +19,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('used_at', 'text')
     .addColumn('superseded_at', 'text')
     .execute();
-  await db.schema.createIndex('sms_codes_live').on('sms_codes').column('phone').unique()
-    .where(sql.ref('used_at'), 'is', null).where(sql.ref('superseded_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('sms_codes_live')
+    .on('sms_codes')
+    .column('phone')
+    .unique()
+    .where(sql.ref('used_at'), 'is', null)
+    .where(sql.ref('superseded_at'), 'is', null)
+    .execute();
   // Purging codes long past their expiry.
   await db.schema.createIndex('sms_codes_expiry').on('sms_codes').column('expires_at').execute();
 

@@ -6,7 +6,10 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('mail_outbox').addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('mail_outbox')
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('mail_outbox').addColumn('next_attempt_at', 'text').execute();
   await db.schema.alterTable('mail_outbox').addColumn('lease_token', 'text').execute();
   await db.schema.alterTable('mail_outbox').addColumn('last_attempt_at', 'text').execute();
@@ -19,13 +22,25 @@ export async function up(db: Kysely<any>): Promise<void> {
   // SMTP on never mails out long-expired reset links.
   await sql`update mail_outbox set next_attempt_at = created_at where sent_at is null`.execute(db);
   // The claim query's index: only queued rows are in it.
-  await db.schema.createIndex('mail_outbox_due').on('mail_outbox').column('next_attempt_at')
-    .where(sql.ref('next_attempt_at'), 'is not', null).execute();
+  await db.schema
+    .createIndex('mail_outbox_due')
+    .on('mail_outbox')
+    .column('next_attempt_at')
+    .where(sql.ref('next_attempt_at'), 'is not', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('mail_outbox_due').ifExists().execute();
-  for (const column of ['attachments', 'failed_at', 'last_error', 'last_attempt_at', 'lease_token', 'next_attempt_at', 'attempts']) {
+  for (const column of [
+    'attachments',
+    'failed_at',
+    'last_error',
+    'last_attempt_at',
+    'lease_token',
+    'next_attempt_at',
+    'attempts',
+  ]) {
     await db.schema.alterTable('mail_outbox').dropColumn(column).execute();
   }
 }

@@ -13,8 +13,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('rules_acceptances_pk', ['community_id', 'user_id', 'rules_version'])
     .execute();
   // "Who has accepted the current version" reads by community and version.
-  await db.schema.createIndex('rules_acceptances_version').on('rules_acceptances')
-    .columns(['community_id', 'rules_version']).execute();
+  await db.schema
+    .createIndex('rules_acceptances_version')
+    .on('rules_acceptances')
+    .columns(['community_id', 'rules_version'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -29,11 +29,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('closed_at', 'text')
     .addColumn('transaction_id', 'text')
-    .addCheckConstraint('checkout_sessions_status', sql`status in ('OPEN', 'COMPLETED', 'EXPIRED', 'CANCELLED', 'FAILED')`)
+    .addCheckConstraint(
+      'checkout_sessions_status',
+      sql`status in ('OPEN', 'COMPLETED', 'EXPIRED', 'CANCELLED', 'FAILED')`,
+    )
     .addCheckConstraint('checkout_sessions_amount', sql`amount_total >= 0`)
     .execute();
   // The expiry sweep reads open sessions by expiry time.
-  await db.schema.createIndex('checkout_sessions_open').on('checkout_sessions').columns(['status', 'expires_at']).execute();
+  await db.schema
+    .createIndex('checkout_sessions_open')
+    .on('checkout_sessions')
+    .columns(['status', 'expires_at'])
+    .execute();
 
   await db.schema
     .createTable('payment_fulfilments')
@@ -44,7 +51,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('refunded_at', 'text')
     .execute();
   // One fulfilment per checkout, whatever transaction ids a processor reports for it.
-  await db.schema.createIndex('payment_fulfilments_session').on('payment_fulfilments').column('checkout_session_id').unique().execute();
+  await db.schema
+    .createIndex('payment_fulfilments_session')
+    .on('payment_fulfilments')
+    .column('checkout_session_id')
+    .unique()
+    .execute();
 
   // Refunds that arrived before the completion they refund (processors do not order their
   // events): a completion finding its transaction here grants nothing.

@@ -9,7 +9,10 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('tiers').addColumn('held', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('tiers')
+    .addColumn('held', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   await db.schema
     .createTable('tickets')
@@ -28,13 +31,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('refunded_at', 'text')
     .addCheckConstraint('tickets_kind', sql`kind in ('RSVP', 'PAID')`)
     .execute();
-  await db.schema.createIndex('tickets_one_rsvp_per_email').on('tickets').columns(['tier_id', 'email']).unique()
-    .where(sql.ref('kind'), '=', 'RSVP').execute();
+  await db.schema
+    .createIndex('tickets_one_rsvp_per_email')
+    .on('tickets')
+    .columns(['tier_id', 'email'])
+    .unique()
+    .where(sql.ref('kind'), '=', 'RSVP')
+    .execute();
   await db.schema.createIndex('tickets_by_order').on('tickets').column('checkout_session_id').execute();
 
   await db.schema
     .createTable('ticket_holds')
-    .addColumn('checkout_session_id', 'text', (c) => c.primaryKey().references('checkout_sessions.id').onDelete('cascade'))
+    .addColumn('checkout_session_id', 'text', (c) =>
+      c.primaryKey().references('checkout_sessions.id').onDelete('cascade'),
+    )
     .addColumn('tier_id', 'text', (c) => c.notNull().references('tiers.id').onDelete('cascade'))
     .addColumn('quantity', 'integer', (c) => c.notNull())
     // Who asked (a widget caller's IP or user; null for a server): caps seats one caller holds.

@@ -9,17 +9,28 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('sms_codes')
+  await db.schema
+    .alterTable('sms_codes')
     .addColumn('purpose', 'text', (c) => c.notNull().defaultTo('SIGN_IN'))
     .execute();
   await db.schema.dropIndex('sms_codes_live').execute();
-  await db.schema.createIndex('sms_codes_live').on('sms_codes').column('phone').unique()
+  await db.schema
+    .createIndex('sms_codes_live')
+    .on('sms_codes')
+    .column('phone')
+    .unique()
     .where(sql.ref('purpose'), '=', 'SIGN_IN')
-    .where(sql.ref('used_at'), 'is', null).where(sql.ref('superseded_at'), 'is', null)
+    .where(sql.ref('used_at'), 'is', null)
+    .where(sql.ref('superseded_at'), 'is', null)
     .execute();
-  await db.schema.createIndex('sms_codes_live_verify_phone').on('sms_codes').column('user_id').unique()
+  await db.schema
+    .createIndex('sms_codes_live_verify_phone')
+    .on('sms_codes')
+    .column('user_id')
+    .unique()
     .where(sql.ref('purpose'), '=', 'VERIFY_PHONE')
-    .where(sql.ref('used_at'), 'is', null).where(sql.ref('superseded_at'), 'is', null)
+    .where(sql.ref('used_at'), 'is', null)
+    .where(sql.ref('superseded_at'), 'is', null)
     .execute();
 }
 
@@ -29,6 +40,12 @@ export async function down(db: Kysely<any>): Promise<void> {
   // Verification codes have no meaning without the column; sign-in codes keep working.
   await db.deleteFrom('sms_codes').where('purpose', '!=', 'SIGN_IN').execute();
   await db.schema.alterTable('sms_codes').dropColumn('purpose').execute();
-  await db.schema.createIndex('sms_codes_live').on('sms_codes').column('phone').unique()
-    .where(sql.ref('used_at'), 'is', null).where(sql.ref('superseded_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('sms_codes_live')
+    .on('sms_codes')
+    .column('phone')
+    .unique()
+    .where(sql.ref('used_at'), 'is', null)
+    .where(sql.ref('superseded_at'), 'is', null)
+    .execute();
 }

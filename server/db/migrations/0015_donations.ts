@@ -12,7 +12,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('community_id', 'text', (c) => c.notNull().references('communities.id').onDelete('cascade'))
     .addColumn('target_type', 'text', (c) => c.notNull())
     .addColumn('target_id', 'text', (c) => c.notNull())
-    .addColumn('checkout_session_id', 'text', (c) => c.notNull().unique().references('checkout_sessions.id').onDelete('cascade'))
+    .addColumn('checkout_session_id', 'text', (c) =>
+      c.notNull().unique().references('checkout_sessions.id').onDelete('cascade'),
+    )
     .addColumn('transaction_id', 'text', (c) => c.notNull())
     .addColumn('amount', 'integer', (c) => c.notNull())
     .addColumn('currency', 'text', (c) => c.notNull())
@@ -26,14 +28,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('donations_amount', sql`amount > 0`)
     .execute();
   // The summary: completed, not refunded, per target.
-  await db.schema.createIndex('donations_by_target').on('donations').columns(['community_id', 'target_type', 'target_id']).execute();
+  await db.schema
+    .createIndex('donations_by_target')
+    .on('donations')
+    .columns(['community_id', 'target_type', 'target_id'])
+    .execute();
 
   await db.schema
     .createTable('product_orders')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('community_id', 'text', (c) => c.notNull().references('communities.id').onDelete('cascade'))
     .addColumn('product_id', 'text', (c) => c.notNull().references('products.id').onDelete('cascade'))
-    .addColumn('checkout_session_id', 'text', (c) => c.notNull().unique().references('checkout_sessions.id').onDelete('cascade'))
+    .addColumn('checkout_session_id', 'text', (c) =>
+      c.notNull().unique().references('checkout_sessions.id').onDelete('cascade'),
+    )
     .addColumn('transaction_id', 'text', (c) => c.notNull())
     .addColumn('quantity', 'integer', (c) => c.notNull())
     .addColumn('amount', 'integer', (c) => c.notNull())

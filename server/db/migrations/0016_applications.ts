@@ -17,10 +17,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('answers', 'text', (c) => c.notNull())
     .addColumn('source', 'text')
     .addColumn('billing_cycle', 'text', (c) =>
-      c.check(sql`billing_cycle is null or billing_cycle in ('MONTHLY','QUARTERLY','YEARLY','ONE_TIME','INSTALLMENT_PLAN')`))
+      c.check(
+        sql`billing_cycle is null or billing_cycle in ('MONTHLY','QUARTERLY','YEARLY','ONE_TIME','INSTALLMENT_PLAN')`,
+      ),
+    )
     // CANCELLED: closed without a decision (a newer submit replaced an unpaid request, or a ban).
     .addColumn('status', 'text', (c) =>
-      c.notNull().check(sql`status in ('PENDING','APPROVED','REJECTED','PAYMENT_PENDING','CANCELLED')`))
+      c.notNull().check(sql`status in ('PENDING','APPROVED','REJECTED','PAYMENT_PENDING','CANCELLED')`),
+    )
     // The reviewer's internal note on a rejection: never sent to the applicant.
     .addColumn('reason', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
@@ -29,11 +33,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('decided_by', 'text')
     .execute();
   // One open request per person and community: the database settles two submits racing.
-  await db.schema.createIndex('membership_requests_one_open').on('membership_requests')
-    .columns(['community_id', 'user_id']).unique()
-    .where(sql<boolean>`status in ('PENDING','PAYMENT_PENDING')`).execute();
-  await db.schema.createIndex('membership_requests_by_user').on('membership_requests')
-    .columns(['community_id', 'user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('membership_requests_one_open')
+    .on('membership_requests')
+    .columns(['community_id', 'user_id'])
+    .unique()
+    .where(sql<boolean>`status in ('PENDING','PAYMENT_PENDING')`)
+    .execute();
+  await db.schema
+    .createIndex('membership_requests_by_user')
+    .on('membership_requests')
+    .columns(['community_id', 'user_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('member_audit')
@@ -46,7 +57,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('actor_key_id', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('member_audit_by_user').on('member_audit').columns(['community_id', 'user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('member_audit_by_user')
+    .on('member_audit')
+    .columns(['community_id', 'user_id', 'created_at'])
+    .execute();
 
   // A kick leaves the membership REJECTED with kicked_at set (cleared when they apply again);
   // a ban leaves it BANNED with banned_at, for good.

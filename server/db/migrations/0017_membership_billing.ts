@@ -22,7 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('checkout_session_id', 'text', (c) => c.notNull().unique())
     .addColumn('gateway', 'text', (c) => c.notNull())
     .addColumn('billing_cycle', 'text', (c) =>
-      c.notNull().check(sql`billing_cycle in ('MONTHLY','QUARTERLY','YEARLY','ONE_TIME','INSTALLMENT_PLAN')`))
+      c.notNull().check(sql`billing_cycle in ('MONTHLY','QUARTERLY','YEARLY','ONE_TIME','INSTALLMENT_PLAN')`),
+    )
     .addColumn('currency', 'text', (c) => c.notNull())
     // Per charge, in minor units, as bought.
     .addColumn('unit_amount', 'integer', (c) => c.notNull())
@@ -47,9 +48,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('membership_billing_by_membership').on('membership_billing').columns(['membership_id', 'created_at']).execute();
-  await db.schema.createIndex('membership_billing_by_subscription').on('membership_billing').columns(['processor_subscription_id']).execute();
-  await db.schema.createIndex('membership_billing_due').on('membership_billing').columns(['status', 'next_charge_at']).execute();
+  await db.schema
+    .createIndex('membership_billing_by_membership')
+    .on('membership_billing')
+    .columns(['membership_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('membership_billing_by_subscription')
+    .on('membership_billing')
+    .columns(['processor_subscription_id'])
+    .execute();
+  await db.schema
+    .createIndex('membership_billing_due')
+    .on('membership_billing')
+    .columns(['status', 'next_charge_at'])
+    .execute();
 
   await db.schema
     .createTable('membership_charges')
@@ -61,7 +74,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('access_until', 'text')
     .addColumn('charged_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('membership_charges_by_billing').on('membership_charges').columns(['billing_id', 'charged_at']).execute();
+  await db.schema
+    .createIndex('membership_charges_by_billing')
+    .on('membership_charges')
+    .columns(['billing_id', 'charged_at'])
+    .execute();
 
   await db.schema.alterTable('membership_requests').addColumn('checkout_session_id', 'text').execute();
 }

@@ -5,7 +5,10 @@ import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // SQLite adds a column with a REFERENCES clause only when its default is NULL, as here.
-  await db.schema.alterTable('tickets').addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('set null')).execute();
+  await db.schema
+    .alterTable('tickets')
+    .addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
+    .execute();
   // Deleting a user sets their tickets' user_id to null: an index keeps that from scanning every ticket.
   await db.schema.createIndex('tickets_by_user').on('tickets').column('user_id').execute();
 }

@@ -12,7 +12,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('community_id', 'text', (c) => c.notNull().references('communities.id').onDelete('cascade'))
     .addColumn('number', 'integer', (c) => c.notNull())
-    .addColumn('checkout_session_id', 'text', (c) => c.notNull().unique().references('checkout_sessions.id').onDelete('cascade'))
+    .addColumn('checkout_session_id', 'text', (c) =>
+      c.notNull().unique().references('checkout_sessions.id').onDelete('cascade'),
+    )
     // Where it was sent (lower case).
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('issued_at', 'text', (c) => c.notNull())

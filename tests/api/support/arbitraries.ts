@@ -28,15 +28,50 @@ const DB_REFUSED = ['\u0000', 'a\u0000b', 'Ana\u0000', '\ud800', 'lone \udfff lo
 
 /** Strings every text field must survive besides those: control characters, odd unicode, edge cases. */
 const HOSTILE_TEXT = [
-  '\u0001', '\u0007bell', 'x\u0008y', '\u001b[31m', '\u001f', '\u007f', '\u0085', '\t', 'two\nlines', 'crlf\r\n', '\u000b\u000c',
-  '\u202eevil', '\ufeffbom', '\u2028\u2029', '\uffff', '\ufffd', 'e\u0301', '😀', '👩‍👩‍👧', 'ﬃ', '٣', 'İ', 'ß',
-  '', ' ', '   padded   ', "o'neil\"; drop table users; --", '%00', '%', '../../etc/passwd', '<script>alert(1)</script>',
-  'null', 'NaN', '-1', '1e309', '0x10', 'x'.repeat(5000),
+  '\u0001',
+  '\u0007bell',
+  'x\u0008y',
+  '\u001b[31m',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\t',
+  'two\nlines',
+  'crlf\r\n',
+  '\u000b\u000c',
+  '\u202eevil',
+  '\ufeffbom',
+  '\u2028\u2029',
+  '\uffff',
+  '\ufffd',
+  'e\u0301',
+  '😀',
+  '👩‍👩‍👧',
+  'ﬃ',
+  '٣',
+  'İ',
+  'ß',
+  '',
+  ' ',
+  '   padded   ',
+  'o\'neil"; drop table users; --',
+  '%00',
+  '%',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  'null',
+  'NaN',
+  '-1',
+  '1e309',
+  '0x10',
+  'x'.repeat(5000),
 ];
 
 /** Ordinary text around a hostile piece, so length and emptiness checks do not catch it first. */
 const embedded = (pieces: string[]) =>
-  fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...pieces), fc.string({ maxLength: 8 })).map(([a, b, c]) => a + b + c);
+  fc
+    .tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...pieces), fc.string({ maxLength: 8 }))
+    .map(([a, b, c]) => a + b + c);
 
 /** A string with control characters and unicode edge cases; half of them what PostgreSQL refuses. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -49,8 +84,25 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 
 /** Numbers at and past every edge a column or a JavaScript number has. */
 const HOSTILE_NUMBERS: unknown[] = [
-  0, -1, 1.5, -0.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 1e21, 1e308, -1e308, 5e-324,
-  new RawJson('1e400'), new RawJson('-1e400'), new RawJson('123456789012345678901234567890'), new RawJson('-0'),
+  0,
+  -1,
+  1.5,
+  -0.5,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 63),
+  2 ** 64,
+  1e21,
+  1e308,
+  -1e308,
+  5e-324,
+  new RawJson('1e400'),
+  new RawJson('-1e400'),
+  new RawJson('123456789012345678901234567890'),
+  new RawJson('-0'),
 ];
 export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...HOSTILE_NUMBERS),
@@ -59,8 +111,13 @@ export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Any JSON value, for a field that expects something else. */
 const wrongType: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constant(null), fc.boolean(), hostileNumber, hostileString,
-  fc.constant([]), fc.constant({}), fc.array(hostileString, { maxLength: 3 }),
+  fc.constant(null),
+  fc.boolean(),
+  hostileNumber,
+  hostileString,
+  fc.constant([]),
+  fc.constant({}),
+  fc.array(hostileString, { maxLength: 3 }),
   fc.dictionary(hostileString, hostileString, { maxKeys: 2 }),
 );
 
@@ -86,7 +143,11 @@ export function fromSchema(schema: JsonSchema, ctx: SchemaContext, depth = 0): f
   const container = 'properties' in schema || 'items' in schema || Array.isArray(schema.anyOf);
   if (container) return fc.oneof({ arbitrary: valid, weight: 40 }, { arbitrary: wrongType, weight: 1 });
   const hostile = isNumeric(schema) ? hostileNumber : hostileString;
-  return fc.oneof({ arbitrary: valid, weight: 30 }, { arbitrary: hostile, weight: 2 }, { arbitrary: wrongType, weight: 1 });
+  return fc.oneof(
+    { arbitrary: valid, weight: 30 },
+    { arbitrary: hostile, weight: 2 },
+    { arbitrary: wrongType, weight: 1 },
+  );
 }
 
 type JsonPath = (string | number)[];
@@ -118,7 +179,8 @@ export function withHostileLeaf(arb: fc.Arbitrary<unknown>): fc.Arbitrary<unknow
   return arb.chain((value) => {
     const leaves = leafPaths(value);
     if (leaves.length === 0) return fc.constant(value);
-    const planted = fc.tuple(fc.constantFrom(...leaves), fc.oneof({ arbitrary: hostileString, weight: 4 }, hostileNumber, wrongType))
+    const planted = fc
+      .tuple(fc.constantFrom(...leaves), fc.oneof({ arbitrary: hostileString, weight: 4 }, hostileNumber, wrongType))
       .map(([path, bad]) => replaceAt(value, path, bad));
     return fc.oneof({ arbitrary: fc.constant(value), weight: 1 }, { arbitrary: planted, weight: 3 });
   });
@@ -134,18 +196,30 @@ function validFromSchema(schema: JsonSchema, ctx: SchemaContext, depth: number):
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   switch (schema.type) {
-    case 'null': return fc.constant(null);
-    case 'boolean': return fc.boolean();
-    case 'integer': return fc.integer({ min: bound(schema.minimum, -1e6), max: bound(schema.maximum, 1e6, true) });
-    case 'number': return fc.double({ min: bound(schema.minimum, -1e6), max: bound(schema.maximum, 1e6, true), noNaN: true, noDefaultInfinity: true });
-    case 'string': return stringFromSchema(schema);
+    case 'null':
+      return fc.constant(null);
+    case 'boolean':
+      return fc.boolean();
+    case 'integer':
+      return fc.integer({ min: bound(schema.minimum, -1e6), max: bound(schema.maximum, 1e6, true) });
+    case 'number':
+      return fc.double({
+        min: bound(schema.minimum, -1e6),
+        max: bound(schema.maximum, 1e6, true),
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
+    case 'string':
+      return stringFromSchema(schema);
     case 'array': {
       const items = schema.items ? fromSchema(schema.items as JsonSchema, ctx, depth + 1) : wrongType;
       const minLength = Number(schema.minItems ?? 0);
       return fc.array(items, { minLength, maxLength: Math.max(minLength, Math.min(Number(schema.maxItems ?? 4), 4)) });
     }
-    case 'object': return objectFromSchema(schema, ctx, depth);
-    default: return wrongType;
+    case 'object':
+      return objectFromSchema(schema, ctx, depth);
+    default:
+      return wrongType;
   }
 }
 
@@ -159,10 +233,16 @@ function stringFromSchema(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = Number(schema.minLength ?? 0);
   const maxLength = Math.max(minLength, Math.min(Number(schema.maxLength ?? 40), 40));
   switch (schema.format) {
-    case 'email': return fc.emailAddress();
-    case 'uuid': return fc.uuid();
-    case 'date-time': return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
-    case 'uri': return fc.webUrl();
+    case 'email':
+      return fc.emailAddress();
+    case 'uuid':
+      return fc.uuid();
+    case 'date-time':
+      return fc
+        .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+        .map((d) => d.toISOString());
+    case 'uri':
+      return fc.webUrl();
   }
   if (typeof schema.pattern === 'string') {
     return fc.stringMatching(new RegExp(schema.pattern)).map((s) => s.slice(0, Math.max(maxLength, minLength)));
@@ -175,15 +255,22 @@ function objectFromSchema(schema: JsonSchema, ctx: SchemaContext, depth: number)
   const required = (schema.required ?? []) as string[];
   const model = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, fromSchema(v, ctx, depth + 1)]));
   const known = fc.record(model, { requiredKeys: required.filter((k) => k in model) });
-  const extra = schema.additionalProperties && typeof schema.additionalProperties === 'object'
-    ? fc.dictionary(
-      // Keys are strings whatever the schema says; hostile ones included.
-      fc.oneof(schema.propertyNames ? stringFromSchema(schema.propertyNames as JsonSchema) : fc.string({ maxLength: 10 }), hostileString),
-      fromSchema(schema.additionalProperties as JsonSchema, ctx, depth + 1),
-      { maxKeys: 3 },
-    )
-    // A field nobody declared, sometimes with a hostile name.
-    : fc.oneof({ arbitrary: fc.constant({}), weight: 12 }, { arbitrary: fc.dictionary(hostileString, wrongType, { minKeys: 1, maxKeys: 1 }), weight: 1 });
+  const extra =
+    schema.additionalProperties && typeof schema.additionalProperties === 'object'
+      ? fc.dictionary(
+          // Keys are strings whatever the schema says; hostile ones included.
+          fc.oneof(
+            schema.propertyNames ? stringFromSchema(schema.propertyNames as JsonSchema) : fc.string({ maxLength: 10 }),
+            hostileString,
+          ),
+          fromSchema(schema.additionalProperties as JsonSchema, ctx, depth + 1),
+          { maxKeys: 3 },
+        )
+      : // A field nobody declared, sometimes with a hostile name.
+        fc.oneof(
+          { arbitrary: fc.constant({}), weight: 12 },
+          { arbitrary: fc.dictionary(hostileString, wrongType, { minKeys: 1, maxKeys: 1 }), weight: 1 },
+        );
   return fc.tuple(known, extra).map(([k, e]) => ({ ...(e as object), ...(k as object) }));
 }
 
@@ -200,16 +287,29 @@ export function percentEncode(text: string): string {
       continue;
     }
     const cp = ch.codePointAt(0)!;
-    const bytes = cp >= 0xd800 && cp <= 0xdfff
-      ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)]
-      : [...Buffer.from(ch, 'utf8')];
+    const bytes =
+      cp >= 0xd800 && cp <= 0xdfff
+        ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)]
+        : [...Buffer.from(ch, 'utf8')];
     out += bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
   }
   return out;
 }
 
 /** Already-encoded URL fragments no decoder accepts: truncated and overlong UTF-8, stray `%`. */
-const BROKEN_ENCODINGS = ['%E0%A4', '%C3%28', '%FF', '%C0%AF', '%ED%A0%80', '%F4%90%80%80', '%ZZ', '%', '%%', '%0', '%u0000'];
+const BROKEN_ENCODINGS = [
+  '%E0%A4',
+  '%C3%28',
+  '%FF',
+  '%C0%AF',
+  '%ED%A0%80',
+  '%F4%90%80%80',
+  '%ZZ',
+  '%',
+  '%%',
+  '%0',
+  '%u0000',
+];
 
 /**
  * A path segment or query value as sent on the wire: mostly a well-formed value (`valid`, already
@@ -220,7 +320,12 @@ export function urlComponent(valid: fc.Arbitrary<string>): fc.Arbitrary<string> 
     { arbitrary: valid.map(percentEncode), weight: 5 },
     { arbitrary: hostileString.map(percentEncode), weight: 4 },
     { arbitrary: fc.constantFrom(...BROKEN_ENCODINGS), weight: 1 },
-    { arbitrary: fc.tuple(fc.string({ maxLength: 4 }), fc.constantFrom(...BROKEN_ENCODINGS)).map(([a, b]) => percentEncode(a) + b), weight: 1 },
+    {
+      arbitrary: fc
+        .tuple(fc.string({ maxLength: 4 }), fc.constantFrom(...BROKEN_ENCODINGS))
+        .map(([a, b]) => percentEncode(a) + b),
+      weight: 1,
+    },
   );
 }
 

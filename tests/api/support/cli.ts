@@ -9,7 +9,11 @@ import { migrate, openDatabase, type DatabaseHandle } from '../../../server/db/i
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
-export interface CliRun { code: number | null; stdout: string; stderr: string }
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function runSvc(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
@@ -18,8 +22,12 @@ export function runSvc(args: string[], env: Record<string, string>): Promise<Cli
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/svc.js'), ...args], { cwd: ROOT, env: childEnv });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });

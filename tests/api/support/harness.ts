@@ -64,7 +64,11 @@ export const onPostgres = Boolean(process.env.DATABASE_URL);
 async function adminQuery(text: string): Promise<void> {
   const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await admin.connect();
-  try { await admin.query(text); } finally { await admin.end(); }
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
 }
 
 export interface TestDatabase {
@@ -77,7 +81,9 @@ export interface TestDatabase {
 }
 
 /** A migrated database of its own: SQLite (`:memory:` or a file), or a fresh schema on DATABASE_URL. */
-export async function openTestDatabase(opts: { sqliteFile?: string; onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
+export async function openTestDatabase(
+  opts: { sqliteFile?: string; onQuery?: (sql: string) => void } = {},
+): Promise<TestDatabase> {
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
   let target: DatabaseTarget;
   if (process.env.DATABASE_URL) {
@@ -89,7 +95,9 @@ export async function openTestDatabase(opts: { sqliteFile?: string; onQuery?: (s
   const database = openDatabase(target, { onQuery: opts.onQuery });
   await migrate(database.db);
   return {
-    database, target, schema,
+    database,
+    target,
+    schema,
     async close() {
       await database.close();
       if (process.env.DATABASE_URL) await adminQuery(`drop schema "${schema}" cascade`);
@@ -104,7 +112,13 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
   const config: Config = {
     ...base,
-    rateLimits: { publishablePerSec: 10_000, secretPerSec: 10_000, anonymousPerSec: 10_000, authFailuresPerMin: 10_000, ...opts.rateLimits },
+    rateLimits: {
+      publishablePerSec: 10_000,
+      secretPerSec: 10_000,
+      anonymousPerSec: 10_000,
+      authFailuresPerMin: 10_000,
+      ...opts.rateLimits,
+    },
   };
   const redis = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : null;
   // Until the connection is ready, limits count in the in-memory insurance limiter; a test that
@@ -122,7 +136,10 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const readCache = new ReadCache(config.readCacheMs);
   const sessions = new SessionTokens(crypto.randomBytes(32));
   const payments = setUpPayments(config, database.db, logger, opts.payments);
-  server.on('request', createApp({ config, database, logger, rateLimits, readCache, sessions, payments, validateResponses: true }));
+  server.on(
+    'request',
+    createApp({ config, database, logger, rateLimits, readCache, sessions, payments, validateResponses: true }),
+  );
 
   return {
     url,
@@ -150,7 +167,11 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       const res = await fetch(url + path, { ...init, headers, body });
       const text = await res.text();
       let parsed: unknown = undefined;
-      try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
       return { status: res.status, headers: res.headers, body: parsed, text };
     },
   };

@@ -9,10 +9,13 @@ import type { TestServer } from './harness.ts';
 import { rawRequest, type RawResponse } from './raw-http.ts';
 import { waitFor } from './wait.ts';
 
-export const outboxRow = (db: Db, id: string) => db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-export const outboxRowTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).executeTakeFirst();
+export const outboxRow = (db: Db, id: string) =>
+  db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+export const outboxRowTo = (db: Db, to: string) =>
+  db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).executeTakeFirst();
 /** Every row to `to`, oldest first, as stored (messages written without the outbox seal read as they are). */
-export const outboxRowsTo = (db: Db, to: string) => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').orderBy('id').execute();
+export const outboxRowsTo = (db: Db, to: string) =>
+  db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').orderBy('id').execute();
 
 /** The messages to `to` (every message without it), newest first, opened with the server's key as `svc mail list` does. */
 export const outboxTo = (server: TestServer, to?: string): Promise<OutboxEntry[]> =>
@@ -26,16 +29,34 @@ export async function queueMail(db: Db, to: string, subject: string, text: strin
 
 /** The row once the worker has given up on it. */
 export const failedRow = (db: Db, id: string) =>
-  waitFor(async () => { const r = await outboxRow(db, id); return r.failed_at ? r : undefined; }, 'the message to fail');
+  waitFor(async () => {
+    const r = await outboxRow(db, id);
+    return r.failed_at ? r : undefined;
+  }, 'the message to fail');
 
 /** Ada, with a password, asks for a reset link from the platform's own pages. */
 export async function askPasswordReset(server: TestServer, email: string): Promise<RawResponse> {
-  await server.database.db.insertInto('users').values({
-    id: newId(), email, name: 'Ada', usertag: 'ada', profile_image: null, bio: null, phone: null,
-    password_hash: await hashPassword('old password'), created_at: nowIso(),
-  }).execute();
+  await server.database.db
+    .insertInto('users')
+    .values({
+      id: newId(),
+      email,
+      name: 'Ada',
+      usertag: 'ada',
+      profile_image: null,
+      bio: null,
+      phone: null,
+      password_hash: await hashPassword('old password'),
+      created_at: nowIso(),
+    })
+    .execute();
   const port = new URL(server.url).port;
   const host = `127.0.0.1:${port}`;
-  return rawRequest(port, 'POST', '/api/auth/password-reset',
-    { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' }, JSON.stringify({ email }));
+  return rawRequest(
+    port,
+    'POST',
+    '/api/auth/password-reset',
+    { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' },
+    JSON.stringify({ email }),
+  );
 }

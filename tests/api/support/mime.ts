@@ -1,7 +1,11 @@
 // A small MIME reader for `.eml` files: mailparser is not installed, and the point is to read the
 // file as text, as a mail client would.
 
-export interface MimePart { headers: Map<string, string>; body: string; parts: MimePart[] }
+export interface MimePart {
+  headers: Map<string, string>;
+  body: string;
+  parts: MimePart[];
+}
 
 export function parseMime(raw: string): MimePart {
   const split = raw.indexOf('\r\n\r\n');
@@ -15,7 +19,10 @@ export function parseMime(raw: string): MimePart {
   const boundary = /boundary="?([^";]+)"?/.exec(headers.get('content-type') ?? '')?.[1];
   if (!boundary) return { headers, body, parts: [] };
   // Between the preamble and the closing `--boundary--`, each part ends with the CRLF before the next delimiter.
-  const parts = body.split(`--${boundary}`).slice(1, -1).map((p) => parseMime(p.replace(/^\r\n/, '').replace(/\r\n$/, '')));
+  const parts = body
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((p) => parseMime(p.replace(/^\r\n/, '').replace(/\r\n$/, '')));
   return { headers, body, parts };
 }
 
@@ -25,9 +32,15 @@ export function decoded(p: MimePart): Buffer {
   const encoding = p.headers.get('content-transfer-encoding') ?? '7bit';
   if (encoding === 'base64') return Buffer.from(p.body.replace(/\s+/g, ''), 'base64');
   if (encoding === 'quoted-printable') {
-    return Buffer.from(p.body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+    return Buffer.from(
+      p.body
+        .replace(/=\r\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    );
   }
   return Buffer.from(p.body, 'utf8');
 }
 
-export const partOfType = (message: MimePart, type: string) => leaves(message).find((p) => (p.headers.get('content-type') ?? '').startsWith(type));
+export const partOfType = (message: MimePart, type: string) =>
+  leaves(message).find((p) => (p.headers.get('content-type') ?? '').startsWith(type));

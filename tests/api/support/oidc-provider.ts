@@ -50,14 +50,24 @@ export interface TestOidcProvider {
 
 export async function listenOidcProvider(): Promise<TestOidcProvider> {
   const accounts = new Map<string, TestAccount>();
-  const secrets = Object.fromEntries(PROVIDERS.map((p) => [p, crypto.randomBytes(24).toString('base64url')])) as Record<ProviderId, string>;
+  const secrets = Object.fromEntries(PROVIDERS.map((p) => [p, crypto.randomBytes(24).toString('base64url')])) as Record<
+    ProviderId,
+    string
+  >;
   let handler: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null = null;
   const server = http.createServer((req, res) => {
     if (req.url === '/discord/users/@me') {
-      discordMe(req, res).catch(() => { res.statusCode = 500; res.end(); });
+      discordMe(req, res).catch(() => {
+        res.statusCode = 500;
+        res.end();
+      });
       return;
     }
-    if (!handler) { res.statusCode = 503; res.end('not configured'); return; }
+    if (!handler) {
+      res.statusCode = 503;
+      res.end('not configured');
+      return;
+    }
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,22 +78,30 @@ export async function listenOidcProvider(): Promise<TestOidcProvider> {
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const introspection = bearer
       ? await fetch(`${issuer}/token/introspection`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: bearer, client_id: clientId('discord'), client_secret: secrets.discord }),
-      }).then((r) => r.json() as Promise<{ active?: boolean; sub?: string; client_id?: string }>)
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: bearer, client_id: clientId('discord'), client_secret: secrets.discord }),
+        }).then((r) => r.json() as Promise<{ active?: boolean; sub?: string; client_id?: string }>)
       : null;
-    const account = introspection?.active && introspection.client_id === clientId('discord') && introspection.sub
-      ? accounts.get(introspection.sub) : undefined;
+    const account =
+      introspection?.active && introspection.client_id === clientId('discord') && introspection.sub
+        ? accounts.get(introspection.sub)
+        : undefined;
     res.setHeader('Content-Type', 'application/json');
     if (!account) {
       res.statusCode = 401;
       res.end(JSON.stringify({ message: '401: Unauthorized', code: 0 }));
       return;
     }
-    res.end(JSON.stringify({
-      id: account.id, username: account.id, global_name: account.name, email: account.email, verified: account.emailVerified,
-    }));
+    res.end(
+      JSON.stringify({
+        id: account.id,
+        username: account.id,
+        global_name: account.name,
+        email: account.email,
+        verified: account.emailVerified,
+      }),
+    );
   }
 
   return {
@@ -123,7 +141,12 @@ export async function listenOidcProvider(): Promise<TestOidcProvider> {
           return {
             accountId: id,
             async claims() {
-              return { sub: id, email: account.email ?? undefined, email_verified: account.emailVerified, name: account.name };
+              return {
+                sub: id,
+                email: account.email ?? undefined,
+                email_verified: account.emailVerified,
+                name: account.name,
+              };
             },
           };
         },
@@ -134,7 +157,11 @@ export async function listenOidcProvider(): Promise<TestOidcProvider> {
         features: {
           devInteractions: { enabled: true },
           // Only the client a token was issued to may ask about it.
-          introspection: { enabled: true, allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
+          introspection: {
+            enabled: true,
+            allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) =>
+              token.clientId === client.clientId,
+          },
         },
         jwks: { keys: [signingKey] },
         ttl: { AuthorizationCode: 60, AccessToken: 600, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
@@ -154,9 +181,17 @@ export async function listenOidcProvider(): Promise<TestOidcProvider> {
 // redirects followed by hand. Every request goes to 127.0.0.1 with the URL's host in `Host`, so
 // `club.localhost:<port>` reaches the test server as a community's domain.
 
-interface StoredCookie { host: string; name: string; value: string; path: string }
+interface StoredCookie {
+  host: string;
+  name: string;
+  value: string;
+  path: string;
+}
 
-export interface Step { url: URL; res: RawResponse }
+export interface Step {
+  url: URL;
+  res: RawResponse;
+}
 
 export class TestBrowser {
   cookies: StoredCookie[] = [];
@@ -173,9 +208,14 @@ export class TestBrowser {
   /** The Cookie header a browser would send to `url`. */
   cookieHeader(url: URL): string {
     return this.cookies
-      .filter((c) => c.host === url.hostname && (url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)))
+      .filter(
+        (c) =>
+          c.host === url.hostname &&
+          (url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)),
+      )
       .sort((a, b) => b.path.length - a.path.length)
-      .map((c) => `${c.name}=${c.value}`).join('; ');
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
   }
 
   async request(method: string, target: string | URL, body?: Record<string, string>): Promise<Step> {
@@ -197,12 +237,28 @@ export class TestBrowser {
    * A `fetch` from one of the site's own pages: JSON, `Origin` of the URL, this browser's cookies
    * (`headers` may override or add, e.g. a foreign `Origin`). No redirects followed.
    */
-  async requestJson(method: string, target: string | URL, json?: unknown, headers: Record<string, string> = {}): Promise<Step> {
+  async requestJson(
+    method: string,
+    target: string | URL,
+    json?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Step> {
     const url = new URL(target);
-    const all: Record<string, string> = { Host: url.host, Origin: url.origin, 'Content-Type': 'application/json', ...headers };
+    const all: Record<string, string> = {
+      Host: url.host,
+      Origin: url.origin,
+      'Content-Type': 'application/json',
+      ...headers,
+    };
     const cookie = this.cookieHeader(url);
     if (cookie) all.Cookie = cookie;
-    const res = await rawRequest(url.port, method, `${url.pathname}${url.search}`, all, json === undefined ? undefined : JSON.stringify(json));
+    const res = await rawRequest(
+      url.port,
+      method,
+      `${url.pathname}${url.search}`,
+      all,
+      json === undefined ? undefined : JSON.stringify(json),
+    );
     for (const line of res.headers['set-cookie'] ?? []) this.#store(url, line);
     return { url, res };
   }
@@ -211,7 +267,10 @@ export class TestBrowser {
    * GETs `target` and follows redirects until a response that is not one, or until `stopBefore`
    * says the next URL is where the test wants to take over (that URL is returned, not requested).
    */
-  async navigate(target: string | URL, stopBefore: (url: URL) => boolean = () => false): Promise<{ steps: Step[]; next: URL | null }> {
+  async navigate(
+    target: string | URL,
+    stopBefore: (url: URL) => boolean = () => false,
+  ): Promise<{ steps: Step[]; next: URL | null }> {
     const steps: Step[] = [];
     let url = new URL(target);
     for (let hop = 0; hop < 20; hop += 1) {
@@ -251,23 +310,35 @@ const isCallback = (url: URL) => /^\/api\/auth\/oauth\/[a-z]+\/callback$/.test(u
  * the browser to, not yet requested.
  */
 export async function authorizeAtProvider(
-  browser: TestBrowser, startUrl: string, login: string, opts: { decline?: boolean } = {},
+  browser: TestBrowser,
+  startUrl: string,
+  login: string,
+  opts: { decline?: boolean } = {},
 ): Promise<URL> {
   let { steps, next } = await browser.navigate(startUrl, isCallback);
   for (let round = 0; round < 4 && !next; round += 1) {
     const page = steps[steps.length - 1];
     const interaction = /^\/interaction\/([\w-]+)$/.exec(page.url.pathname);
     if (!interaction || page.res.status !== 200) {
-      throw new Error(`expected the provider's interaction page, got ${page.res.status} at ${page.url.href}: ${page.res.text.slice(0, 300)}`);
+      throw new Error(
+        `expected the provider's interaction page, got ${page.res.status} at ${page.url.href}: ${page.res.text.slice(0, 300)}`,
+      );
     }
     if (opts.decline) {
       ({ steps, next } = await browser.navigate(new URL(`/interaction/${interaction[1]}/abort`, page.url), isCallback));
       continue;
     }
     const prompt = /name="prompt" value="(\w+)"/.exec(page.res.text)?.[1];
-    const submitted = await browser.request('POST', page.url, prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' });
+    const submitted = await browser.request(
+      'POST',
+      page.url,
+      prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' },
+    );
     const location = submitted.res.headers.location;
-    if (!location) throw new Error(`the provider did not accept the ${prompt} step: ${submitted.res.status} ${submitted.res.text.slice(0, 300)}`);
+    if (!location)
+      throw new Error(
+        `the provider did not accept the ${prompt} step: ${submitted.res.status} ${submitted.res.text.slice(0, 300)}`,
+      );
     ({ steps, next } = await browser.navigate(new URL(location, page.url), isCallback));
   }
   if (!next) throw new Error('the provider never redirected back to svc');

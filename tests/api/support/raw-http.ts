@@ -3,16 +3,33 @@
 import http from 'node:http';
 import net from 'node:net';
 
-export interface RawResponse { status: number; headers: http.IncomingHttpHeaders; body: any; text: string }
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+  text: string;
+}
 
-export function rawRequest(port: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+export function rawRequest(
+  port: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       let text = '';
-      res.on('data', (c) => { text += c; });
+      res.on('data', (c) => {
+        text += c;
+      });
       res.on('end', () => {
         let parsed: unknown;
-        try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          parsed = undefined;
+        }
         resolve({ status: res.statusCode!, headers: res.headers, body: parsed, text });
       });
     });
@@ -21,7 +38,10 @@ export function rawRequest(port: string, method: string, path: string, headers: 
   });
 }
 
-export interface RawOpts { host?: string; headers?: Record<string, string> }
+export interface RawOpts {
+  host?: string;
+  headers?: Record<string, string>;
+}
 
 /**
  * Raw HTTP to one test server as a browser on a site sends it: `Host` 127.0.0.1 (or `host`) on the
@@ -33,7 +53,10 @@ export function rawClient(server: { url: string }) {
   const hostOf = (host?: string) => (host ? `${host}:${port}` : `127.0.0.1:${port}`);
   const send = (method: string, path: string, json: unknown, opts: RawOpts = {}) => {
     const headers: Record<string, string> = {
-      Host: hostOf(opts.host), Origin: `http://${hostOf(opts.host)}`, 'Content-Type': 'application/json', ...opts.headers,
+      Host: hostOf(opts.host),
+      Origin: `http://${hostOf(opts.host)}`,
+      'Content-Type': 'application/json',
+      ...opts.headers,
     };
     if (headers.Origin === '') delete headers.Origin;
     return rawRequest(port, method, path, headers, json === undefined ? undefined : JSON.stringify(json));
@@ -41,7 +64,8 @@ export function rawClient(server: { url: string }) {
   return {
     port,
     origin: (host?: string, proto = 'http') => `${proto}://${hostOf(host)}`,
-    get: (path: string, opts: RawOpts = {}) => rawRequest(port, 'GET', path, { Host: hostOf(opts.host), ...opts.headers }),
+    get: (path: string, opts: RawOpts = {}) =>
+      rawRequest(port, 'GET', path, { Host: hostOf(opts.host), ...opts.headers }),
     post: (path: string, json: unknown, opts: RawOpts = {}) => send('POST', path, json, opts),
     delete: (path: string, opts: RawOpts = {}) => send('DELETE', path, undefined, opts),
   };
@@ -58,7 +82,13 @@ export function clientAddresses(): () => Record<string, string> {
 
 /** name -> value of the cookies a response sets. */
 export const cookieJar = (res: RawResponse): Record<string, string> =>
-  Object.fromEntries((res.headers['set-cookie'] ?? []).map((c) => { const [pair] = c.split(';'); const i = pair.indexOf('='); return [pair.slice(0, i), pair.slice(i + 1)]; }));
+  Object.fromEntries(
+    (res.headers['set-cookie'] ?? []).map((c) => {
+      const [pair] = c.split(';');
+      const i = pair.indexOf('=');
+      return [pair.slice(0, i), pair.slice(i + 1)];
+    }),
+  );
 
 export interface RawExchange extends RawResponse {
   /** Milliseconds from the first byte written until the server closed the connection. */
@@ -70,26 +100,50 @@ export interface RawExchange extends RawResponse {
  * connection, each `gapMs` after the last, and reads until the server closes the connection.
  * Rejects if it is still open after `waitMs`.
  */
-export function rawExchange(port: string, chunks: string[], opts: { gapMs?: number; waitMs?: number } = {}): Promise<RawExchange> {
+export function rawExchange(
+  port: string,
+  chunks: string[],
+  opts: { gapMs?: number; waitMs?: number } = {},
+): Promise<RawExchange> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket = net.connect(Number(port), '127.0.0.1');
     let received = '';
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server kept the connection open for ${opts.waitMs ?? 10_000} ms; received ${JSON.stringify(received.slice(0, 200))}`));
+      reject(
+        new Error(
+          `the server kept the connection open for ${opts.waitMs ?? 10_000} ms; received ${JSON.stringify(received.slice(0, 200))}`,
+        ),
+      );
     }, opts.waitMs ?? 10_000);
-    socket.on('data', (d) => { received += d; });
-    socket.on('error', () => { /* a reset after the answer is a close too */ });
+    socket.on('data', (d) => {
+      received += d;
+    });
+    socket.on('error', () => {
+      /* a reset after the answer is a close too */
+    });
     socket.on('close', () => {
       clearTimeout(timer);
       const [head, ...rest] = received.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       const text = rest.join('\r\n\r\n');
       let body: unknown;
-      try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body, text, closedAfterMs: Date.now() - started });
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      resolve({
+        status: Number(statusLine.split(' ')[1] ?? 0),
+        headers,
+        body,
+        text,
+        closedAfterMs: Date.now() - started,
+      });
     });
     socket.on('connect', async () => {
       for (const [i, chunk] of chunks.entries()) {

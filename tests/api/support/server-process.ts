@@ -22,8 +22,12 @@ export function runServer(env: Record<string, string>): ServerProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout?.on('data', (d) => { out += d; });
-  child.stderr?.on('data', (d) => { out += d; });
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, exited, output: () => out };
 }
@@ -32,7 +36,11 @@ export function runServer(env: Record<string, string>): ServerProcess {
 export async function waitFor(url: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    try { if ((await fetch(url)).ok) return; } catch { /* starting */ }
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* starting */
+    }
     await new Promise((r) => setTimeout(r, 150));
   }
   throw new Error(`${url} never became ready`);
@@ -64,14 +72,30 @@ export interface RunningServer {
 /** Starts the server on `dataDir` (embedded SQLite, no SMTP, no Redis) and resolves once it is ready. */
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
-  const server = runServer({ SMTP_URL: '', PORT: port, SVC_DATA_DIR: dataDir, SVC_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
+  const server = runServer({
+    SMTP_URL: '',
+    PORT: port,
+    SVC_DATA_DIR: dataDir,
+    SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...env,
+  });
   let exitCode: number | null | undefined;
-  void server.exited.then((code) => { exitCode = code; });
-  const stop = () => { server.child.kill('SIGTERM'); return server.exited; };
+  void server.exited.then((code) => {
+    exitCode = code;
+  });
+  const stop = () => {
+    server.child.kill('SIGTERM');
+    return server.exited;
+  };
   const deadline = Date.now() + 30_000;
   for (;;) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break; } catch { /* starting */ }
-    if (exitCode !== undefined) throw new Error(`the server exited with ${exitCode} before it was ready:\n${server.output()}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+    } catch {
+      /* starting */
+    }
+    if (exitCode !== undefined)
+      throw new Error(`the server exited with ${exitCode} before it was ready:\n${server.output()}`);
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`the server was not ready within 30 s:\n${server.output()}`);

@@ -3,7 +3,11 @@
 type Falsy = null | undefined | false | 0 | '';
 
 /** Polls until check() is truthy, or fails with `what` after timeoutMs. */
-export async function waitFor<T>(check: () => Promise<T | Falsy> | T | Falsy, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | Falsy> | T | Falsy,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -33,14 +33,22 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(handler: ReceiverHandler = (_q, res) => res.writeHead(204).end()): Promise<Receiver> {
+export async function startReceiver(
+  handler: ReceiverHandler = (_q, res) => res.writeHead(204).end(),
+): Promise<Receiver> {
   let current = handler;
   const requests: ReceivedRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const received = {
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       requests.push(received);
       current(req, res, received);
     });
@@ -50,7 +58,9 @@ export async function startReceiver(handler: ReceiverHandler = (_q, res) => res.
   return {
     url,
     requests,
-    handle(h) { current = h; },
+    handle(h) {
+      current = h;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
@@ -61,12 +71,30 @@ export async function startReceiver(handler: ReceiverHandler = (_q, res) => res.
 export const testSecretBox = (): SecretBox => new SecretBox(crypto.randomBytes(32));
 
 export function webhookConfig(overrides: Partial<WebhookConfig> = {}): WebhookConfig {
-  return { allowPrivate: true, retryDelaysMs: [50, 100, 150, 200, 250], timeoutMs: 2000, concurrency: 16, pollMs: 50, worker: true, ...overrides };
+  return {
+    allowPrivate: true,
+    retryDelaysMs: [50, 100, 150, 200, 250],
+    timeoutMs: 2000,
+    concurrency: 16,
+    pollMs: 50,
+    worker: true,
+    ...overrides,
+  };
 }
 
-export function startWorker(database: DatabaseHandle, secrets: SecretBox, config: Partial<WebhookConfig> = {}, extra: Partial<WorkerDeps> = {}): DeliveryWorker {
+export function startWorker(
+  database: DatabaseHandle,
+  secrets: SecretBox,
+  config: Partial<WebhookConfig> = {},
+  extra: Partial<WorkerDeps> = {},
+): DeliveryWorker {
   const worker = new DeliveryWorker({
-    db: database.db, dialect: database.dialect, config: webhookConfig(config), secrets, logger: createLogger('silent'), ...extra,
+    db: database.db,
+    dialect: database.dialect,
+    config: webhookConfig(config),
+    secrets,
+    logger: createLogger('silent'),
+    ...extra,
   });
   worker.start();
   return worker;
@@ -77,13 +105,19 @@ export async function addEndpoint(db: Db, secrets: SecretBox, communityId: strin
 }
 
 export async function emitOne<E extends WebhookEventName>(
-  db: Db, community: { id: string; tag: string }, event: E, data: WebhookEventData<E>,
+  db: Db,
+  community: { id: string; tag: string },
+  event: E,
+  data: WebhookEventData<E>,
 ) {
   return transaction(db, (trx) => emit(trx, community, event, data));
 }
 
 export const approved = (memberId: string = crypto.randomUUID()) => ({
-  memberId, userId: crypto.randomUUID(), approvedAt: new Date().toISOString(), approvedBy: crypto.randomUUID(),
+  memberId,
+  userId: crypto.randomUUID(),
+  approvedAt: new Date().toISOString(),
+  approvedBy: crypto.randomUUID(),
 });
 
 export { waitFor };
@@ -93,7 +127,12 @@ export async function deliveryRow(db: Db, id: string) {
 }
 
 export async function attemptRows(db: Db, deliveryId: string) {
-  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('number').execute();
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('number')
+    .execute();
 }
 
 /** The attempt log of a delivery once it has at least `n` rows. */
@@ -111,16 +150,27 @@ const stripe = new Stripe('sk_test_not_used_for_network');
  * would), and the Svc-Event header naming the body's event.
  */
 export async function deliveredTo<T extends { event: string }>(
-  db: Db, receiver: Receiver, community: { id: string; tag: string }, secret: string,
+  db: Db,
+  receiver: Receiver,
+  community: { id: string; tag: string },
+  secret: string,
 ): Promise<T[]> {
   const rows = await waitFor(async () => {
-    const all = await db.selectFrom('webhook_deliveries').select('status').where('community_id', '=', community.id).execute();
+    const all = await db
+      .selectFrom('webhook_deliveries')
+      .select('status')
+      .where('community_id', '=', community.id)
+      .execute();
     return all.every((d) => d.status === 'SUCCEEDED') ? all : null;
   }, `deliveries of ${community.tag} to succeed`);
   const received = receiver.requests.filter((r) => JSON.parse(r.body).communityTag === community.tag);
   expect(received).toHaveLength(rows.length);
   return received.map((r) => {
-    const verified = stripe.webhooks.constructEvent(r.body, r.headers['svc-signature'] as string, secret) as unknown as T;
+    const verified = stripe.webhooks.constructEvent(
+      r.body,
+      r.headers['svc-signature'] as string,
+      secret,
+    ) as unknown as T;
     expect(r.headers['svc-event']).toBe(verified.event);
     return verified;
   });

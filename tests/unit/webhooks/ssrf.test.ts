@@ -51,7 +51,10 @@ interface ConnectCall {
  */
 function blockConnects() {
   const calls: ConnectCall[] = [];
-  const spy = vi.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (this: net.Socket, ...args: unknown[]) {
+  const spy = vi.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (
+    this: net.Socket,
+    ...args: unknown[]
+  ) {
     // net.connect passes its normalised [options, cb] array; tls.connect passes options directly.
     const first = args[0];
     const options = (Array.isArray(first) ? first[0] : first) as ConnectCall['options'];
@@ -224,8 +227,12 @@ describe('checkReceiverUrl', () => {
     });
 
     it('accepts localhost and names that resolve to private addresses', async () => {
-      await expect(checkReceiverUrl('http://localhost:3000/hook', dev(answers({ address: '127.0.0.1', family: 4 })))).resolves.toBeTruthy();
-      await expect(checkReceiverUrl('https://intranet.example/', dev(answers({ address: '10.0.0.1', family: 4 })))).resolves.toBeTruthy();
+      await expect(
+        checkReceiverUrl('http://localhost:3000/hook', dev(answers({ address: '127.0.0.1', family: 4 }))),
+      ).resolves.toBeTruthy();
+      await expect(
+        checkReceiverUrl('https://intranet.example/', dev(answers({ address: '10.0.0.1', family: 4 }))),
+      ).resolves.toBeTruthy();
     });
 
     it('still refuses other schemes and credentials', async () => {
@@ -309,7 +316,10 @@ describe('createGuardedAgents at connect time', () => {
 
   it('reports a name that fails to resolve as that DNS error, without connecting', async () => {
     const { spy } = blockConnects();
-    const made = agents({ allowPrivate: false, lookup: vi.fn<LookupFn>().mockRejectedValue(dnsError('ENOTFOUND')) }, { maxSockets: 2 });
+    const made = agents(
+      { allowPrivate: false, lookup: vi.fn<LookupFn>().mockRejectedValue(dnsError('ENOTFOUND')) },
+      { maxSockets: 2 },
+    );
     await expect(post('https://gone.example/hook', made.https)).rejects.toMatchObject({ code: 'ENOTFOUND' });
     expect(spy).not.toHaveBeenCalled();
   });
@@ -319,7 +329,9 @@ describe('createGuardedAgents at connect time', () => {
     const lookup = answers(PUBLIC_V4);
     const made = agents({ allowPrivate: false, lookup }, { maxSockets: 2 });
 
-    await expect(post('https://hooks.example.com:8443/svc', made.https)).rejects.toThrow('test: outgoing connection blocked');
+    await expect(post('https://hooks.example.com:8443/svc', made.https)).rejects.toThrow(
+      'test: outgoing connection blocked',
+    );
 
     expect(lookup).toHaveBeenCalledTimes(1);
     expect(lookup).toHaveBeenCalledWith('hooks.example.com');
@@ -341,13 +353,17 @@ describe('createGuardedAgents at connect time', () => {
     const { calls } = blockConnects();
     const lookup = noDns();
     const made = agents({ allowPrivate: false, lookup }, { maxSockets: 2 });
-    await expect(post('https://[2606:4700::1111]/svc', made.https)).rejects.toThrow('test: outgoing connection blocked');
+    await expect(post('https://[2606:4700::1111]/svc', made.https)).rejects.toThrow(
+      'test: outgoing connection blocked',
+    );
     expect(lookup).not.toHaveBeenCalled();
     expect(await destinations(calls[0])).toEqual([{ address: '2606:4700::1111', port: 443 }]);
   });
 
   describe('with allowPrivate', () => {
-    async function withServer(run: (port: number, seen: { method?: string; host?: string; body: string }) => Promise<void>) {
+    async function withServer(
+      run: (port: number, seen: { method?: string; host?: string; body: string }) => Promise<void>,
+    ) {
       const seen: { method?: string; host?: string; body: string } = { body: '' };
       const server = http.createServer((req, res) => {
         seen.method = req.method;

@@ -21,7 +21,10 @@ function pagedApi(pages: Event[][]) {
 }
 
 /** A client around a mock `get` (generic methods do not survive vi.fn's typing). */
-const clientWith = (get: ReturnType<typeof vi.fn<ApiClient['get']>>): ApiClient => ({ get: get as ApiClient['get'], resolve: (p) => p });
+const clientWith = (get: ReturnType<typeof vi.fn<ApiClient['get']>>): ApiClient => ({
+  get: get as ApiClient['get'],
+  resolve: (p) => p,
+});
 
 describe('parseQuery', () => {
   it('defaults to 10 upcoming events', () => {
@@ -41,7 +44,11 @@ describe('parseQuery', () => {
 
 describe('queryParams', () => {
   it('asks for upcoming events unless past is set', () => {
-    expect(queryParams({ limit: 6, featured: false, past: false })).toMatchObject({ limit: 6, upcoming: true, past: false });
+    expect(queryParams({ limit: 6, featured: false, past: false })).toMatchObject({
+      limit: 6,
+      upcoming: true,
+      past: false,
+    });
     expect(queryParams({ limit: 6, featured: false, past: true })).toMatchObject({ upcoming: false, past: true });
   });
 
@@ -118,9 +125,12 @@ describe('EventsFeed', () => {
 
   it('ignores an answer that arrives after it was disposed', async () => {
     let release!: () => void;
-    const get = vi.fn<ApiClient['get']>((_path, options) => new Promise((_resolve, reject) => {
-      release = () => reject(options?.signal?.reason ?? new Error('aborted'));
-    }));
+    const get = vi.fn<ApiClient['get']>(
+      (_path, options) =>
+        new Promise((_resolve, reject) => {
+          release = () => reject(options?.signal?.reason ?? new Error('aborted'));
+        }),
+    );
     const feed = new EventsFeed(clientWith(get), 'demo', { limit: 2, featured: false, past: false });
     const loading = feed.load();
     feed.dispose();

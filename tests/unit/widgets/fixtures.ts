@@ -5,7 +5,17 @@ let seq = 0;
 const uuid = () => `00000000-0000-7000-8000-${String(++seq).padStart(12, '0')}`;
 
 export function tier(overrides: Partial<Tier> = {}): Tier {
-  return { id: uuid(), name: 'General', priceCents: 0, currency: 'USD', capacity: null, sold: 0, isActive: true, hasForm: false, ...overrides };
+  return {
+    id: uuid(),
+    name: 'General',
+    priceCents: 0,
+    currency: 'USD',
+    capacity: null,
+    sold: 0,
+    isActive: true,
+    hasForm: false,
+    ...overrides,
+  };
 }
 
 export function event(overrides: Partial<Event> = {}): Event {

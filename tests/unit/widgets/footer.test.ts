@@ -5,7 +5,10 @@ const DEFAULT = { title: 'Demo Hikers', copyright: '© Demo Hikers' };
 const EVENTS = { title: 'Events footer' };
 
 describe('selectFooter (which footer a page gets)', () => {
-  const storefront = { footer: DEFAULT, pages: { '/events': { footer: EVENTS }, blog: { footer: false }, shop: { hero: {} } } };
+  const storefront = {
+    footer: DEFAULT,
+    pages: { '/events': { footer: EVENTS }, blog: { footer: false }, shop: { hero: {} } },
+  };
 
   it('uses the default footer without a route, or for a route without its own', () => {
     expect(selectFooter(storefront, null)).toBe(DEFAULT);
@@ -13,8 +16,9 @@ describe('selectFooter (which footer a page gets)', () => {
     expect(selectFooter(storefront, '/shop')).toBe(DEFAULT);
   });
 
-  it("uses pages.<route>.footer for a matching route, with or without the slashes", () => {
-    for (const route of ['/events', 'events', '/events/', ' /events ']) expect(selectFooter(storefront, route), route).toBe(EVENTS);
+  it('uses pages.<route>.footer for a matching route, with or without the slashes', () => {
+    for (const route of ['/events', 'events', '/events/', ' /events '])
+      expect(selectFooter(storefront, route), route).toBe(EVENTS);
   });
 
   it('shows no footer on a route whose footer is false or null', () => {
@@ -37,22 +41,43 @@ describe('footerModel (what the footer renders)', () => {
   const site = 'http://demo.localhost:3000';
 
   it('renders title, columns of links resolved against the site, social links and the copyright', () => {
-    const model = footerModel({
-      title: 'Demo Hikers',
-      columns: [
-        { title: 'Hike with us', links: [{ label: 'Events', href: '/events' }, { label: 'LNT', href: 'https://lnt.example', external: true }] },
-        { title: 'Empty', links: [] },
-        { links: [{ label: 'Bad', href: 'javascript:alert(1)' }, { label: 'Shop', href: '/marketplace' }] },
-      ],
-      social: [{ network: 'instagram', href: 'https://instagram.com/x' }, { network: 'YouTube', href: 'https://youtube.com/x' }, { network: 'x', href: 'javascript:1' }],
-      copyright: '© Demo Hikers',
-    }, site);
+    const model = footerModel(
+      {
+        title: 'Demo Hikers',
+        columns: [
+          {
+            title: 'Hike with us',
+            links: [
+              { label: 'Events', href: '/events' },
+              { label: 'LNT', href: 'https://lnt.example', external: true },
+            ],
+          },
+          { title: 'Empty', links: [] },
+          {
+            links: [
+              { label: 'Bad', href: 'javascript:alert(1)' },
+              { label: 'Shop', href: '/marketplace' },
+            ],
+          },
+        ],
+        social: [
+          { network: 'instagram', href: 'https://instagram.com/x' },
+          { network: 'YouTube', href: 'https://youtube.com/x' },
+          { network: 'x', href: 'javascript:1' },
+        ],
+        copyright: '© Demo Hikers',
+      },
+      site,
+    );
     expect(model.title).toBe('Demo Hikers');
     expect(model.columns).toEqual([
-      { title: 'Hike with us', links: [
-        { label: 'Events', href: 'http://demo.localhost:3000/events', external: false },
-        { label: 'LNT', href: 'https://lnt.example/', external: true },
-      ] },
+      {
+        title: 'Hike with us',
+        links: [
+          { label: 'Events', href: 'http://demo.localhost:3000/events', external: false },
+          { label: 'LNT', href: 'https://lnt.example/', external: true },
+        ],
+      },
       { title: null, links: [{ label: 'Shop', href: 'http://demo.localhost:3000/marketplace', external: false }] },
     ]);
     expect(model.social).toEqual([
@@ -63,8 +88,13 @@ describe('footerModel (what the footer renders)', () => {
   });
 
   it('accepts socialLinks and url, and a label over the network name', () => {
-    const model = footerModel({ socialLinks: [{ network: 'mastodon', url: 'https://m.example/@x', label: 'Our Mastodon' }] }, site);
-    expect(model.social).toEqual([{ network: 'mastodon', label: 'Our Mastodon', href: 'https://m.example/@x', external: true }]);
+    const model = footerModel(
+      { socialLinks: [{ network: 'mastodon', url: 'https://m.example/@x', label: 'Our Mastodon' }] },
+      site,
+    );
+    expect(model.social).toEqual([
+      { network: 'mastodon', label: 'Our Mastodon', href: 'https://m.example/@x', external: true },
+    ]);
     expect(model).toMatchObject({ title: null, columns: [], copyright: null });
   });
 

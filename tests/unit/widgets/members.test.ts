@@ -8,8 +8,13 @@ let seq = 0;
 function member(overrides: Partial<Member> = {}): Member {
   seq += 1;
   return {
-    userId: `00000000-0000-7000-8000-${String(seq).padStart(12, '0')}`, name: `Member ${seq}`, usertag: `m${seq}`,
-    profileImage: null, bio: null, joinedAt: '2024-06-14T07:30:00.000Z', ...overrides,
+    userId: `00000000-0000-7000-8000-${String(seq).padStart(12, '0')}`,
+    name: `Member ${seq}`,
+    usertag: `m${seq}`,
+    profileImage: null,
+    bio: null,
+    joinedAt: '2024-06-14T07:30:00.000Z',
+    ...overrides,
   };
 }
 
@@ -23,7 +28,10 @@ function directoryApi(all: () => Member[]) {
       const offset = Number(options.query?.offset ?? 0);
       const limit = Number(options.query?.limit);
       const list = all();
-      return { data: list.slice(offset, offset + limit) as T, headers: new Headers({ 'X-Total-Count': String(list.length) }) };
+      return {
+        data: list.slice(offset, offset + limit) as T,
+        headers: new Headers({ 'X-Total-Count': String(list.length) }),
+      };
     },
   };
   return { api, calls };

@@ -7,7 +7,15 @@ import type { EmbedConfig } from '../../../widgets/lib/contract.ts';
 import { ActionError, actionPath, postAction } from '../../../widgets/rsvp/actions.ts';
 import { checkoutReturn, returnUrls } from '../../../widgets/rsvp/checkout-return.ts';
 import {
-  answerKey, checkAll, checkField, checkoutRequest, fieldsFor, initialValues, problemFrom, rsvpRequest, toFormAnswers,
+  answerKey,
+  checkAll,
+  checkField,
+  checkoutRequest,
+  fieldsFor,
+  initialValues,
+  problemFrom,
+  rsvpRequest,
+  toFormAnswers,
 } from '../../../widgets/rsvp/form.ts';
 import { availability, availabilityLabel, hasEnded, maxQuantity, priceLabel } from '../../../widgets/rsvp/tiers.ts';
 
@@ -15,12 +23,23 @@ let seq = 0;
 function tier(overrides: Partial<Tier> = {}): Tier {
   seq += 1;
   return {
-    id: `00000000-0000-7000-8000-${String(seq).padStart(12, '0')}`, name: `Tier ${seq}`, priceCents: 0, currency: 'USD',
-    capacity: null, sold: 0, isActive: true, hasForm: false, ...overrides,
+    id: `00000000-0000-7000-8000-${String(seq).padStart(12, '0')}`,
+    name: `Tier ${seq}`,
+    priceCents: 0,
+    currency: 'USD',
+    capacity: null,
+    sold: 0,
+    isActive: true,
+    hasForm: false,
+    ...overrides,
   };
 }
 
-const field = (overrides: Partial<FormField> & Pick<FormField, 'id' | 'type'>): FormField => ({ label: overrides.id, required: false, ...overrides });
+const field = (overrides: Partial<FormField> & Pick<FormField, 'id' | 'type'>): FormField => ({
+  label: overrides.id,
+  required: false,
+  ...overrides,
+});
 
 const FORM: FormField[] = [
   field({ id: 'contact', type: 'short_text', label: 'Emergency contact', required: true, maxLength: 20 }),
@@ -50,7 +69,7 @@ describe('tiers: seats and prices', () => {
     expect(availability(tier({ capacity: 5, sold: 1 }))).toEqual({ kind: 'open', left: 4 });
   });
 
-  it('formats prices from minor units with the currency\'s own decimals', () => {
+  it("formats prices from minor units with the currency's own decimals", () => {
     expect(priceLabel(tier({ priceCents: 0 }), 'en-US')).toBe('Free');
     expect(priceLabel(tier({ priceCents: 2500, currency: 'USD' }), 'en-US')).toBe('$25.00');
     expect(priceLabel(tier({ priceCents: 1999, currency: 'EUR' }), 'de-DE')).toBe('19,99\u00a0€');
@@ -82,8 +101,13 @@ describe('the booking form: fields', () => {
     expect(fields.map((f) => f.key)).toEqual(['name', 'email', ...FORM.map((f) => `formAnswers.${f.id}`)]);
     const auto = Object.fromEntries(fields.map((f) => [f.key, f.autocomplete]));
     expect(auto).toMatchObject({
-      name: 'name', email: 'email', 'formAnswers.mobile': 'tel', 'formAnswers.site': 'url', 'formAnswers.backup': 'email',
-      'formAnswers.contact': undefined, 'formAnswers.diet': undefined,
+      name: 'name',
+      email: 'email',
+      'formAnswers.mobile': 'tel',
+      'formAnswers.site': 'url',
+      'formAnswers.backup': 'email',
+      'formAnswers.contact': undefined,
+      'formAnswers.diet': undefined,
     });
     expect(fields.slice(0, 2).every((f) => f.field.required)).toBe(true);
   });
@@ -144,7 +168,7 @@ describe('the booking form: checks before sending', () => {
 });
 
 describe('the booking form: the request body', () => {
-  it('maps answers to the API\'s types: trimmed text, numbers, booleans, lists; empty answers left out', () => {
+  it("maps answers to the API's types: trimmed text, numbers, booleans, lists; empty answers left out", () => {
     const answers = toFormAnswers(FORM, {
       [answerKey('contact')]: '  Sam Lee, +1 206 555 0100 ',
       [answerKey('mobile')]: '',
@@ -154,88 +178,159 @@ describe('the booking form: the request body', () => {
       [answerKey('waiver')]: true,
       [answerKey('notes')]: '   ',
     });
-    expect(answers).toEqual({ contact: 'Sam Lee, +1 206 555 0100', age: 42, diet: 'vegan', extras: ['stove', 'tent'], photos: false, waiver: true });
+    expect(answers).toEqual({
+      contact: 'Sam Lee, +1 206 555 0100',
+      age: 42,
+      diet: 'vegan',
+      extras: ['stove', 'tent'],
+      photos: false,
+      waiver: true,
+    });
   });
 
   it('builds the RSVP body, with formAnswers only when the tier has a form', () => {
     const free = tier();
-    expect(rsvpRequest(free, [], { name: ' Ana ', email: ' ana@example.com ' })).toEqual({ tierId: free.id, name: 'Ana', email: 'ana@example.com' });
+    expect(rsvpRequest(free, [], { name: ' Ana ', email: ' ana@example.com ' })).toEqual({
+      tierId: free.id,
+      name: 'Ana',
+      email: 'ana@example.com',
+    });
     const form = [field({ id: 'diet', type: 'select', options: ['vegan'] })];
-    expect(rsvpRequest(free, form, { name: 'Ana', email: 'ana@example.com', [answerKey('diet')]: 'vegan' }))
-      .toEqual({ tierId: free.id, name: 'Ana', email: 'ana@example.com', formAnswers: { diet: 'vegan' } });
+    expect(rsvpRequest(free, form, { name: 'Ana', email: 'ana@example.com', [answerKey('diet')]: 'vegan' })).toEqual({
+      tierId: free.id,
+      name: 'Ana',
+      email: 'ana@example.com',
+      formAnswers: { diet: 'vegan' },
+    });
   });
 
   it('builds the checkout body with the quantity as a number and the return URLs', () => {
     const paid = tier({ priceCents: 2500 });
-    const urls = { successUrl: 'https://shop.example/?svc_checkout=success', cancelUrl: 'https://shop.example/?svc_checkout=cancelled' };
-    expect(checkoutRequest(paid, [], { name: 'Ana', quantity: ' 2 ' }, urls)).toEqual({ tierId: paid.id, quantity: 2, name: 'Ana', ...urls });
+    const urls = {
+      successUrl: 'https://shop.example/?svc_checkout=success',
+      cancelUrl: 'https://shop.example/?svc_checkout=cancelled',
+    };
+    expect(checkoutRequest(paid, [], { name: 'Ana', quantity: ' 2 ' }, urls)).toEqual({
+      tierId: paid.id,
+      quantity: 2,
+      name: 'Ana',
+      ...urls,
+    });
   });
 });
 
 describe('server errors mapped back onto the form', () => {
   const keys = ['name', 'email', 'quantity', 'formAnswers.diet', 'formAnswers.contact'];
-  const err = (status: number, message: string, extras: ConstructorParameters<typeof ActionError>[4] = {}, code?: string) =>
-    new ActionError(message, status, code, 'req_1', extras);
+  const err = (
+    status: number,
+    message: string,
+    extras: ConstructorParameters<typeof ActionError>[4] = {},
+    code?: string,
+  ) => new ActionError(message, status, code, 'req_1', extras);
 
   it('puts a 400 next to the field named in extras.field, in words for the visitor', () => {
-    expect(problemFrom(err(400, 'formAnswers.diet must be one of the options', { field: 'formAnswers.diet' }), keys))
-      .toEqual({ fields: { 'formAnswers.diet': 'Must be one of the options.' }, message: null, refreshTiers: false });
-    expect(problemFrom(err(400, 'email: must be an e-mail address', { field: 'email' }, 'INVALID_EMAIL'), keys).fields)
-      .toEqual({ email: 'Enter an e-mail address like name@example.com.' });
-    expect(problemFrom(err(400, 'name: must not be empty', { field: 'name' }), keys).fields).toEqual({ name: 'Must not be empty.' });
+    expect(
+      problemFrom(err(400, 'formAnswers.diet must be one of the options', { field: 'formAnswers.diet' }), keys),
+    ).toEqual({ fields: { 'formAnswers.diet': 'Must be one of the options.' }, message: null, refreshTiers: false });
+    expect(
+      problemFrom(err(400, 'email: must be an e-mail address', { field: 'email' }, 'INVALID_EMAIL'), keys).fields,
+    ).toEqual({ email: 'Enter an e-mail address like name@example.com.' });
+    expect(problemFrom(err(400, 'name: must not be empty', { field: 'name' }), keys).fields).toEqual({
+      name: 'Must not be empty.',
+    });
   });
 
   it('marks every required field the server found missing (422 with extras.fields)', () => {
-    const problem = problemFrom(err(422, 'Required form fields are missing.', { field: 'formAnswers.contact', fields: ['contact', 'diet'] }), keys);
-    expect(problem.fields).toEqual({ 'formAnswers.contact': 'This field is required.', 'formAnswers.diet': 'This field is required.' });
+    const problem = problemFrom(
+      err(422, 'Required form fields are missing.', { field: 'formAnswers.contact', fields: ['contact', 'diet'] }),
+      keys,
+    );
+    expect(problem.fields).toEqual({
+      'formAnswers.contact': 'This field is required.',
+      'formAnswers.diet': 'This field is required.',
+    });
     expect(problem.message).toBeNull();
   });
 
   it('says how many seats are left next to the quantity, or that the tier sold out, and asks for fresh tiers', () => {
-    expect(problemFrom(err(422, 'Only 2 left.', { field: 'quantity', remaining: 2 }), keys))
-      .toEqual({ fields: { quantity: 'Only 2 tickets are left.' }, message: null, refreshTiers: true });
-    expect(problemFrom(err(422, 'Sold out.', { field: 'quantity', remaining: 0 }), ['name', 'email']))
-      .toEqual({ fields: {}, message: 'Sorry, this ticket has just sold out.', refreshTiers: true });
+    expect(problemFrom(err(422, 'Only 2 left.', { field: 'quantity', remaining: 2 }), keys)).toEqual({
+      fields: { quantity: 'Only 2 tickets are left.' },
+      message: null,
+      refreshTiers: true,
+    });
+    expect(problemFrom(err(422, 'Sold out.', { field: 'quantity', remaining: 0 }), ['name', 'email'])).toEqual({
+      fields: {},
+      message: 'Sorry, this ticket has just sold out.',
+      refreshTiers: true,
+    });
   });
 
   it('falls back to a message for the whole form: a field not shown, rate limits, the network, server failures', () => {
-    expect(problemFrom(err(400, 'formAnswers.ghost is not a field of this form', { field: 'formAnswers.ghost' }), keys))
-      .toEqual({ fields: {}, message: 'formAnswers.ghost is not a field of this form', refreshTiers: false });
+    expect(
+      problemFrom(err(400, 'formAnswers.ghost is not a field of this form', { field: 'formAnswers.ghost' }), keys),
+    ).toEqual({ fields: {}, message: 'formAnswers.ghost is not a field of this form', refreshTiers: false });
     expect(problemFrom(err(422, 'This event is over.'), keys).message).toBe('This event is over.');
-    expect(problemFrom(err(400, 'This tier is not on sale.', { field: 'tierId' }), keys))
-      .toEqual({ fields: {}, message: 'This tier is not on sale.', refreshTiers: true });
+    expect(problemFrom(err(400, 'This tier is not on sale.', { field: 'tierId' }), keys)).toEqual({
+      fields: {},
+      message: 'This tier is not on sale.',
+      refreshTiers: true,
+    });
     expect(problemFrom(err(429, 'Too many requests'), keys).message).toMatch(/wait a minute/);
     expect(problemFrom(err(0, 'Network error'), keys).message).toMatch(/couldn't reach the server/);
-    expect(problemFrom(err(503, 'Payments are unavailable'), keys).message).toBe('Something went wrong on our side. Please try again.');
+    expect(problemFrom(err(503, 'Payments are unavailable'), keys).message).toBe(
+      'Something went wrong on our side. Please try again.',
+    );
   });
 });
 
 describe('the checkout round trip', () => {
   it('returns to this page with the session id left for the processor to fill in', () => {
     expect(returnUrls('https://shop.example/events/summit', 'big-summit-day')).toEqual({
-      successUrl: 'https://shop.example/events/summit?svc_checkout=success&session={CHECKOUT_SESSION_ID}&svc_event=big-summit-day',
+      successUrl:
+        'https://shop.example/events/summit?svc_checkout=success&session={CHECKOUT_SESSION_ID}&svc_event=big-summit-day',
       cancelUrl: 'https://shop.example/events/summit?svc_checkout=cancelled&svc_event=big-summit-day',
     });
   });
 
-  it('keeps the page\'s own query and fragment, and drops our parameters from an earlier trip', () => {
-    const { successUrl, cancelUrl } = returnUrls('https://shop.example/p?lang=en&svc_checkout=cancelled&svc_event=x#tickets', 'walk');
-    expect(successUrl).toBe('https://shop.example/p?lang=en&svc_checkout=success&session={CHECKOUT_SESSION_ID}&svc_event=walk#tickets');
+  it("keeps the page's own query and fragment, and drops our parameters from an earlier trip", () => {
+    const { successUrl, cancelUrl } = returnUrls(
+      'https://shop.example/p?lang=en&svc_checkout=cancelled&svc_event=x#tickets',
+      'walk',
+    );
+    expect(successUrl).toBe(
+      'https://shop.example/p?lang=en&svc_checkout=success&session={CHECKOUT_SESSION_ID}&svc_event=walk#tickets',
+    );
     expect(cancelUrl).toBe('https://shop.example/p?lang=en&svc_checkout=cancelled&svc_event=walk#tickets');
   });
 
-  it('recognises a return for this widget\'s event only', () => {
-    expect(checkoutReturn('https://shop.example/?svc_checkout=success&session=cs_1&svc_event=walk', 'walk')).toEqual({ kind: 'success', sessionId: 'cs_1' });
-    expect(checkoutReturn('https://shop.example/?svc_checkout=cancelled&svc_event=walk', 'walk')).toEqual({ kind: 'cancelled' });
-    expect(checkoutReturn('https://shop.example/?svc_checkout=success&session=cs_1&svc_event=other', 'walk')).toBeNull();
-    expect(checkoutReturn('https://shop.example/?svc_checkout=success&session=cs_1', 'walk')).toEqual({ kind: 'success', sessionId: 'cs_1' });
+  it("recognises a return for this widget's event only", () => {
+    expect(checkoutReturn('https://shop.example/?svc_checkout=success&session=cs_1&svc_event=walk', 'walk')).toEqual({
+      kind: 'success',
+      sessionId: 'cs_1',
+    });
+    expect(checkoutReturn('https://shop.example/?svc_checkout=cancelled&svc_event=walk', 'walk')).toEqual({
+      kind: 'cancelled',
+    });
+    expect(
+      checkoutReturn('https://shop.example/?svc_checkout=success&session=cs_1&svc_event=other', 'walk'),
+    ).toBeNull();
+    expect(checkoutReturn('https://shop.example/?svc_checkout=success&session=cs_1', 'walk')).toEqual({
+      kind: 'success',
+      sessionId: 'cs_1',
+    });
     expect(checkoutReturn('https://shop.example/?svc_checkout=maybe', 'walk')).toBeNull();
     expect(checkoutReturn('https://shop.example/', 'walk')).toBeNull();
   });
 });
 
 describe('widget actions on the wire', () => {
-  const foreign: EmbedConfig = { community: 'demo', key: 'pk_live_abc', api: 'https://platform.example', hosted: false, site: null };
+  const foreign: EmbedConfig = {
+    community: 'demo',
+    key: 'pk_live_abc',
+    api: 'https://platform.example',
+    hosted: false,
+    site: null,
+  };
   const hosted: EmbedConfig = { ...foreign, hosted: true };
 
   function recorder(status: number, body: unknown) {
@@ -247,7 +342,7 @@ describe('widget actions on the wire', () => {
     return { calls, fetchImpl };
   }
 
-  it('goes to the platform with the publishable key and no cookies from a customer\'s site', async () => {
+  it("goes to the platform with the publishable key and no cookies from a customer's site", async () => {
     const { calls, fetchImpl } = recorder(200, { ok: true, rsvpId: 'r1' });
     const path = actionPath('demo', 'big summit', 'rsvp');
     expect(path).toBe('/api/actions/demo/events/big%20summit/rsvp');
@@ -266,11 +361,27 @@ describe('widget actions on the wire', () => {
   });
 
   it('turns the error envelope into an ActionError with its extras; a dead network is status 0', async () => {
-    const { fetchImpl } = recorder(422, { error: 'Only 2 left.', code: 'UNPROCESSABLE', requestId: 'req_9', extras: { field: 'quantity', remaining: 2 } });
+    const { fetchImpl } = recorder(422, {
+      error: 'Only 2 left.',
+      code: 'UNPROCESSABLE',
+      requestId: 'req_9',
+      extras: { field: 'quantity', remaining: 2 },
+    });
     const error = await postAction(foreign, '/x', {}, fetchImpl).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ActionError);
-    expect(error).toMatchObject({ status: 422, code: 'UNPROCESSABLE', requestId: 'req_9', message: 'Only 2 left.', extras: { field: 'quantity', remaining: 2 } });
-    const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
-    expect(await postAction(foreign, '/x', {}, offline).catch((e: unknown) => e)).toMatchObject({ status: 0, extras: {} });
+    expect(error).toMatchObject({
+      status: 422,
+      code: 'UNPROCESSABLE',
+      requestId: 'req_9',
+      message: 'Only 2 left.',
+      extras: { field: 'quantity', remaining: 2 },
+    });
+    const offline = (async () => {
+      throw new TypeError('Failed to fetch');
+    }) as typeof fetch;
+    expect(await postAction(foreign, '/x', {}, offline).catch((e: unknown) => e)).toMatchObject({
+      status: 0,
+      extras: {},
+    });
   });
 });

@@ -4,7 +4,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, type ApiClient, type GetOptions } from '../../../widgets/lib/api.ts';
 import type { EmbedConfig } from '../../../widgets/lib/contract.ts';
 
-const embed: EmbedConfig = { community: 'demo', key: 'pk_live_abc', api: 'http://localhost:3000', hosted: false, site: null };
+const embed: EmbedConfig = {
+  community: 'demo',
+  key: 'pk_live_abc',
+  api: 'http://localhost:3000',
+  hosted: false,
+  site: null,
+};
 const hosted: EmbedConfig = { ...embed, key: null, api: 'http://demo.localhost:3000', hosted: true };
 const maya = { id: 'u-maya', usertag: 'maya', name: 'Maya Okafor', profileImage: null };
 
@@ -17,7 +23,7 @@ async function freshModules() {
 }
 
 /** An API whose /api/users/me answers whatever `me` says at the time of the call. */
-function fakeApi(state: { me: (() => unknown) }) {
+function fakeApi(state: { me: () => unknown }) {
   const calls: { path: string; options?: GetOptions }[] = [];
   const api: ApiClient = {
     resolve: (p) => p,
@@ -40,7 +46,9 @@ beforeEach(() => {
   vi.stubGlobal('document', new EventTarget());
   vi.stubGlobal('BroadcastChannel', undefined);
 });
-afterEach(() => { vi.unstubAllGlobals(); });
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 describe('$session', () => {
   it('on a customer site is signed out at once, without a request (the cookie is out of reach)', async () => {
@@ -117,11 +125,18 @@ describe('$session', () => {
   it('tells the other tabs of the site, and listens to them', async () => {
     const posted: unknown[] = [];
     const channels: { onmessage: (() => void) | null }[] = [];
-    vi.stubGlobal('BroadcastChannel', class {
-      onmessage: (() => void) | null = null;
-      constructor(readonly name: string) { channels.push(this); }
-      postMessage(m: unknown) { posted.push(m); }
-    });
+    vi.stubGlobal(
+      'BroadcastChannel',
+      class {
+        onmessage: (() => void) | null = null;
+        constructor(readonly name: string) {
+          channels.push(this);
+        }
+        postMessage(m: unknown) {
+          posted.push(m);
+        }
+      },
+    );
     const { $session, loadSession, signOut } = await freshModules();
     let me: unknown = maya;
     loadSession(fakeApi({ me: () => me }).api, hosted);
@@ -163,9 +178,21 @@ describe('signOut', () => {
 
   it('keeps the user and reports the error when the server refuses or cannot be reached', async () => {
     const { $session, signOut } = await signedIn();
-    const refused = vi.fn<typeof fetch>(async () => Response.json({ error: 'Cross-site request', code: 'CROSS_SITE_REQUEST', requestId: 'req_1' }, { status: 403 }));
-    await expect(signOut(refused)).rejects.toMatchObject({ status: 403, code: 'CROSS_SITE_REQUEST', requestId: 'req_1' });
-    await expect(signOut(vi.fn<typeof fetch>(async () => { throw new TypeError('Failed to fetch'); }))).rejects.toMatchObject({ status: 0 });
+    const refused = vi.fn<typeof fetch>(async () =>
+      Response.json({ error: 'Cross-site request', code: 'CROSS_SITE_REQUEST', requestId: 'req_1' }, { status: 403 }),
+    );
+    await expect(signOut(refused)).rejects.toMatchObject({
+      status: 403,
+      code: 'CROSS_SITE_REQUEST',
+      requestId: 'req_1',
+    });
+    await expect(
+      signOut(
+        vi.fn<typeof fetch>(async () => {
+          throw new TypeError('Failed to fetch');
+        }),
+      ),
+    ).rejects.toMatchObject({ status: 0 });
     expect($session.get()).toEqual(maya);
   });
 });
@@ -173,13 +200,15 @@ describe('signOut', () => {
 describe('signInUrl', () => {
   it('sends a visitor on a customer site to the hosted sign-in page with the whole URL to come back to', async () => {
     const { signInUrl } = await freshModules();
-    expect(signInUrl('http://demo.localhost:3000', 'http://127.0.0.1:3000/demo/?x=1#events'))
-      .toBe('http://demo.localhost:3000/sign-in?next=http%3A%2F%2F127.0.0.1%3A3000%2Fdemo%2F%3Fx%3D1%23events');
+    expect(signInUrl('http://demo.localhost:3000', 'http://127.0.0.1:3000/demo/?x=1#events')).toBe(
+      'http://demo.localhost:3000/sign-in?next=http%3A%2F%2F127.0.0.1%3A3000%2Fdemo%2F%3Fx%3D1%23events',
+    );
   });
 
   it('uses a path on the site itself (the sign-in page follows same-site paths only)', async () => {
     const { signInUrl } = await freshModules();
-    expect(signInUrl('https://hikers.example', 'https://hikers.example/events/ridge-walk?tab=1'))
-      .toBe('https://hikers.example/sign-in?next=%2Fevents%2Fridge-walk%3Ftab%3D1');
+    expect(signInUrl('https://hikers.example', 'https://hikers.example/events/ridge-walk?tab=1')).toBe(
+      'https://hikers.example/sign-in?next=%2Fevents%2Fridge-walk%3Ftab%3D1',
+    );
   });
 });

@@ -30,7 +30,9 @@ describe('priceSummary', () => {
 
 describe('locationLabel', () => {
   it('names the venue, falling back to the city', () => {
-    expect(locationLabel(event({ location: { name: 'Trailhead car park', city: 'Boulder' } }))).toBe('Trailhead car park');
+    expect(locationLabel(event({ location: { name: 'Trailhead car park', city: 'Boulder' } }))).toBe(
+      'Trailhead car park',
+    );
     expect(locationLabel(event({ location: { city: 'Boulder' } }))).toBe('Boulder');
   });
 

@@ -15,7 +15,13 @@ export interface FieldProps {
 const INPUT_TYPE: Record<string, string> = { email: 'email', phone: 'tel', number: 'number', url: 'url', date: 'date' };
 
 /** The required marker is decoration: the control's `required` is what assistive tech announces. */
-const Marker = ({ required }: { required: boolean }) => (required ? <span class="required" aria-hidden="true"> *</span> : null);
+const Marker = ({ required }: { required: boolean }) =>
+  required ? (
+    <span class="required" aria-hidden="true">
+      {' '}
+      *
+    </span>
+  ) : null;
 
 /**
  * One labelled field: its control, help text and error message, tied together with `for` and
@@ -30,14 +36,25 @@ export function Field({ spec, idBase, value, error, max, onChange }: FieldProps)
   const invalid = error ? ('true' as const) : undefined;
   const text = typeof value === 'string' ? value : '';
   const set = (v: Value) => onChange(key, v);
-  const help = helpId && <p class="help" id={helpId}>{field.helpText}</p>;
-  const problem = errorId && <p class="field-error" part="field-error" id={errorId}>{error}</p>;
+  const help = helpId && (
+    <p class="help" id={helpId}>
+      {field.helpText}
+    </p>
+  );
+  const problem = errorId && (
+    <p class="field-error" part="field-error" id={errorId}>
+      {error}
+    </p>
+  );
 
   if (field.type === 'multi_select') {
     const chosen = Array.isArray(value) ? value : [];
     return (
       <fieldset class="field group" part="field" data-key={key} aria-describedby={describedBy}>
-        <legend>{field.label}<Marker required={field.required} /></legend>
+        <legend>
+          {field.label}
+          <Marker required={field.required} />
+        </legend>
         {help}
         {(field.options ?? []).map((option, i) => (
           <label class="choice" key={option}>
@@ -45,7 +62,13 @@ export function Field({ spec, idBase, value, error, max, onChange }: FieldProps)
               type="checkbox"
               id={i === 0 ? id : undefined}
               checked={chosen.includes(option)}
-              onChange={(e) => set((e.currentTarget as HTMLInputElement).checked ? [...chosen, option] : chosen.filter((o) => o !== option))}
+              onChange={(e) =>
+                set(
+                  (e.currentTarget as HTMLInputElement).checked
+                    ? [...chosen, option]
+                    : chosen.filter((o) => o !== option),
+                )
+              }
             />
             {option}
           </label>
@@ -67,7 +90,10 @@ export function Field({ spec, idBase, value, error, max, onChange }: FieldProps)
           aria-describedby={describedBy}
           onChange={(e) => set((e.currentTarget as HTMLInputElement).checked)}
         />
-        <label for={id}>{field.label}<Marker required={field.required} /></label>
+        <label for={id}>
+          {field.label}
+          <Marker required={field.required} />
+        </label>
         {help}
         {problem}
       </div>
@@ -84,12 +110,18 @@ export function Field({ spec, idBase, value, error, max, onChange }: FieldProps)
   };
   let control;
   if (field.type === 'long_text') {
-    control = <textarea {...common} rows={3} value={text} maxLength={field.maxLength} placeholder={field.placeholder} />;
+    control = (
+      <textarea {...common} rows={3} value={text} maxLength={field.maxLength} placeholder={field.placeholder} />
+    );
   } else if (field.type === 'select') {
     control = (
       <select {...common} value={text}>
         <option value="">Choose…</option>
-        {(field.options ?? []).map((o) => <option key={o} value={o}>{o}</option>)}
+        {(field.options ?? []).map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
       </select>
     );
   } else {
@@ -111,7 +143,10 @@ export function Field({ spec, idBase, value, error, max, onChange }: FieldProps)
   }
   return (
     <div class="field" part="field" data-key={key}>
-      <label for={id}>{field.label}<Marker required={field.required} /></label>
+      <label for={id}>
+        {field.label}
+        <Marker required={field.required} />
+      </label>
       {help}
       {control}
       {problem}

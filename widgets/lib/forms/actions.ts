@@ -19,7 +19,13 @@ export interface ActionExtras {
 }
 
 export class ActionError extends ApiError {
-  constructor(message: string, status: number, code: string | undefined, requestId: string | undefined, readonly extras: ActionExtras) {
+  constructor(
+    message: string,
+    status: number,
+    code: string | undefined,
+    requestId: string | undefined,
+    readonly extras: ActionExtras,
+  ) {
     super(message, status, code, requestId);
   }
 }
@@ -37,7 +43,10 @@ function extrasOf(value: unknown): ActionExtras {
 }
 
 export async function postAction<T>(
-  config: EmbedConfig, path: string, body: unknown, fetchImpl: typeof fetch = (...a) => fetch(...a),
+  config: EmbedConfig,
+  path: string,
+  body: unknown,
+  fetchImpl: typeof fetch = (...a) => fetch(...a),
 ): Promise<T> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
   if (!config.hosted && config.key) headers['X-API-Key'] = config.key;
@@ -63,7 +72,7 @@ export async function postAction<T>(
       typeof json.error === 'string' ? json.error : `HTTP ${res.status}`,
       res.status,
       typeof json.code === 'string' ? json.code : undefined,
-      typeof json.requestId === 'string' ? json.requestId : res.headers.get('X-Request-Id') ?? undefined,
+      typeof json.requestId === 'string' ? json.requestId : (res.headers.get('X-Request-Id') ?? undefined),
       extrasOf(json.extras),
     );
   }

@@ -65,18 +65,26 @@ export function checkValue(spec: FieldSpec, value: Value | undefined): string | 
   const text = value.trim();
   if (field.maxLength && text.length > field.maxLength) return `Use at most ${field.maxLength} characters.`;
   switch (field.type) {
-    case 'email': return isEmail(text) ? null : 'Enter an e-mail address like name@example.com.';
-    case 'phone': return PHONE.test(text) ? null : 'Enter a phone number, like +1 206 555 0100.';
-    case 'number': return Number.isFinite(Number(text)) ? null : 'Enter a number.';
-    case 'url': return httpUrl(text) ? null : 'Enter a web address starting with https://.';
-    case 'date': return DATE.test(text) && !Number.isNaN(Date.parse(text)) ? null : 'Enter a date.';
-    default: return null;
+    case 'email':
+      return isEmail(text) ? null : 'Enter an e-mail address like name@example.com.';
+    case 'phone':
+      return PHONE.test(text) ? null : 'Enter a phone number, like +1 206 555 0100.';
+    case 'number':
+      return Number.isFinite(Number(text)) ? null : 'Enter a number.';
+    case 'url':
+      return httpUrl(text) ? null : 'Enter a web address starting with https://.';
+    case 'date':
+      return DATE.test(text) && !Number.isNaN(Date.parse(text)) ? null : 'Enter a date.';
+    default:
+      return null;
   }
 }
 
 /** Every problem, by field key; empty when the form can be sent. */
 export function checkEvery(
-  fields: readonly FieldSpec[], values: Values, check: (spec: FieldSpec, value: Value | undefined) => string | null = checkValue,
+  fields: readonly FieldSpec[],
+  values: Values,
+  check: (spec: FieldSpec, value: Value | undefined) => string | null = checkValue,
 ): Errors {
   const errors: Errors = {};
   for (const spec of fields) {
@@ -101,7 +109,8 @@ export function answersOf(schema: readonly FormField[], values: Values, prefix: 
     }
     if (isBlank(value)) continue;
     if (Array.isArray(value)) answers[field.id] = [...value];
-    else if (typeof value === 'string') answers[field.id] = field.type === 'number' ? Number(value.trim()) : value.trim();
+    else if (typeof value === 'string')
+      answers[field.id] = field.type === 'number' ? Number(value.trim()) : value.trim();
   }
   return answers;
 }
@@ -123,7 +132,8 @@ export interface FormProblem {
 
 /** The failures every action shares, that belong to no field: the network, the rate limit. */
 export function transportProblem(error: ActionError): FormProblem | null {
-  if (error.status === 0) return { fields: {}, message: "We couldn't reach the server. Check your connection and try again." };
+  if (error.status === 0)
+    return { fields: {}, message: "We couldn't reach the server. Check your connection and try again." };
   if (error.status === 429) return { fields: {}, message: 'Too many attempts. Please wait a minute and try again.' };
   return null;
 }
@@ -133,16 +143,25 @@ export function transportProblem(error: ActionError): FormProblem | null {
  * required, else the one `extras.field` names, in words for the visitor. Null when it names none
  * that is shown.
  */
-export function fieldProblem(error: ActionError, keys: readonly string[], prefix: string, missingStatus: number): FormProblem | null {
+export function fieldProblem(
+  error: ActionError,
+  keys: readonly string[],
+  prefix: string,
+  missingStatus: number,
+): FormProblem | null {
   const { status, code, extras } = error;
   const shown = new Set(keys);
   if (status === missingStatus && extras.fields?.length) {
     const fields: Errors = {};
-    for (const id of extras.fields) if (shown.has(keyOf(prefix, id))) fields[keyOf(prefix, id)] = 'This field is required.';
+    for (const id of extras.fields)
+      if (shown.has(keyOf(prefix, id))) fields[keyOf(prefix, id)] = 'This field is required.';
     if (Object.keys(fields).length) return { fields, message: null };
   }
   if ((status === 400 || status === 422) && extras.field && shown.has(extras.field)) {
-    const message = code === 'INVALID_EMAIL' ? 'Enter an e-mail address like name@example.com.' : fieldMessage(extras.field, error.message);
+    const message =
+      code === 'INVALID_EMAIL'
+        ? 'Enter an e-mail address like name@example.com.'
+        : fieldMessage(extras.field, error.message);
     return { fields: { [extras.field]: message }, message: null };
   }
   return null;

@@ -23,14 +23,27 @@ export function useStoreLoad(store: LoadingStore, emit: WidgetProps['emit'], rea
   const error = store.error.value;
   useEffect(() => {
     // The host page may want the request id for a support ticket; the visitor gets plain words.
-    if (error) emit('error', { action: 'load', status: error.status, code: error.code, requestId: error.requestId, message: error.message });
+    if (error)
+      emit('error', {
+        action: 'load',
+        status: error.status,
+        code: error.code,
+        requestId: error.requestId,
+        message: error.message,
+      });
   }, [error]);
   return error;
 }
 
 /** The widget's box while its data (and the community's theme) is on the way. */
 export function Loading({ box, text }: { box: string; text: string }) {
-  return <div class={box} aria-busy="true"><p class="status" part="status" role="status">{text}</p></div>;
+  return (
+    <div class={box} aria-busy="true">
+      <p class="status" part="status" role="status">
+        {text}
+      </p>
+    </div>
+  );
 }
 
 /** The load failed: plain words, a retry when one may help, and the customer's fallback link if they wrote one. */
@@ -39,7 +52,11 @@ export function LoadFailed({ box, text, retry }: { box: string; text: string; re
     <div class={box}>
       <div class="error" part="error" role="alert">
         <span>{text}</span>
-        {retry && <button type="button" class="secondary" part="retry" onClick={retry}>Try again</button>}
+        {retry && (
+          <button type="button" class="secondary" part="retry" onClick={retry}>
+            Try again
+          </button>
+        )}
         <slot />
       </div>
     </div>
@@ -50,5 +67,9 @@ export function LoadFailed({ box, text, retry }: { box: string; text: string; re
 export function Notice({ text }: { text: string }) {
   const ref = useRef<HTMLParagraphElement>(null);
   useEffect(() => ref.current?.focus(), []);
-  return <p class="notice" part="notice" role="status" tabIndex={-1} ref={ref}>{text}</p>;
+  return (
+    <p class="notice" part="notice" role="status" tabIndex={-1} ref={ref}>
+      {text}
+    </p>
+  );
 }
