@@ -203,11 +203,37 @@ describe('hosted site: errors', () => {
     }
   });
 
-  it('unreadable page settings close every page (fails closed)', async () => {
+  it('unreadable page settings, or settings of the wrong shape, close every page (fails closed)', async () => {
     const db = server.database.db;
-    const broken = await makeCommunity(db, 'broken', { name: 'Broken' });
-    await db.updateTable('communities').set({ page_settings: '{not json' }).where('id', '=', broken.id).execute();
-    for (const path of ['/', '/events']) expect((await get(path, 'broken.localhost')).status).toBe(404);
+    for (const [tag, settings] of [
+      ['odd', '{"EVENTS":true}'],
+      ['broken', '{not json'],
+    ]) {
+      const c = await makeCommunity(db, tag, { name: `Club ${tag}` });
+      await makeEvent(db, c.id, { slug: `${tag}-event`, name: `Event of ${tag}` });
+      await db.updateTable('communities').set({ page_settings: settings }).where('id', '=', c.id).execute();
+      for (const path of ['/', '/events', `/events/${tag}-event`]) {
+        const res = await get(path, `${tag}.localhost`);
+        expect(res.status).toBe(404);
+        expect(res.text).toContain(`Club ${tag}`);
+        expect(res.text).not.toContain(`Event of ${tag}`);
+      }
+    }
+  });
+
+  it('an error while rendering answers the error page, never the content', async () => {
+    const db = server.database.db;
+    const c = await makeCommunity(db, 'faulty', { name: 'Faulty' });
+    const e = await makeEvent(db, c.id, { slug: 'faulty-event', name: 'Faulty Event' });
+    await db.updateTable('events').set({ location: '{not json' }).where('id', '=', e.id).execute();
+    for (const path of ['/', '/events', '/events/faulty-event']) {
+      const res = await get(path, 'faulty.localhost');
+      expect(res.status).toBe(500);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['cache-control']).toBe('private, no-store');
+      expect(res.text).toContain('<h1>Something went wrong</h1>');
+      expect(res.text).not.toContain('Faulty Event');
+    }
   });
 });
 

@@ -113,10 +113,14 @@ async function viewerFor(deps: HostedSiteDeps, req: Request, community: Communit
 }
 
 function contextFor(req: Request, community: CommunityRow, viewer: Viewer): SiteContext {
-  const access: AccessConfig = {
-    visibility: community.visibility,
-    pageSettings: parseJson<unknown>(community.page_settings, null),
-  };
+  // Unreadable settings read as none at all, which evaluatePageAccess answers by closing every page.
+  let pageSettings: unknown = null;
+  try {
+    pageSettings = parseJson<unknown>(community.page_settings, null);
+  } catch {
+    pageSettings = null;
+  }
+  const access: AccessConfig = { visibility: community.visibility, pageSettings };
   const nav: NavLink[] = [{ href: '/', label: 'Home' }];
   // A disabled page leaves the nav; a gated one stays, and its link leads to the gate.
   if (gateFor(access, viewer, 'EVENTS') !== 'not-found') nav.push({ href: '/events', label: 'Events' });
