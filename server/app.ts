@@ -21,6 +21,7 @@ import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
+import { hostedSiteRouter } from './site/pages/index.ts';
 import { sessionSiteScope } from './http/session.ts';
 import { transportSecurity } from './http/transport-security.ts';
 import { widgetsStatic } from './site/widgets-static.ts';
@@ -146,6 +147,16 @@ export function createApp(deps: AppDeps): Express {
   // /checkout/<id> (local gateway) and /stripe/webhook (raw body: before anything parses it).
   app.use(payments.router);
   app.use(demoRouter({ db: database.db, publicUrl: config.publicUrl, rootDir: ROOT_DIR }));
+  // Last: on a community's host, what no route above answered is its site's page or HTML not-found.
+  app.use(
+    hostedSiteRouter({
+      db: database.db,
+      sessions: routeDeps.sessions,
+      siteDomain: config.siteDomain,
+      publicUrl: config.publicUrl,
+      logger,
+    }),
+  );
 
   app.use(routeNotFound);
   app.use(errorHandler(logger, config.bodyLimit));

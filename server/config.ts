@@ -32,6 +32,15 @@ const Env = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   SVC_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   SVC_DATA_DIR: z.string().min(1).default('./data'),
+  /** `<tag>.<SVC_SITE_DOMAIN>` is community `<tag>`'s hosted site (docs/hosted-site.md). */
+  SVC_SITE_DOMAIN: z
+    .string()
+    .regex(
+      /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
+      'must be a domain name like sites.example.com',
+    )
+    .transform((d) => d.toLowerCase())
+    .default('localhost'),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres|postgresql):\/\//, 'must be a postgres:// URL (leave it unset for the embedded SQLite database)')
@@ -191,6 +200,8 @@ export interface Config {
     donationsPerIpPerHour?: number;
   };
   bodyLimit: string;
+  /** The domain under which `<tag>.<siteDomain>` is a community's hosted site. */
+  siteDomain: string;
   /** Node HTTP server timeouts (server/http/http-server.ts). */
   http: { requestTimeoutMs: number; headersTimeoutMs: number };
   seedDemo: boolean;
@@ -284,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     publicUrl: (e.SVC_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     dataDir,
+    siteDomain: e.SVC_SITE_DOMAIN,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL }
       : { kind: 'sqlite', file: path.join(dataDir, 'svc.db') },

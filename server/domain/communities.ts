@@ -102,6 +102,22 @@ export async function findCommunityByDomain(db: Db, hostname: string): Promise<C
   return dev ? findCommunityByTag(db, dev[1]) : undefined;
 }
 
+/**
+ * The community whose hosted site `hostname` is: one of its registered domains, `<tag>.localhost`,
+ * or `<tag>.<siteDomain>` (SVC_SITE_DOMAIN).
+ */
+export async function findCommunityForSite(
+  db: Db,
+  hostname: string,
+  siteDomain: string,
+): Promise<CommunityRow | undefined> {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const found = await findCommunityByDomain(db, host);
+  if (found || siteDomain === 'localhost' || !host.endsWith(`.${siteDomain}`)) return found;
+  const tag = host.slice(0, -(siteDomain.length + 1));
+  return /^[a-z0-9][a-z0-9-]*$/.test(tag) ? findCommunityByTag(db, tag) : undefined;
+}
+
 const hostTags = new CommunityCache<string | null>();
 
 /** The tag of the community served on `hostname` (its custom domain, or `<tag>.localhost`), cached. */

@@ -65,6 +65,8 @@ export interface EventAudience {
   communityId: string;
   /** The visibility an event with `visibility = NULL` has. */
   inherited: 'PUBLIC' | 'MEMBERS_ONLY';
+  /** An ACCEPTED member reading the hosted site sees every event; the API's readers never are one. */
+  member?: boolean;
 }
 
 /** Null when the community no longer exists (a cached key can outlive it by a few seconds). */
@@ -92,6 +94,7 @@ export function audienceOf(
 
 function visibleTo<QB extends SelectQueryBuilder<Database, 'events', object>>(q: QB, audience: EventAudience): QB {
   const scoped = q.where('events.community_id', '=', audience.communityId) as QB;
+  if (audience.member === true) return scoped;
   return (
     audience.inherited === 'PUBLIC'
       ? scoped.where((eb) => eb.or([eb('events.visibility', '=', 'PUBLIC'), eb('events.visibility', 'is', null)]))

@@ -45,6 +45,11 @@ export async function siteFor(db: Db, req: Request): Promise<PageSite> {
   const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
   const community = host ? await findCommunityByDomain(db, host) : undefined;
   if (!community) return { name: 'svc', brand: null, tag: null };
+  return pageSiteOf(community);
+}
+
+/** A community's name, tag and validated brand colour, for the pages served on its host. */
+export function pageSiteOf(community: { name: string; tag: string; theme_config: string }): PageSite {
   const theme = parseJson<Record<string, unknown>>(community.theme_config, {});
   const color = [theme.brandColor, theme.primaryColor].find(
     (c) => typeof c === 'string' && /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i.test(c),

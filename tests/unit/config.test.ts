@@ -25,6 +25,13 @@ describe('config', () => {
     expect(loadConfig({ SVC_PUBLIC_URL: 'https://svc.example/' }).publicUrl).toBe('https://svc.example');
   });
 
+  it('reads SVC_SITE_DOMAIN (default localhost) in lower case, and refuses what is not a domain name', () => {
+    expect(loadConfig({}).siteDomain).toBe('localhost');
+    expect(loadConfig({ SVC_SITE_DOMAIN: 'Sites.Example.com' }).siteDomain).toBe('sites.example.com');
+    for (const bad of ['https://sites.example', 'sites.example/', '.example', 'a..b', 'sites.example:3000'])
+      expect(() => loadConfig({ SVC_SITE_DOMAIN: bad })).toThrow(ConfigError);
+  });
+
   it('selects PostgreSQL from DATABASE_URL and Redis from REDIS_URL', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });

@@ -1,0 +1,68 @@
+// HOME (`/`): the community's name and description, its featured event, the next events, the
+// latest articles and a join link. Events follow the EVENTS page's rules (a disabled EVENTS page
+// shows none, entities by their own visibility); articles show only where the BLOG page would let
+// this viewer read them.
+import type { Db } from '../../db/index.ts';
+import { parseJson } from '../../db/ids.ts';
+import * as articles from '../../domain/articles.ts';
+import * as events from '../../domain/events.ts';
+import { escapeHtml } from '../../shared/html.ts';
+import { audienceFor, eventList, when } from './events.ts';
+import { gateFor, isMember } from './gate.ts';
+import { applyLink, type PageBody, type SiteContext } from './context.ts';
+
+export const HOME_UPCOMING = 5;
+export const HOME_ARTICLES = 3;
+
+export async function homePage(ctx: SiteContext, db: Db): Promise<PageBody> {
+  const { community } = ctx;
+  const sections: string[] = [];
+  const storefront = parseJson<Record<string, unknown> | null>(community.storefront_config, null);
+  const description = typeof storefront?.description === 'string' ? storefront.description : '';
+
+  if (gateFor(ctx.access, ctx.viewer, 'EVENTS', 'entity') === 'render') {
+    const audience = audienceFor(ctx);
+    const [featured, upcoming] = await Promise.all([
+      events.listEvents(db, audience, { limit: 1, featured: true, upcoming: true }),
+      events.listEvents(db, audience, { limit: HOME_UPCOMING, upcoming: true }),
+    ]);
+    const top = featured.items[0];
+    if (top)
+      sections.push(`<section aria-labelledby="featured">
+<h2 id="featured">Featured</h2>
+<p><a href="/events/${encodeURIComponent(top.slug)}"><strong>${escapeHtml(top.name)}</strong></a></p>
+<p class="meta">${when(top.startDate)}</p>
+</section>`);
+    sections.push(`<section aria-labelledby="upcoming">
+<h2 id="upcoming">Upcoming events</h2>
+${eventList(upcoming.items, 'No upcoming events yet.')}
+${upcoming.hasMore ? '<p><a href="/events">All events</a></p>' : ''}
+</section>`);
+  }
+
+  if (gateFor(ctx.access, ctx.viewer, 'BLOG') === 'render') {
+    const latest = await articles.listPublished(
+      db,
+      { id: community.id, tag: community.tag, name: community.name, founderUserId: community.founder_user_id },
+      { limit: HOME_ARTICLES, offset: 0 },
+    );
+    if (latest.items.length)
+      sections.push(`<section aria-labelledby="articles">
+<h2 id="articles">Latest articles</h2>
+<ul class="articles">
+${latest.items
+  .map((a) => `<li><a href="/blog/${encodeURIComponent(a.slug)}">${escapeHtml(a.title)}</a></li>`)
+  .join('\n')}
+</ul>
+</section>`);
+  }
+
+  const join = isMember(ctx.viewer) ? '' : applyLink(community, `Join ${community.name}`);
+  return {
+    title: 'Home',
+    main: `<h1>${escapeHtml(community.name)}</h1>
+${description ? `<p class="description">${escapeHtml(description)}</p>` : ''}
+${join ? `<p class="actions">${join}</p>` : ''}
+${sections.join('\n')}`,
+  };
+}

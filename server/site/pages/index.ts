@@ -1,0 +1,161 @@
+// The hosted community site (docs/hosted-site.md): on a community's host (a registered domain,
+// `<tag>.localhost` or `<tag>.<SVC_SITE_DOMAIN>`) the paths no earlier router answered are the
+// community's pages, or its HTML not-found page; `/api/...` and `/v1/...` are left to the JSON
+// not-found answer. On a host that is neither the platform's nor a community's, the same paths get
+// a plain HTML not-found page. Mounted last, so every route the app had before keeps its answer.
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/index.ts';
+import type { CommunityRow } from '../../db/schema.ts';
+import { parseJson } from '../../db/ids.ts';
+import { communityViewer, findCommunityForSite } from '../../domain/communities.ts';
+import type { AccessConfig, PageKey, Viewer } from '../../domain/page-access.ts';
+import type { SessionTokens } from '../../domain/sessions.ts';
+import { communityTagForHost, signedInVisitor } from '../../http/session.ts';
+import { escapeHtml } from '../../shared/html.ts';
+import { pageSiteOf } from '../sign-in-page.ts';
+import { gateFor } from './gate.ts';
+import { eventPage, eventsPage } from './events.ts';
+import { homePage } from './home.ts';
+import { applyLink, type PageRenderer, type SiteContext } from './context.ts';
+import { sendSitePage, sendUnknownHostPage, signInHref, type NavLink } from './layout.ts';
+
+export interface HostedSiteDeps {
+  db: Db;
+  sessions: SessionTokens;
+  /** SVC_SITE_DOMAIN. */
+  siteDomain: string;
+  publicUrl: string;
+  logger: Logger;
+}
+
+const isApiPath = (path: string): boolean => /^\/(api|v1)(\/|$)/.test(path);
+
+export function hostedSiteRouter(deps: HostedSiteDeps): Router {
+  const router = express.Router();
+  // Where the platform is reached today: its public URL, and the loopback names tests and the demo use.
+  const platformHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(deps.publicUrl).hostname.toLowerCase()]);
+
+  router.use(async (req, res, next) => {
+    if (isApiPath(req.path)) return next();
+    const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+    if (!host || platformHosts.has(host)) return next();
+    const community = await findCommunityForSite(deps.db, host, deps.siteDomain);
+    if (!community) return sendUnknownHostPage(res);
+    res.locals.hostedCommunity = community;
+    next();
+  });
+
+  const page =
+    (pageKey: PageKey, step2: 'page' | 'entity', render: PageRenderer) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      const community = res.locals.hostedCommunity as CommunityRow | undefined;
+      if (!community) return next();
+      await servePage(deps, req, res, community, pageKey, step2, render);
+    };
+
+  router.get('/', page('HOME', 'page', homePage));
+  router.get('/events', page('EVENTS', 'page', eventsPage));
+  router.get('/events/:slug', page('EVENTS', 'entity', eventPage));
+
+  router.use(async (req, res, next) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    // Who is looking does not change "not found"; the chrome is the anonymous one, never cached.
+    const ctx = contextFor(req, community, { userId: null });
+    sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+  });
+  return router;
+}
+
+/**
+ * The one path every page takes: the viewer, the gate, then the page. Fails closed: an error
+ * anywhere answers the error page, never the content.
+ */
+async function servePage(
+  deps: HostedSiteDeps,
+  req: Request,
+  res: Response,
+  community: CommunityRow,
+  pageKey: PageKey,
+  step2: 'page' | 'entity',
+  render: PageRenderer,
+): Promise<void> {
+  let ctx = contextFor(req, community, { userId: null });
+  try {
+    ctx = contextFor(req, community, await viewerFor(deps, req, community));
+    const outcome = gateFor(ctx.access, ctx.viewer, pageKey, step2);
+    const body = outcome === 'render' ? await render(ctx, deps.db, req) : outcome;
+    if (body === 'not-found')
+      return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+    if (body === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
+    sendSitePage(res, ctx.chrome, { ...body, cache: ctx.viewer.userId === null ? 'public' : 'private' });
+  } catch (err) {
+    deps.logger.error({ err, path: req.path }, 'hosted page failed');
+    sendSitePage(res, ctx.chrome, {
+      title: 'Something went wrong',
+      main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
+      status: 500,
+      cache: 'private',
+    });
+  }
+}
+
+/**
+ * The signed-in visitor as the site API reads them, and their membership: one lookup. A token
+ * counts only on the site it was issued for, and that site is the host as the session layer knows
+ * it; where the two disagree the viewer is anonymous.
+ */
+async function viewerFor(deps: HostedSiteDeps, req: Request, community: CommunityRow): Promise<Viewer> {
+  if ((await communityTagForHost(deps.db, req.hostname)) !== community.tag) return { userId: null };
+  const visitor = await signedInVisitor(deps.db, deps.sessions, req, community.tag);
+  return communityViewer(deps.db, community.id, visitor?.userId ?? null);
+}
+
+function contextFor(req: Request, community: CommunityRow, viewer: Viewer): SiteContext {
+  // Unreadable settings read as none at all, which evaluatePageAccess answers by closing every page.
+  let pageSettings: unknown = null;
+  try {
+    pageSettings = parseJson<unknown>(community.page_settings, null);
+  } catch {
+    pageSettings = null;
+  }
+  const access: AccessConfig = { visibility: community.visibility, pageSettings };
+  const nav: NavLink[] = [{ href: '/', label: 'Home' }];
+  // A disabled page leaves the nav; a gated one stays, and its link leads to the gate.
+  if (gateFor(access, viewer, 'EVENTS') !== 'not-found') nav.push({ href: '/events', label: 'Events' });
+  const here = req.originalUrl;
+  return {
+    community,
+    access,
+    viewer,
+    here,
+    chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null },
+  };
+}
+
+function notFoundBody(): { title: string; main: string } {
+  return {
+    title: 'Page not found',
+    main: '<h1>Page not found</h1>\n<p>There is no page at this address. <a href="/">Go to the home page</a>.</p>',
+  };
+}
+
+function gateBody(ctx: SiteContext): { title: string; main: string } {
+  const name = escapeHtml(ctx.community.name);
+  const signedIn = ctx.viewer.userId !== null;
+  const pending = ctx.viewer.userId !== null && ctx.viewer.membership === 'PENDING';
+  const why = !signedIn
+    ? `This page is for members of ${name}. Sign in if you are one.`
+    : pending
+      ? `This page is for members of ${name}. Your application is waiting for a decision.`
+      : `This page is for members of ${name}, and the account you are signed in with is not one.`;
+  const signIn = `<a href="${escapeHtml(signInHref(ctx.here))}">${signedIn ? 'Sign in with another account' : 'Sign in'}</a>`;
+  return {
+    title: 'Members only',
+    main: `<h1>Members only</h1>
+<p>${why}</p>
+<p class="actions">${signIn}
+${applyLink(ctx.community, `Apply to join ${ctx.community.name}`)}</p>`,
+  };
+}

@@ -1,0 +1,130 @@
+// The hosted site's document: one layout (a header with the community's name and nav, the page,
+// a footer) and the headers every page is sent with. No page has a script yet, and the only style
+// is allowed by its hash, so the CSP needs no nonce and a public page can be cached as it is.
+import crypto from 'node:crypto';
+import type { Response } from 'express';
+import { escapeHtml } from '../../shared/html.ts';
+import { brandStyle, type PageSite } from '../sign-in-page.ts';
+
+/** What a CDN may keep of an anonymous public page (docs/hosted-site.md, "Caching"). */
+export const PUBLIC_PAGE_CACHE = 'public, max-age=60, stale-while-revalidate=600';
+/** Anything rendered for a signed-in viewer, and every gate, not-found and error page. */
+export const PRIVATE_PAGE_CACHE = 'private, no-store';
+
+const STYLE = `
+:root { --brand: #1f6feb; --muted: color-mix(in srgb, CanvasText 68%, Canvas); color-scheme: light dark; font-family: system-ui, sans-serif; }
+body { margin: 0; background: Canvas; color: CanvasText; line-height: 1.5; }
+a { color: var(--brand); }
+.site-header, .site-footer { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5em 1.5em; padding: 0.9em max(1em, calc((100vw - 56em) / 2)); }
+.site-header { border-bottom: 1px solid color-mix(in srgb, GrayText 35%, transparent); }
+.site-name { font-weight: 700; font-size: 1.15em; color: inherit; text-decoration: none; }
+.site-header nav { display: flex; gap: 1em; flex: 1; }
+.site-footer { border-top: 1px solid color-mix(in srgb, GrayText 35%, transparent); color: var(--muted); font-size: 0.9em; margin-top: 3em; }
+main { width: min(56em, calc(100vw - 2em)); margin: 0 auto; padding: 1.5em 0; }
+h1 { font-size: 1.6em; margin: 0.2em 0 0.6em; }
+ul.events, ul.articles, ul.tiers { list-style: none; margin: 0; padding: 0; }
+ul.events li, ul.articles li, ul.tiers li { padding: 0.6em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
+.meta, .empty { color: var(--muted); }
+.description { white-space: pre-line; }
+.button { display: inline-block; padding: 0.55em 1em; border-radius: 6px; background: var(--brand); color: #fff; font-weight: 600; text-decoration: none; }
+.actions { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
+.rsvp { margin-top: 1.5em; padding: 1em; border: 1px dashed GrayText; border-radius: 6px; }
+`;
+
+export interface NavLink {
+  href: string;
+  label: string;
+}
+
+export interface SitePage {
+  title: string;
+  /** What `<main>` holds: built with escapeHtml around everything user-written. */
+  main: string;
+  status?: number;
+  /** Public only when nothing on the page depends on who asked. */
+  cache: 'public' | 'private';
+}
+
+export interface SiteChrome {
+  site: PageSite;
+  nav: NavLink[];
+  /** Where the header's sign-in link returns to; null when the viewer is signed in. */
+  signInNext: string | null;
+}
+
+export function sitePageCsp(styleHash: string): string {
+  return [
+    "default-src 'none'",
+    `style-src 'sha256-${styleHash}'`,
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
+export const signInHref = (next: string): string => `/sign-in?next=${encodeURIComponent(next)}`;
+
+export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage): void {
+  const style = `${STYLE}${brandStyle(chrome.site)}`;
+  const styleHash = crypto.createHash('sha256').update(style).digest('base64');
+  res.status(page.status ?? 200);
+  res.setHeader('Content-Security-Policy', sitePageCsp(styleHash));
+  res.setHeader('Cache-Control', page.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
+  // A shared cache must not hand the anonymous copy to someone who sends a sign-in cookie.
+  if (page.cache === 'public') res.setHeader('Vary', 'Cookie');
+  res.setHeader('X-Frame-Options', 'SAMEORIGIN');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+  const name = escapeHtml(chrome.site.name);
+  const nav = chrome.nav.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join('\n');
+  const signIn = chrome.signInNext === null ? '' : `<a href="${escapeHtml(signInHref(chrome.signInNext))}">Sign in</a>`;
+  res.type('html').send(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(page.title)} · ${name}</title>
+<style>${style}</style>
+</head>
+<body>
+<header class="site-header">
+<a class="site-name" href="/">${name}</a>
+<nav aria-label="${name}">
+${nav}
+</nav>
+${signIn}
+</header>
+<main id="main">
+${page.main}
+</main>
+<footer class="site-footer">
+<p>${name}</p>
+</footer>
+</body>
+</html>
+`);
+}
+
+/** For a host that is neither the platform's nor any community's: no chrome to give it. */
+export function sendUnknownHostPage(res: Response): void {
+  const style = 'body { font-family: system-ui, sans-serif; margin: 2em; }';
+  res.status(404);
+  res.setHeader('Content-Security-Policy', sitePageCsp(crypto.createHash('sha256').update(style).digest('base64')));
+  res.setHeader('Cache-Control', PRIVATE_PAGE_CACHE);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.type('html').send(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Not found</title>
+<style>${style}</style>
+</head>
+<body>
+<h1>Not found</h1>
+<p>No site is served at this address.</p>
+</body>
+</html>
+`);
+}
