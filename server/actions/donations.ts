@@ -3,9 +3,7 @@
 // and refusals (server/use-cases/donations.ts). Widgets act as the anonymous public: they reach
 // only targets the public may see, and their return URLs must lead back to the community.
 import * as routes from '../../contract/routes/donations.ts';
-import type { Db } from '../db/index.ts';
-import { saleCommunity, type SaleCommunity } from '../domain/communities.ts';
-import { Refusal } from '../domain/refusal.ts';
+import { saleCommunity } from '../domain/communities.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { HandlerContext } from '../http/routes.ts';
 import type { Handlers } from '../http/handlers.ts';
@@ -14,12 +12,7 @@ import { assertCommunityReturnUrls, assertWidgetReturnUrls } from '../http/widge
 import { messages } from '../shared/messages.ts';
 import type { SaleRouteDeps } from '../use-cases/checkout.ts';
 import { assertReadableTarget, donate, productCheckout, spendDonationBudget } from '../use-cases/donations.ts';
-
-async function communityOf(db: Db, where: { id: string } | { tag: string }): Promise<SaleCommunity> {
-  const community = await saleCommunity(db, where);
-  if (!community) throw new Refusal('community_not_found');
-  return community;
-}
+import { assertPublicEvent } from '../use-cases/tickets.ts';
 
 async function widgetDonateProduct(
   { params, body, widget, req, res, transaction }: HandlerContext<typeof routes.widgetDonateProduct>,
@@ -31,7 +24,7 @@ async function widgetDonateProduct(
     ['successUrl', body.successUrl],
     ['cancelUrl', body.cancelUrl],
   ]);
-  const community = await communityOf(deps.db, { id: widget.community.id });
+  const community = await saleCommunity(deps.db, { id: widget.community.id });
   return donate(deps.sales, transaction, community, 'PRODUCT', params.sku, body, widget.visitor?.userId ?? null);
 }
 
@@ -40,12 +33,16 @@ async function widgetDonateEvent(
   deps: SaleRouteDeps,
 ) {
   await spendDonationBudget(deps.rateLimits, req, res);
-  await assertReadableTarget(deps, 'EVENT', widget.community.id, params.slug, 'public');
+  // The same public-event check as <svc-rsvp>'s, on the community row the donation then uses.
+  const community = await assertPublicEvent(
+    deps,
+    await saleCommunity(deps.db, { id: widget.community.id }),
+    params.slug,
+  );
   await assertWidgetReturnUrls(deps, widget, req, [
     ['successUrl', body.successUrl],
     ['cancelUrl', body.cancelUrl],
   ]);
-  const community = await communityOf(deps.db, { id: widget.community.id });
   return donate(deps.sales, transaction, community, 'EVENT', params.slug, body, widget.visitor?.userId ?? null);
 }
 
@@ -58,7 +55,7 @@ async function widgetProductCheckout(
     ['successUrl', body.successUrl],
     ['cancelUrl', body.cancelUrl],
   ]);
-  const community = await communityOf(deps.db, { id: widget.community.id });
+  const community = await saleCommunity(deps.db, { id: widget.community.id });
   return productCheckout(deps.sales, transaction, community, params.sku, body, widget.visitor?.userId ?? null);
 }
 
@@ -68,7 +65,7 @@ async function memberCheckout(
 ) {
   const tag = body.communityTag ?? (await communityTagForHost(deps.db, req.hostname));
   if (!tag) throw new ApiError('INVALID_INPUT', messages.communityTagRequired, { field: 'communityTag' });
-  const community = await communityOf(deps.db, { tag });
+  const community = await saleCommunity(deps.db, { tag });
   await assertCommunityReturnUrls(deps, tag, req, [
     ['successUrl', body.successUrl],
     ['cancelUrl', body.cancelUrl],

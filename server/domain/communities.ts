@@ -6,6 +6,7 @@ import type { Db } from '../db/index.ts';
 import type { CommunityRow } from '../db/schema.ts';
 import { parseJson } from '../db/ids.ts';
 import { audienceOf, type EventAudience } from './events.ts';
+import { Refusal } from './refusal.ts';
 import { filterNav } from './nav.ts';
 import { viewerOf, type Viewer } from './page-access.ts';
 
@@ -70,12 +71,13 @@ export interface SaleCommunity {
   events: EventAudience;
 }
 
-export async function saleCommunity(db: Db, by: { id: string } | { tag: string }): Promise<SaleCommunity | null> {
+/** What a sale needs of its community, read once per request; a community that is gone is refused. */
+export async function saleCommunity(db: Db, by: { id: string } | { tag: string }): Promise<SaleCommunity> {
   const query = db
     .selectFrom('communities')
     .select(['id', 'tag', 'name', 'theme_config', 'visibility', 'page_settings']);
   const row = await ('id' in by ? query.where('id', '=', by.id) : query.where('tag', '=', by.tag)).executeTakeFirst();
-  if (!row) return null;
+  if (!row) throw new Refusal('community_not_found');
   const brandColor = parseJson<{ brandColor?: unknown } | null>(row.theme_config, null)?.brandColor;
   return {
     id: row.id,

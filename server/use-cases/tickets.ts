@@ -38,10 +38,10 @@ export interface TicketCaller {
 /** Widgets act as the public: only an event the community shows publicly can be booked that way. */
 export async function assertPublicEvent(
   deps: Pick<SaleDeps, 'db'>,
-  community: SaleCommunity | null,
+  community: SaleCommunity,
   slug: string,
 ): Promise<SaleCommunity> {
-  if (!community || !(await events.getEvent(deps.db, community.events, slug))) throw new Refusal('event_not_found');
+  if (!(await events.getEvent(deps.db, community.events, slug))) throw new Refusal('event_not_found');
   return community;
 }
 

@@ -4,7 +4,7 @@
 import * as routes from '../../contract/routes/donations.ts';
 import type { Db } from '../db/index.ts';
 import type { DonationTargetType } from '../db/schema-donations.ts';
-import { saleCommunity, type SaleCommunity } from '../domain/communities.ts';
+import { saleCommunity } from '../domain/communities.ts';
 import * as donations from '../domain/donations.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
@@ -13,12 +13,6 @@ import type { Handlers } from '../http/handlers.ts';
 import type { SaleRouteDeps } from '../use-cases/checkout.ts';
 import { assertReadableTarget, donate, spendDonationBudget } from '../use-cases/donations.ts';
 import { readerOf } from './page-visibility.ts';
-
-async function communityOf(db: Db, communityId: string): Promise<SaleCommunity> {
-  const community = await saleCommunity(db, { id: communityId });
-  if (!community) throw new Refusal('community_not_found');
-  return community;
-}
 
 async function donateToProduct(
   { params, body, key, req, res, transaction }: HandlerContext<typeof routes.donateToProduct>,
@@ -29,7 +23,7 @@ async function donateToProduct(
   return donate(
     deps.sales,
     transaction,
-    await communityOf(deps.db, key.communityId),
+    await saleCommunity(deps.db, { id: key.communityId }),
     'PRODUCT',
     params.sku,
     body,
@@ -46,7 +40,7 @@ async function donateToEvent(
   return donate(
     deps.sales,
     transaction,
-    await communityOf(deps.db, key.communityId),
+    await saleCommunity(deps.db, { id: key.communityId }),
     'EVENT',
     params.slug,
     body,

@@ -5,7 +5,6 @@
 import * as routes from '../../contract/routes/tickets.ts';
 import type { Db } from '../db/index.ts';
 import { saleCommunity } from '../domain/communities.ts';
-import { Refusal } from '../domain/refusal.ts';
 import * as tickets from '../domain/tickets.ts';
 import { memberFromAuthToken } from '../http/member-token.ts';
 import type { HandlerContext } from '../http/routes.ts';
@@ -15,9 +14,7 @@ import { rsvp, ticketCheckout, type TicketCaller } from '../use-cases/tickets.ts
 
 /** A server books for its community, holding no seats of its own. */
 async function serverCaller(db: Db, communityId: string): Promise<TicketCaller> {
-  const community = await saleCommunity(db, { id: communityId });
-  if (!community) throw new Refusal('community_not_found');
-  return { community, holder: null };
+  return { community: await saleCommunity(db, { id: communityId }), holder: null };
 }
 
 async function rsvpToEvent(
