@@ -137,7 +137,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/widgets', ...widgetsStatic(deps.distDir ?? path.join(ROOT_DIR, 'dist')));
 
   // A sign-in token issued while serving a site is bound to that site (server/domain/sessions.ts).
-  app.use(sessionSiteScope(database.db));
+  app.use(sessionSiteScope(database.db, config.siteDomain));
   const actions = widgetActionsRouter(routeDeps);
   app.use(actions);
   const siteApi = siteApiRouter(routeDeps);

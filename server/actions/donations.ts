@@ -7,7 +7,7 @@ import { saleCommunity } from '../domain/communities.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { HandlerContext } from '../http/routes.ts';
 import type { Handlers } from '../http/handlers.ts';
-import { communityTagForHost } from '../http/session.ts';
+import { requestSiteTag } from '../http/session.ts';
 import { assertCommunityReturnUrls, assertWidgetReturnUrls } from '../http/widget-actions.ts';
 import { messages } from '../shared/messages.ts';
 import type { SaleRouteDeps } from '../use-cases/checkout.ts';
@@ -63,7 +63,7 @@ async function memberCheckout(
   { body, visitor, req, transaction }: HandlerContext<typeof routes.memberCheckout>,
   deps: SaleRouteDeps,
 ) {
-  const tag = body.communityTag ?? (await communityTagForHost(deps.db, req.hostname));
+  const tag = body.communityTag ?? (await requestSiteTag());
   if (!tag) throw new ApiError('INVALID_INPUT', messages.communityTagRequired, { field: 'communityTag' });
   const community = await saleCommunity(deps.db, { tag });
   await assertCommunityReturnUrls(deps, tag, req, [

@@ -120,11 +120,28 @@ export async function findCommunityForSite(
   return /^[a-z0-9][a-z0-9-]*$/.test(tag) ? findCommunityByTag(db, tag) : undefined;
 }
 
-const hostTags = new CommunityCache<string | null>();
+const siteCommunities = new CommunityCache<CommunityRow | null>();
 
-/** The tag of the community served on `hostname` (its custom domain, or `<tag>.localhost`), cached. */
-export function communityTagForHost(db: Db, hostname: string): Promise<string | null> {
-  return hostTags.get(db, hostname, async () => (await findCommunityByDomain(db, hostname))?.tag ?? null);
+/**
+ * findCommunityForSite, cached like the other community lookups (5 s, forgotten on a settings
+ * change): every request on a community's host asks it once, for its pages and its session site.
+ */
+export async function communityForSite(
+  db: Db,
+  hostname: string,
+  siteDomain: string,
+): Promise<CommunityRow | undefined> {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const key = `${siteDomain}\n${host}`;
+  return (
+    (await siteCommunities.get(db, key, async () => (await findCommunityForSite(db, host, siteDomain)) ?? null)) ??
+    undefined
+  );
+}
+
+/** The tag of the community whose site `hostname` is (see findCommunityForSite), or null. */
+export async function communityTagForHost(db: Db, hostname: string, siteDomain: string): Promise<string | null> {
+  return (await communityForSite(db, hostname, siteDomain))?.tag ?? null;
 }
 
 /**

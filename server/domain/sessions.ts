@@ -79,6 +79,17 @@ export function runForSite<T>(resolve: () => Promise<SessionSite>, fn: () => T):
   return servingSite.run(() => (site ??= resolve()), fn);
 }
 
+/**
+ * The site of the request being served, for code that only runs while serving one: with no scope
+ * open it throws, because answering "the platform" there would silently read every visitor as
+ * anonymous (an app that forgot to mount the scope fails loudly instead).
+ */
+export function servingSiteOrThrow(): Promise<SessionSite> {
+  const resolve = servingSite.getStore();
+  if (!resolve) throw new Error('no site scope: mount sessionSiteScope before the routes that ask for the site');
+  return resolve();
+}
+
 /** The site of the request being served, or null (the platform) outside one. */
 export async function currentSite(): Promise<SessionSite> {
   const resolve = servingSite.getStore();

@@ -11,6 +11,7 @@ import { communityTagForHost } from '../domain/communities.ts';
 import { normalizeOrigin } from '../domain/community-origins.ts';
 import {
   runForSite,
+  servingSiteOrThrow,
   SESSION_REFRESH_AFTER_SECONDS,
   userForToken,
   type SessionClaims,
@@ -66,7 +67,7 @@ export async function signedInVisitor(
 ): Promise<SignedInVisitor | null> {
   const token = presentedToken(req, communityTag);
   if (!token) return null;
-  return userForToken(db, sessions, token, { site: await communityTagForHost(db, req.hostname) });
+  return userForToken(db, sessions, token, { site: await requestSiteTag() });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -81,8 +82,12 @@ export interface Visitor {
   communityTag: string | null;
 }
 
-// Site routes ask this on every request; it lives with the other community lookups (and their cache).
-export { communityTagForHost };
+/**
+ * The tag of the community whose site this request is on (a registered domain, `<tag>.localhost`
+ * or `<tag>.<SVC_SITE_DOMAIN>`), or null on the platform host: looked up once per request, by the
+ * scope sessionSiteScope opens for it; asked outside that scope it throws.
+ */
+export const requestSiteTag = (): Promise<string | null> => servingSiteOrThrow();
 
 /** `scheme://host[:port]` of the site this request was made to (as this process sees it), or null for a malformed Host. */
 export function requestOrigin(req: Request): string | null {
@@ -93,8 +98,11 @@ export function requestOrigin(req: Request): string | null {
  * Makes the request's site the one tokens issued while serving it are bound to (a sign-in on a
  * community's host makes that community's token), looked up only if a token is issued.
  */
-export function sessionSiteScope(db: Db): (req: Request, res: Response, next: NextFunction) => void {
-  return (req, _res, next) => runForSite(() => communityTagForHost(db, req.hostname), next);
+export function sessionSiteScope(
+  db: Db,
+  siteDomain: string,
+): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, _res, next) => runForSite(() => communityTagForHost(db, req.hostname, siteDomain), next);
 }
 
 /** Which cookie (or Bearer) carried the token: cookies need CSRF checks and get refreshed. */
@@ -170,7 +178,7 @@ export async function authenticateVisitor(
   def: RouteDef,
   deps: SessionRouteDeps,
 ): Promise<Visitor> {
-  const communityTag = await communityTagForHost(deps.db, req.hostname);
+  const communityTag = await requestSiteTag();
   const presented = presentedCredential(req, communityTag);
   if (!presented) throw new ApiError('SIGN_IN_REQUIRED', messages.signInRequired);
   // Judged before the token: a forged request learns nothing about the session it rides on.

@@ -30,7 +30,7 @@ import type { SessionTokens } from '../domain/sessions.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from '../shared/messages.ts';
 import type { RateLimits } from './rate-limit.ts';
-import { assertOwnOrigin, communityTagForHost, requestOrigin, signedInVisitor, type Visitor } from './session.ts';
+import { assertOwnOrigin, requestSiteTag, requestOrigin, signedInVisitor, type Visitor } from './session.ts';
 
 /** Who is calling a widget action; handed to the handler as `ctx.widget`. */
 export interface WidgetCaller {
@@ -160,7 +160,7 @@ async function viaPublishableKey(
 
 async function viaHostedSite(req: Request, deps: WidgetDeps, tag: string, ip: string): Promise<WidgetCaller> {
   // Only the community's own site may call without a key; anywhere else the key is what is missing.
-  if ((await communityTagForHost(deps.db, req.hostname)) !== tag) {
+  if ((await requestSiteTag()) !== tag) {
     throw new ApiError('API_KEY_REQUIRED', messages.widgetKeyRequired);
   }
   // Judged before the cookie is read, and whether or not there is one: a cross-site request is
@@ -220,6 +220,6 @@ export async function assertCommunityReturnUrls(
   urls: ReturnUrls,
 ): Promise<void> {
   const community = await communityOrigins(deps.db, communityTag);
-  const onItsSite = (await communityTagForHost(deps.db, req.hostname)) === communityTag;
+  const onItsSite = (await requestSiteTag()) === communityTag;
   assertReturnUrls(ownOrigins(community, deps.publicUrl, onItsSite ? requestOrigin(req) : null), urls);
 }

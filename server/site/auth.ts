@@ -31,7 +31,7 @@ import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import {
   clearSessionCookies,
-  communityTagForHost,
+  requestSiteTag,
   cookieNameFor,
   presentedToken,
   setSessionCookie,
@@ -99,7 +99,7 @@ type Ctx<D extends RouteDef> = HandlerContext<D>;
 
 /** Sets the sign-in cookie of this request's site for the user. */
 async function signInAs(deps: AuthDeps, req: Request, res: Response, userId: string): Promise<void> {
-  const tag = await communityTagForHost(deps.db, req.hostname);
+  const tag = await requestSiteTag();
   const { token, expiresAt } = await issueSession(deps.db, deps.sessions, userId);
   setSessionCookie(req, res, cookieNameFor(tag), token, expiresAt);
 }

@@ -10,7 +10,7 @@ import type { Request, Response, Router } from 'express';
 import { findCommunityByTag } from '../domain/communities.ts';
 import * as notifications from '../domain/notifications.ts';
 import type { NotificationView } from '../domain/notifications.ts';
-import { signedInVisitor, communityTagForHost } from '../http/session.ts';
+import { signedInVisitor, requestSiteTag } from '../http/session.ts';
 import type { RouteDeps } from '../http/routes.ts';
 import { escapeHtml } from '../shared/html.ts';
 import { sendHostedPage, siteFor, type PageSite } from './sign-in-page.ts';
@@ -167,7 +167,7 @@ ${hasMore ? `<a id="more" href="/notifications?offset=${offset + page.items.leng
 
 export function mountNotificationsPage(router: Router, deps: RouteDeps): void {
   router.get('/notifications', async (req, res) => {
-    const hereTag = await communityTagForHost(deps.db, req.hostname);
+    const hereTag = await requestSiteTag();
     const visitor = await signedInVisitor(deps.db, deps.sessions, req, hereTag);
     if (!visitor) {
       res.setHeader('Cache-Control', 'no-store');

@@ -42,7 +42,7 @@ import { messages } from '../shared/messages.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers } from '../http/handlers.ts';
 import {
-  communityTagForHost,
+  requestSiteTag,
   cookieNameFor,
   parseCookies,
   requestOrigin,
@@ -256,7 +256,7 @@ async function handOffToPlatform(
 async function startOAuthSignIn(req: Request, res: Response, deps: OAuthDeps): Promise<void> {
   const provider = providerOf(deps, req.params.provider);
   await limit(deps, req, res);
-  const communityTag = await communityTagForHost(deps.db, req.hostname);
+  const communityTag = await requestSiteTag();
   if (communityTag) return handOffToPlatform(deps, req, res, provider);
   if (req.host !== deps.platformHost) {
     // Another name for the platform: the flow cookie must be set where the callback will read it.
@@ -335,7 +335,7 @@ async function oauthCallback(req: Request, res: Response, deps: OAuthDeps): Prom
 async function completeOAuthSignIn(req: Request, res: Response, deps: OAuthDeps): Promise<void> {
   await limit(deps, req, res);
   res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, '', 0));
-  const communityTag = await communityTagForHost(deps.db, req.hostname);
+  const communityTag = await requestSiteTag();
   const code = single(req.query.code);
   const handoff = communityTag && code ? await redeemHandoff(deps.db, code, originOf(req)) : null;
   if (!handoff) return failTo(res, 'oauth_handoff_invalid');

@@ -145,6 +145,30 @@ describe('hosted site: happy path', () => {
     }
   });
 
+  it("on <tag>.<SVC_SITE_DOMAIN> a member's cookie counts, and only a token issued for that site", async () => {
+    const other = await startTestServer({ env: { SVC_SITE_DOMAIN: 'sites.test' } });
+    try {
+      const db = other.database.db;
+      const club = await makeCommunity(db, 'club', { name: 'The Club' });
+      await makeEvent(db, club.id, { slug: 'insiders', name: 'Insiders', visibility: 'MEMBERS_ONLY' });
+      const member = await makeUser(db, 'club-member');
+      await makeMembership(db, club.id, member.id, 'ACCEPTED');
+      const port = new URL(other.url).port;
+      const as = async (site: string) =>
+        rawRequest(port, 'GET', '/events/insiders', {
+          Host: `club.sites.test:${port}`,
+          Cookie: `svc_auth_club=${(await other.sessions.issue(member.id, Date.now(), undefined, site)).token}`,
+        });
+      const own = await as('club');
+      expect(own.status).toBe(200);
+      expect(own.text).toContain('Insiders');
+      // A token bound to another site is not this site's member, whatever the cookie is called.
+      expect((await as('elsewhere')).status).toBe(403);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("the platform's routes are unchanged, and the site API still answers JSON on a community host", async () => {
     expect((await get('/docs', '127.0.0.1')).status).toBe(200);
     expect((await get('/openapi.json', 'localhost')).headers['content-type']).toMatch(/^application\/json/);

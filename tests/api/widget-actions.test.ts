@@ -22,6 +22,7 @@ import { createLogger } from '../../server/http/logger.ts';
 import { createRateLimits } from '../../server/http/rate-limit.ts';
 import { ReadCache } from '../../server/http/read-cache.ts';
 import { requestId } from '../../server/http/request-id.ts';
+import { sessionSiteScope } from '../../server/http/session.ts';
 import { mountRoute, type RouteDeps } from '../../server/http/routes.ts';
 import { normalizeOrigin } from '../../server/domain/community-origins.ts';
 import { makeCommunity, makeKey, makeUser } from './support/factory.ts';
@@ -81,6 +82,7 @@ function deps(widgetActionsPerMin: number): RouteDeps {
 async function startApp(widgetActionsPerMin: number): Promise<number> {
   const app = express();
   app.use(requestId);
+  app.use(sessionSiteScope(database.db, 'localhost'));
   mountRoute(
     app as unknown as express.Router,
     makeThing,

@@ -8,10 +8,10 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/index.ts';
 import type { CommunityRow } from '../../db/schema.ts';
 import { parseJson } from '../../db/ids.ts';
-import { communityViewer, findCommunityForSite } from '../../domain/communities.ts';
+import { communityForSite, communityViewer } from '../../domain/communities.ts';
 import type { AccessConfig, PageKey, Viewer } from '../../domain/page-access.ts';
 import type { SessionTokens } from '../../domain/sessions.ts';
-import { communityTagForHost, signedInVisitor } from '../../http/session.ts';
+import { requestSiteTag, signedInVisitor } from '../../http/session.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { pageSiteOf } from '../sign-in-page.ts';
 import { gateFor } from './gate.ts';
@@ -40,7 +40,7 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     if (isApiPath(req.path)) return next();
     const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
     if (!host || platformHosts.has(host)) return next();
-    const community = await findCommunityForSite(deps.db, host, deps.siteDomain);
+    const community = await communityForSite(deps.db, host, deps.siteDomain);
     if (!community) return sendUnknownHostPage(res);
     res.locals.hostedCommunity = community;
     next();
@@ -107,7 +107,7 @@ async function servePage(
  * it; where the two disagree the viewer is anonymous.
  */
 async function viewerFor(deps: HostedSiteDeps, req: Request, community: CommunityRow): Promise<Viewer> {
-  if ((await communityTagForHost(deps.db, req.hostname)) !== community.tag) return { userId: null };
+  if ((await requestSiteTag()) !== community.tag) return { userId: null };
   const visitor = await signedInVisitor(deps.db, deps.sessions, req, community.tag);
   return communityViewer(deps.db, community.id, visitor?.userId ?? null);
 }
