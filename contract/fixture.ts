@@ -568,6 +568,40 @@ export function fixtureSchema(now: Date) {
       });
     });
 
+  /** A direct conversation between two members of the community, with its messages in order. */
+  const ConversationEntry = z
+    .object({
+      between: z
+        .tuple([Usertag, Usertag])
+        .refine(([a, b]) => a !== b, 'a conversation is between two different usertags'),
+      messages: z
+        .array(
+          z
+            .object({
+              /** One of the two usertags in `between`. */
+              from: Usertag,
+              body: Text(4000).refine((b) => b.trim() !== '', 'must not be blank'),
+              at: FixtureDate,
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(200),
+    })
+    .strict()
+    .superRefine((c, ctx) => {
+      c.messages.forEach((m, i) => {
+        if (!c.between.includes(m.from))
+          ctx.addIssue({ code: 'custom', path: ['messages', i, 'from'], message: 'must be one of `between`' });
+        if (i > 0 && m.at < c.messages[i - 1].at)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['messages', i, 'at'],
+            message: 'must not be before the message above',
+          });
+      });
+    });
+
   const ApiKeyEntry = z
     .object({
       name: Name.max(100),
@@ -601,6 +635,8 @@ export function fixtureSchema(now: Date) {
       products: z.array(ProductEntry).default([]),
       segments: z.array(SegmentEntry).default([]),
       atlas: Atlas.default({ categories: [], hotspots: [] }),
+      /** Direct conversations between members listed in `memberships` (or the founder). */
+      conversations: z.array(ConversationEntry).max(100).default([]),
       apiKeys: z.array(ApiKeyEntry).default([]),
       /** Outgoing webhook receivers; each new one's signing secret is in the import result, once. */
       webhooks: z.array(WebhookEntry).max(100).default([]),
@@ -688,6 +724,18 @@ export function fixtureSchema(now: Date) {
           message: `only one event per community can be featured (events[${featured[0]}] already is)`,
         });
       }
+
+      const members = new Set([c.founder, ...c.memberships.map((m) => m.usertag)]);
+      c.conversations.forEach((conv, i) =>
+        conv.between.forEach((tag, j) => {
+          if (!members.has(tag))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['conversations', i, 'between', j],
+              message: `"${tag}" is neither the founder nor in this community's memberships`,
+            });
+        }),
+      );
 
       // The founder is a member by definition: ACCEPTED, role founder. Only the founder has that role.
       c.memberships.forEach((m, i) => {

@@ -24,6 +24,7 @@ const LABELS: Record<(typeof COUNT_KINDS)[number], [string, string]> = {
   segments: ['segment', 'segments'],
   atlasCategories: ['atlas category', 'atlas categories'],
   atlasHotspots: ['atlas hotspot', 'atlas hotspots'],
+  conversations: ['conversation', 'conversations'],
   apiKeys: ['API key', 'API keys'],
   webhooks: ['webhook endpoint', 'webhook endpoints'],
 };

@@ -35,7 +35,7 @@ interface ConversationRow {
   created_at: string;
 }
 
-const directKey = (a: string, b: string): string => (a < b ? `${a}:${b}` : `${b}:${a}`);
+export const directKey = (a: string, b: string): string => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
 /**
  * Messages from others that `userId` has not read, per conversation (only those with some),

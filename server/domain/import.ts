@@ -25,6 +25,7 @@ import { checkReceiverUrl, type LookupFn, type ReceiverPolicy, type ResolvedAddr
 import { createSecretKey, provisionPublishableKey } from './api-keys.ts';
 import { hashPassword } from './passwords.ts';
 import { sanitizeArticleHtml } from './article-html.ts';
+import { directKey } from './conversations.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Result and errors
@@ -41,6 +42,7 @@ export const COUNT_KINDS = [
   'segments',
   'atlasCategories',
   'atlasHotspots',
+  'conversations',
   'apiKeys',
   'webhooks',
 ] as const;
@@ -457,6 +459,7 @@ async function importCommunity(
   await importArticles(trx, communityId, c, counts, stamp);
   await importProducts(trx, communityId, c, counts, userId, stamp);
   await importAtlas(trx, communityId, c, counts, stamp);
+  await importConversations(trx, c, counts, userId);
   const secretKeys = await importApiKeys(trx, communityId, c, counts);
   const webhooks = await importWebhooks(trx, communityId, c, counts, hooks);
   const publishableKey = await provisionPublishableKey(trx, communityId);
@@ -794,6 +797,72 @@ async function importAtlas(
       })),
     )
     .execute();
+}
+
+/**
+ * A direct conversation is one per pair of users (the messaging API's own rule, its `direct_key`),
+ * so a pair that already has one is left as it is, messages and all; a new one gets its messages
+ * numbered in order and the first speaker's side read up to their last message.
+ */
+async function importConversations(
+  trx: Trx,
+  c: FixtureCommunity,
+  counts: Counts,
+  userId: (tag: string) => string,
+): Promise<void> {
+  for (const conv of c.conversations) {
+    const [a, b] = conv.between.map(userId);
+    const key = directKey(a, b);
+    const existing = await trx
+      .selectFrom('conversations')
+      .select('id')
+      .where('direct_key', '=', key)
+      .executeTakeFirst();
+    if (existing) {
+      counts.conversations.unchanged++;
+      continue;
+    }
+    const id = newId();
+    const messages = conv.messages.map((m, i) => ({
+      id: newId(),
+      conversation_id: id,
+      seq: i + 1,
+      sender_id: userId(m.from),
+      body: m.body,
+      created_at: m.at,
+    }));
+    const last = messages[messages.length - 1];
+    await trx
+      .insertInto('conversations')
+      .values({
+        id,
+        kind: 'direct',
+        direct_key: key,
+        created_by: messages[0].sender_id,
+        last_seq: last.seq,
+        last_message_id: last.id,
+        last_activity_at: last.created_at,
+        created_at: messages[0].created_at,
+      })
+      .execute();
+    await trx
+      .insertInto('conversation_members')
+      .values(
+        [a, b].map((user) => {
+          const own = messages.filter((m) => m.sender_id === user).at(-1);
+          return {
+            conversation_id: id,
+            user_id: user,
+            joined_at: messages[0].created_at,
+            last_read_seq: own?.seq ?? 0,
+            last_read_at: own?.created_at ?? null,
+          };
+        }),
+      )
+      .execute();
+    await trx.insertInto('messages').values(messages).execute();
+    counts.conversations.created++;
+  }
 }
 
 /** A named key is created only when no live secret key of that name exists; its secret is shown once. */

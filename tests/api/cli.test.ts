@@ -13,6 +13,7 @@ import { hashKey } from '../../server/domain/api-keys.ts';
 import { FixtureError, importFixture, type ImportResult } from '../../server/domain/import.ts';
 import { sanitizeArticleHtml } from '../../server/domain/article-html.ts';
 import { verifyPassword } from '../../server/domain/passwords.ts';
+import { listConversations, listMessages } from '../../server/domain/conversations.ts';
 import { seedDemo, seedDemoIfEmpty } from '../../server/domain/seed.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { closeSharedDatabase, onPostgres, openSharedDatabase, ROOT, runSvc } from './support/cli.ts';
@@ -422,6 +423,46 @@ describe('importFixture in process', () => {
       visibility: 'PUBLIC',
       accessibility: 'OPEN',
     });
+  });
+
+  it("imports the demo's conversations once, in order, each unread only for the one who did not speak last", async () => {
+    await seedDemoIfEmpty(db);
+    const idOf = async (usertag: string) =>
+      (await db.selectFrom('users').select('id').where('usertag', '=', usertag).executeTakeFirstOrThrow()).id;
+    const [maya, priya] = [await idOf('maya'), await idOf('priya')];
+    const mine = await listConversations(db, maya, { limit: 10, offset: 0 });
+    expect(mine.total).toBe(1);
+    expect(mine.items[0]).toMatchObject({ kind: 'direct', unreadCount: 1 });
+    expect(mine.items[0].lastMessage?.sender?.usertag).toBe('priya');
+    const theirs = await listConversations(db, priya, { limit: 10, offset: 0 });
+    expect(theirs.items[0]).toMatchObject({ id: mine.items[0].id, unreadCount: 0 });
+    const thread = await listMessages(db, maya, mine.items[0].id, { limit: 10, offset: 0 });
+    // Newest first, as the messaging API lists them.
+    expect(thread?.items.map((m) => m.body.split(' ')[0])).toEqual(['Great,', 'Yes,', 'Hi']);
+    // The second import finds the pair's conversation and leaves it alone.
+    const again = await seedDemo(db);
+    expect(again.communities[0].counts.conversations).toEqual({ created: 0, unchanged: 2 });
+    expect((await listConversations(db, maya, { limit: 10, offset: 0 })).total).toBe(1);
+  });
+
+  it('refuses a conversation with a non-member or a message from outside it, naming the path', async () => {
+    const input = fixture('conv');
+    const c = input.communities[0];
+    c.conversations = [
+      {
+        between: [c.founder, 'nobody-here'],
+        messages: [{ from: 'ben-conv', body: 'hi', at: '-1d@10:00' }],
+      },
+    ];
+    const err = await importFixture(db, input).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(FixtureError);
+    expect((err as FixtureError).issues.map((i) => i.path).sort()).toEqual([
+      'communities[0].conversations[0].between[1]',
+      'communities[0].conversations[0].messages[0].from',
+    ]);
   });
 
   it('sanitizes imported article HTML exactly as the API does', async () => {
