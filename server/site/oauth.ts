@@ -68,8 +68,6 @@ export const flowCookieName = (provider: OAuthProviderId): string => `svc_oauth_
 export const BIND_COOKIE = 'svc_oauth_bind';
 const COOKIE_PATH = '/api/auth/oauth/';
 
-const originOf = (req: Request): string => `${req.protocol}://${req.host}`;
-
 /**
  * Only a path on the site the request is on, resolved as the browser will (the origin rule's
  * safeReturnTarget): `//host`, `/.//host`, `/\host`, another origin and the like become `/`.
@@ -242,11 +240,14 @@ async function handOffToPlatform(
   res: Response,
   provider: OAuthProviderId,
 ): Promise<void> {
+  // The same normalized origin the redeem compares against (requestOrigin on both sides).
+  const origin = requestOrigin(req);
+  if (!origin) return failTo(res, 'oauth_handoff_invalid');
   const bind = crypto.randomBytes(32).toString('base64url');
   const ticket = await deps.flowTokens.sealTicket({
     provider,
     returnTo: safeReturnTo(req.query.returnTo, req, deps.publicUrl),
-    handoff: { origin: originOf(req), bindHash: sha256(bind) },
+    handoff: { origin, bindHash: sha256(bind) },
   });
   // The binding outlives the ticket by the flow's own 10 minutes at the provider.
   res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, bind, FLOW_TTL_SECONDS + 120));
@@ -337,7 +338,8 @@ async function completeOAuthSignIn(req: Request, res: Response, deps: OAuthDeps)
   res.append('Set-Cookie', flowCookie(req, BIND_COOKIE, '', 0));
   const communityTag = await requestSiteTag();
   const code = single(req.query.code);
-  const handoff = communityTag && code ? await redeemHandoff(deps.db, code, originOf(req)) : null;
+  const origin = requestOrigin(req);
+  const handoff = communityTag && code && origin ? await redeemHandoff(deps.db, code, origin) : null;
   if (!handoff) return failTo(res, 'oauth_handoff_invalid');
   const bind = parseCookies(req.headers.cookie).get(BIND_COOKIE);
   if (!bind || !timingSafeEqualText(sha256(bind), handoff.bindHash))
