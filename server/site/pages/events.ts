@@ -8,6 +8,7 @@ import type { Db } from '../../db/index.ts';
 import * as events from '../../domain/events.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
+import { rsvpBlock, type RsvpNotice } from './rsvp.ts';
 import type { PageBody, SiteContext } from './context.ts';
 
 export const UPCOMING_LIMIT = 50;
@@ -90,6 +91,17 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
     if (audience.member) return 'not-found';
     return (await events.getEvent(db, { ...audience, member: true }, slug)) ? 'gate' : 'not-found';
   }
+  // `?rsvp=confirmed` is where a successful RSVP post lands (./rsvp.ts); only a signed-in viewer has one.
+  const confirmed = req.query.rsvp === 'confirmed' && ctx.viewer.userId !== null;
+  return eventPageFor(ctx, event, confirmed ? { kind: 'confirmed' } : null);
+}
+
+/** The event page for an event the viewer may see, with the outcome of an RSVP post if any. */
+export async function eventPageFor(
+  ctx: SiteContext,
+  event: Event,
+  notice: RsvpNotice,
+): Promise<{ title: string; main: string }> {
   const where = place(event.location);
   const tiers = event.tiers.length
     ? `<ul class="tiers">\n${event.tiers
@@ -106,9 +118,7 @@ ${event.description ? `<div class="description">${escapeHtml(event.description)}
 <section aria-labelledby="tickets">
 <h2 id="tickets">Tickets</h2>
 ${tiers}
-<div class="rsvp" id="rsvp" data-event="${escapeHtml(event.slug)}">
-<p>Registration for this event opens here soon.</p>
-</div>
+${rsvpBlock(ctx, event, notice)}
 </section>
 <p><a href="/events">All events</a></p>
 </article>`,

@@ -128,3 +128,25 @@ export function sendUnknownHostPage(res: Response): void {
 </html>
 `);
 }
+
+/**
+ * A file the site serves beside its pages (CSV export, iCalendar): its own type, a download name
+ * when it has one, and the pages' caching rule.
+ */
+export function sendSiteFile(
+  res: Response,
+  file: { contentType: string; body: string; filename?: string; cache: 'public' | 'private' },
+): void {
+  res.status(200);
+  res.setHeader('Content-Type', file.contentType);
+  if (file.filename) {
+    // The name is ours (a slug and a fixed suffix), but quoted safely all the same.
+    const ascii = file.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+    res.setHeader('Content-Disposition', `attachment; filename="${ascii}"`);
+  }
+  res.setHeader('Cache-Control', file.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
+  if (file.cache === 'public') res.setHeader('Vary', 'Cookie');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.send(file.body);
+}
