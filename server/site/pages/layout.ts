@@ -29,6 +29,10 @@ ul.events li, ul.articles li, ul.tiers li { padding: 0.6em 0; border-bottom: 1px
 .button { display: inline-block; padding: 0.55em 1em; border-radius: 6px; background: var(--brand); color: #fff; font-weight: 600; text-decoration: none; }
 .actions { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
 .rsvp { margin-top: 1.5em; padding: 1em; border: 1px dashed GrayText; border-radius: 6px; }
+.notice { padding: 0.6em 0.9em; border-radius: 6px; border: 1px solid color-mix(in srgb, var(--brand) 50%, transparent); }
+.notice.error { border-color: #c62828; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 0.4em 0.6em 0.4em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
 `;
 
 export interface NavLink {
