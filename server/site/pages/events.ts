@@ -31,13 +31,16 @@ export function when(iso: string | null): string {
   return `<time datetime="${escapeHtml(d.toISOString())}">${escapeHtml(dateFormat.format(d))} UTC</time>`;
 }
 
-function place(location: Event['location']): string {
+/** Where the event is, as plain text (the calendars' LOCATION); '' when it has no place. */
+export function placeText(location: Event['location']): string {
   if (!location) return '';
   const parts = [location.name, location.address, location.city, location.region, location.country].filter(
     (p): p is string => typeof p === 'string' && p.trim() !== '',
   );
-  return parts.map(escapeHtml).join(', ');
+  return parts.join(', ');
 }
+
+const place = (location: Event['location']): string => escapeHtml(placeText(location));
 
 export function eventItem(e: Event): string {
   const where = place(e.location);

@@ -22,6 +22,7 @@ import { applyLink, type FormHandler, type PageBody, type PageRenderer, type Sit
 import { csrfKey, csrfTokenFor, csrfTokenMatches, CSRF_FIELD, formOriginRefusal, readFormFields } from './forms.ts';
 import { attendeesCsv, checkInAction, managePage } from './manage.ts';
 import { rsvpAction } from './rsvp.ts';
+import { communityCalendar, eventCalendar } from './calendar.ts';
 import {
   PRIVATE_PAGE_CACHE,
   sendSiteFile,
@@ -83,6 +84,9 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
 
   router.get('/', page('HOME', 'page', homePage));
   router.get('/events', page('EVENTS', 'page', eventsPage));
+  // Before `/events/:slug`, which would otherwise take `gala.ics` for a slug.
+  router.get('/events.ics', page('EVENTS', 'page', communityCalendar));
+  router.get('/events/:slug.ics', page('EVENTS', 'entity', eventCalendar));
   // Leaders' pages: the EVENTS page's own gate does not apply (rule 4's entity step), the
   // leader check in ./manage.ts does, so a members-only EVENTS page does not hide them from leaders.
   router.get('/events/:slug/manage', page('EVENTS', 'entity', managePage));
