@@ -1,7 +1,10 @@
 // Plain form posts on the hosted site (docs/hosted-site.md, "Form posts"): the CSRF scheme every
-// post passes (the cookie-write origin checks plus the `_csrf` synchronizer token), and the RSVP
-// without JavaScript on `/events/<slug>` through the same use-case as the API and the widget.
+// post passes (the cookie-write origin checks plus the `_csrf` synchronizer token), the RSVP
+// without JavaScript on `/events/<slug>` through the same use-case as the API and the widget, and
+// CHAT (`/conversations`, a thread and its send form) on the messaging domain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transaction } from '../../server/db/index.ts';
+import { createConversation, postMessage } from '../../server/domain/conversations.ts';
 import { csrfKey, csrfTokenFor } from '../../server/site/pages/forms.ts';
 import { makeCommunity, makeEvent, makeMembership, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
@@ -265,5 +268,132 @@ describe('hosted site forms: security (CSRF)', () => {
     expect(res.status).toBe(403);
     expect(res.text).toContain('<h1>Members only</h1>');
     expect(await ticketsOf(v.email)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// CHAT: /conversations and a thread's send form
+// ---------------------------------------------------------------------------------------------
+
+async function conversationBetween(a: string, usertags: string[], ...bodies: [string, string][]) {
+  return transaction(server.database.db, async (trx) => {
+    const { conversation } = await createConversation(trx, a, usertags);
+    for (const [sender, body] of bodies) await postMessage(trx, sender, conversation.id, body);
+    return conversation.id;
+  });
+}
+const messagesIn = (conversationId: string) =>
+  server.database.db
+    .selectFrom('messages')
+    .select(['body', 'sender_id'])
+    .where('conversation_id', '=', conversationId)
+    .orderBy('seq')
+    .execute();
+
+describe('hosted site chat: happy path', () => {
+  it("a member's conversations, most recent activity first, with the other participants and the last message", async () => {
+    const me = await visitor('chat-me', 'ACCEPTED');
+    const pal = await visitor('chat-pal', 'ACCEPTED');
+    const old = await visitor('chat-old', 'ACCEPTED');
+    const first = await conversationBetween(me.id, ['chat-old'], [old.id, 'From long ago']);
+    const second = await conversationBetween(me.id, ['chat-pal'], [pal.id, 'Hello <b>there</b>']);
+    const res = await get('/conversations', me.cookie);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    const order = [second, first].map((id) => res.text.indexOf(`href="/conversations/${id}"`));
+    expect(order[0]).toBeGreaterThan(-1);
+    expect(order[1]).toBeGreaterThan(order[0]);
+    expect(res.text).toContain(`href="/conversations/${second}">User chat-pal</a> <strong>(1 unread)</strong>`);
+    expect(res.text).toContain('User chat-pal: Hello &lt;b&gt;there&lt;/b&gt;');
+    // A message moves its conversation to the top.
+    await conversationBetween(me.id, ['chat-old'], [old.id, 'Back again']);
+    const again = (await get('/conversations', me.cookie)).text;
+    expect(again.indexOf(`/conversations/${first}"`)).toBeLessThan(again.indexOf(`/conversations/${second}"`));
+  });
+
+  it('a thread reads oldest to newest and its send form posts the message, then 303s back', async () => {
+    const me = await visitor('thread-me', 'ACCEPTED');
+    const pal = await visitor('thread-pal', 'ACCEPTED');
+    const id = await conversationBetween(me.id, ['thread-pal'], [pal.id, 'First words'], [me.id, 'Second words']);
+    const page = await get(`/conversations/${id}`, me.cookie);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h1>User thread-pal</h1>');
+    expect(page.text.indexOf('First words')).toBeLessThan(page.text.indexOf('Second words'));
+    expect(page.text).toContain(`<form method="post" action="/conversations/${id}" class="message-form">`);
+    const token = /name="_csrf" value="([^"]+)"/.exec(page.text)![1];
+    const res = await post(
+      `/conversations/${id}`,
+      { body: '  See you <there> & then\nbye  ', _csrf: token },
+      me.cookie,
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(`/conversations/${id}`);
+    expect((await messagesIn(id)).at(-1)).toEqual({ body: 'See you <there> & then\nbye', sender_id: me.id });
+    expect((await get(`/conversations/${id}`, me.cookie)).text).toContain('See you &lt;there&gt; &amp; then\nbye');
+  });
+});
+
+describe('hosted site chat: errors', () => {
+  it('an empty, too long or control-character message is refused with 400 and the thread, and nothing is sent', async () => {
+    const me = await visitor('empty-me', 'ACCEPTED');
+    await visitor('empty-pal', 'ACCEPTED');
+    const id = await conversationBetween(me.id, ['empty-pal']);
+    const token = await csrfOf(me.cookie, `/conversations/${id}`);
+    for (const [body, text] of [
+      ['   ', 'Write a message of 1 to 4000 characters.'],
+      ['x'.repeat(4001), 'Write a message of 1 to 4000 characters.'],
+      ['bell\u0007', 'The message holds a control character and was not sent.'],
+    ]) {
+      const res = await post(`/conversations/${id}`, { body, _csrf: token }, me.cookie);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain(text);
+      expect(res.text).toContain('class="message-form"');
+    }
+    expect(await messagesIn(id)).toEqual([]);
+  });
+
+  it("a conversation the member is not in, or that does not exist, is not found, and can't be posted to", async () => {
+    const a = await visitor('pair-a', 'ACCEPTED');
+    await visitor('pair-b', 'ACCEPTED');
+    const outsider = await visitor('pair-out', 'ACCEPTED');
+    const id = await conversationBetween(a.id, ['pair-b'], [a.id, 'Private words']);
+    for (const path of [
+      `/conversations/${id}`,
+      '/conversations/00000000-0000-4000-8000-000000000000',
+      '/conversations/not-a-uuid',
+    ]) {
+      const res = await get(path, outsider.cookie);
+      expect(res.status).toBe(404);
+      expect(res.text).not.toContain('Private words');
+    }
+    const token = await csrfOf(outsider.cookie);
+    const res = await post(`/conversations/${id}`, { body: 'Intruding', _csrf: token }, outsider.cookie);
+    expect(res.status).toBe(404);
+    expect(await messagesIn(id)).toEqual([{ body: 'Private words', sender_id: a.id }]);
+  });
+});
+
+describe('hosted site chat: security', () => {
+  it('anyone but an ACCEPTED member gets the gate, on a public community too', async () => {
+    const pending = await visitor('chat-pending', 'PENDING');
+    const stranger = await visitor('chat-stranger');
+    for (const cookie of [undefined, pending.cookie, stranger.cookie]) {
+      const res = await get('/conversations', cookie);
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('<h1>Members only</h1>');
+    }
+  });
+
+  it('a send without the form token, or from another origin, is refused and sends nothing', async () => {
+    const me = await visitor('csrf-me', 'ACCEPTED');
+    await visitor('csrf-pal', 'ACCEPTED');
+    const id = await conversationBetween(me.id, ['csrf-pal']);
+    const token = await csrfOf(me.cookie, `/conversations/${id}`);
+    expect((await post(`/conversations/${id}`, { body: 'hi' }, me.cookie)).status).toBe(403);
+    const cross = await post(`/conversations/${id}`, { body: 'hi', _csrf: token }, me.cookie, {
+      Origin: 'http://evil.example',
+    });
+    expect(cross.status).toBe(403);
+    expect(await messagesIn(id)).toEqual([]);
   });
 });

@@ -23,6 +23,7 @@ import { csrfKey, csrfTokenFor, csrfTokenMatches, CSRF_FIELD, formOriginRefusal,
 import { attendeesCsv, checkInAction, managePage } from './manage.ts';
 import { rsvpAction } from './rsvp.ts';
 import { communityCalendar, eventCalendar } from './calendar.ts';
+import { conversationsPage, sendMessage, threadPage } from './chat.ts';
 import {
   PRIVATE_PAGE_CACHE,
   sendSiteFile,
@@ -94,6 +95,9 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   router.post('/events/:slug/manage/check-in', form('EVENTS', 'entity', checkInAction(deps.sales)));
   router.get('/events/:slug', page('EVENTS', 'entity', eventPage));
   router.post('/events/:slug/rsvp', form('EVENTS', 'entity', rsvpAction(deps.sales)));
+  router.get('/conversations', page('CHAT', 'page', conversationsPage));
+  router.get('/conversations/:id', page('CHAT', 'page', threadPage));
+  router.post('/conversations/:id', form('CHAT', 'page', sendMessage));
 
   router.use(async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;

@@ -22,8 +22,8 @@ a { color: var(--brand); }
 .site-footer { border-top: 1px solid color-mix(in srgb, GrayText 35%, transparent); color: var(--muted); font-size: 0.9em; margin-top: 3em; }
 main { width: min(56em, calc(100vw - 2em)); margin: 0 auto; padding: 1.5em 0; }
 h1 { font-size: 1.6em; margin: 0.2em 0 0.6em; }
-ul.events, ul.articles, ul.tiers { list-style: none; margin: 0; padding: 0; }
-ul.events li, ul.articles li, ul.tiers li { padding: 0.6em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
+ul.events, ul.articles, ul.tiers, ul.conversations, ol.messages { list-style: none; margin: 0; padding: 0; }
+ul.events li, ul.articles li, ul.tiers li, ul.conversations li, ol.messages li { padding: 0.6em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
 .meta, .empty { color: var(--muted); }
 .description { white-space: pre-line; }
 .button { display: inline-block; padding: 0.55em 1em; border-radius: 6px; background: var(--brand); color: #fff; font-weight: 600; text-decoration: none; }
