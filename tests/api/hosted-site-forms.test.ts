@@ -1,12 +1,12 @@
 // Plain form posts on the hosted site (docs/hosted-site.md, "Form posts"): the CSRF scheme every
 // post passes (the cookie-write origin checks plus the `_csrf` synchronizer token), the RSVP
 // without JavaScript on `/events/<slug>` through the same use-case as the API and the widget, and
-// CHAT (`/conversations`, a thread and its send form) on the messaging domain.
+// CHAT (`/conversations`, a thread and its send form) on the messaging domain, and `/apply`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../../server/db/index.ts';
 import { createConversation, postMessage } from '../../server/domain/conversations.ts';
 import { csrfKey, csrfTokenFor } from '../../server/site/pages/forms.ts';
-import { makeCommunity, makeEvent, makeMembership, makeUser } from './support/factory.ts';
+import { makeCommunity, makeEvent, makeFounder, makeMembership, makeSegment, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { rawRequest, type RawResponse } from './support/raw-http.ts';
 
@@ -395,5 +395,207 @@ describe('hosted site chat: security', () => {
     });
     expect(cross.status).toBe(403);
     expect(await messagesIn(id)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// /apply: the segments and their application forms
+// ---------------------------------------------------------------------------------------------
+
+const APPLY_FORM = [
+  { id: 'why', type: 'long_text', label: 'Why <join>?', required: true },
+  { id: 'level', type: 'select', label: 'Level', required: false, options: ['new', 'old'] },
+  { id: 'likes', type: 'multi_select', label: 'Likes', required: false, options: ['tea', 'cake', 'walks'] },
+  { id: 'age', type: 'number', label: 'Age', required: false },
+  { id: 'rules', type: 'checkbox', label: 'I accept the rules', required: true },
+];
+const seg: Record<string, string> = {};
+
+const requestsOf = (email: string) =>
+  server.database.db
+    .selectFrom('membership_requests')
+    .select(['segment_id', 'answers', 'status', 'source'])
+    .where('email', '=', email)
+    .execute();
+
+async function applyToken(cookie: string): Promise<string> {
+  return csrfOf(cookie, '/apply');
+}
+
+describe('hosted site apply', () => {
+  beforeAll(async () => {
+    const db = server.database.db;
+    const c = await db.selectFrom('communities').select('id').where('tag', '=', TAG).executeTakeFirstOrThrow();
+    // A founder makes the community live: its auto-approving segments approve.
+    await makeFounder(db, c.id, 'forms-founder');
+    seg.reviewed = await makeSegment(db, c.id, { name: 'Reviewed <b>tier</b>', sort_order: 1 }, APPLY_FORM);
+    seg.auto = await makeSegment(db, c.id, { name: 'Open door', auto_approve: 1, sort_order: 2 });
+    seg.paid = await makeSegment(db, c.id, { name: 'Patron', price_yearly: 5000, sort_order: 3 });
+    seg.closed = await makeSegment(db, c.id, { name: 'Closed one', is_active: 0, sort_order: 4 });
+    const invite = await makeCommunity(db, 'invite');
+    await db.updateTable('communities').set({ accessibility: 'INVITE_ONLY' }).where('id', '=', invite.id).execute();
+    await makeSegment(db, invite.id, { name: 'Invited' });
+    const priv = await makeCommunity(db, 'privapply', { visibility: 'MEMBERS_ONLY' });
+    await makeSegment(db, priv.id, { name: 'Private door' });
+  });
+
+  describe('happy path', () => {
+    it('an anonymous viewer sees the open segments and is asked to sign in, returning to /apply', async () => {
+      const res = await get('/apply');
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('public, max-age=60, stale-while-revalidate=600');
+      expect(res.text).toContain('<h2 id="seg-' + seg.reviewed + '">Reviewed &lt;b&gt;tier&lt;/b&gt;</h2>');
+      expect(res.text).toContain('Open door');
+      expect(res.text).toContain('Patron');
+      expect(res.text).toContain('€50.00 a year');
+      expect(res.text).not.toContain('Closed one');
+      expect(res.text).toContain('href="/sign-in?next=%2Fapply">Sign in to apply</a>');
+      expect(res.text).not.toContain('<form');
+    });
+
+    it("a signed-in viewer gets a plain form per free segment, with the form's fields and their own address prefilled", async () => {
+      const v = await visitor('app-ann');
+      const res = await get('/apply', v.cookie);
+      expect(res.status).toBe(200);
+      const forms = res.text.match(/<form method="post" action="\/apply" class="apply-form">[\s\S]*?<\/form>/g)!;
+      expect(forms).toHaveLength(2);
+      expect(forms[0]).toContain(`<input type="hidden" name="segmentId" value="${seg.reviewed}">`);
+      expect(forms[0]).toContain('name="a:email" value="app-ann@example.com"');
+      expect(forms[0]).toContain('name="a:name" value="User app-ann"');
+      expect(forms[0]).toContain('Why &lt;join&gt;? (required)');
+      expect(forms[0]).toContain('<textarea id="f-' + seg.reviewed + '-why" name="a:why"');
+      expect(forms[0]).toContain('name="a:likes" value="cake"');
+      expect(forms[0]).toContain('type="number"');
+      expect(forms[0]).toMatch(/name="_csrf" value="[^"]+"/);
+      expect(forms[1]).toContain(`value="${seg.auto}"`);
+      expect(res.text).toContain('Paying for this membership needs JavaScript.');
+      expect(res.text).not.toContain(`value="${seg.paid}"`);
+    });
+
+    it('the post applies through the API use-case (answers typed by field) and 303s to the confirmation', async () => {
+      const v = await visitor('app-bea');
+      const body = new URLSearchParams([
+        ['segmentId', seg.reviewed],
+        ['a:email', v.email],
+        ['a:name', 'Bea Applicant'],
+        ['a:why', 'Because'],
+        ['a:level', 'old'],
+        ['a:likes', 'tea'],
+        ['a:likes', 'walks'],
+        ['a:age', '42'],
+        ['a:rules', 'yes'],
+        ['_csrf', await applyToken(v.cookie)],
+      ]);
+      const res = await rawRequest(
+        port,
+        'POST',
+        '/apply',
+        {
+          Host: host(),
+          Origin: `http://${host()}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Cookie: v.cookie,
+        },
+        body.toString(),
+      );
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe('/apply?applied=pending');
+      const [request] = await requestsOf(v.email);
+      expect(request).toMatchObject({ segment_id: seg.reviewed, status: 'PENDING', source: 'hosted site' });
+      expect(JSON.parse(request.answers)).toMatchObject({
+        email: v.email,
+        name: 'Bea Applicant',
+        why: 'Because',
+        level: 'old',
+        likes: ['tea', 'walks'],
+        age: 42,
+        rules: true,
+      });
+      expect((await get(res.headers.location!, v.cookie)).text).toContain('Your application was sent.');
+    });
+
+    it('an auto-approving free segment makes the applicant a member at once', async () => {
+      const v = await visitor('app-cai');
+      const res = await post(
+        '/apply',
+        { segmentId: seg.auto, 'a:email': v.email, 'a:name': 'Cai', _csrf: await applyToken(v.cookie) },
+        v.cookie,
+      );
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe('/apply?applied=approved');
+      expect((await get('/apply?applied=approved', v.cookie)).text).toContain('your membership is active');
+    });
+
+    it("a members-only community's /apply is open to non-members: it is where the gate leads", async () => {
+      const res = await rawRequest(port, 'GET', '/apply', { Host: `privapply.localhost:${port}` });
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('Private door');
+    });
+  });
+
+  describe('errors', () => {
+    it('a missing required answer re-renders the form with the message, what was typed, and 400', async () => {
+      const v = await visitor('app-dee');
+      const res = await post(
+        '/apply',
+        {
+          segmentId: seg.reviewed,
+          'a:email': v.email,
+          'a:name': 'Dee',
+          'a:why': 'Kept <text>',
+          _csrf: await applyToken(v.cookie),
+        },
+        v.cookie,
+      );
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('role="alert"');
+      expect(res.text).toContain('>Kept &lt;text&gt;</textarea>');
+      expect(await requestsOf(v.email)).toEqual([]);
+    });
+
+    it('an existing member is refused with the API refusal, and a paid or unknown segment with 400', async () => {
+      const member = await visitor('app-eli', 'ACCEPTED');
+      // A member's /apply has no forms ("already a member"); a forged-by-hand post is refused all the same.
+      expect((await get('/apply', member.cookie)).text).toContain('You are already a member of Form Club.');
+      const token = await csrfOf(member.cookie);
+      const again = await post(
+        '/apply',
+        { segmentId: seg.auto, 'a:email': member.email, 'a:name': 'Eli', _csrf: token },
+        member.cookie,
+      );
+      expect(again.status).toBe(400);
+      expect(again.text).toContain('role="alert"');
+      const v = await visitor('app-fay');
+      const t2 = await applyToken(v.cookie);
+      for (const segmentId of [seg.paid, seg.closed, '00000000-0000-4000-8000-000000000000']) {
+        const res = await post('/apply', { segmentId, 'a:email': v.email, 'a:name': 'Fay', _csrf: t2 }, v.cookie);
+        expect(res.status).toBe(400);
+      }
+      expect(
+        (await post('/apply', { segmentId: seg.paid, 'a:email': v.email, 'a:name': 'Fay', _csrf: t2 }, v.cookie)).text,
+      ).toContain('Paying for this membership needs JavaScript.');
+      expect(await requestsOf(v.email)).toEqual([]);
+    });
+
+    it('an INVITE_ONLY community has no /apply, to read or to post', async () => {
+      expect((await rawRequest(port, 'GET', '/apply', { Host: `invite.localhost:${port}` })).status).toBe(404);
+    });
+  });
+
+  describe('security', () => {
+    it('a post without the token, from another origin or without the cookie applies nothing', async () => {
+      const v = await visitor('app-gus');
+      const fields = { segmentId: seg.auto, 'a:email': v.email, 'a:name': 'Gus' };
+      const token = await applyToken(v.cookie);
+      for (const res of [
+        await post('/apply', fields, v.cookie),
+        await post('/apply', { ...fields, _csrf: token }, v.cookie, { Origin: 'http://evil.example' }),
+        await post('/apply', { ...fields, _csrf: token }),
+      ]) {
+        expect(res.status).toBe(403);
+        expect(res.text).toContain('<h1>Form not accepted</h1>');
+      }
+      expect(await requestsOf(v.email)).toEqual([]);
+    });
   });
 });

@@ -24,6 +24,7 @@ import { attendeesCsv, checkInAction, managePage } from './manage.ts';
 import { rsvpAction } from './rsvp.ts';
 import { communityCalendar, eventCalendar } from './calendar.ts';
 import { conversationsPage, sendMessage, threadPage } from './chat.ts';
+import { applyAction, applyPage } from './apply.ts';
 import {
   PRIVATE_PAGE_CACHE,
   sendSiteFile,
@@ -69,14 +70,14 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   });
 
   const page =
-    (pageKey: PageKey, step2: 'page' | 'entity', render: PageRenderer) =>
+    (pageKey: PageKey | null, step2: 'page' | 'entity', render: PageRenderer) =>
     async (req: Request, res: Response, next: NextFunction) => {
       const community = res.locals.hostedCommunity as CommunityRow | undefined;
       if (!community) return next();
       await servePage(deps, formKey, req, res, community, pageKey, step2, render);
     };
   const form =
-    (pageKey: PageKey, step2: 'page' | 'entity', handle: FormHandler) =>
+    (pageKey: PageKey | null, step2: 'page' | 'entity', handle: FormHandler) =>
     async (req: Request, res: Response, next: NextFunction) => {
       const community = res.locals.hostedCommunity as CommunityRow | undefined;
       if (!community) return next();
@@ -98,6 +99,9 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   router.get('/conversations', page('CHAT', 'page', conversationsPage));
   router.get('/conversations/:id', page('CHAT', 'page', threadPage));
   router.post('/conversations/:id', form('CHAT', 'page', sendMessage));
+  // No page key: where the gate's apply link leads, so no membership gate of its own.
+  router.get('/apply', page(null, 'page', applyPage));
+  router.post('/apply', form(null, 'page', applyAction));
 
   router.use(async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;
@@ -119,14 +123,15 @@ async function servePage(
   req: Request,
   res: Response,
   community: CommunityRow,
-  pageKey: PageKey,
+  pageKey: PageKey | null,
   step2: 'page' | 'entity',
   render: PageRenderer,
 ): Promise<void> {
   let ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
   try {
     ctx = contextFor(req, community, await viewerFor(deps, req, community), formKey);
-    const outcome = gateFor(ctx.access, ctx.viewer, pageKey, step2);
+    // A route without a page key (`/apply`) has no page gate: its renderer decides.
+    const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
     sendBody(res, ctx, outcome === 'render' ? await render(ctx, deps.db, req) : outcome);
   } catch (err) {
     sendError(deps, req, res, ctx, err);
@@ -144,7 +149,7 @@ async function serveForm(
   req: Request,
   res: Response,
   community: CommunityRow,
-  pageKey: PageKey,
+  pageKey: PageKey | null,
   step2: 'page' | 'entity',
   handle: FormHandler,
 ): Promise<void> {
@@ -157,7 +162,7 @@ async function serveForm(
     ctx = contextFor(req, community, who, formKey);
     if (!fields || who.sessionId === null || !csrfTokenMatches(formKey, who.sessionId, fields[CSRF_FIELD]))
       return sendBody(res, ctx, refusedFormBody());
-    const outcome = gateFor(ctx.access, ctx.viewer, pageKey, step2);
+    const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
     if (outcome !== 'render') return sendBody(res, ctx, outcome);
     const result = await handle(ctx, deps.db, req, fields);
     if (typeof result === 'object' && 'redirect' in result) {
