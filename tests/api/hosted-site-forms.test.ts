@@ -73,9 +73,10 @@ beforeAll(async () => {
       { name: 'Blanket', priceCents: 0 },
       { name: 'Hamper', priceCents: 2500 },
       { name: 'Last seat', priceCents: 0, capacity: 1 },
+      { name: 'Questions', priceCents: 0, form: [{ id: 'diet', type: 'short_text', label: 'Diet', required: true }] },
     ],
   });
-  [tierIds.free, tierIds.paid, tierIds.one] = picnic.tierIds;
+  [tierIds.free, tierIds.paid, tierIds.one, tierIds.asks] = picnic.tierIds;
   const inner = await makeEvent(db, c.id, {
     slug: 'inner',
     name: 'Inner',
@@ -104,7 +105,7 @@ describe('hosted site forms: happy path', () => {
     const forms = res.text.match(
       /<form method="post" action="\/events\/picnic\/rsvp" class="rsvp-form">[\s\S]*?<\/form>/g,
     );
-    expect(forms).toHaveLength(2);
+    expect(forms).toHaveLength(3);
     expect(forms![0]).toContain(`<input type="hidden" name="tierId" value="${tierIds.free}">`);
     expect(forms![1]).toContain(`<input type="hidden" name="tierId" value="${tierIds.one}">`);
     expect(res.text).not.toContain(`value="${tierIds.paid}"`);
@@ -189,6 +190,14 @@ describe('hosted site forms: errors', () => {
       expect(res.status).toBe(400);
       expect(res.text).toContain('<h1>Picnic</h1>');
     }
+    expect(await ticketsOf(v.email)).toEqual([]);
+  });
+
+  it("a free tier whose form has required questions is refused with the form's message and 422", async () => {
+    const v = await visitor('ned');
+    const res = await post('/events/picnic/rsvp', { tierId: tierIds.asks, _csrf: await csrfOf(v.cookie) }, v.cookie);
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('Required form fields are missing');
     expect(await ticketsOf(v.email)).toEqual([]);
   });
 

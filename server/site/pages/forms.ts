@@ -54,7 +54,9 @@ export function formOriginRefusal(req: Request): string | null {
 /** A flat form: one string per field (the first of a repeated one); nothing nested. */
 export type FormFields = Record<string, string>;
 
-const urlencoded = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 200 });
+// Room for the longest form: an application's long answers (up to 10,000 characters each) or a
+// 4,000-character message, percent-encoded (up to 9 bytes a character).
+const urlencoded = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 500 });
 
 /** Reads the form body; null when it cannot be read (too large, malformed). */
 export function readFormFields(req: Request, res: Response): Promise<FormFields | null> {
