@@ -98,8 +98,11 @@ describe('hosted site calendars: happy path', () => {
     expect(lines).toContain(`UID:${ids.walk}@svc`);
     expect(lines).toContain(`URL:http://cal.localhost:${port}/events/walk`);
     expect(unfold((await get('cal', '/events/walk.ics')).text)).toContain(`UID:${ids.walk}@svc`);
-    // The event page itself is still the page.
-    expect((await get('cal', '/events/walk')).headers['content-type']).toMatch(/^text\/html/);
+    // The event page itself is still the page, and links its calendar entry; the list its calendar.
+    const page = await get('cal', '/events/walk');
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('<a href="/events/walk.ics">Add to calendar</a>');
+    expect((await get('cal', '/events')).text).toContain('<a href="/events.ics">');
   });
 });
 

@@ -69,7 +69,8 @@ ${eventList(upcoming.items, 'No upcoming events yet.')}
 <section aria-labelledby="past">
 <h2 id="past">Past</h2>
 ${eventList(past.items, 'No past events.')}
-</section>`,
+</section>
+<p><a href="/events.ics">Subscribe to the calendar (iCalendar)</a></p>`,
   };
 }
 
@@ -123,7 +124,8 @@ ${event.description ? `<div class="description">${escapeHtml(event.description)}
 ${tiers}
 ${rsvpBlock(ctx, event, notice)}
 </section>
-<p><a href="/events">All events</a></p>
+<p class="actions"><a href="/events">All events</a>
+<a href="/events/${encodeURIComponent(event.slug)}.ics">Add to calendar</a></p>
 </article>`,
   };
 }
