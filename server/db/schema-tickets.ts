@@ -1,4 +1,5 @@
-// Table types of migrations 0012_tickets (see it for the capacity invariant) and 0018_ticket_buyers.
+// Table types of migrations 0012_tickets (see it for the capacity invariant), 0018_ticket_buyers and
+// 0020_ticket_check_in.
 
 export type TicketKind = 'RSVP' | 'PAID';
 
@@ -19,6 +20,8 @@ export interface TicketsTable {
   form_answers: string | null;
   created_at: string;
   refunded_at: string | null;
+  /** When the ticket was scanned at the door; set once (0020_ticket_check_in). */
+  checked_in_at: string | null;
 }
 
 export interface TicketHoldsTable {

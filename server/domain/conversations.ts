@@ -188,6 +188,22 @@ export async function listConversations(
   return { items: await views(db, userId, rows), total: Number(totalRow.n) };
 }
 
+/** One conversation as `userId` sees it; null when they do not take part in it (or it does not exist). */
+export async function getConversation(
+  db: Db | Trx,
+  userId: string,
+  conversationId: string,
+): Promise<ConversationView | null> {
+  const row = await db
+    .selectFrom('conversation_members as cm')
+    .innerJoin('conversations as c', 'c.id', 'cm.conversation_id')
+    .select(['c.id', 'c.kind', 'c.last_message_id', 'c.last_activity_at', 'c.created_at'])
+    .where('cm.user_id', '=', userId)
+    .where('cm.conversation_id', '=', conversationId)
+    .executeTakeFirst();
+  return row ? ((await views(db, userId, [row]))[0] ?? null) : null;
+}
+
 async function isParticipant(db: Db | Trx, userId: string, conversationId: string): Promise<boolean> {
   const row = await db
     .selectFrom('conversation_members')

@@ -15,11 +15,31 @@ export interface SiteContext {
   chrome: SiteChrome;
   /** The path and query asked for, where sign-in returns to. */
   here: string;
+  /** The `_csrf` value this viewer's forms carry (./forms.ts); null for an anonymous viewer. */
+  csrf: string | null;
 }
 
-/** What a page renders to, or the outcome its own entity's visibility decides (rule 4). */
-export type PageBody = { title: string; main: string } | 'not-found' | 'gate';
+/**
+ * What a page renders to (an HTML page, with a status other than 200 when it answers a refused
+ * form; or a file: CSV, iCalendar), or the outcome its own entity's visibility decides (rule 4),
+ * or 'forbidden' for a page the viewer may never see whatever their membership (leaders' pages).
+ */
+export type PageBody =
+  | { title: string; main: string; status?: number }
+  | { file: { contentType: string; body: string; filename?: string } }
+  | 'not-found'
+  | 'gate'
+  | 'forbidden';
 export type PageRenderer = (ctx: SiteContext, db: Db, req: Request) => Promise<PageBody>;
+
+/** What a form post answers: a page (a refusal, re-rendered) or a 303 to where the result shows. */
+export type FormOutcome = PageBody | { redirect: string };
+export type FormHandler = (
+  ctx: SiteContext,
+  db: Db,
+  req: Request,
+  form: Record<string, string>,
+) => Promise<FormOutcome>;
 
 /** The join link, where the community takes applications or sign-ups at all. */
 export const applyLink = (community: CommunityRow, label: string): string =>

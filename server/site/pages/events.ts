@@ -8,6 +8,7 @@ import type { Db } from '../../db/index.ts';
 import * as events from '../../domain/events.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
+import { rsvpBlock, type RsvpNotice } from './rsvp.ts';
 import type { PageBody, SiteContext } from './context.ts';
 
 export const UPCOMING_LIMIT = 50;
@@ -30,13 +31,16 @@ export function when(iso: string | null): string {
   return `<time datetime="${escapeHtml(d.toISOString())}">${escapeHtml(dateFormat.format(d))} UTC</time>`;
 }
 
-function place(location: Event['location']): string {
+/** Where the event is, as plain text (the calendars' LOCATION); '' when it has no place. */
+export function placeText(location: Event['location']): string {
   if (!location) return '';
   const parts = [location.name, location.address, location.city, location.region, location.country].filter(
     (p): p is string => typeof p === 'string' && p.trim() !== '',
   );
-  return parts.map(escapeHtml).join(', ');
+  return parts.join(', ');
 }
+
+const place = (location: Event['location']): string => escapeHtml(placeText(location));
 
 export function eventItem(e: Event): string {
   const where = place(e.location);
@@ -65,7 +69,8 @@ ${eventList(upcoming.items, 'No upcoming events yet.')}
 <section aria-labelledby="past">
 <h2 id="past">Past</h2>
 ${eventList(past.items, 'No past events.')}
-</section>`,
+</section>
+<p><a href="/events.ics">Subscribe to the calendar (iCalendar)</a></p>`,
   };
 }
 
@@ -90,6 +95,17 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
     if (audience.member) return 'not-found';
     return (await events.getEvent(db, { ...audience, member: true }, slug)) ? 'gate' : 'not-found';
   }
+  // `?rsvp=confirmed` is where a successful RSVP post lands (./rsvp.ts); only a signed-in viewer has one.
+  const confirmed = req.query.rsvp === 'confirmed' && ctx.viewer.userId !== null;
+  return eventPageFor(ctx, event, confirmed ? { kind: 'confirmed' } : null);
+}
+
+/** The event page for an event the viewer may see, with the outcome of an RSVP post if any. */
+export async function eventPageFor(
+  ctx: SiteContext,
+  event: Event,
+  notice: RsvpNotice,
+): Promise<{ title: string; main: string }> {
   const where = place(event.location);
   const tiers = event.tiers.length
     ? `<ul class="tiers">\n${event.tiers
@@ -106,11 +122,10 @@ ${event.description ? `<div class="description">${escapeHtml(event.description)}
 <section aria-labelledby="tickets">
 <h2 id="tickets">Tickets</h2>
 ${tiers}
-<div class="rsvp" id="rsvp" data-event="${escapeHtml(event.slug)}">
-<p>Registration for this event opens here soon.</p>
-</div>
+${rsvpBlock(ctx, event, notice)}
 </section>
-<p><a href="/events">All events</a></p>
+<p class="actions"><a href="/events">All events</a>
+<a href="/events/${encodeURIComponent(event.slug)}.ics">Add to calendar</a></p>
 </article>`,
   };
 }

@@ -12,13 +12,27 @@ import { communityForSite, communityViewer } from '../../domain/communities.ts';
 import type { AccessConfig, PageKey, Viewer } from '../../domain/page-access.ts';
 import type { SessionTokens } from '../../domain/sessions.ts';
 import { requestSiteTag, signedInVisitor } from '../../http/session.ts';
+import type { SaleDeps } from '../../use-cases/checkout.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { pageSiteOf } from '../sign-in-page.ts';
 import { gateFor } from './gate.ts';
 import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
-import { applyLink, type PageRenderer, type SiteContext } from './context.ts';
-import { sendSitePage, sendUnknownHostPage, signInHref, type NavLink } from './layout.ts';
+import { applyLink, type FormHandler, type PageBody, type PageRenderer, type SiteContext } from './context.ts';
+import { csrfKey, csrfTokenFor, csrfTokenMatches, CSRF_FIELD, formOriginRefusal, readFormFields } from './forms.ts';
+import { attendeesCsv, checkInAction, managePage } from './manage.ts';
+import { rsvpAction } from './rsvp.ts';
+import { communityCalendar, eventCalendar } from './calendar.ts';
+import { conversationsPage, sendMessage, threadPage } from './chat.ts';
+import { applyAction, applyPage } from './apply.ts';
+import {
+  PRIVATE_PAGE_CACHE,
+  sendSiteFile,
+  sendSitePage,
+  sendUnknownHostPage,
+  signInHref,
+  type NavLink,
+} from './layout.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -27,12 +41,21 @@ export interface HostedSiteDeps {
   siteDomain: string;
   publicUrl: string;
   logger: Logger;
+  /** What the RSVP form and the door check-in sell and scan with: the API's own services. */
+  sales: SaleDeps;
+}
+
+/** The signed-in viewer of one request, and the session their forms are bound to. */
+interface ViewerOf {
+  viewer: Viewer;
+  sessionId: string | null;
 }
 
 const isApiPath = (path: string): boolean => /^\/(api|v1)(\/|$)/.test(path);
 
 export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   const router = express.Router();
+  const formKey = csrfKey(deps.sessions);
   // Where the platform is reached today: its public URL, and the loopback names tests and the demo use.
   const platformHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(deps.publicUrl).hostname.toLowerCase()]);
 
@@ -47,22 +70,44 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   });
 
   const page =
-    (pageKey: PageKey, step2: 'page' | 'entity', render: PageRenderer) =>
+    (pageKey: PageKey | null, step2: 'page' | 'entity', render: PageRenderer) =>
     async (req: Request, res: Response, next: NextFunction) => {
       const community = res.locals.hostedCommunity as CommunityRow | undefined;
       if (!community) return next();
-      await servePage(deps, req, res, community, pageKey, step2, render);
+      await servePage(deps, formKey, req, res, community, pageKey, step2, render);
+    };
+  const form =
+    (pageKey: PageKey | null, step2: 'page' | 'entity', handle: FormHandler) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      const community = res.locals.hostedCommunity as CommunityRow | undefined;
+      if (!community) return next();
+      await serveForm(deps, formKey, req, res, community, pageKey, step2, handle);
     };
 
   router.get('/', page('HOME', 'page', homePage));
   router.get('/events', page('EVENTS', 'page', eventsPage));
+  // Before `/events/:slug`, which would otherwise take `gala.ics` for a slug.
+  router.get('/events.ics', page('EVENTS', 'page', communityCalendar));
+  router.get('/events/:slug.ics', page('EVENTS', 'entity', eventCalendar));
+  // Leaders' pages: the EVENTS page's own gate does not apply (rule 4's entity step), the
+  // leader check in ./manage.ts does, so a members-only EVENTS page does not hide them from leaders.
+  router.get('/events/:slug/manage', page('EVENTS', 'entity', managePage));
+  router.get('/events/:slug/manage/attendees.csv', page('EVENTS', 'entity', attendeesCsv));
+  router.post('/events/:slug/manage/check-in', form('EVENTS', 'entity', checkInAction(deps.sales)));
   router.get('/events/:slug', page('EVENTS', 'entity', eventPage));
+  router.post('/events/:slug/rsvp', form('EVENTS', 'entity', rsvpAction(deps.sales)));
+  router.get('/conversations', page('CHAT', 'page', conversationsPage));
+  router.get('/conversations/:id', page('CHAT', 'page', threadPage));
+  router.post('/conversations/:id', form('CHAT', 'page', sendMessage));
+  // No page key: where the gate's apply link leads, so no membership gate of its own.
+  router.get('/apply', page(null, 'page', applyPage));
+  router.post('/apply', form(null, 'page', applyAction));
 
   router.use(async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;
     if (!community) return next();
     // Who is looking does not change "not found"; the chrome is the anonymous one, never cached.
-    const ctx = contextFor(req, community, { userId: null });
+    const ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
     sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
   });
   return router;
@@ -74,31 +119,81 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
  */
 async function servePage(
   deps: HostedSiteDeps,
+  formKey: Buffer,
   req: Request,
   res: Response,
   community: CommunityRow,
-  pageKey: PageKey,
+  pageKey: PageKey | null,
   step2: 'page' | 'entity',
   render: PageRenderer,
 ): Promise<void> {
-  let ctx = contextFor(req, community, { userId: null });
+  let ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
   try {
-    ctx = contextFor(req, community, await viewerFor(deps, req, community));
-    const outcome = gateFor(ctx.access, ctx.viewer, pageKey, step2);
-    const body = outcome === 'render' ? await render(ctx, deps.db, req) : outcome;
-    if (body === 'not-found')
-      return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
-    if (body === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
-    sendSitePage(res, ctx.chrome, { ...body, cache: ctx.viewer.userId === null ? 'public' : 'private' });
+    ctx = contextFor(req, community, await viewerFor(deps, req, community), formKey);
+    // A route without a page key (`/apply`) has no page gate: its renderer decides.
+    const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
+    sendBody(res, ctx, outcome === 'render' ? await render(ctx, deps.db, req) : outcome);
   } catch (err) {
-    deps.logger.error({ err, path: req.path }, 'hosted page failed');
-    sendSitePage(res, ctx.chrome, {
-      title: 'Something went wrong',
-      main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
-      status: 500,
-      cache: 'private',
-    });
+    sendError(deps, req, res, ctx, err);
   }
+}
+
+/**
+ * The one path every form post takes: the origin checks before anything is read, then the
+ * signed-in viewer, their session's `_csrf`, the page's gate, and only then the handler. A
+ * refused post is an HTML page with 403, never JSON.
+ */
+async function serveForm(
+  deps: HostedSiteDeps,
+  formKey: Buffer,
+  req: Request,
+  res: Response,
+  community: CommunityRow,
+  pageKey: PageKey | null,
+  step2: 'page' | 'entity',
+  handle: FormHandler,
+): Promise<void> {
+  let ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
+  try {
+    // Judged before the session: a forged post learns nothing about the session it rides on.
+    if (formOriginRefusal(req) !== null) return sendBody(res, ctx, refusedFormBody());
+    const fields = await readFormFields(req, res);
+    const who = await viewerFor(deps, req, community);
+    ctx = contextFor(req, community, who, formKey);
+    if (!fields || who.sessionId === null || !csrfTokenMatches(formKey, who.sessionId, fields[CSRF_FIELD]))
+      return sendBody(res, ctx, refusedFormBody());
+    const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
+    if (outcome !== 'render') return sendBody(res, ctx, outcome);
+    const result = await handle(ctx, deps.db, req, fields);
+    if (typeof result === 'object' && 'redirect' in result) {
+      res.setHeader('Cache-Control', PRIVATE_PAGE_CACHE);
+      return res.redirect(303, result.redirect);
+    }
+    sendBody(res, ctx, result);
+  } catch (err) {
+    sendError(deps, req, res, ctx, err);
+  }
+}
+
+function sendBody(res: Response, ctx: SiteContext, body: PageBody): void {
+  if (body === 'not-found') return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+  if (body === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
+  if (body === 'forbidden')
+    return sendSitePage(res, ctx.chrome, { ...forbiddenBody(ctx), status: 403, cache: 'private' });
+  const cache = ctx.viewer.userId === null ? 'public' : 'private';
+  if ('file' in body) return sendSiteFile(res, { ...body.file, cache });
+  // A page answering a refused form (4xx) is about this request only.
+  sendSitePage(res, ctx.chrome, { ...body, cache: body.status && body.status !== 200 ? 'private' : cache });
+}
+
+function sendError(deps: HostedSiteDeps, req: Request, res: Response, ctx: SiteContext, err: unknown): void {
+  deps.logger.error({ err, path: req.path }, 'hosted page failed');
+  sendSitePage(res, ctx.chrome, {
+    title: 'Something went wrong',
+    main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
+    status: 500,
+    cache: 'private',
+  });
 }
 
 /**
@@ -106,13 +201,16 @@ async function servePage(
  * counts only on the site it was issued for, and that site is the host as the session layer knows
  * it; where the two disagree the viewer is anonymous.
  */
-async function viewerFor(deps: HostedSiteDeps, req: Request, community: CommunityRow): Promise<Viewer> {
-  if ((await requestSiteTag()) !== community.tag) return { userId: null };
+async function viewerFor(deps: HostedSiteDeps, req: Request, community: CommunityRow): Promise<ViewerOf> {
+  const anonymous: ViewerOf = { viewer: { userId: null }, sessionId: null };
+  if ((await requestSiteTag()) !== community.tag) return anonymous;
   const visitor = await signedInVisitor(deps.db, deps.sessions, req, community.tag);
-  return communityViewer(deps.db, community.id, visitor?.userId ?? null);
+  if (!visitor) return anonymous;
+  return { viewer: await communityViewer(deps.db, community.id, visitor.userId), sessionId: visitor.claims.sid };
 }
 
-function contextFor(req: Request, community: CommunityRow, viewer: Viewer): SiteContext {
+function contextFor(req: Request, community: CommunityRow, who: ViewerOf, formKey: Buffer): SiteContext {
+  const { viewer } = who;
   // Unreadable settings read as none at all, which evaluatePageAccess answers by closing every page.
   let pageSettings: unknown = null;
   try {
@@ -130,6 +228,7 @@ function contextFor(req: Request, community: CommunityRow, viewer: Viewer): Site
     access,
     viewer,
     here,
+    csrf: who.sessionId === null ? null : csrfTokenFor(formKey, who.sessionId),
     chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null },
   };
 }
@@ -138,6 +237,25 @@ function notFoundBody(): { title: string; main: string } {
   return {
     title: 'Page not found',
     main: '<h1>Page not found</h1>\n<p>There is no page at this address. <a href="/">Go to the home page</a>.</p>',
+  };
+}
+
+function refusedFormBody(): { title: string; main: string; status: number } {
+  return {
+    title: 'Form not accepted',
+    main: `<h1>Form not accepted</h1>
+<p>This form could not be accepted: it was not sent from this site's own page, or your sign-in has
+changed since the page was opened. Go back, reload the page and try again.</p>`,
+    status: 403,
+  };
+}
+
+function forbiddenBody(ctx: SiteContext): { title: string; main: string } {
+  return {
+    title: 'Not allowed',
+    main: `<h1>Not allowed</h1>
+<p>This page is for the leaders of ${escapeHtml(ctx.community.name)}.</p>
+<p><a href="/">Go to the home page</a></p>`,
   };
 }
 

@@ -22,13 +22,17 @@ a { color: var(--brand); }
 .site-footer { border-top: 1px solid color-mix(in srgb, GrayText 35%, transparent); color: var(--muted); font-size: 0.9em; margin-top: 3em; }
 main { width: min(56em, calc(100vw - 2em)); margin: 0 auto; padding: 1.5em 0; }
 h1 { font-size: 1.6em; margin: 0.2em 0 0.6em; }
-ul.events, ul.articles, ul.tiers { list-style: none; margin: 0; padding: 0; }
-ul.events li, ul.articles li, ul.tiers li { padding: 0.6em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
+ul.events, ul.articles, ul.tiers, ul.conversations, ol.messages { list-style: none; margin: 0; padding: 0; }
+ul.events li, ul.articles li, ul.tiers li, ul.conversations li, ol.messages li { padding: 0.6em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
 .meta, .empty { color: var(--muted); }
 .description { white-space: pre-line; }
 .button { display: inline-block; padding: 0.55em 1em; border-radius: 6px; background: var(--brand); color: #fff; font-weight: 600; text-decoration: none; }
 .actions { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
 .rsvp { margin-top: 1.5em; padding: 1em; border: 1px dashed GrayText; border-radius: 6px; }
+.notice { padding: 0.6em 0.9em; border-radius: 6px; border: 1px solid color-mix(in srgb, var(--brand) 50%, transparent); }
+.notice.error { border-color: #c62828; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 0.4em 0.6em 0.4em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
 `;
 
 export interface NavLink {
@@ -127,4 +131,26 @@ export function sendUnknownHostPage(res: Response): void {
 </body>
 </html>
 `);
+}
+
+/**
+ * A file the site serves beside its pages (CSV export, iCalendar): its own type, a download name
+ * when it has one, and the pages' caching rule.
+ */
+export function sendSiteFile(
+  res: Response,
+  file: { contentType: string; body: string; filename?: string; cache: 'public' | 'private' },
+): void {
+  res.status(200);
+  res.setHeader('Content-Type', file.contentType);
+  if (file.filename) {
+    // The name is ours (a slug and a fixed suffix), but quoted safely all the same.
+    const ascii = file.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+    res.setHeader('Content-Disposition', `attachment; filename="${ascii}"`);
+  }
+  res.setHeader('Cache-Control', file.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
+  if (file.cache === 'public') res.setHeader('Vary', 'Cookie');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.send(file.body);
 }
