@@ -155,6 +155,7 @@ export function createApp(deps: AppDeps): Express {
       siteDomain: config.siteDomain,
       publicUrl: config.publicUrl,
       logger,
+      distDir: deps.distDir ?? path.join(ROOT_DIR, 'dist'),
     }),
   );
 

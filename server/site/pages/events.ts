@@ -8,6 +8,7 @@ import type { Db } from '../../db/index.ts';
 import * as events from '../../domain/events.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
+import { signInHref } from './layout.ts';
 import type { PageBody, SiteContext } from './context.ts';
 
 export const UPCOMING_LIMIT = 50;
@@ -91,6 +92,9 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
     return (await events.getEvent(db, { ...audience, member: true }, slug)) ? 'gate' : 'not-found';
   }
   const where = place(event.location);
+  const rsvp = ctx.chrome.widgets
+    ? rsvpWidget(ctx, event, (await events.listEventTiers(db, audience, slug)) ?? [])
+    : '<p>Registration for this event opens here soon.</p>';
   const tiers = event.tiers.length
     ? `<ul class="tiers">\n${event.tiers
         .map((t) => `<li>${escapeHtml(t.name)} · <strong>${escapeHtml(price(t))}</strong></li>`)
@@ -107,10 +111,28 @@ ${event.description ? `<div class="description">${escapeHtml(event.description)}
 <h2 id="tickets">Tickets</h2>
 ${tiers}
 <div class="rsvp" id="rsvp" data-event="${escapeHtml(event.slug)}">
-<p>Registration for this event opens here soon.</p>
+${rsvp}
 </div>
 </section>
 <p><a href="/events">All events</a></p>
 </article>`,
   };
+}
+
+/**
+ * `<svc-rsvp>` server-rendered with the event and its tiers (inactive ones too, as the widget's
+ * own request gets them), so the tiers are in the first paint and the widget hydrates without a
+ * fetch. Without JavaScript its form posts itself to `/events/<slug>/rsvp` (a free tier): with the
+ * viewer's CSRF token when one is given, else the visitor is asked to sign in first.
+ */
+export function rsvpWidget(ctx: SiteContext, event: Event, tiers: Tier[], csrfToken?: string): string {
+  const path = `/events/${encodeURIComponent(event.slug)}`;
+  const noscript = csrfToken
+    ? `<input type="hidden" name="_csrf" value="${escapeHtml(csrfToken)}"><button type="submit" class="primary submit">RSVP</button>`
+    : `<p><a href="${escapeHtml(signInHref(path))}">Sign in to RSVP</a></p>`;
+  return ctx.chrome.widgets!.element(
+    'rsvp',
+    { event: event.slug },
+    { event, tiers, ssr: { action: `${path}/rsvp`, noscript } },
+  );
 }

@@ -8,12 +8,14 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/index.ts';
 import type { CommunityRow } from '../../db/schema.ts';
 import { parseJson } from '../../db/ids.ts';
-import { communityViewer, findCommunityForSite } from '../../domain/communities.ts';
+import { communityViewer, findCommunityForSite, toPublicCommunity } from '../../domain/communities.ts';
+import { getOwnProfile } from '../../domain/users.ts';
 import type { AccessConfig, PageKey, Viewer } from '../../domain/page-access.ts';
 import type { SessionTokens } from '../../domain/sessions.ts';
 import { communityTagForHost, signedInVisitor } from '../../http/session.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { pageSiteOf } from '../sign-in-page.ts';
+import { loadWidgetBuild, PageWidgets } from '../widgets-ssr.ts';
 import { gateFor } from './gate.ts';
 import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
@@ -27,6 +29,8 @@ export interface HostedSiteDeps {
   siteDomain: string;
   publicUrl: string;
   logger: Logger;
+  /** Where `npm run build` wrote the widget bundle and its server build (dist/). */
+  distDir: string;
 }
 
 const isApiPath = (path: string): boolean => /^\/(api|v1)(\/|$)/.test(path);
@@ -63,6 +67,7 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     if (!community) return next();
     // Who is looking does not change "not found"; the chrome is the anonymous one, never cached.
     const ctx = contextFor(req, community, { userId: null });
+    ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
     sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
   });
   return router;
@@ -84,6 +89,7 @@ async function servePage(
   let ctx = contextFor(req, community, { userId: null });
   try {
     ctx = contextFor(req, community, await viewerFor(deps, req, community));
+    ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
     const outcome = gateFor(ctx.access, ctx.viewer, pageKey, step2);
     const body = outcome === 'render' ? await render(ctx, deps.db, req) : outcome;
     if (body === 'not-found')
@@ -92,7 +98,8 @@ async function servePage(
     sendSitePage(res, ctx.chrome, { ...body, cache: ctx.viewer.userId === null ? 'public' : 'private' });
   } catch (err) {
     deps.logger.error({ err, path: req.path }, 'hosted page failed');
-    sendSitePage(res, ctx.chrome, {
+    // The plain chrome: whatever failed may have been the widgets.
+    sendSitePage(res, { ...ctx.chrome, widgets: undefined }, {
       title: 'Something went wrong',
       main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
       status: 500,
@@ -130,9 +137,45 @@ function contextFor(req: Request, community: CommunityRow, viewer: Viewer): Site
     access,
     viewer,
     here,
-    chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null },
+    chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null, path: req.path },
   };
 }
+
+/**
+ * The page's widget renderer: the community as the site API gives it to this viewer, with the
+ * chrome's nav. Undefined when it cannot be had (no build, unreadable settings): the page then
+ * gets the plain chrome and no widgets, rather than failing.
+ */
+async function pageWidgets(deps: HostedSiteDeps, req: Request, ctx: SiteContext): Promise<PageWidgets | undefined> {
+  try {
+    return await widgetsFor(deps, req, ctx);
+  } catch (err) {
+    deps.logger.error({ err, path: req.path }, 'hosted page widgets unavailable');
+    return undefined;
+  }
+}
+
+async function widgetsFor(deps: HostedSiteDeps, req: Request, ctx: SiteContext): Promise<PageWidgets> {
+  const [build, community, profile] = await Promise.all([
+    loadWidgetBuild(deps.distDir),
+    toPublicCommunity(deps.db, ctx.community, ctx.viewer),
+    ctx.viewer.userId === null ? null : getOwnProfile(deps.db, ctx.viewer.userId),
+  ]);
+  const session = profile
+    ? { id: profile.id, usertag: profile.usertag, name: profile.name, profileImage: profile.profileImage }
+    : null;
+  const storefrontConfig = { ...community.storefrontConfig, nav: ctx.chrome.nav.map(navItem) };
+  const href = `${req.protocol}://${req.get('host') ?? req.hostname}${req.originalUrl}`;
+  return new PageWidgets(build, { community: { ...community, storefrontConfig }, session, href });
+}
+
+/** A chrome nav link as a storefrontConfig.nav item, what <svc-header> reads. */
+const navItem = (link: NavLink): Record<string, unknown> => ({
+  label: link.label,
+  href: link.href,
+  ...(link.external ? { external: true } : {}),
+  ...(link.children?.length ? { children: link.children.map(navItem) } : {}),
+});
 
 function notFoundBody(): { title: string; main: string } {
   return {
