@@ -60,7 +60,8 @@ export function jsonBlock(value: unknown, id?: string): string {
   return `<script type="application/json"${id ? ` id="${id}"` : ''}>${json}</script>`;
 }
 
-export const cspHash = (text: string): string => `'sha256-${crypto.createHash('sha256').update(text).digest('base64')}'`;
+export const cspHash = (text: string): string =>
+  `'sha256-${crypto.createHash('sha256').update(text).digest('base64')}'`;
 
 /** One page's widgets: renders them, and remembers their styles and chunks for the page's head and CSP. */
 export class PageWidgets {

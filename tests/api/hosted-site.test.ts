@@ -128,7 +128,8 @@ describe('hosted site: happy path', () => {
   it('works without JavaScript: no page carries an inline script, only module files and JSON data', async () => {
     for (const path of ['/', '/events', '/events/summit-day', '/nope']) {
       const scripts = (await get(path, 'club.localhost')).text.match(/<script[^>]*>/gi) ?? [];
-      for (const tag of scripts) expect(tag).toMatch(/^<script (type="module" src="\/widgets\/|type="application\/json")/);
+      for (const tag of scripts)
+        expect(tag).toMatch(/^<script (type="module" src="\/widgets\/|type="application\/json")/);
     }
   });
 

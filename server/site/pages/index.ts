@@ -99,12 +99,16 @@ async function servePage(
   } catch (err) {
     deps.logger.error({ err, path: req.path }, 'hosted page failed');
     // The plain chrome: whatever failed may have been the widgets.
-    sendSitePage(res, { ...ctx.chrome, widgets: undefined }, {
-      title: 'Something went wrong',
-      main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
-      status: 500,
-      cache: 'private',
-    });
+    sendSitePage(
+      res,
+      { ...ctx.chrome, widgets: undefined },
+      {
+        title: 'Something went wrong',
+        main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
+        status: 500,
+        cache: 'private',
+      },
+    );
   }
 }
 
