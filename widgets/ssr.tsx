@@ -45,8 +45,8 @@ export interface SsrInput {
   href: string;
   /** The element's attributes (`current`, `route`, `event`). */
   attrs: Record<string, string | null>;
-  /** The element's own state (RsvpSeed for `rsvp`). */
-  state?: RsvpSeed;
+  /** The element's own state (RsvpSeed for `rsvp`, the unread count for `header`). */
+  state?: RsvpSeed | { unread: number };
   locale?: string;
 }
 

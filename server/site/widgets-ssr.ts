@@ -18,6 +18,8 @@ import { escapeHtml } from '../shared/html.ts';
 export type SessionUser = Ssr.SessionUser;
 export type RsvpSeed = Ssr.RsvpSeed;
 export type SsrWidgetName = Ssr.SsrWidgetName;
+/** An element's own state: the RSVP's event, tiers and forms; the header's unread count. */
+export type ElementState = RsvpSeed | { unread: number };
 
 /** The built bundle: the server module and the browser chunks' manifest. */
 export interface WidgetBuild {
@@ -78,7 +80,7 @@ export class PageWidgets {
    * `<svc-{name}>` rendered. `attrs` become the element's attributes (escaped); `state` is the
    * element's own JSON block (not executed), what the browser hydrates from.
    */
-  element(name: SsrWidgetName, attrs: Record<string, string>, state?: RsvpSeed): string {
+  element(name: SsrWidgetName, attrs: Record<string, string>, state?: ElementState): string {
     const { html, css } = this.build.ssr.renderWidget(name, { ...this.input, attrs, state });
     this.styles.add(css);
     this.names.add(name);
@@ -87,6 +89,7 @@ export class PageWidgets {
       .join('');
     // The server-only part of the state (the no-JS form's CSRF token and markup) stays out of the block.
     const block = state ? jsonBlock({ ...state, ssr: undefined }) : '';
+    // (renderWidget takes the element's state as the component's `state` prop, whatever the widget.)
     return `<svc-${name}${attributes}><template shadowrootmode="open"><style>${css}</style>${html}</template>${block}</svc-${name}>`;
   }
 

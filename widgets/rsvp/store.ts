@@ -18,6 +18,11 @@ const toApiError = (e: unknown) =>
 export interface RsvpSeed {
   event: Event;
   tiers: Tier[];
+  /**
+   * The open tiers' forms. On the hosted site the widget has no publishable key for the /v1 reads,
+   * so what it reads comes with the page: choosing a tier needs no request.
+   */
+  forms?: Record<string, FormField[]>;
   ssr?: RsvpSsr;
 }
 
@@ -37,7 +42,7 @@ export class RsvpStore {
   readonly error = signal<ApiError | null>(null);
   readonly event: Signal<Event | null>;
   readonly tiers: Signal<Tier[]>;
-  readonly forms = signal<Record<string, FormState>>({});
+  readonly forms: Signal<Record<string, FormState>>;
   private abort = new AbortController();
   private readonly base: string;
 
@@ -50,6 +55,9 @@ export class RsvpStore {
     this.status = signal(seed ? 'ready' : 'loading');
     this.event = signal(seed?.event ?? null);
     this.tiers = signal(seed?.tiers ?? []);
+    const forms: Record<string, FormState> = {};
+    for (const id in seed?.forms) forms[id] = { status: 'ready', schema: seed.forms[id] };
+    this.forms = signal(forms);
     this.base = `/v1/communities/${encodeURIComponent(community)}`;
   }
 

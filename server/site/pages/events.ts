@@ -2,7 +2,7 @@
 // functions as `GET /v1/.../events`, with the viewer's audience: a non-member sees the events that
 // are public (their own visibility, else the EVENTS page's, else the community's), an ACCEPTED
 // member every event. The detail page judges the event's own visibility (rule 4).
-import type { Event, Tier } from '../../../contract/resources.ts';
+import type { Event, FormField, Tier } from '../../../contract/resources.ts';
 import type { Request } from 'express';
 import type { Db } from '../../db/index.ts';
 import * as events from '../../domain/events.ts';
@@ -93,7 +93,7 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
   }
   const where = place(event.location);
   const rsvp = ctx.chrome.widgets
-    ? rsvpWidget(ctx, event, (await events.listEventTiers(db, audience, slug)) ?? [])
+    ? rsvpWidget(ctx, event, await rsvpState(db, audience, slug))
     : '<p>Registration for this event opens here soon.</p>';
   const tiers = event.tiers.length
     ? `<ul class="tiers">\n${event.tiers
@@ -125,7 +125,26 @@ ${rsvp}
  * fetch. Without JavaScript its form posts itself to `/events/<slug>/rsvp` (a free tier): with the
  * viewer's CSRF token when one is given, else the visitor is asked to sign in first.
  */
-export function rsvpWidget(ctx: SiteContext, event: Event, tiers: Tier[], csrfToken?: string): string {
+async function rsvpState(
+  db: Db,
+  audience: events.EventAudience,
+  slug: string,
+): Promise<{ tiers: Tier[]; forms: Record<string, FormField[]> }> {
+  const tiers = (await events.listEventTiers(db, audience, slug)) ?? [];
+  const forms: Record<string, FormField[]> = {};
+  for (const tier of tiers.filter((t) => t.isActive && t.hasForm)) {
+    const form = await events.getTierForm(db, audience, tier.id);
+    if (form) forms[tier.id] = form.schema;
+  }
+  return { tiers, forms };
+}
+
+export function rsvpWidget(
+  ctx: SiteContext,
+  event: Event,
+  { tiers, forms }: { tiers: Tier[]; forms: Record<string, FormField[]> },
+  csrfToken?: string,
+): string {
   const path = `/events/${encodeURIComponent(event.slug)}`;
   const noscript = csrfToken
     ? `<input type="hidden" name="_csrf" value="${escapeHtml(csrfToken)}"><button type="submit" class="primary submit">RSVP</button>`
@@ -133,6 +152,6 @@ export function rsvpWidget(ctx: SiteContext, event: Event, tiers: Tier[], csrfTo
   return ctx.chrome.widgets!.element(
     'rsvp',
     { event: event.slug },
-    { event, tiers, ssr: { action: `${path}/rsvp`, noscript } },
+    { event, tiers, forms, ssr: { action: `${path}/rsvp`, noscript } },
   );
 }

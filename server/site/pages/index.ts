@@ -10,6 +10,7 @@ import type { CommunityRow } from '../../db/schema.ts';
 import { parseJson } from '../../db/ids.ts';
 import { communityViewer, findCommunityForSite, toPublicCommunity } from '../../domain/communities.ts';
 import { getOwnProfile } from '../../domain/users.ts';
+import { unreadNotificationCount } from '../../domain/notifications.ts';
 import type { AccessConfig, PageKey, Viewer } from '../../domain/page-access.ts';
 import type { SessionTokens } from '../../domain/sessions.ts';
 import { communityTagForHost, signedInVisitor } from '../../http/session.ts';
@@ -165,6 +166,8 @@ async function widgetsFor(deps: HostedSiteDeps, req: Request, ctx: SiteContext):
     toPublicCommunity(deps.db, ctx.community, ctx.viewer),
     ctx.viewer.userId === null ? null : getOwnProfile(deps.db, ctx.viewer.userId),
   ]);
+  const showBell = isRecord(community.storefrontConfig.header) && community.storefrontConfig.header.showBell === true;
+  if (profile && showBell) ctx.chrome.unread = await unreadNotificationCount(deps.db, profile.id);
   const session = profile
     ? { id: profile.id, usertag: profile.usertag, name: profile.name, profileImage: profile.profileImage }
     : null;
@@ -174,6 +177,8 @@ async function widgetsFor(deps: HostedSiteDeps, req: Request, ctx: SiteContext):
 }
 
 /** A chrome nav link as a storefrontConfig.nav item, what <svc-header> reads. */
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 const navItem = (link: NavLink): Record<string, unknown> => ({
   label: link.label,
   href: link.href,

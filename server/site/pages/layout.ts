@@ -65,6 +65,8 @@ export interface SiteChrome {
   signInNext: string | null;
   /** The path asked for: the header's current page, and the footer's `pages.<route>` key. */
   path: string;
+  /** The signed-in viewer's unread notifications, when the header shows the bell. */
+  unread?: number;
   /** The server-rendered widgets of this page, the header and footer among them; none on the fallback. */
   widgets?: PageWidgets;
 }
@@ -92,7 +94,9 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   const theme = widgets ? `:root{${widgets.themeDeclarations()}}` : '';
   const style = `${STYLE}${brandStyle(chrome.site)}${theme}`;
   // Rendered before the CSP is written: their styles are in it.
-  const header = widgets ? widgets.element('header', { current: chrome.path }) : plainHeader(chrome);
+  const header = widgets
+    ? widgets.element('header', { current: chrome.path }, chrome.unread === undefined ? undefined : { unread: chrome.unread })
+    : plainHeader(chrome);
   const footer = widgets ? widgets.element('footer', { route: chrome.path }) : plainFooter(chrome);
   res.status(page.status ?? 200);
   res.setHeader(
