@@ -95,7 +95,11 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   const style = `${STYLE}${brandStyle(chrome.site)}${theme}`;
   // Rendered before the CSP is written: their styles are in it.
   const header = widgets
-    ? widgets.element('header', { current: chrome.path }, chrome.unread === undefined ? undefined : { unread: chrome.unread })
+    ? widgets.element(
+        'header',
+        { current: chrome.path },
+        chrome.unread === undefined ? undefined : { unread: chrome.unread },
+      )
     : plainHeader(chrome);
   const footer = widgets ? widgets.element('footer', { route: chrome.path }) : plainFooter(chrome);
   res.status(page.status ?? 200);
