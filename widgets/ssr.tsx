@@ -28,9 +28,17 @@ import type { RsvpSeed } from './rsvp/store.ts';
 export type { RsvpSeed, RsvpSsr } from './rsvp/store.ts';
 export type { SessionUser } from './lib/session.ts';
 
+/**
+ * Server only, and only without JavaScript (`scripting: none`): the header's menu button and
+ * dropdowns need a script, so there the nav is always shown and each dropdown's links are listed
+ * in place.
+ */
+const HEADER_NO_SCRIPT =
+  '@media (scripting:none){.hdr .menu-btn{display:none}.nav{display:flex}.pop[hidden]{display:block;position:static;box-shadow:none;border:0}}';
+
 /** The same styles and components as each widget's index.ts (defineWidget's `styles` and `render`). */
 const WIDGETS = {
-  header: { styles: headerCss, render: (p: WidgetProps) => h(Header, p) },
+  header: { styles: headerCss + HEADER_NO_SCRIPT, render: (p: WidgetProps) => h(Header, p) },
   footer: { styles: footerCss, render: (p: WidgetProps) => h(Footer, p) },
   rsvp: { styles: fieldsCss + rsvpCss, render: (p: WidgetProps) => h(RsvpWidget, p) },
 } as const;
