@@ -208,6 +208,34 @@ describe('hosted site SSR: happy path', () => {
   });
 });
 
+describe('hosted site SSR: /sign-in and /notifications', () => {
+  it('get the same server-rendered chrome on a community host, with their CSP extended to it', async () => {
+    const signIn = await get('/sign-in?next=/events', 'club.localhost');
+    expect(signIn.status).toBe(200);
+    expect(root(signIn.text, 'header').markup).toContain('The Club');
+    expect(root(signIn.text, 'footer').markup).toContain('Club footer');
+    expect(signIn.text).toContain('<h1 id="title"');
+    const notes = await get('/notifications', 'club.localhost', memberCookie);
+    expect(notes.status).toBe(200);
+    expect(root(notes.text, 'header').markup).toContain('part="user"');
+    for (const res of [signIn, notes]) {
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toMatch(/script-src 'nonce-[^']+' 'self'/);
+      expect(csp).not.toContain('unsafe-inline');
+      for (const style of [root(res.text, 'header').css, root(res.text, 'footer').css])
+        expect(csp).toContain(hash(style));
+      expect(res.text).toContain('<script type="module" src="/widgets/loader.js" data-community="club"></script>');
+    }
+  });
+
+  it('keep their own layout on the platform host', async () => {
+    const res = await get('/sign-in', 'localhost');
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('<svc-header');
+    expect(String(res.headers['content-security-policy'])).not.toContain("'self'; style-src");
+  });
+});
+
 describe('hosted site SSR: errors', () => {
   it('the not-found page has the same chrome', async () => {
     const res = await get('/nope', 'club.localhost');

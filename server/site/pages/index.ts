@@ -151,16 +151,21 @@ function contextFor(req: Request, community: CommunityRow, viewer: Viewer): Site
  * chrome's nav. Undefined when it cannot be had (no build, unreadable settings): the page then
  * gets the plain chrome and no widgets, rather than failing.
  */
-async function pageWidgets(deps: HostedSiteDeps, req: Request, ctx: SiteContext): Promise<PageWidgets | undefined> {
+async function pageWidgets(
+  deps: HostedSiteDeps,
+  req: Request,
+  ctx: SiteContext,
+  url = req.originalUrl,
+): Promise<PageWidgets | undefined> {
   try {
-    return await widgetsFor(deps, req, ctx);
+    return await widgetsFor(deps, req, ctx, url);
   } catch (err) {
     deps.logger.error({ err, path: req.path }, 'hosted page widgets unavailable');
     return undefined;
   }
 }
 
-async function widgetsFor(deps: HostedSiteDeps, req: Request, ctx: SiteContext): Promise<PageWidgets> {
+async function widgetsFor(deps: HostedSiteDeps, req: Request, ctx: SiteContext, url: string): Promise<PageWidgets> {
   const [build, community, profile] = await Promise.all([
     loadWidgetBuild(deps.distDir),
     toPublicCommunity(deps.db, ctx.community, ctx.viewer),
@@ -172,8 +177,60 @@ async function widgetsFor(deps: HostedSiteDeps, req: Request, ctx: SiteContext):
     ? { id: profile.id, usertag: profile.usertag, name: profile.name, profileImage: profile.profileImage }
     : null;
   const storefrontConfig = { ...community.storefrontConfig, nav: ctx.chrome.nav.map(navItem) };
-  const href = `${req.protocol}://${req.get('host') ?? req.hostname}${req.originalUrl}`;
+  const href = `${req.protocol}://${req.get('host') ?? req.hostname}${url}`;
   return new PageWidgets(build, { community: { ...community, storefrontConfig }, session, href });
+}
+
+/** The server-rendered chrome of a page outside this router (sign-in, notifications), ready to place. */
+export interface HostedChrome {
+  header: string;
+  footer: string;
+  /** For `<head>`: the chunk preloads and the loader. */
+  head: string;
+  /** For the end of `<body>`: the page-wide state block. */
+  stateBlock: string;
+  /** CSP sources of the widget roots' styles. */
+  styleHashes: string[];
+  /** `:root` theme declarations and the custom elements' display, for the page's own style. */
+  style: string;
+}
+
+/**
+ * For the pages the site API router serves on a community's host (`/sign-in`, `/notifications`):
+ * the same <svc-header> and <svc-footer> as every hosted page, for the viewer. Null on any other
+ * host, and when the widgets cannot be had (the page keeps its own plain layout).
+ */
+export function hostedChromeProvider(deps: HostedSiteDeps): (req: Request) => Promise<HostedChrome | null> {
+  return async (req) => {
+    const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+    if (!host) return null;
+    let ctx: SiteContext;
+    try {
+      const community = await findCommunityForSite(deps.db, host, deps.siteDomain);
+      if (!community) return null;
+      ctx = contextFor(req, community, await viewerFor(deps, req, community));
+    } catch (err) {
+      deps.logger.error({ err, path: req.path }, 'hosted page chrome unavailable');
+      return null;
+    }
+    // Rendered for the path alone: what the query carries (the sign-in page's `next`) is not echoed.
+    const widgets = await pageWidgets(deps, req, ctx, req.path);
+    if (!widgets) return null;
+    const header = widgets.element(
+      'header',
+      { current: req.path },
+      ctx.chrome.unread === undefined ? undefined : { unread: ctx.chrome.unread },
+    );
+    const footer = widgets.element('footer', { route: req.path });
+    return {
+      header,
+      footer,
+      head: widgets.head(),
+      stateBlock: widgets.stateBlock(),
+      styleHashes: widgets.styleHashes(),
+      style: `:root{${widgets.themeDeclarations()}}\nsvc-header, svc-footer { display: block; justify-self: stretch; }\n`,
+    };
+  };
 }
 
 /** A chrome nav link as a storefrontConfig.nav item, what <svc-header> reads. */
