@@ -24,8 +24,12 @@ import { themeDeclarations } from './lib/theme.ts';
 import { RsvpWidget } from './rsvp/RsvpWidget.tsx';
 import rsvpCss from './rsvp/styles.css?inline';
 import type { RsvpSeed } from './rsvp/store.ts';
+import { DonateWidget } from './donate/DonateWidget.tsx';
+import donateCss from './donate/styles.css?inline';
+import type { DonateSeed } from './donate/store.ts';
 
 export type { RsvpSeed, RsvpSsr } from './rsvp/store.ts';
+export type { DonateSeed } from './donate/store.ts';
 export type { SessionUser } from './lib/session.ts';
 
 /**
@@ -36,11 +40,23 @@ export type { SessionUser } from './lib/session.ts';
 const HEADER_NO_SCRIPT =
   '@media (scripting:none){.hdr .menu-btn{display:none}.nav{display:flex}.pop[hidden]{display:block;position:static;box-shadow:none;border:0}}';
 
+/**
+ * What only a visitor without JavaScript sees (the RSVP's plain-form parts, the donate block's
+ * note). `<noscript>` is not used: inside a declarative shadow root it is parsed as markup and
+ * shown or hidden by the browser's own rules, where this media query is exact.
+ */
+const NO_SCRIPT_ONLY = '.nojs{display:none}@media (scripting:none){.nojs{display:block}}';
+
 /** The same styles and components as each widget's index.ts (defineWidget's `styles` and `render`). */
 const WIDGETS = {
   header: { styles: headerCss + HEADER_NO_SCRIPT, render: (p: WidgetProps) => h(Header, p) },
   footer: { styles: footerCss, render: (p: WidgetProps) => h(Footer, p) },
-  rsvp: { styles: fieldsCss + rsvpCss, render: (p: WidgetProps) => h(RsvpWidget, p) },
+  rsvp: { styles: fieldsCss + rsvpCss + NO_SCRIPT_ONLY, render: (p: WidgetProps) => h(RsvpWidget, p) },
+  // A donation is a paid checkout, which needs a script: without one the form is not offered.
+  donate: {
+    styles: `${donateCss}@media (scripting:none){.svc{display:none}}`,
+    render: (p: WidgetProps) => h(DonateWidget, p),
+  },
 } as const;
 
 export type SsrWidgetName = keyof typeof WIDGETS;
@@ -54,7 +70,7 @@ export interface SsrInput {
   /** The element's attributes (`current`, `route`, `event`). */
   attrs: Record<string, string | null>;
   /** The element's own state (RsvpSeed for `rsvp`, the unread count for `header`). */
-  state?: RsvpSeed | { unread: number };
+  state?: RsvpSeed | DonateSeed | { unread: number };
   locale?: string;
 }
 

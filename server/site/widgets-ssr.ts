@@ -19,7 +19,7 @@ export type SessionUser = Ssr.SessionUser;
 export type RsvpSeed = Ssr.RsvpSeed;
 export type SsrWidgetName = Ssr.SsrWidgetName;
 /** An element's own state: the RSVP's event, tiers and forms; the header's unread count. */
-export type ElementState = RsvpSeed | { unread: number };
+export type ElementState = RsvpSeed | Ssr.DonateSeed | { unread: number };
 
 /** The built bundle: the server module and the browser chunks' manifest. */
 export interface WidgetBuild {
@@ -78,9 +78,11 @@ export class PageWidgets {
 
   /**
    * `<svc-{name}>` rendered. `attrs` become the element's attributes (escaped); `state` is the
-   * element's own JSON block (not executed), what the browser hydrates from.
+   * element's own JSON block (not executed), what the browser hydrates from. `noscript` (HTML,
+   * escaped by the caller) goes in the root after the widget in a `.nojs` box, shown only without
+   * JavaScript (`@media (scripting: none)`); hydration leaves it there, hidden.
    */
-  element(name: SsrWidgetName, attrs: Record<string, string>, state?: ElementState): string {
+  element(name: SsrWidgetName, attrs: Record<string, string>, state?: ElementState, noscript?: string): string {
     const { html, css } = this.build.ssr.renderWidget(name, { ...this.input, attrs, state });
     this.styles.add(css);
     this.names.add(name);
@@ -90,7 +92,7 @@ export class PageWidgets {
     // The server-only part of the state (the no-JS form's CSRF token and markup) stays out of the block.
     const block = state ? jsonBlock({ ...state, ssr: undefined }) : '';
     // (renderWidget takes the element's state as the component's `state` prop, whatever the widget.)
-    return `<svc-${name}${attributes}><template shadowrootmode="open"><style>${css}</style>${html}</template>${block}</svc-${name}>`;
+    return `<svc-${name}${attributes}><template shadowrootmode="open"><style>${css}</style>${html}${noscript ? `<div class="nojs">${noscript}</div>` : ''}</template>${block}</svc-${name}>`;
   }
 
   /** The community's theme as custom-property declarations, for the page's own `:root`. */

@@ -68,6 +68,13 @@ beforeAll(async () => {
       { name: 'Supporter', priceCents: 1500 },
     ],
   });
+  await makeEvent(db, club.id, {
+    slug: 'fund-day',
+    name: 'Fund Day',
+    startDate: new Date(Date.now() + 3 * DAY).toISOString(),
+    tiers: [{ name: 'Free entry', priceCents: 0 }],
+    donationConfig: { enabled: true, mode: 'fixed', amounts: [500, 1000], currency: 'USD', label: 'Trail fund' },
+  });
   const member = await makeUser(db, 'mia');
   await makeMembership(db, club.id, member.id, 'ACCEPTED');
   memberCookie = `svc_auth_club=${(await server.sessions.issue(member.id, Date.now(), undefined, 'club')).token}`;
@@ -158,12 +165,29 @@ describe('hosted site SSR: happy path', () => {
     expect(rsvp.markup).toContain('Supporter');
     // Anonymous: without JavaScript the form asks to sign in first.
     expect(rsvp.markup).toContain(
-      `<noscript><p><a href="/sign-in?next=${encodeURIComponent('/events/summit-day')}">Sign in to RSVP</a></p></noscript>`,
+      `<div class="nojs"><p><a href="/sign-in?next=${encodeURIComponent('/events/summit-day')}">Sign in to RSVP</a></p></div>`,
     );
     const state = JSON.parse(rsvp.state!);
     expect(state.event.slug).toBe('summit-day');
     expect(state.tiers.map((t: { name: string }) => t.name)).toEqual(['Free entry', 'Supporter']);
     expect(state).not.toHaveProperty('ssr');
+  });
+
+  it('renders <svc-donate> on an event that takes donations, with its target and summary, and only there', async () => {
+    const { text } = await get('/events/fund-day', 'club.localhost');
+    const donate = root(text, 'donate');
+    expect(donate.attrs).toBe(' event="fund-day"');
+    expect(donate.markup).toContain('<div class="donate">');
+    expect(donate.markup).toContain('Trail fund');
+    expect(JSON.parse(donate.state!)).toEqual({
+      key: 'fund-day',
+      target: { name: 'Fund Day', config: expect.objectContaining({ enabled: true }), currency: 'USD' },
+      summary: { total: 0, count: 0, currency: null },
+    });
+    expect(text).toContain(`<link rel="modulepreload" href="/widgets/${manifest.widgets.donate.file}">`);
+    const plain = (await get('/events/summit-day', 'club.localhost')).text;
+    expect(plain).not.toContain('<svc-donate');
+    expect(plain).not.toContain(manifest.widgets.donate.file);
   });
 
   it('with a CSRF token, the no-JS RSVP form carries it and a submit button', async () => {

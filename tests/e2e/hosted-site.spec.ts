@@ -72,9 +72,14 @@ test('the widgets hydrate in place: no layout shift, no console error, only thei
   });
   await watchLayoutShifts(page);
   await page.goto(EVENT_URL);
-  await hydrated(page, ['svc-header', 'svc-footer', 'svc-rsvp']);
+  await hydrated(page, ['svc-header', 'svc-footer', 'svc-rsvp', 'svc-donate']);
+  // The donate block (the event takes donations) is the server's too, and works once hydrated.
+  const donate = page.locator('svc-donate');
+  await expect(donate.getByRole('radio').first()).toBeVisible();
   // Hydrated: choosing a tier now shows its form (the server's markup alone does nothing).
   const rsvp = page.locator('svc-rsvp');
+  // With JavaScript the no-JS parts are not shown, and hydration removes them.
+  await expect(rsvp.getByRole('link', { name: 'Sign in to RSVP' })).toHaveCount(0);
   await rsvp.getByRole('radio', { name: /^Free RSVP\b/ }).check();
   await expect(rsvp.getByLabel('Your name')).toBeVisible();
   // Hydrated, not rendered over: the server's attributes stay (a render would have removed the
@@ -85,10 +90,10 @@ test('the widgets hydrate in place: no layout shift, no console error, only thei
   expect(unexpected(problems)).toEqual([]);
 
   const { widgets } = widgetManifest();
-  const shown = ['header', 'footer', 'rsvp'];
+  const shown = ['header', 'footer', 'rsvp', 'donate'];
   const expected = new Set(['loader.js', ...shown.flatMap((n) => [widgets[n].file, ...widgets[n].imports])]);
   for (const f of files) expect(expected.has(f), f).toBe(true);
-  for (const other of ['events', 'donate', 'apply', 'members']) expect(files).not.toContain(widgets[other].file);
+  for (const other of ['events', 'apply', 'members']) expect(files).not.toContain(widgets[other].file);
 });
 
 test('a page without an RSVP loads only the chrome', async ({ page }) => {
@@ -116,7 +121,7 @@ test('signed in, the server renders the user menu, and the hydrated RSVP books w
   await page.goto(EVENT_URL);
   // The signed-in header is the server's too: no "Sign in" flash before the session is known.
   await expect(page.locator('svc-header [part~="user"]')).toContainText('Maya Okafor');
-  await hydrated(page, ['svc-header', 'svc-footer', 'svc-rsvp']);
+  await hydrated(page, ['svc-header', 'svc-footer', 'svc-rsvp', 'svc-donate']);
   expect(await cls(page)).toBe(0);
 
   const rsvp = page.locator('svc-rsvp');
@@ -146,6 +151,10 @@ test.describe('with JavaScript disabled', () => {
     await expect(page.locator('svc-footer [part~="footer"]')).toBeVisible();
     const rsvp = page.locator('svc-rsvp');
     await expect(rsvp.getByRole('radio', { name: /^Free RSVP\b/ })).toBeVisible();
+    // Donating is a paid checkout, which needs a script: the form is not offered, a line says why.
+    await expect(page.locator('svc-donate [part~="submit"]')).toBeHidden();
+    await expect(page.getByText('Donating needs JavaScript.')).toBeVisible();
+    await expect(rsvp.getByRole('link', { name: 'Sign in to RSVP' })).toBeVisible();
     await expect(rsvp.getByRole('link', { name: 'Sign in to RSVP' })).toHaveAttribute(
       'href',
       `/sign-in?next=${encodeURIComponent(`/events/${EVENT}`)}`,

@@ -247,7 +247,7 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
         <p class="visually-hidden" role="status">
           {live}
         </p>
-        {ssr && <noscript dangerouslySetInnerHTML={{ __html: ssr.noscript }} />}
+        {ssr && <div class="nojs" dangerouslySetInnerHTML={{ __html: ssr.noscript }} />}
       </form>
     </div>
   );

@@ -29,8 +29,9 @@ export interface RsvpSeed {
 /**
  * Server only. Without JavaScript the form posts itself to `action` (a free tier; `tierId` is the
  * tier radio), and `noscript` is what it shows then: the CSRF field and a submit button, or a
- * sign-in link (HTML the server built, escaped there). Hydration keeps the attributes and drops
- * the `<noscript>`, which the client render does not have.
+ * sign-in link (HTML the server built, escaped there), in a `.nojs` box that only
+ * `@media (scripting: none)` shows (widgets/ssr.tsx). Hydration keeps the form's attributes and
+ * drops the box, which the client render does not have.
  */
 export interface RsvpSsr {
   action: string;

@@ -9,6 +9,7 @@ import * as events from '../../domain/events.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
 import { signInHref } from './layout.ts';
+import { donationSummary, donationTarget } from '../../domain/donations.ts';
 import type { PageBody, SiteContext } from './context.ts';
 
 export const UPCOMING_LIMIT = 50;
@@ -95,6 +96,7 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
   const rsvp = ctx.chrome.widgets
     ? rsvpWidget(ctx, event, await rsvpState(db, audience, slug))
     : '<p>Registration for this event opens here soon.</p>';
+  const donate = ctx.chrome.widgets && event.donationConfig?.enabled ? await donateWidget(ctx, db, event.slug) : '';
   const tiers = event.tiers.length
     ? `<ul class="tiers">\n${event.tiers
         .map((t) => `<li>${escapeHtml(t.name)} · <strong>${escapeHtml(price(t))}</strong></li>`)
@@ -114,6 +116,7 @@ ${tiers}
 ${rsvp}
 </div>
 </section>
+${donate}
 <p><a href="/events">All events</a></p>
 </article>`,
   };
@@ -154,4 +157,23 @@ export function rsvpWidget(
     { event: event.slug },
     { event, tiers, forms, ssr: { action: `${path}/rsvp`, noscript } },
   );
+}
+
+/**
+ * The donate block of an event that takes donations: `<svc-donate>` server-rendered with its
+ * target and summary (the same domain functions as the widget's own reads), hydrated in place.
+ * A donation is a paid checkout, so it needs JavaScript; without it the form is hidden and a line
+ * says so.
+ */
+async function donateWidget(ctx: SiteContext, db: Db, slug: string): Promise<string> {
+  const [target, summary] = await Promise.all([
+    donationTarget(db, ctx.community.id, 'EVENT', slug),
+    donationSummary(db, ctx.community.id, 'EVENT', slug),
+  ]);
+  if (!target) return '';
+  const seed = { key: slug, target: { name: target.name, config: target.config, currency: target.currency }, summary };
+  return `<section aria-labelledby="donate">
+<h2 id="donate">Donate</h2>
+${ctx.chrome.widgets!.element('donate', { event: slug }, seed, '<p>Donating needs JavaScript.</p>')}
+</section>`;
 }

@@ -35,7 +35,7 @@ ul.events li, ul.articles li, ul.tiers li { padding: 0.6em 0; border-bottom: 1px
 body { font-family: var(--svc-body-font, var(--svc-theme-body-font, system-ui, sans-serif)); }
 h1, h2, h3 { font-family: var(--svc-heading-font, var(--svc-theme-heading-font, inherit)); }
 :root { --brand: var(--svc-theme-brand-color, #1f6feb); }
-svc-header, svc-footer, svc-rsvp { display: block; }
+svc-header, svc-footer, svc-rsvp, svc-donate { display: block; }
 svc-footer { margin-top: 3em; }
 svc-rsvp { margin-top: 1.5em; }
 `;
