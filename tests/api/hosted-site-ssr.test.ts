@@ -261,6 +261,14 @@ describe('hosted site SSR: /sign-in and /notifications', () => {
 });
 
 describe('hosted site SSR: errors', () => {
+  it('a chrome that cannot be rendered (a Host no URL can hold) leaves the page with the plain chrome', async () => {
+    const res = await rawRequest(port, 'GET', '/events', { Host: 'club.localhost:99999999' });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<a class="site-name" href="/">The Club</a>');
+    expect(res.text).not.toContain('<svc-header');
+    expect(res.text).toContain('<h1>Events</h1>');
+  });
+
   it('the not-found page has the same chrome', async () => {
     const res = await get('/nope', 'club.localhost');
     expect(res.status).toBe(404);

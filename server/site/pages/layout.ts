@@ -94,14 +94,7 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   const theme = widgets ? `:root{${widgets.themeDeclarations()}}` : '';
   const style = `${STYLE}${brandStyle(chrome.site)}${theme}`;
   // Rendered before the CSP is written: their styles are in it.
-  const header = widgets
-    ? widgets.element(
-        'header',
-        { current: chrome.path },
-        chrome.unread === undefined ? undefined : { unread: chrome.unread },
-      )
-    : plainHeader(chrome);
-  const footer = widgets ? widgets.element('footer', { route: chrome.path }) : plainFooter(chrome);
+  const [header, footer] = widgetChrome(chrome) ?? [plainHeader(chrome), plainFooter(chrome)];
   res.status(page.status ?? 200);
   res.setHeader(
     'Content-Security-Policy',
@@ -135,6 +128,24 @@ ${widgets?.stateBlock() ?? ''}
 </body>
 </html>
 `);
+}
+
+/**
+ * The server-rendered header and footer, or null when there are no widgets or rendering them
+ * failed (a page must not fail for its chrome: the plain one stands in).
+ */
+function widgetChrome(chrome: SiteChrome): [string, string] | null {
+  const widgets = chrome.widgets;
+  if (!widgets) return null;
+  try {
+    const unread = chrome.unread === undefined ? undefined : { unread: chrome.unread };
+    return [
+      widgets.element('header', { current: chrome.path }, unread),
+      widgets.element('footer', { route: chrome.path }),
+    ];
+  } catch {
+    return null;
+  }
 }
 
 function plainHeader(chrome: SiteChrome): string {
