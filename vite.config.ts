@@ -13,6 +13,12 @@ const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const OUT_DIR = path.join(ROOT, 'dist/widgets');
 /** Outside OUT_DIR so the static server never publishes it; scripts/check-size.ts reads it. */
 export const MANIFEST_FILE = path.join(ROOT, 'dist/widgets.manifest.json');
+/**
+ * The server's build of the same widget components (widgets/ssr.tsx), which the hosted site
+ * renders into declarative shadow roots (docs/hosted-site.md, "How pages are made"). Outside
+ * OUT_DIR, so it is never published; the server imports it.
+ */
+export const SSR_DIR = path.join(ROOT, 'dist/ssr');
 
 /** Every widget tag the loader knows, as `svc-<name>`; a tag is defined once its folder exists. */
 export const WIDGETS = ['events', 'rsvp', 'donate', 'apply', 'members', 'header', 'footer'] as const;
@@ -125,11 +131,28 @@ export default defineConfig({
         },
       },
     },
+    // Node modules, for the server: CSS `?inline` becomes strings as in the browser build, and the
+    // packages (preact, preact-render-to-string, signals) stay external, so the component tree and
+    // the renderer share one Preact.
+    ssr: {
+      consumer: 'server',
+      build: {
+        outDir: SSR_DIR,
+        emptyOutDir: true,
+        copyPublicDir: false,
+        ssr: true,
+        rolldownOptions: {
+          input: { widgets: path.join(ROOT, 'widgets/ssr.tsx') },
+          output: { format: 'es', entryFileNames: '[name].js' },
+        },
+      },
+    },
   },
   builder: {
     async buildApp(builder) {
       await builder.build(builder.environments.widgets);
       await builder.build(builder.environments.loader);
+      await builder.build(builder.environments.ssr);
     },
   },
 });

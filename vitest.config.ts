@@ -10,6 +10,8 @@ export default defineConfig({
           name: 'api',
           include: ['tests/api/**/*.test.ts'],
           environment: 'node',
+          // Hosted pages render the widgets from their build: made first when missing or stale.
+          globalSetup: ['tests/api/support/widget-build.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -25,8 +25,10 @@ export const BUDGETS = {
   loader: 1.5 * KB,
   widgets: {
     events: 16 * KB,
-    // The header's own chunk (with @floating-ui/dom for its dropdowns) at most 12 KB, the footer's 3 KB.
-    header: RUNTIME + 12 * KB,
+    // The header's own chunk at most 7.5 KB, the footer's 3 KB. @floating-ui/dom (the popover
+    // chunk) is not in the header's first render: its dropdowns fetch it when first reached,
+    // which paid for the hydration path the hosted site added to the runtime (issue 15).
+    header: RUNTIME + 7.5 * KB,
     footer: RUNTIME + 3 * KB,
     members: RUNTIME + 6 * KB,
     rsvp: RUNTIME + 9 * KB,

@@ -21,7 +21,7 @@ import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
-import { hostedSiteRouter } from './site/pages/index.ts';
+import { hostedChromeProvider, hostedSiteRouter } from './site/pages/index.ts';
 import { saleDeps } from './use-cases/checkout.ts';
 import { sessionSiteScope } from './http/session.ts';
 import { transportSecurity } from './http/transport-security.ts';
@@ -141,7 +141,17 @@ export function createApp(deps: AppDeps): Express {
   app.use(sessionSiteScope(database.db, config.siteDomain));
   const actions = widgetActionsRouter(routeDeps);
   app.use(actions);
-  const siteApi = siteApiRouter(routeDeps);
+  // The hosted site (mounted last, below); its header and footer also go on /sign-in and /notifications.
+  const hostedDeps = {
+    db: database.db,
+    sessions: routeDeps.sessions,
+    siteDomain: config.siteDomain,
+    publicUrl: config.publicUrl,
+    logger,
+    distDir: deps.distDir ?? path.join(ROOT_DIR, 'dist'),
+    sales: saleDeps(routeDeps),
+  };
+  const siteApi = siteApiRouter(routeDeps, hostedChromeProvider(hostedDeps));
   app.use(siteApi);
   // Every declared route has exactly one handler, or the app does not start.
   assertEveryRouteMounted(ROUTES, [v1, actions, siteApi]);
@@ -149,16 +159,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(payments.router);
   app.use(demoRouter({ db: database.db, publicUrl: config.publicUrl, rootDir: ROOT_DIR }));
   // Last: on a community's host, what no route above answered is its site's page or HTML not-found.
-  app.use(
-    hostedSiteRouter({
-      db: database.db,
-      sessions: routeDeps.sessions,
-      siteDomain: config.siteDomain,
-      publicUrl: config.publicUrl,
-      logger,
-      sales: saleDeps(routeDeps),
-    }),
-  );
+  app.use(hostedSiteRouter(hostedDeps));
 
   app.use(routeNotFound);
   app.use(errorHandler(logger, config.bodyLimit));

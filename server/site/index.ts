@@ -11,14 +11,15 @@ import { communityHandlers } from './communities.ts';
 import { visitorDeps, visitorHandlers } from './visitor.ts';
 import { authDeps, authHandlers } from './auth.ts';
 import { oauthHandlers, setUpOAuth, type OAuthRouteDeps } from './oauth.ts';
-import { mountSignInPages } from './sign-in-page.ts';
+import { mountSignInPages, type ChromeFor } from './sign-in-page.ts';
 import { mountNotificationsPage } from './notifications-page.ts';
 
-export function siteApiRouter(deps: OAuthRouteDeps): Router {
+/** `chromeFor`: the hosted site's header and footer for `/sign-in` and `/notifications` on a community's host. */
+export function siteApiRouter(deps: OAuthRouteDeps, chromeFor?: ChromeFor): Router {
   const router = express.Router();
   router.use('/api/communities', publicCors);
-  mountSignInPages(router, deps);
-  mountNotificationsPage(router, deps);
+  mountSignInPages(router, deps, chromeFor);
+  mountNotificationsPage(router, deps, chromeFor);
   const routes = ROUTES.filter((r) => r.path.startsWith('/api/'));
   // The widget actions' handlers are mounted by their own router; here one would be on the wrong one.
   const served = routes.filter((r) => !WIDGET_ACTION_ROUTES.includes(r));

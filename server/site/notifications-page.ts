@@ -13,7 +13,7 @@ import type { NotificationView } from '../domain/notifications.ts';
 import { signedInVisitor, requestSiteTag } from '../http/session.ts';
 import type { RouteDeps } from '../http/routes.ts';
 import { escapeHtml } from '../shared/html.ts';
-import { sendHostedPage, siteFor, type PageSite } from './sign-in-page.ts';
+import { sendHostedPage, siteFor, type ChromeFor, type PageSite } from './sign-in-page.ts';
 
 export const NOTIFICATIONS_PAGE_SIZE = 20;
 /** Deeper than anyone scrolls; keeps a crafted offset from asking the database for a huge skip. */
@@ -138,6 +138,7 @@ async function render(
   hereTag: string | null,
   userId: string,
   offset: number,
+  chrome: Awaited<ReturnType<ChromeFor>> | undefined,
 ): Promise<void> {
   const page = await notifications.listNotifications(deps.db, userId, { limit: NOTIFICATIONS_PAGE_SIZE, offset });
   const tags = [...new Set(page.items.flatMap((n) => (n.communityTag ? [n.communityTag] : [])))];
@@ -153,19 +154,24 @@ async function render(
     page.items.length > 0
       ? `<ol id="list">\n${page.items.map((n) => item(n, communityNames, hereTag)).join('\n')}\n</ol>`
       : `<ol id="list"></ol>\n<p class="empty">${offset === 0 ? 'No notifications yet. Friend requests, approvals and RSVPs will show up here.' : 'No more notifications.'}</p>`;
-  sendHostedPage(res, site, {
-    title: 'Notifications',
-    style: STYLE,
-    main: `<p><a href="/">← ${escapeHtml(site.name)}</a></p>
+  sendHostedPage(
+    res,
+    site,
+    {
+      title: 'Notifications',
+      style: STYLE,
+      main: `<p><a href="/">← ${escapeHtml(site.name)}</a></p>
 <div class="top"><h1>Notifications</h1>${unread > 0 ? '<button id="mark-all" type="button">Mark all as read</button>' : ''}</div>
 ${list}
 ${hasMore ? `<a id="more" href="/notifications?offset=${offset + page.items.length}">Load more</a>` : ''}
 <p id="status" role="status" aria-live="polite"></p>`,
-    script: SCRIPT,
-  });
+      script: SCRIPT,
+    },
+    chrome,
+  );
 }
 
-export function mountNotificationsPage(router: Router, deps: RouteDeps): void {
+export function mountNotificationsPage(router: Router, deps: RouteDeps, chromeFor?: ChromeFor): void {
   router.get('/notifications', async (req, res) => {
     const hereTag = await requestSiteTag();
     const visitor = await signedInVisitor(deps.db, deps.sessions, req, hereTag);
@@ -174,6 +180,14 @@ export function mountNotificationsPage(router: Router, deps: RouteDeps): void {
       res.redirect(302, '/sign-in?next=/notifications');
       return;
     }
-    await render(res, deps, await siteFor(deps.db, req), hereTag, visitor.userId, offsetOf(req));
+    await render(
+      res,
+      deps,
+      await siteFor(deps.db, req),
+      hereTag,
+      visitor.userId,
+      offsetOf(req),
+      await chromeFor?.(req),
+    );
   });
 }

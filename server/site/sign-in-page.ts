@@ -18,13 +18,21 @@ import { communityOrigins, ownOrigins, safeReturnTarget } from '../domain/commun
 import { requestOrigin } from '../http/session.ts';
 import { escapeHtml } from '../shared/html.ts';
 import type { OAuthConfig } from '../oauth/config.ts';
+import type { HostedChrome } from './pages/index.ts';
 import { oauthErrorMessage, providerLinks } from '../oauth/links.ts';
 
-export function signInPageCsp(nonce: string): string {
+/**
+ * The server-rendered <svc-header> and <svc-footer> of a community's host
+ * (pages/index.ts, hostedChromeProvider), when the page is on one.
+ */
+export type ChromeFor = (req: Request) => Promise<HostedChrome | null>;
+
+/** `chrome`: the widget roots' style hashes and the widget scripts ('self') are allowed too. */
+export function signInPageCsp(nonce: string, chrome?: HostedChrome | null): string {
   return [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'${chrome ? " 'self'" : ''}`,
+    [`style-src 'nonce-${nonce}'`, ...(chrome?.styleHashes ?? [])].join(' '),
     "connect-src 'self'",
     "img-src 'self' data:",
     "form-action 'self'",
@@ -246,9 +254,9 @@ if (confirmForm) confirmForm.addEventListener('submit', (event) => {
  * A fresh nonce, and the headers every hosted page is sent with: the nonce CSP, never cached, never
  * framed, no Referer. Returns the nonce for the page's one inline style and script.
  */
-export function hostedPageHeaders(res: Response): string {
+export function hostedPageHeaders(res: Response, chrome?: HostedChrome | null): string {
   const nonce = crypto.randomBytes(16).toString('base64');
-  res.setHeader('Content-Security-Policy', signInPageCsp(nonce));
+  res.setHeader('Content-Security-Policy', signInPageCsp(nonce, chrome));
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
@@ -272,8 +280,8 @@ export interface HostedPage {
 }
 
 /** A hosted page (sign-in, password reset, notifications): the headers of hostedPageHeaders, then the document. */
-export function sendHostedPage(res: Response, site: PageSite, page: HostedPage): void {
-  const nonce = hostedPageHeaders(res);
+export function sendHostedPage(res: Response, site: PageSite, page: HostedPage, chrome?: HostedChrome | null): void {
+  const nonce = hostedPageHeaders(res, chrome);
   res.type('html').send(`<!doctype html>
 <html lang="en">
 <head>
@@ -282,12 +290,15 @@ export function sendHostedPage(res: Response, site: PageSite, page: HostedPage):
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(page.title)} · ${escapeHtml(site.name)}</title>
-<style nonce="${nonce}">${HOSTED_PAGE_STYLE}${page.style ?? ''}${brandStyle(site)}</style>
+<style nonce="${nonce}">${HOSTED_PAGE_STYLE}${page.style ?? ''}${brandStyle(site)}${chrome?.style ?? ''}</style>
+${chrome?.head ?? ''}
 </head>
 <body${page.bodyAttributes ?? ''}>
+${chrome?.header ?? ''}
 <main>
 ${page.main}
 </main>
+${chrome ? `${chrome.footer}\n${chrome.stateBlock}` : ''}
 <script nonce="${nonce}">(() => {${page.script}})();</script>
 </body>
 </html>
@@ -298,15 +309,21 @@ function page(
   res: Response,
   site: PageSite,
   opts: { title: string; next: string; body: string; script: string },
+  chrome?: HostedChrome | null,
 ): void {
-  sendHostedPage(res, site, {
-    title: opts.title,
-    bodyAttributes: ` data-next="${escapeHtml(opts.next)}"`,
-    main: `${opts.body}
+  sendHostedPage(
+    res,
+    site,
+    {
+      title: opts.title,
+      bodyAttributes: ` data-next="${escapeHtml(opts.next)}"`,
+      main: `${opts.body}
 <p id="status" role="status" aria-live="polite"></p>
 <noscript><p>This page needs JavaScript to sign you in.</p></noscript>`,
-    script: `${COMMON_SCRIPT}${opts.script}`,
-  });
+      script: `${COMMON_SCRIPT}${opts.script}`,
+    },
+    chrome,
+  );
 }
 
 /**
@@ -324,17 +341,24 @@ function providerButtons(oauth: OAuthConfig | undefined, next: string, here: str
   return `<div class="providers">\n${buttons.join('\n')}\n</div>\n<p class="or">or with your e-mail or phone</p>\n`;
 }
 
-export function mountSignInPages(router: Router, deps: { db: Db; publicUrl: string; oauth?: OAuthConfig }): void {
+export function mountSignInPages(
+  router: Router,
+  deps: { db: Db; publicUrl: string; oauth?: OAuthConfig },
+  chromeFor?: ChromeFor,
+): void {
   router.get('/sign-in', async (req, res) => {
     const site = await siteFor(deps.db, req);
     const next = await nextFor(deps, req, site);
     const signInTitle = `Sign in to ${site.name}`;
     const failed = oauthErrorMessage(req.query.error);
-    page(res, site, {
-      title: 'Sign in',
-      next,
-      script: SIGN_IN_SCRIPT + SMS_SCRIPT,
-      body: `<h1 id="title" data-sign-in="${escapeHtml(signInTitle)}" data-sign-up="${escapeHtml(`Join ${site.name}`)}">${escapeHtml(signInTitle)}</h1>
+    page(
+      res,
+      site,
+      {
+        title: 'Sign in',
+        next,
+        script: SIGN_IN_SCRIPT + SMS_SCRIPT,
+        body: `<h1 id="title" data-sign-in="${escapeHtml(signInTitle)}" data-sign-up="${escapeHtml(`Join ${site.name}`)}">${escapeHtml(signInTitle)}</h1>
 ${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${providerButtons(deps.oauth, next, requestOrigin(req) ?? deps.publicUrl)}<div id="password-part">
 <form id="form" method="post" action="/sign-in" novalidate>
 <div id="name-row" hidden><label for="name">Name</label><input id="name" name="name" autocomplete="name" maxlength="100"></div>
@@ -353,7 +377,9 @@ ${failed ? `<p class="alert" role="alert">${escapeHtml(failed)}</p>\n` : ''}${pr
 <div class="row"><button id="resend" class="link invisible" type="button" disabled>Text me a new code</button></div>
 </div>
 <div class="row"><button id="method" class="link" type="button">Text me a code instead</button></div>`,
-    });
+      },
+      await chromeFor?.(req),
+    );
   });
 
   router.get('/reset-password', async (req, res) => {

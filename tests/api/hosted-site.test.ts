@@ -84,7 +84,8 @@ describe('hosted site: happy path', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain('<title>Home · The Club</title>');
-      expect(res.text).toContain('<a class="site-name" href="/">The Club</a>');
+      // The header is the server-rendered <svc-header> (hosted-site-ssr.test.ts has the details).
+      expect(res.text).toMatch(/<svc-header[^>]*><template shadowrootmode="open">[\s\S]*The Club[\s\S]*<\/svc-header>/);
       expect(res.text).toContain('Walks &amp; talks &lt;b&gt;weekly&lt;/b&gt;');
     }
   });
@@ -124,9 +125,11 @@ describe('hosted site: happy path', () => {
     expect(res.text).toContain('<div class="rsvp" id="rsvp" data-event="summit-day">');
   });
 
-  it('works without JavaScript: no page carries a script', async () => {
+  it('works without JavaScript: no page carries an inline script, only module files and JSON data', async () => {
     for (const path of ['/', '/events', '/events/summit-day', '/nope']) {
-      expect((await get(path, 'club.localhost')).text).not.toMatch(/<script/i);
+      const scripts = (await get(path, 'club.localhost')).text.match(/<script[^>]*>/gi) ?? [];
+      for (const tag of scripts)
+        expect(tag).toMatch(/^<script (type="module" src="\/widgets\/|type="application\/json")/);
     }
   });
 
@@ -265,7 +268,7 @@ describe('hosted site: security', () => {
   it('escapes a hostile community name, event title, description and place on every page', async () => {
     for (const path of ['/', '/events', '/events/bad', '/nope']) {
       const res = await get(path, 'evil.localhost');
-      expect(res.text).not.toMatch(/<script|<img/i);
+      expect(res.text).not.toMatch(/<script>|<img/i);
       expect(res.text).toContain('Evil &lt;script&gt;alert(1)&lt;/script&gt;');
     }
     const detail = (await get('/events/bad', 'evil.localhost')).text;
@@ -273,15 +276,16 @@ describe('hosted site: security', () => {
     expect(detail).toContain('Come &lt;img src=x onerror=alert(1)&gt;');
   });
 
-  it('sends a strict CSP: no script, the one style by its hash, framed only by the site itself', async () => {
+  it('sends a strict CSP: scripts from the site only, every style by its hash, framed only by the site itself', async () => {
     for (const path of ['/', '/events', '/events/summit-day', '/nope']) {
       const res = await get(path, 'club.localhost');
       const csp = String(res.headers['content-security-policy']);
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("frame-ancestors 'self'");
-      expect(csp).not.toMatch(/script-src|unsafe-inline/);
-      const style = /<style>([\s\S]*?)<\/style>/.exec(res.text)![1];
-      expect(csp).toContain(`style-src 'sha256-${crypto.createHash('sha256').update(style).digest('base64')}'`);
+      expect(csp).not.toMatch(/unsafe-inline/);
+      expect(csp).toContain("script-src 'self'");
+      for (const [, style] of res.text.matchAll(/<style>([\s\S]*?)<\/style>/g))
+        expect(csp).toContain(`'sha256-${crypto.createHash('sha256').update(style).digest('base64')}'`);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
     const unknown = await get('/', 'nowhere.example');

@@ -8,7 +8,7 @@ import type { TargetKind } from './action.ts';
 import { DonateForm } from './DonateForm.tsx';
 import { formatAmount } from './money.ts';
 import { Popover } from './Popover.tsx';
-import { DonateStore } from './store.ts';
+import { DonateStore, type DonateSeed } from './store.ts';
 
 /** After a paid return the payment may reach the server a little later (a Stripe webhook): read the summary again. */
 const SUMMARY_RETRIES_MS = [3_000, 10_000, 30_000];
@@ -24,13 +24,15 @@ function Notice({ text }: { text: string }) {
   );
 }
 
-export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) {
+export function DonateWidget({ api, config, attrs, locale, emit, state }: WidgetProps) {
   const sku = (attrs.sku ?? '').trim();
   const slug = (attrs.event ?? '').trim();
   const kind: TargetKind | null = sku ? 'product' : slug ? 'event' : null;
   const key = sku || slug;
+  // The server's state is for the target it rendered; another attribute loads afresh.
+  const seed = (state as DonateSeed | undefined)?.key === key ? (state as DonateSeed) : undefined;
   const store = useMemo(
-    () => (kind ? new DonateStore(api, config.community, kind, key) : null),
+    () => (kind ? new DonateStore(api, config.community, kind, key, seed) : null),
     [api, config.community, kind, key],
   );
   const returned = useMemo(
@@ -46,7 +48,7 @@ export function DonateWidget({ api, config, attrs, locale, emit }: WidgetProps) 
 
   useEffect(() => {
     if (!store) return;
-    void store.load();
+    if (!store.seed) void store.load();
     const timers =
       returned?.kind === 'success'
         ? SUMMARY_RETRIES_MS.map((ms) => setTimeout(() => void store.refreshSummary(), ms))

@@ -1,6 +1,6 @@
 // What <svc-donate> reads: the product or event (its name and donationConfig), the currency the
 // server will charge in, and the public summary of its donations.
-import { batch, signal } from '@preact/signals';
+import { batch, signal, type Signal } from '@preact/signals';
 import type { DonationConfig, Event, Product, Tier } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from '../lib/api.ts';
 import { targetPath, type TargetKind } from './action.ts';
@@ -29,11 +29,21 @@ export function eventCurrency(
   return (event.tiers[0]?.currency ?? allTiers[0]?.currency ?? event.donationConfig?.currency ?? 'USD').toUpperCase();
 }
 
+/**
+ * What the server rendered the widget from (its JSON block, docs/hosted-site.md): the target and
+ * its summary, so the hosted site's widget needs no keyless /v1 read before its first render.
+ */
+export interface DonateSeed {
+  key: string;
+  target: DonateTarget;
+  summary: Summary | null;
+}
+
 export class DonateStore {
-  readonly status = signal<'loading' | 'ready' | 'error'>('loading');
+  readonly status: Signal<'loading' | 'ready' | 'error'>;
   readonly error = signal<ApiError | null>(null);
-  readonly target = signal<DonateTarget | null>(null);
-  readonly summary = signal<Summary | null>(null);
+  readonly target: Signal<DonateTarget | null>;
+  readonly summary: Signal<Summary | null>;
   private abort = new AbortController();
   private readonly path: string;
 
@@ -42,7 +52,11 @@ export class DonateStore {
     community: string,
     readonly kind: TargetKind,
     readonly key: string,
+    readonly seed?: DonateSeed,
   ) {
+    this.status = signal(seed ? 'ready' : 'loading');
+    this.target = signal(seed?.target ?? null);
+    this.summary = signal(seed?.summary ?? null);
     this.path = `/v1/communities/${encodeURIComponent(community)}${targetPath(kind, key)}`;
   }
 

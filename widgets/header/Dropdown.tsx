@@ -6,8 +6,26 @@
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Placement } from '@floating-ui/dom';
-import { anchor } from '../lib/popover.ts';
+import type { anchor as Anchor } from '../lib/popover.ts';
 import { menuKey, triggerKey } from './keys.ts';
+
+/**
+ * @floating-ui/dom (the popover chunk) is fetched when the pointer or focus first reaches a
+ * dropdown, not with the header, as <svc-donate> does: it is a third of the header's bytes and its
+ * first render, the one the hosted site hydrates, needs none of it. A panel opened before it
+ * arrives is placed when it does (offline: it stays unplaced, and the next opening tries again).
+ */
+let anchor: typeof Anchor | undefined;
+let positioning: Promise<void> | undefined;
+const loadPositioning = () =>
+  (positioning ??= import('../lib/popover.ts').then(
+    (m) => {
+      anchor = m.anchor;
+    },
+    () => {
+      positioning = undefined;
+    },
+  ));
 
 let seq = 0;
 
@@ -43,7 +61,13 @@ export function Dropdown({ label, triggerClass, triggerPart, panelPart, placemen
   // never flashes at the corner of the viewport.
   useLayoutEffect(() => {
     if (!open || !trigger.current || !panel.current) return;
-    const stop = anchor(trigger.current, panel.current, placement);
+    let stop: (() => void) | undefined;
+    let live = true;
+    const place = () => {
+      if (live && anchor) stop = anchor(trigger.current!, panel.current!, placement);
+    };
+    if (anchor) place();
+    else void loadPositioning().then(place);
     if (focusOnOpen.current !== null) focusItem(focusOnOpen.current);
     focusOnOpen.current = null;
     const outside = (e: Event) => {
@@ -51,7 +75,8 @@ export function Dropdown({ label, triggerClass, triggerPart, panelPart, placemen
     };
     document.addEventListener('pointerdown', outside);
     return () => {
-      stop();
+      live = false;
+      stop?.();
       document.removeEventListener('pointerdown', outside);
     };
   }, [open]);
@@ -60,6 +85,8 @@ export function Dropdown({ label, triggerClass, triggerPart, panelPart, placemen
     <div
       class="dd"
       ref={wrapper}
+      onPointerEnter={loadPositioning}
+      onFocusIn={loadPositioning}
       onFocusOut={(e) => {
         // Focus left the dropdown (Tab, or a click elsewhere): close without taking focus back.
         if (open && !wrapper.current?.contains(e.relatedTarget as Node | null)) setOpen(false);

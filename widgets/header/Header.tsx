@@ -37,7 +37,7 @@ export interface NavigateDetail {
   external: boolean;
 }
 
-export function Header({ api, config, attrs, emit }: WidgetProps) {
+export function Header({ api, config, attrs, emit, state }: WidgetProps) {
   useEffect(() => loadSession(api, config), []);
   const community = storeSignal($community).value;
   const user = storeSignal($session).value;
@@ -55,7 +55,11 @@ export function Header({ api, config, attrs, emit }: WidgetProps) {
 
   const ready = community.status === 'ready' ? community.community : null;
   const look = headerLook(ready?.storefrontConfig.header);
-  const unread = useUnread(api, config.hosted && look.showBell ? user : null);
+  const unread = useUnread(
+    api,
+    config.hosted && look.showBell ? user : null,
+    (state as { unread?: number } | undefined)?.unread,
+  );
 
   // The customer's fallback (light DOM) stays up until the community arrives, and if it fails.
   if (!ready) {
@@ -295,11 +299,17 @@ function UserMenu({ user, api, emit, onSignedOut }: UserMenuProps) {
   );
 }
 
-/** The unread count for the bell: fetched per signed-in user; null while unknown or on any error. */
-function useUnread(api: WidgetProps['api'], user: SessionUser | null | undefined): number | null {
-  const [count, setCount] = useState<number | null>(null);
+/**
+ * The unread count for the bell: fetched per signed-in user; null while unknown or on any error.
+ * A server-rendered header starts from the server's count (`seed`), kept while it is fetched
+ * again, so the bell is there from the first paint and does not pop in.
+ */
+function useUnread(api: WidgetProps['api'], user: SessionUser | null | undefined, seed?: number): number | null {
+  const [count, setCount] = useState<number | null>(seed ?? null);
+  const seeded = useRef(seed !== undefined);
   useEffect(() => {
-    setCount(null);
+    if (!seeded.current) setCount(null);
+    seeded.current = false;
     if (!user) return;
     const abort = new AbortController();
     api

@@ -39,6 +39,15 @@ export function loadCommunity(api: ApiClient, tag: string, reload = false): void
   );
 }
 
+/**
+ * The community the server rendered the page with (its state block, see define-element): the
+ * widgets hydrate from it, and the fetch loadCommunity would start is not needed.
+ */
+export function seedCommunity(tag: string, community: Community): void {
+  requestedTag = tag;
+  $community.set({ status: 'ready', community });
+}
+
 /** Settled means widgets can stop waiting: a failed community load degrades to default styling. */
 export function isSettled(state: CommunityState): boolean {
   return state.status === 'ready' || state.status === 'error';

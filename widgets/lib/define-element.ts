@@ -6,13 +6,20 @@
 // `<svc-events><a href="https://acme.example/events">Events</a></svc-events>`. Once the shadow
 // root is attached, un-slotted light children are no longer rendered, so the link disappears
 // exactly when the widget takes over, and stays for visitors without JavaScript.
-import { h, render, type ComponentChild } from 'preact';
+//
+// On the hosted site the server has rendered the widget already, into a declarative shadow root
+// (`<template shadowrootmode="open">`), with the state it rendered from in a
+// `<script type="application/json">`: the page-wide one (`#svc-state`: the community, who is
+// signed in) and the element's own (its child). The first render then hydrates that markup from
+// the same state, without a fetch, so it matches what is on screen (docs/hosted-site.md).
+import { h, hydrate, render, type ComponentChild } from 'preact';
 import baseCss from './base.css?inline';
 import { createApiClient, type ApiClient } from './api.ts';
-import { $community, loadCommunity } from './community.ts';
+import { $community, loadCommunity, seedCommunity } from './community.ts';
 import type { EmbedConfig, WidgetModule } from './contract.ts';
 import { resolveLocale } from './format.ts';
 import { emit } from './host-events.ts';
+import { $session } from './session.ts';
 import { createThemeSheet } from './theme.ts';
 
 export interface WidgetProps {
@@ -22,6 +29,8 @@ export interface WidgetProps {
   /** Current values of the widget's observed attributes (null = absent). */
   attrs: Record<string, string | null>;
   locale: string | undefined;
+  /** The state the server rendered this element from (its JSON block), when it did. */
+  state?: unknown;
   /** `svc:<widget>:<event>` on the host element; false when a listener prevented the default. */
   emit<T>(event: string, detail: T, cancelable?: boolean): boolean;
 }
@@ -41,11 +50,19 @@ function sheetOf(css: string): CSSStyleSheet {
   return sheet;
 }
 
+const json = (el: Element | null | undefined) => el && JSON.parse(el.textContent!);
+
 // Page-wide and created on first use: the runtime chunk may be evaluated before any widget
 // connects, and none of this is needed until one does.
 let page: { base: CSSStyleSheet; theme: CSSStyleSheet } | undefined;
-function pageSheets() {
+function pageSheets(tag: string) {
   if (!page) {
+    // Before the theme sheet subscribes: its first values are the server's.
+    const state = json(document.getElementById('svc-state'));
+    if (state) {
+      seedCommunity(tag, state.community);
+      $session.set(state.session);
+    }
     const theme = createThemeSheet();
     $community.subscribe((state) => theme.apply(state.status === 'ready' ? state.community.themeConfig : null));
     page = { base: sheetOf(baseCss), theme: theme.sheet };
@@ -74,8 +91,12 @@ export function defineWidget(spec: WidgetSpec): WidgetModule {
     connect(host, config) {
       // Still mounted: the element was moved, and its disconnect has not torn it down.
       if (mounted.has(host)) return;
-      const { base, theme } = pageSheets();
-      const root = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
+      const { base, theme } = pageSheets(config.community);
+      let root = host.shadowRoot;
+      // Server-rendered: hydrate once, with the state it was rendered from.
+      let paint = root?.firstChild ? hydrate : render;
+      const state = json(host.querySelector(':scope>script[type="application/json"]'));
+      root ??= host.attachShadow({ mode: 'open' });
       root.adoptedStyleSheets = [base, theme, (sheet ??= sheetOf(spec.styles))];
 
       const api = clientFor(config);
@@ -90,9 +111,11 @@ export function defineWidget(spec: WidgetSpec): WidgetModule {
           api,
           attrs,
           locale: resolveLocale(host),
+          state,
           emit: (event, detail, cancelable) => emit(host, spec.name, event, detail, cancelable),
         };
-        render(h('div', { class: 'svc', part: 'root' }, spec.render(props)), root);
+        paint(h('div', { class: 'svc', part: 'root' }, spec.render(props)), root!);
+        paint = render;
       };
       // The loader's element class is generic and declares no observedAttributes, so the
       // widget watches its own attributes.

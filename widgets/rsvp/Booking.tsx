@@ -52,6 +52,7 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
   const [busy, setBusy] = useState(false);
   const [ticket, setTicket] = useState<Ticket | null>(null);
 
+  const ssr = store.seed?.ssr;
   const tiers = store.tiers.value;
   const tier = tiers.find((t) => t.id === tierId) ?? null;
   const formState = tier ? store.forms.value[tier.id] : undefined;
@@ -182,12 +183,20 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
   return (
     <div class="rsvp">
       {notice}
-      <form class="form" part="form" noValidate onSubmit={submit} ref={formRef} aria-busy={busy ? 'true' : undefined}>
+      <form
+        class="form"
+        part="form"
+        noValidate
+        onSubmit={submit}
+        ref={formRef}
+        aria-busy={busy ? 'true' : undefined}
+        method={ssr && 'post'}
+        action={ssr?.action}
+      >
         <TierPicker
           legend={`Tickets for ${event.name}`}
           tiers={tiers}
           selected={tierId}
-          name={`${idBase}-tier`}
           locale={locale}
           onSelect={choose}
         />
@@ -238,6 +247,7 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
         <p class="visually-hidden" role="status">
           {live}
         </p>
+        {ssr && <div class="nojs" dangerouslySetInnerHTML={{ __html: ssr.noscript }} />}
       </form>
     </div>
   );

@@ -4,12 +4,14 @@ import type { WidgetProps } from '../lib/define-element.ts';
 import { LoadFailed, Loading, useStoreLoad } from '../lib/forms/shell.tsx';
 import { storeSignal } from '../lib/store-signal.ts';
 import { Booking } from './Booking.tsx';
-import { RsvpStore } from './store.ts';
+import { RsvpStore, type RsvpSeed } from './store.ts';
 
-export function RsvpWidget({ api, config, attrs, locale, emit }: WidgetProps) {
+export function RsvpWidget({ api, config, attrs, locale, emit, state }: WidgetProps) {
   const slug = (attrs.event ?? '').trim();
-  const store = useMemo(() => new RsvpStore(api, config.community, slug), [api, config.community, slug]);
-  const error = useStoreLoad(store, emit, slug !== '');
+  // The server's state is for the event it rendered; another `event` attribute loads afresh.
+  const seed = (state as RsvpSeed | undefined)?.event?.slug === slug ? (state as RsvpSeed) : undefined;
+  const store = useMemo(() => new RsvpStore(api, config.community, slug, seed), [api, config.community, slug]);
+  const error = useStoreLoad(store, emit, slug !== '' && !store.seed);
 
   const community = storeSignal($community).value;
   const status = store.status.value;

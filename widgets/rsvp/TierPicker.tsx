@@ -5,8 +5,6 @@ export interface TierPickerProps {
   legend: string;
   tiers: readonly Tier[];
   selected: string | null;
-  /** The radio group's name: unique per widget instance. */
-  name: string;
   locale: string | undefined;
   onSelect(tier: Tier): void;
 }
@@ -15,7 +13,7 @@ export interface TierPickerProps {
  * The tiers as a native radio group: arrow keys move between the tiers that can be chosen, Tab
  * leaves the group, and a sold-out or closed tier is a disabled radio, shown but not choosable.
  */
-export function TierPicker({ legend, tiers, selected, name, locale, onSelect }: TierPickerProps) {
+export function TierPicker({ legend, tiers, selected, locale, onSelect }: TierPickerProps) {
   return (
     <fieldset class="tiers" part="tiers">
       <legend class="legend" part="legend">
@@ -33,7 +31,8 @@ export function TierPicker({ legend, tiers, selected, name, locale, onSelect }: 
           >
             <input
               type="radio"
-              name={name}
+              // `tierId`: what the form posts without JavaScript; the group is the widget's own (its form).
+              name="tierId"
               value={tier.id}
               checked={selected === tier.id}
               disabled={state !== 'open'}

@@ -1,7 +1,7 @@
 // What <svc-rsvp> reads: the event (its name and dates), every tier of it (inactive ones too, so
 // a closed tier is shown as closed rather than vanishing), and each tier's form, fetched the
 // first time that tier is chosen.
-import { batch, signal } from '@preact/signals';
+import { batch, signal, type Signal } from '@preact/signals';
 import type { Event, FormField, Tier } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from '../lib/api.ts';
 
@@ -11,12 +11,39 @@ export type FormState = { status: 'loading' } | { status: 'ready'; schema: FormF
 const toApiError = (e: unknown) =>
   e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : 'Unexpected error', 0);
 
+/**
+ * What the server rendered the widget from (its JSON block): the event and its tiers, and, only
+ * in the server's own render, the no-JavaScript parts of the booking form (RsvpSsr, below).
+ */
+export interface RsvpSeed {
+  event: Event;
+  tiers: Tier[];
+  /**
+   * The open tiers' forms. On the hosted site the widget has no publishable key for the /v1 reads,
+   * so what it reads comes with the page: choosing a tier needs no request.
+   */
+  forms?: Record<string, FormField[]>;
+  ssr?: RsvpSsr;
+}
+
+/**
+ * Server only. Without JavaScript the form posts itself to `action` (a free tier; `tierId` is the
+ * tier radio), and `noscript` is what it shows then: the CSRF field and a submit button, or a
+ * sign-in link (HTML the server built, escaped there), in a `.nojs` box that only
+ * `@media (scripting: none)` shows (widgets/ssr.tsx). Hydration keeps the form's attributes and
+ * drops the box, which the client render does not have.
+ */
+export interface RsvpSsr {
+  action: string;
+  noscript: string;
+}
+
 export class RsvpStore {
-  readonly status = signal<LoadStatus>('loading');
+  readonly status: Signal<LoadStatus>;
   readonly error = signal<ApiError | null>(null);
-  readonly event = signal<Event | null>(null);
-  readonly tiers = signal<Tier[]>([]);
-  readonly forms = signal<Record<string, FormState>>({});
+  readonly event: Signal<Event | null>;
+  readonly tiers: Signal<Tier[]>;
+  readonly forms: Signal<Record<string, FormState>>;
   private abort = new AbortController();
   private readonly base: string;
 
@@ -24,7 +51,14 @@ export class RsvpStore {
     private readonly api: ApiClient,
     community: string,
     readonly slug: string,
+    readonly seed?: RsvpSeed,
   ) {
+    this.status = signal(seed ? 'ready' : 'loading');
+    this.event = signal(seed?.event ?? null);
+    this.tiers = signal(seed?.tiers ?? []);
+    const forms: Record<string, FormState> = {};
+    for (const id in seed?.forms) forms[id] = { status: 'ready', schema: seed.forms[id] };
+    this.forms = signal(forms);
     this.base = `/v1/communities/${encodeURIComponent(community)}`;
   }
 

@@ -2,13 +2,15 @@
 // functions as `GET /v1/.../events`, with the viewer's audience: a non-member sees the events that
 // are public (their own visibility, else the EVENTS page's, else the community's), an ACCEPTED
 // member every event. The detail page judges the event's own visibility (rule 4).
-import type { Event, Tier } from '../../../contract/resources.ts';
+import type { Event, FormField, Tier } from '../../../contract/resources.ts';
 import type { Request } from 'express';
 import type { Db } from '../../db/index.ts';
 import * as events from '../../domain/events.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
-import { rsvpBlock, type RsvpNotice } from './rsvp.ts';
+import { rsvpBlock, rsvpNotice, type RsvpNotice } from './rsvp.ts';
+import { signInHref } from './layout.ts';
+import { donationSummary, donationTarget } from '../../domain/donations.ts';
 import type { PageBody, SiteContext } from './context.ts';
 
 export const UPCOMING_LIMIT = 50;
@@ -97,16 +99,27 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
   }
   // `?rsvp=confirmed` is where a successful RSVP post lands (./rsvp.ts); only a signed-in viewer has one.
   const confirmed = req.query.rsvp === 'confirmed' && ctx.viewer.userId !== null;
-  return eventPageFor(ctx, event, confirmed ? { kind: 'confirmed' } : null);
+  return eventPageFor(ctx, db, event, confirmed ? { kind: 'confirmed' } : null);
 }
 
 /** The event page for an event the viewer may see, with the outcome of an RSVP post if any. */
 export async function eventPageFor(
   ctx: SiteContext,
+  db: Db,
   event: Event,
   notice: RsvpNotice,
 ): Promise<{ title: string; main: string }> {
   const where = place(event.location);
+  // The server-rendered <svc-rsvp> when the widget build is there (its no-JS form posts the same
+  // two fields as rsvpBlock's), else rsvpBlock's plain forms; either way the post's outcome above.
+  const rsvp = ctx.chrome.widgets
+    ? `<div class="rsvp" id="rsvp" data-event="${escapeHtml(event.slug)}">
+${rsvpNotice(notice)}
+${rsvpWidget(ctx, event, await rsvpState(db, audienceFor(ctx), event.slug), ctx.csrf ?? undefined)}
+${event.tiers.some((t) => t.priceCents > 0) ? '<p class="meta nojs">Buying a paid ticket needs JavaScript.</p>' : ''}
+</div>`
+    : rsvpBlock(ctx, event, notice);
+  const donate = ctx.chrome.widgets && event.donationConfig?.enabled ? await donateWidget(ctx, db, event.slug) : '';
   const tiers = event.tiers.length
     ? `<ul class="tiers">\n${event.tiers
         .map((t) => `<li>${escapeHtml(t.name)} · <strong>${escapeHtml(price(t))}</strong></li>`)
@@ -122,10 +135,67 @@ ${event.description ? `<div class="description">${escapeHtml(event.description)}
 <section aria-labelledby="tickets">
 <h2 id="tickets">Tickets</h2>
 ${tiers}
-${rsvpBlock(ctx, event, notice)}
+${rsvp}
 </section>
+${donate}
 <p class="actions"><a href="/events">All events</a>
 <a href="/events/${encodeURIComponent(event.slug)}.ics">Add to calendar</a></p>
 </article>`,
   };
+}
+
+/**
+ * `<svc-rsvp>` server-rendered with the event and its tiers (inactive ones too, as the widget's
+ * own request gets them), so the tiers are in the first paint and the widget hydrates without a
+ * fetch. Without JavaScript its form posts itself to `/events/<slug>/rsvp` (a free tier): with the
+ * viewer's CSRF token when one is given, else the visitor is asked to sign in first.
+ */
+async function rsvpState(
+  db: Db,
+  audience: events.EventAudience,
+  slug: string,
+): Promise<{ tiers: Tier[]; forms: Record<string, FormField[]> }> {
+  const tiers = (await events.listEventTiers(db, audience, slug)) ?? [];
+  const forms: Record<string, FormField[]> = {};
+  for (const tier of tiers.filter((t) => t.isActive && t.hasForm)) {
+    const form = await events.getTierForm(db, audience, tier.id);
+    if (form) forms[tier.id] = form.schema;
+  }
+  return { tiers, forms };
+}
+
+export function rsvpWidget(
+  ctx: SiteContext,
+  event: Event,
+  { tiers, forms }: { tiers: Tier[]; forms: Record<string, FormField[]> },
+  csrfToken?: string,
+): string {
+  const path = `/events/${encodeURIComponent(event.slug)}`;
+  const noscript = csrfToken
+    ? `<input type="hidden" name="_csrf" value="${escapeHtml(csrfToken)}"><button type="submit" class="primary submit">RSVP</button>`
+    : `<p><a href="${escapeHtml(signInHref(path))}">Sign in to RSVP</a></p>`;
+  return ctx.chrome.widgets!.element(
+    'rsvp',
+    { event: event.slug },
+    { event, tiers, forms, ssr: { action: `${path}/rsvp`, noscript } },
+  );
+}
+
+/**
+ * The donate block of an event that takes donations: `<svc-donate>` server-rendered with its
+ * target and summary (the same domain functions as the widget's own reads), hydrated in place.
+ * A donation is a paid checkout, so it needs JavaScript; without it the form is hidden and a line
+ * says so.
+ */
+async function donateWidget(ctx: SiteContext, db: Db, slug: string): Promise<string> {
+  const [target, summary] = await Promise.all([
+    donationTarget(db, ctx.community.id, 'EVENT', slug),
+    donationSummary(db, ctx.community.id, 'EVENT', slug),
+  ]);
+  if (!target) return '';
+  const seed = { key: slug, target: { name: target.name, config: target.config, currency: target.currency }, summary };
+  return `<section aria-labelledby="donate">
+<h2 id="donate">Donate</h2>
+${ctx.chrome.widgets!.element('donate', { event: slug }, seed, '<p>Donating needs JavaScript.</p>')}
+</section>`;
 }

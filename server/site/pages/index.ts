@@ -8,13 +8,16 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/index.ts';
 import type { CommunityRow } from '../../db/schema.ts';
 import { parseJson } from '../../db/ids.ts';
-import { communityForSite, communityViewer } from '../../domain/communities.ts';
+import { communityForSite, communityViewer, toPublicCommunity } from '../../domain/communities.ts';
+import { getOwnProfile } from '../../domain/users.ts';
+import { unreadNotificationCount } from '../../domain/notifications.ts';
 import type { AccessConfig, PageKey, Viewer } from '../../domain/page-access.ts';
 import type { SessionTokens } from '../../domain/sessions.ts';
 import { requestSiteTag, signedInVisitor } from '../../http/session.ts';
 import type { SaleDeps } from '../../use-cases/checkout.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { pageSiteOf } from '../sign-in-page.ts';
+import { loadWidgetBuild, PageWidgets } from '../widgets-ssr.ts';
 import { gateFor } from './gate.ts';
 import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
@@ -43,6 +46,8 @@ export interface HostedSiteDeps {
   logger: Logger;
   /** What the RSVP form and the door check-in sell and scan with: the API's own services. */
   sales: SaleDeps;
+  /** Where `npm run build` wrote the widget bundle and its server build (dist/). */
+  distDir: string;
 }
 
 /** The signed-in viewer of one request, and the session their forms are bound to. */
@@ -108,6 +113,7 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     if (!community) return next();
     // Who is looking does not change "not found"; the chrome is the anonymous one, never cached.
     const ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
+    ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
     sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
   });
   return router;
@@ -130,6 +136,7 @@ async function servePage(
   let ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
   try {
     ctx = contextFor(req, community, await viewerFor(deps, req, community), formKey);
+    ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
     // A route without a page key (`/apply`) has no page gate: its renderer decides.
     const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
     sendBody(res, ctx, outcome === 'render' ? await render(ctx, deps.db, req) : outcome);
@@ -160,6 +167,7 @@ async function serveForm(
     const fields = await readFormFields(req, res);
     const who = await viewerFor(deps, req, community);
     ctx = contextFor(req, community, who, formKey);
+    ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
     if (!fields || who.sessionId === null || !csrfTokenMatches(formKey, who.sessionId, fields[CSRF_FIELD]))
       return sendBody(res, ctx, refusedFormBody());
     const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
@@ -188,12 +196,17 @@ function sendBody(res: Response, ctx: SiteContext, body: PageBody): void {
 
 function sendError(deps: HostedSiteDeps, req: Request, res: Response, ctx: SiteContext, err: unknown): void {
   deps.logger.error({ err, path: req.path }, 'hosted page failed');
-  sendSitePage(res, ctx.chrome, {
-    title: 'Something went wrong',
-    main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
-    status: 500,
-    cache: 'private',
-  });
+  // The plain chrome: whatever failed may have been the widgets.
+  sendSitePage(
+    res,
+    { ...ctx.chrome, widgets: undefined },
+    {
+      title: 'Something went wrong',
+      main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
+      status: 500,
+      cache: 'private',
+    },
+  );
 }
 
 /**
@@ -229,9 +242,107 @@ function contextFor(req: Request, community: CommunityRow, who: ViewerOf, formKe
     viewer,
     here,
     csrf: who.sessionId === null ? null : csrfTokenFor(formKey, who.sessionId),
-    chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null },
+    chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null, path: req.path },
   };
 }
+
+/**
+ * The page's widget renderer: the community as the site API gives it to this viewer, with the
+ * chrome's nav. Undefined when it cannot be had (no build, unreadable settings): the page then
+ * gets the plain chrome and no widgets, rather than failing.
+ */
+async function pageWidgets(
+  deps: HostedSiteDeps,
+  req: Request,
+  ctx: SiteContext,
+  url = req.originalUrl,
+): Promise<PageWidgets | undefined> {
+  try {
+    return await widgetsFor(deps, req, ctx, url);
+  } catch (err) {
+    deps.logger.error({ err, path: req.path }, 'hosted page widgets unavailable');
+    return undefined;
+  }
+}
+
+async function widgetsFor(deps: HostedSiteDeps, req: Request, ctx: SiteContext, url: string): Promise<PageWidgets> {
+  const [build, community, profile] = await Promise.all([
+    loadWidgetBuild(deps.distDir),
+    toPublicCommunity(deps.db, ctx.community, ctx.viewer),
+    ctx.viewer.userId === null ? null : getOwnProfile(deps.db, ctx.viewer.userId),
+  ]);
+  const showBell = isRecord(community.storefrontConfig.header) && community.storefrontConfig.header.showBell === true;
+  if (profile && showBell) ctx.chrome.unread = await unreadNotificationCount(deps.db, profile.id);
+  const session = profile
+    ? { id: profile.id, usertag: profile.usertag, name: profile.name, profileImage: profile.profileImage }
+    : null;
+  const storefrontConfig = { ...community.storefrontConfig, nav: ctx.chrome.nav.map(navItem) };
+  const href = `${req.protocol}://${req.get('host') ?? req.hostname}${url}`;
+  return new PageWidgets(build, { community: { ...community, storefrontConfig }, session, href });
+}
+
+/** The server-rendered chrome of a page outside this router (sign-in, notifications), ready to place. */
+export interface HostedChrome {
+  header: string;
+  footer: string;
+  /** For `<head>`: the chunk preloads and the loader. */
+  head: string;
+  /** For the end of `<body>`: the page-wide state block. */
+  stateBlock: string;
+  /** CSP sources of the widget roots' styles. */
+  styleHashes: string[];
+  /** `:root` theme declarations and the custom elements' display, for the page's own style. */
+  style: string;
+}
+
+/**
+ * For the pages the site API router serves on a community's host (`/sign-in`, `/notifications`):
+ * the same <svc-header> and <svc-footer> as every hosted page, for the viewer. Null on any other
+ * host, and when the widgets cannot be had (the page keeps its own plain layout).
+ */
+export function hostedChromeProvider(deps: HostedSiteDeps): (req: Request) => Promise<HostedChrome | null> {
+  const formKey = csrfKey(deps.sessions);
+  return async (req) => {
+    const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+    if (!host) return null;
+    let ctx: SiteContext;
+    try {
+      const community = await communityForSite(deps.db, host, deps.siteDomain);
+      if (!community) return null;
+      ctx = contextFor(req, community, await viewerFor(deps, req, community), formKey);
+    } catch (err) {
+      deps.logger.error({ err, path: req.path }, 'hosted page chrome unavailable');
+      return null;
+    }
+    // Rendered for the path alone: what the query carries (the sign-in page's `next`) is not echoed.
+    const widgets = await pageWidgets(deps, req, ctx, req.path);
+    if (!widgets) return null;
+    const header = widgets.element(
+      'header',
+      { current: req.path },
+      ctx.chrome.unread === undefined ? undefined : { unread: ctx.chrome.unread },
+    );
+    const footer = widgets.element('footer', { route: req.path });
+    return {
+      header,
+      footer,
+      head: widgets.head(),
+      stateBlock: widgets.stateBlock(),
+      styleHashes: widgets.styleHashes(),
+      style: `:root{${widgets.themeDeclarations()}}\nsvc-header, svc-footer { display: block; justify-self: stretch; }\n`,
+    };
+  };
+}
+
+/** A chrome nav link as a storefrontConfig.nav item, what <svc-header> reads. */
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const navItem = (link: NavLink): Record<string, unknown> => ({
+  label: link.label,
+  href: link.href,
+  ...(link.external ? { external: true } : {}),
+  ...(link.children?.length ? { children: link.children.map(navItem) } : {}),
+});
 
 function notFoundBody(): { title: string; main: string } {
   return {

@@ -1,10 +1,13 @@
-// The hosted site's document: one layout (a header with the community's name and nav, the page,
-// a footer) and the headers every page is sent with. No page has a script yet, and the only style
-// is allowed by its hash, so the CSP needs no nonce and a public page can be cached as it is.
-import crypto from 'node:crypto';
+// The hosted site's document: one layout (the community's header, the page, its footer) and the
+// headers every page is sent with. The header and footer are the server-rendered <svc-header> and
+// <svc-footer> (./widgets-ssr.ts); the page's widgets, and its one style, are allowed by their
+// hashes and its scripts by 'self' (no inline script), so the CSP needs no nonce and a public page
+// can be cached as it is. A page without the widget chrome (the error page, when loading it failed)
+// gets the plain header and footer below, which need no script either.
 import type { Response } from 'express';
 import { escapeHtml } from '../../shared/html.ts';
 import { brandStyle, type PageSite } from '../sign-in-page.ts';
+import { cspHash, type PageWidgets } from '../widgets-ssr.ts';
 
 /** What a CDN may keep of an anonymous public page (docs/hosted-site.md, "Caching"). */
 export const PUBLIC_PAGE_CACHE = 'public, max-age=60, stale-while-revalidate=600';
@@ -33,11 +36,23 @@ ul.events li, ul.articles li, ul.tiers li, ul.conversations li, ol.messages li {
 .notice.error { border-color: #c62828; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.4em 0.6em 0.4em 0; border-bottom: 1px solid color-mix(in srgb, GrayText 25%, transparent); }
+body { font-family: var(--svc-body-font, var(--svc-theme-body-font, system-ui, sans-serif)); }
+h1, h2, h3 { font-family: var(--svc-heading-font, var(--svc-theme-heading-font, inherit)); }
+:root { --brand: var(--svc-theme-brand-color, #1f6feb); }
+svc-header, svc-footer, svc-rsvp, svc-donate { display: block; }
+svc-footer { margin-top: 3em; }
+svc-rsvp { margin-top: 1.5em; }
+.nojs { display: none; }
+@media (scripting: none) { .nojs { display: block; } }
 `;
 
 export interface NavLink {
   href: string;
   label: string;
+  /** Opens in a new tab. */
+  external?: boolean;
+  /** A dropdown's links (one level). */
+  children?: NavLink[];
 }
 
 export interface SitePage {
@@ -54,12 +69,23 @@ export interface SiteChrome {
   nav: NavLink[];
   /** Where the header's sign-in link returns to; null when the viewer is signed in. */
   signInNext: string | null;
+  /** The path asked for: the header's current page, and the footer's `pages.<route>` key. */
+  path: string;
+  /** The signed-in viewer's unread notifications, when the header shows the bell. */
+  unread?: number;
+  /** The server-rendered widgets of this page, the header and footer among them; none on the fallback. */
+  widgets?: PageWidgets;
 }
 
-export function sitePageCsp(styleHash: string): string {
+/**
+ * The page's policy: styles only by the hashes of the exact `<style>` texts (the page's and each
+ * widget shadow root's), scripts and their requests only from this origin.
+ */
+export function sitePageCsp(styleHashes: string[], scripts = false): string {
   return [
     "default-src 'none'",
-    `style-src 'sha256-${styleHash}'`,
+    `style-src ${styleHashes.join(' ')}`,
+    ...(scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
     "img-src 'self' data:",
     "form-action 'self'",
     "base-uri 'none'",
@@ -70,10 +96,16 @@ export function sitePageCsp(styleHash: string): string {
 export const signInHref = (next: string): string => `/sign-in?next=${encodeURIComponent(next)}`;
 
 export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage): void {
-  const style = `${STYLE}${brandStyle(chrome.site)}`;
-  const styleHash = crypto.createHash('sha256').update(style).digest('base64');
+  const widgets = chrome.widgets;
+  const theme = widgets ? `:root{${widgets.themeDeclarations()}}` : '';
+  const style = `${STYLE}${brandStyle(chrome.site)}${theme}`;
+  // Rendered before the CSP is written: their styles are in it.
+  const [header, footer] = widgetChrome(chrome) ?? [plainHeader(chrome), plainFooter(chrome)];
   res.status(page.status ?? 200);
-  res.setHeader('Content-Security-Policy', sitePageCsp(styleHash));
+  res.setHeader(
+    'Content-Security-Policy',
+    sitePageCsp([cspHash(style), ...(widgets?.styleHashes() ?? [])], (widgets?.widgetNames().length ?? 0) > 0),
+  );
   res.setHeader('Cache-Control', page.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
   // A shared cache must not hand the anonymous copy to someone who sends a sign-in cookie.
   if (page.cache === 'public') res.setHeader('Vary', 'Cookie');
@@ -81,8 +113,7 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
   const name = escapeHtml(chrome.site.name);
-  const nav = chrome.nav.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join('\n');
-  const signIn = chrome.signInNext === null ? '' : `<a href="${escapeHtml(signInHref(chrome.signInNext))}">Sign in</a>`;
+  const scripts = widgets?.head() ?? '';
   res.type('html').send(`<!doctype html>
 <html lang="en">
 <head>
@@ -91,31 +122,59 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
 <link rel="icon" href="data:,">
 <title>${escapeHtml(page.title)} · ${name}</title>
 <style>${style}</style>
+${scripts}
 </head>
 <body>
-<header class="site-header">
-<a class="site-name" href="/">${name}</a>
-<nav aria-label="${name}">
-${nav}
-</nav>
-${signIn}
-</header>
+${header}
 <main id="main">
 ${page.main}
 </main>
-<footer class="site-footer">
-<p>${name}</p>
-</footer>
+${footer}
+${widgets?.stateBlock() ?? ''}
 </body>
 </html>
 `);
 }
 
+/**
+ * The server-rendered header and footer, or null when there are no widgets or rendering them
+ * failed (a page must not fail for its chrome: the plain one stands in).
+ */
+function widgetChrome(chrome: SiteChrome): [string, string] | null {
+  const widgets = chrome.widgets;
+  if (!widgets) return null;
+  try {
+    const unread = chrome.unread === undefined ? undefined : { unread: chrome.unread };
+    return [
+      widgets.element('header', { current: chrome.path }, unread),
+      widgets.element('footer', { route: chrome.path }),
+    ];
+  } catch {
+    return null;
+  }
+}
+
+function plainHeader(chrome: SiteChrome): string {
+  const name = escapeHtml(chrome.site.name);
+  const nav = chrome.nav.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join('\n');
+  const signIn = chrome.signInNext === null ? '' : `<a href="${escapeHtml(signInHref(chrome.signInNext))}">Sign in</a>`;
+  return `<header class="site-header">
+<a class="site-name" href="/">${name}</a>
+<nav aria-label="${name}">
+${nav}
+</nav>
+${signIn}
+</header>`;
+}
+
+const plainFooter = (chrome: SiteChrome): string =>
+  `<footer class="site-footer">\n<p>${escapeHtml(chrome.site.name)}</p>\n</footer>`;
+
 /** For a host that is neither the platform's nor any community's: no chrome to give it. */
 export function sendUnknownHostPage(res: Response): void {
   const style = 'body { font-family: system-ui, sans-serif; margin: 2em; }';
   res.status(404);
-  res.setHeader('Content-Security-Policy', sitePageCsp(crypto.createHash('sha256').update(style).digest('base64')));
+  res.setHeader('Content-Security-Policy', sitePageCsp([cspHash(style)]));
   res.setHeader('Cache-Control', PRIVATE_PAGE_CACHE);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.type('html').send(`<!doctype html>

@@ -27,15 +27,22 @@ import { signInHref } from './layout.ts';
 /** What the RSVP block says above the forms: the outcome of the last post, if any. */
 export type RsvpNotice = { kind: 'confirmed' } | { kind: 'refused'; message: string } | null;
 
-/** The RSVP block of an event page: a form per free tier, or what the viewer must do first. */
+/** The outcome of the last RSVP post, said above the forms (or the widget). */
+export function rsvpNotice(notice: RsvpNotice): string {
+  return notice?.kind === 'confirmed'
+    ? '<p class="notice" role="status">You are registered. Your ticket is on its way to your e-mail address.</p>'
+    : notice?.kind === 'refused'
+      ? `<p class="notice error" role="alert">${escapeHtml(notice.message)}</p>`
+      : '';
+}
+
+/**
+ * The RSVP block without the widget build (server/site/widgets-ssr.ts): a form per free tier, or
+ * what the viewer must do first.
+ */
 export function rsvpBlock(ctx: SiteContext, event: Event, notice: RsvpNotice): string {
   const path = `/events/${encodeURIComponent(event.slug)}`;
-  const note =
-    notice?.kind === 'confirmed'
-      ? '<p class="notice" role="status">You are registered. Your ticket is on its way to your e-mail address.</p>'
-      : notice?.kind === 'refused'
-        ? `<p class="notice error" role="alert">${escapeHtml(notice.message)}</p>`
-        : '';
+  const note = rsvpNotice(notice);
   if (event.tiers.length === 0) return note;
   const free = event.tiers.filter((t) => t.priceCents === 0);
   const paid = event.tiers.filter((t) => t.priceCents > 0);
@@ -73,7 +80,7 @@ export function rsvpAction(sales: SaleDeps): FormHandler {
         ? 'gate'
         : 'not-found';
     const refused = (message: string, status: number) =>
-      eventPageFor(ctx, event, { kind: 'refused', message }).then((page) => ({ ...page, status }));
+      eventPageFor(ctx, db, event, { kind: 'refused', message }).then((page) => ({ ...page, status }));
     const contact = ctx.viewer.userId === null ? null : await accountContact(db, ctx.viewer.userId);
     if (!contact) return 'gate';
     const tierId = form.tierId ?? '';

@@ -57,6 +57,8 @@ export interface StartOptions {
    * test server listens on; requests still go to that plain-http listener, as from a TLS proxy.
    */
   publicUrl?: string;
+  /** The dist/ directory with the widget build (default: the repository's). */
+  distDir?: string;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -138,7 +140,17 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const payments = setUpPayments(config, database.db, logger, opts.payments);
   server.on(
     'request',
-    createApp({ config, database, logger, rateLimits, readCache, sessions, payments, validateResponses: true }),
+    createApp({
+      config,
+      database,
+      logger,
+      rateLimits,
+      readCache,
+      sessions,
+      payments,
+      validateResponses: true,
+      distDir: opts.distDir,
+    }),
   );
 
   return {
