@@ -5,7 +5,7 @@ import type { Db } from '../../db/index.ts';
 import type { CommunityRow } from '../../db/schema.ts';
 import type { AccessConfig, Viewer } from '../../domain/page-access.ts';
 import { escapeHtml } from '../../shared/html.ts';
-import type { SiteChrome } from './layout.ts';
+import type { SiteChrome, SitePage } from './layout.ts';
 
 /** One request on a community's site: the community, who is looking (one membership lookup), the chrome. */
 export interface SiteContext {
@@ -18,7 +18,7 @@ export interface SiteContext {
 }
 
 /** What a page renders to, or the outcome its own entity's visibility decides (rule 4). */
-export type PageBody = { title: string; main: string } | 'not-found' | 'gate';
+export type PageBody = Omit<SitePage, 'status' | 'cache'> | 'not-found' | 'gate';
 export type PageRenderer = (ctx: SiteContext, db: Db, req: Request) => Promise<PageBody>;
 
 /** The join link, where the community takes applications or sign-ups at all. */

@@ -17,6 +17,7 @@ import { pageSiteOf } from '../sign-in-page.ts';
 import { gateFor } from './gate.ts';
 import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
+import { articlePage, blogPage, sendBlogFeed } from './blog.ts';
 import { applyLink, type PageRenderer, type SiteContext } from './context.ts';
 import { sendSitePage, sendUnknownHostPage, signInHref, type NavLink } from './layout.ts';
 
@@ -57,6 +58,23 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   router.get('/', page('HOME', 'page', homePage));
   router.get('/events', page('EVENTS', 'page', eventsPage));
   router.get('/events/:slug', page('EVENTS', 'entity', eventPage));
+  router.get('/blog', page('BLOG', 'page', blogPage));
+  router.get('/blog/feed.xml', async (req, res, next) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    // The feed is what the anonymous public may read, whoever asks: the gate runs for no viewer.
+    const ctx = contextFor(req, community, { userId: null });
+    try {
+      const outcome = gateFor(ctx.access, ctx.viewer, 'BLOG');
+      if (outcome === 'not-found')
+        return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+      await sendBlogFeed(deps.db, req, res, community, outcome === 'render');
+    } catch (err) {
+      deps.logger.error({ err, path: req.path }, 'blog feed failed');
+      sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
+    }
+  });
+  router.get('/blog/:slug', page('BLOG', 'page', articlePage));
 
   router.use(async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;
@@ -92,12 +110,7 @@ async function servePage(
     sendSitePage(res, ctx.chrome, { ...body, cache: ctx.viewer.userId === null ? 'public' : 'private' });
   } catch (err) {
     deps.logger.error({ err, path: req.path }, 'hosted page failed');
-    sendSitePage(res, ctx.chrome, {
-      title: 'Something went wrong',
-      main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
-      status: 500,
-      cache: 'private',
-    });
+    sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
   }
 }
 
@@ -131,6 +144,13 @@ function contextFor(req: Request, community: CommunityRow, viewer: Viewer): Site
     viewer,
     here,
     chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null },
+  };
+}
+
+function errorBody(): { title: string; main: string } {
+  return {
+    title: 'Something went wrong',
+    main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
   };
 }
 

@@ -43,6 +43,14 @@ export interface SitePage {
   status?: number;
   /** Public only when nothing on the page depends on who asked. */
   cache: 'public' | 'private';
+  /** Sources a page adds to its CSP (an article's images and embeds, the atlas's script and tiles). */
+  csp?: CspExtras;
+}
+
+export interface CspExtras {
+  'img-src'?: string[];
+  'script-src'?: string[];
+  'frame-src'?: string[];
 }
 
 export interface SiteChrome {
@@ -52,11 +60,14 @@ export interface SiteChrome {
   signInNext: string | null;
 }
 
-export function sitePageCsp(styleHash: string): string {
+export function sitePageCsp(styleHash: string, extra: CspExtras = {}): string {
+  const more = (directive: keyof CspExtras): string => (extra[directive] ?? []).map((s) => ` ${s}`).join('');
   return [
     "default-src 'none'",
+    ...(extra['script-src'] ? [`script-src${more('script-src')}`] : []),
     `style-src 'sha256-${styleHash}'`,
-    "img-src 'self' data:",
+    `img-src 'self' data:${more('img-src')}`,
+    ...(extra['frame-src'] ? [`frame-src${more('frame-src')}`] : []),
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'self'",
@@ -69,7 +80,7 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   const style = `${STYLE}${brandStyle(chrome.site)}`;
   const styleHash = crypto.createHash('sha256').update(style).digest('base64');
   res.status(page.status ?? 200);
-  res.setHeader('Content-Security-Policy', sitePageCsp(styleHash));
+  res.setHeader('Content-Security-Policy', sitePageCsp(styleHash, page.csp));
   res.setHeader('Cache-Control', page.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
   // A shared cache must not hand the anonymous copy to someone who sends a sign-in cookie.
   if (page.cache === 'public') res.setHeader('Vary', 'Cookie');
