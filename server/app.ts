@@ -22,6 +22,7 @@ import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
 import { hostedSiteRouter } from './site/pages/index.ts';
+import { saleDeps } from './use-cases/checkout.ts';
 import { sessionSiteScope } from './http/session.ts';
 import { transportSecurity } from './http/transport-security.ts';
 import { widgetsStatic } from './site/widgets-static.ts';
@@ -155,6 +156,7 @@ export function createApp(deps: AppDeps): Express {
       siteDomain: config.siteDomain,
       publicUrl: config.publicUrl,
       logger,
+      sales: saleDeps(routeDeps),
     }),
   );
 

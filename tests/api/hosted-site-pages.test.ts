@@ -83,6 +83,53 @@ async function article(
   return id;
 }
 
+async function product(
+  communityId: string,
+  sku: string,
+  p: {
+    name?: string;
+    price?: number;
+    currency?: string;
+    active?: boolean;
+    donations?: object | null;
+    image?: string;
+    description?: string;
+  } = {},
+) {
+  await db
+    .insertInto('products')
+    .values({
+      id: newId(),
+      community_id: communityId,
+      sku,
+      name: p.name ?? `Product ${sku}`,
+      description: p.description ?? null,
+      price_cents: p.price ?? 1500,
+      currency: p.currency ?? 'USD',
+      image_url: p.image ?? null,
+      is_active: p.active === false ? 0 : 1,
+      seller_id: null,
+      donation_config: p.donations ? JSON.stringify(p.donations) : null,
+      created_at: nowIso(),
+      updated_at: nowIso(),
+    })
+    .execute();
+}
+
+const post = (tag: string, path: string, form: string, headers: Record<string, string> = {}) =>
+  rawRequest(
+    port,
+    'POST',
+    path,
+    {
+      Host: `${tag}.localhost:${port}`,
+      Origin: `http://${tag}.localhost:${port}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      ...headers,
+    },
+    form,
+  );
+
 beforeAll(async () => {
   server = await startTestServer();
   port = new URL(server.url).port;
@@ -104,12 +151,32 @@ beforeAll(async () => {
     at: Date.now() - 2 * MINUTE,
   });
   await article(club.id, { slug: 'draft', title: 'Unfinished', status: 'DRAFT' });
+  await product(club.id, 'mug', {
+    name: 'Club mug',
+    price: 1500,
+    description: 'Holds tea',
+    image: 'https://img.example/mug.png',
+    donations: { enabled: true, mode: 'pwyw', amounts: [500, 1000], minAmount: 300, currency: 'USD' },
+  });
+  await product(club.id, 'pin', { name: `Pin ${HOSTILE}`, price: 1200, currency: 'JPY' });
+  await product(club.id, 'old', { name: 'Old stock', active: false });
+  await product(club.id, 'fund', {
+    name: 'Trail fund',
+    price: 0,
+    donations: { enabled: true, mode: 'fixed', amounts: [2500], currency: 'USD' },
+  });
 
   // BLOG members-only; every other page public.
   const inner = await community('inner', {
     pageSettings: [{ pageKey: 'BLOG', enabled: true, visibility: 'MEMBERS_ONLY' }],
   });
   await article(inner.id, { slug: 'secret', title: 'Members news' });
+  await product(inner.id, 'mug');
+  const shop = await community('shop', {
+    features: ['marketplace'],
+    pageSettings: [{ pageKey: 'MARKETPLACE', enabled: true, visibility: 'MEMBERS_ONLY' }],
+  });
+  await product(shop.id, 'hoodie', { name: 'Members hoodie' });
   // BLOG and MARKETPLACE disabled, features on.
   const off = await community('off', {
     features: ['marketplace', 'atlas'],
@@ -122,6 +189,7 @@ beforeAll(async () => {
     ],
   });
   await article(off.id, { slug: 'hidden', title: 'Hidden' });
+  await product(off.id, 'mug');
 });
 afterAll(async () => {
   await server.close();
@@ -174,6 +242,68 @@ describe('hosted pages: happy path', () => {
     );
   });
 
+  it('/marketplace lists the active products with prices in their currency', async () => {
+    const res = await get('club', '/marketplace');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<a href="/marketplace/mug">Club mug</a>\n<div class="meta">$15.00</div>');
+    expect(res.text).toContain('<div class="meta">¥1,200</div>');
+    expect(res.text).toContain('<a href="/marketplace/fund">Trail fund</a>\n<div class="meta">Donations</div>');
+    expect(res.text).not.toContain('Old stock');
+  });
+
+  it('/marketplace/<sku> shows the name, description, image, price, a buy form and a donate form', async () => {
+    const res = await get('club', '/marketplace/mug');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<h1>Club mug</h1>');
+    expect(res.text).toContain('<div class="description">Holds tea</div>');
+    expect(res.text).toContain('<img class="product-image" src="https://img.example/mug.png" alt="">');
+    expect(res.text).toContain('<form class="buy" method="post" action="/marketplace/mug/buy">');
+    expect(res.text).toContain('<strong>$15.00</strong>');
+    expect(res.text).toContain('<form class="donate" method="post" action="/marketplace/mug/donate">');
+    expect(res.text).toContain('<input type="radio" name="amount" value="500" checked> $5.00');
+    expect(res.text).toContain('Minimum $3.00');
+    expect(res.text).toContain('<input type="email" name="email" autocomplete="email" required>');
+    expect((await get('club', '/marketplace/mug', 'ACCEPTED')).text).not.toContain('name="email"');
+    expect(String(res.headers['content-security-policy'])).toContain("img-src 'self' data: https: http:");
+    const fund = await get('club', '/marketplace/fund');
+    expect(fund.text).not.toContain('action="/marketplace/fund/buy"');
+    expect(fund.text).toContain('action="/marketplace/fund/donate"');
+  });
+
+  it('the buy form opens the checkout for the quantity and sends the buyer to it (303)', async () => {
+    const res = await post('club', '/marketplace/mug/buy', 'quantity=2');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toMatch(/^https?:\/\//);
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    const checkout = await db
+      .selectFrom('checkout_sessions')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(checkout)).toContain('mug');
+    expect(Number(checkout.amount_total)).toBe(3000);
+    expect(res.headers.location).toBe(checkout.checkout_url);
+  });
+
+  it('the donate form opens a donation checkout for the chosen or typed amount', async () => {
+    const chip = await post('club', '/marketplace/mug/donate', 'amount=1000&other=&email=d%40example.com');
+    expect(chip.status).toBe(303);
+    const typed = await post('club', '/marketplace/mug/donate', 'amount=500&other=7.50&email=d%40example.com');
+    expect(typed.status).toBe(303);
+    const last = await db
+      .selectFrom('checkout_sessions')
+      .selectAll()
+      .where('checkout_url', '=', String(typed.headers.location))
+      .executeTakeFirstOrThrow();
+    expect(Number(last.amount_total)).toBe(750);
+    expect(last.customer_email).toBe('d@example.com');
+  });
+
+  it('a thank-you notice after the checkout returns', async () => {
+    const res = await get('club', '/marketplace/mug?done=bought');
+    expect(res.text).toContain('<p role="status" class="notice">Thank you: your order is complete.');
+  });
+
   it('a member reads a members-only blog', async () => {
     const res = await get('inner', '/blog/secret', 'ACCEPTED');
     expect(res.status).toBe(200);
@@ -189,6 +319,43 @@ describe('hosted pages: errors', () => {
       expect(res.status).toBe(404);
       expect(res.text).toContain('<h1>Page not found</h1>');
     }
+  });
+
+  it('without the marketplace feature, or with the page disabled, the marketplace is not found', async () => {
+    for (const [tag, path] of [
+      ['inner', '/marketplace'],
+      ['inner', '/marketplace/mug'],
+      ['off', '/marketplace'],
+      ['off', '/marketplace/mug'],
+    ]) {
+      const res = await get(tag, path, 'ACCEPTED');
+      expect(res.status, `${tag} ${path}`).toBe(404);
+    }
+    expect((await post('inner', '/marketplace/mug/buy', 'quantity=1')).status).toBe(404);
+    expect((await post('off', '/marketplace/mug/buy', 'quantity=1')).status).toBe(404);
+  });
+
+  it('an unknown or inactive product is not found, and takes no order', async () => {
+    for (const sku of ['nope', 'old']) {
+      expect((await get('club', `/marketplace/${sku}`)).status).toBe(404);
+      expect((await post('club', `/marketplace/${sku}/buy`, 'quantity=1')).status).toBe(404);
+    }
+    expect((await post('club', '/marketplace/pin/donate', 'amount=500')).status).toBe(404);
+  });
+
+  it('a bad quantity, an amount below the minimum and a free product are refused with a page that says why', async () => {
+    const qty = await post('club', '/marketplace/mug/buy', 'quantity=11');
+    expect(qty.status).toBe(400);
+    expect(qty.text).toContain('Choose from 1 to 10.');
+    const low = await post('club', '/marketplace/mug/donate', 'other=1.00&email=d%40example.com');
+    expect(low.status).toBe(400);
+    expect(low.text).toContain('<h1>Not possible</h1>');
+    const free = await post('club', '/marketplace/fund/buy', 'quantity=1');
+    expect(free.status).toBe(400);
+    expect(free.text).toContain('<h1>Not possible</h1>');
+    const anonymous = await post('club', '/marketplace/mug/donate', 'amount=1000');
+    expect(anonymous.status).toBe(400);
+    expect(anonymous.text).toContain('e-mail');
   });
 
   it('a disabled BLOG is not found, its feed too', async () => {
@@ -227,5 +394,33 @@ describe('hosted pages: security', () => {
     const feed = await get('club', '/blog/feed.xml');
     expect(feed.text).not.toMatch(/<script|onclick|javascript:/i);
     expect(feed.text).toContain('<title>Second &lt;script&gt;alert(1)&lt;/script&gt;</title>');
+  });
+
+  it('a form post from another site, or without an Origin, is refused and opens no checkout', async () => {
+    const before = (await db.selectFrom('checkout_sessions').select('id').execute()).length;
+    for (const headers of [{ Origin: 'https://evil.example' }, { Origin: '' }, { 'Sec-Fetch-Site': 'cross-site' }]) {
+      const res = await post('club', '/marketplace/mug/buy', 'quantity=1', headers);
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('<h1>Not sent</h1>');
+    }
+    expect((await db.selectFrom('checkout_sessions').select('id').execute()).length).toBe(before);
+  });
+
+  it('a members-only marketplace is the gate, for its pages and its forms', async () => {
+    for (const viewer of ['anonymous', 'PENDING', 'outsider'] as const) {
+      const res = await get('shop', '/marketplace/hoodie', viewer);
+      expect(res.status).toBe(403);
+      expect(res.text).not.toContain('Members hoodie');
+    }
+    expect((await post('shop', '/marketplace/hoodie/buy', 'quantity=1')).status).toBe(403);
+    expect((await get('shop', '/marketplace', 'ACCEPTED')).text).toContain('Members hoodie');
+  });
+
+  it('product names are escaped', async () => {
+    for (const path of ['/marketplace', '/marketplace/pin']) {
+      const res = await get('club', path);
+      expect(res.text).not.toContain(HOSTILE);
+      expect(res.text).toContain('Pin &lt;script&gt;alert(1)&lt;/script&gt;');
+    }
   });
 });

@@ -18,8 +18,12 @@ import { gateFor } from './gate.ts';
 import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
 import { articlePage, blogPage, sendBlogFeed } from './blog.ts';
+import { buyProduct, donateToProduct, marketplacePage, productPage, type ActionOutcome } from './marketplace.ts';
+import { ApiError } from '../../http/api-error.ts';
+import { asApiError } from '../../http/refusals.ts';
+import type { SaleDeps } from '../../use-cases/checkout.ts';
 import { applyLink, type PageRenderer, type SiteContext } from './context.ts';
-import { sendSitePage, sendUnknownHostPage, signInHref, type NavLink } from './layout.ts';
+import { PRIVATE_PAGE_CACHE, sendSitePage, sendUnknownHostPage, signInHref, type NavLink } from './layout.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -28,6 +32,8 @@ export interface HostedSiteDeps {
   siteDomain: string;
   publicUrl: string;
   logger: Logger;
+  /** What the site's form posts (buy, donate) sell with; without it those posts are not found. */
+  sales?: SaleDeps;
 }
 
 const isApiPath = (path: string): boolean => /^\/(api|v1)(\/|$)/.test(path);
@@ -75,6 +81,21 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     }
   });
   router.get('/blog/:slug', page('BLOG', 'page', articlePage));
+  router.get('/marketplace', page('MARKETPLACE', 'page', marketplacePage));
+  router.get('/marketplace/:sku', page('MARKETPLACE', 'page', productPage));
+  // Plain form posts (no JavaScript needed); the body is a small urlencoded form.
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  const action = (pageKey: PageKey, run: PageAction) => async (req: Request, res: Response, next: NextFunction) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    await serveAction(deps, req, res, community, pageKey, run);
+  };
+  router.post(
+    '/marketplace/:sku/buy',
+    form,
+    action('MARKETPLACE', (ctx, sales, req) => buyProduct(ctx, sales, req)),
+  );
+  router.post('/marketplace/:sku/donate', form, action('MARKETPLACE', donateToProduct));
 
   router.use(async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;
@@ -110,6 +131,63 @@ async function servePage(
     sendSitePage(res, ctx.chrome, { ...body, cache: ctx.viewer.userId === null ? 'public' : 'private' });
   } catch (err) {
     deps.logger.error({ err, path: req.path }, 'hosted page failed');
+    sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
+  }
+}
+
+type PageAction = (ctx: SiteContext, sales: SaleDeps, req: Request, res: Response) => Promise<ActionOutcome>;
+
+/**
+ * A form post on the site: the same gate as the page it belongs to, then a same-site check, then
+ * the action. A cross-site form can be sent by any page the visitor opens (with their cookie), so
+ * the post must carry this site's Origin (browsers send it on every form POST) and, where the
+ * browser sends Fetch Metadata, `Sec-Fetch-Site: same-origin`. A refusal (a free product, an
+ * amount the product does not take, the donation budget) is a page that says why, with its status.
+ */
+async function serveAction(
+  deps: HostedSiteDeps,
+  req: Request,
+  res: Response,
+  community: CommunityRow,
+  pageKey: PageKey,
+  run: PageAction,
+): Promise<void> {
+  let ctx = contextFor(req, community, { userId: null });
+  try {
+    ctx = contextFor(req, community, await viewerFor(deps, req, community));
+    const outcome = gateFor(ctx.access, ctx.viewer, pageKey);
+    if (outcome === 'not-found' || !deps.sales)
+      return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+    if (outcome === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
+    const site = req.headers['sec-fetch-site'];
+    if ((site !== undefined && site !== 'same-origin') || req.headers.origin !== `${req.protocol}://${req.host}`)
+      return sendSitePage(res, ctx.chrome, {
+        title: 'Not sent',
+        main: '<h1>Not sent</h1>\n<p>This form can only be sent from this site. Go back to the page and try again.</p>',
+        status: 403,
+        cache: 'private',
+      });
+    const result = await run(ctx, deps.sales, req, res);
+    if (result === 'not-found')
+      return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+    if (result === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
+    if ('redirect' in result) {
+      res.setHeader('Cache-Control', PRIVATE_PAGE_CACHE);
+      return res.redirect(303, result.redirect);
+    }
+    sendSitePage(res, ctx.chrome, { ...result, status: 400, cache: 'private' });
+  } catch (err) {
+    const refused = asApiError(err);
+    if (refused instanceof ApiError && refused.status < 500) {
+      for (const [name, value] of Object.entries(refused.headers ?? {})) res.setHeader(name, value);
+      return sendSitePage(res, ctx.chrome, {
+        title: 'Not possible',
+        main: `<h1>Not possible</h1>\n<p>${escapeHtml(refused.message)}</p>\n<p><a href="${escapeHtml(req.path.replace(/\/[^/]*$/, ''))}">Back</a></p>`,
+        status: refused.status,
+        cache: 'private',
+      });
+    }
+    deps.logger.error({ err, path: req.path }, 'hosted form post failed');
     sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
   }
 }
