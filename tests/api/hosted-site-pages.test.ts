@@ -398,7 +398,12 @@ describe('hosted pages: security', () => {
 
   it('a form post from another site, or without an Origin, is refused and opens no checkout', async () => {
     const before = (await db.selectFrom('checkout_sessions').select('id').execute()).length;
-    for (const headers of [{ Origin: 'https://evil.example' }, { Origin: '' }, { 'Sec-Fetch-Site': 'cross-site' }]) {
+    const forged: Record<string, string>[] = [
+      { Origin: 'https://evil.example' },
+      { Origin: '' },
+      { 'Sec-Fetch-Site': 'cross-site' },
+    ];
+    for (const headers of forged) {
       const res = await post('club', '/marketplace/mug/buy', 'quantity=1', headers);
       expect(res.status).toBe(403);
       expect(res.text).toContain('<h1>Not sent</h1>');
