@@ -160,6 +160,19 @@ beforeAll(async () => {
   });
   await product(club.id, 'pin', { name: `Pin ${HOSTILE}`, price: 1200, currency: 'JPY' });
   await product(club.id, 'old', { name: 'Old stock', active: false });
+  const eve = await makeUser(db, 'eve');
+  await db
+    .updateTable('users')
+    .set({
+      name: `Eve ${HOSTILE}`,
+      bio: `Likes <b>hills</b>`,
+      phone: '+15550001',
+      profile_image: 'https://img.example/eve.png',
+    })
+    .where('id', '=', eve.id)
+    .execute();
+  await makeMembership(db, club.id, eve.id, 'ACCEPTED');
+  await makeMembership(db, club.id, (await makeUser(db, 'banned-bo')).id, 'BANNED');
   await product(club.id, 'fund', {
     name: 'Trail fund',
     price: 0,
@@ -174,7 +187,10 @@ beforeAll(async () => {
   await product(inner.id, 'mug');
   const shop = await community('shop', {
     features: ['marketplace'],
-    pageSettings: [{ pageKey: 'MARKETPLACE', enabled: true, visibility: 'MEMBERS_ONLY' }],
+    pageSettings: [
+      { pageKey: 'MARKETPLACE', enabled: true, visibility: 'MEMBERS_ONLY' },
+      { pageKey: 'MEMBERS', enabled: true, visibility: 'MEMBERS_ONLY' },
+    ],
   });
   await product(shop.id, 'hoodie', { name: 'Members hoodie' });
   // BLOG and MARKETPLACE disabled, features on.
@@ -304,6 +320,30 @@ describe('hosted pages: happy path', () => {
     expect(res.text).toContain('<p role="status" class="notice">Thank you: your order is complete.');
   });
 
+  it('/members lists the ACCEPTED members with their public fields, each linking to a profile', async () => {
+    const res = await get('club', '/members');
+    expect(res.status).toBe(200);
+    const tags = [...res.text.matchAll(/<a href="\/members\/([^"]+)">/g)].map((m) => m[1]);
+    expect(tags.sort()).toEqual(['club-accepted', 'eve']);
+    expect(res.text).toContain('<p class="meta">2 members</p>');
+    expect(res.text).toContain('<img class="avatar" src="https://img.example/eve.png" alt="" width="40" height="40">');
+  });
+
+  it('/members pages by offset, as the directory API does', async () => {
+    const base = await get('club', '/members?offset=1');
+    const tags = [...base.text.matchAll(/<a href="\/members\/([^"]+)">/g)].map((m) => m[1]);
+    expect(tags).toHaveLength(1);
+    expect((await get('club', '/members?offset=2')).text).toContain('No more members.');
+  });
+
+  it('/members/<usertag> is the public profile: name, usertag, picture, bio, joined', async () => {
+    const res = await get('club', '/members/eve');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<h1>Eve &lt;script&gt;alert(1)&lt;/script&gt;</h1>');
+    expect(res.text).toContain('<div class="description">Likes &lt;b&gt;hills&lt;/b&gt;</div>');
+    expect(res.text).toMatch(/@eve · member since <time/);
+  });
+
   it('a member reads a members-only blog', async () => {
     const res = await get('inner', '/blog/secret', 'ACCEPTED');
     expect(res.status).toBe(200);
@@ -356,6 +396,18 @@ describe('hosted pages: errors', () => {
     const anonymous = await post('club', '/marketplace/mug/donate', 'amount=1000');
     expect(anonymous.status).toBe(400);
     expect(anonymous.text).toContain('e-mail');
+  });
+
+  it('a profile is not found for a PENDING, BANNED, non-member or unknown user, or a member of another community', async () => {
+    for (const tag of ['club-pending', 'banned-bo', 'club-outsider', 'nobody', 'inner-accepted']) {
+      const res = await get('club', `/members/${tag}`, 'ACCEPTED');
+      expect(res.status, tag).toBe(404);
+    }
+  });
+
+  it('a disabled MEMBERS page is not found', async () => {
+    for (const path of ['/members', '/members/off-accepted'])
+      expect((await get('off', path, 'ACCEPTED')).status).toBe(404);
   });
 
   it('a disabled BLOG is not found, its feed too', async () => {
@@ -427,5 +479,26 @@ describe('hosted pages: security', () => {
       expect(res.text).not.toContain(HOSTILE);
       expect(res.text).toContain('Pin &lt;script&gt;alert(1)&lt;/script&gt;');
     }
+  });
+
+  it('the directory and profiles never show e-mail or phone, nor PENDING or BANNED users', async () => {
+    for (const path of ['/members', '/members/eve']) {
+      const res = await get('club', path, 'ACCEPTED');
+      expect(res.text).not.toContain('@example.com');
+      expect(res.text).not.toContain('+15550001');
+      expect(res.text).not.toContain(HOSTILE);
+      expect(res.text).not.toContain('club-pending');
+      expect(res.text).not.toContain('banned-bo');
+    }
+  });
+
+  it('a members-only MEMBERS page is the gate for non-members', async () => {
+    for (const viewer of ['anonymous', 'PENDING', 'outsider'] as const)
+      for (const path of ['/members', '/members/shop-accepted']) {
+        const res = await get('shop', path, viewer);
+        expect(res.status).toBe(403);
+        expect(res.text).not.toContain('User shop-accepted');
+      }
+    expect((await get('shop', '/members/shop-accepted', 'ACCEPTED')).status).toBe(200);
   });
 });

@@ -18,6 +18,7 @@ import { gateFor } from './gate.ts';
 import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
 import { articlePage, blogPage, sendBlogFeed } from './blog.ts';
+import { memberPage, membersPage } from './members.ts';
 import { buyProduct, donateToProduct, marketplacePage, productPage, type ActionOutcome } from './marketplace.ts';
 import { ApiError } from '../../http/api-error.ts';
 import { asApiError } from '../../http/refusals.ts';
@@ -83,6 +84,8 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   router.get('/blog/:slug', page('BLOG', 'page', articlePage));
   router.get('/marketplace', page('MARKETPLACE', 'page', marketplacePage));
   router.get('/marketplace/:sku', page('MARKETPLACE', 'page', productPage));
+  router.get('/members', page('MEMBERS', 'page', membersPage));
+  router.get('/members/:usertag', page('MEMBERS', 'page', memberPage));
   // Plain form posts (no JavaScript needed); the body is a small urlencoded form.
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
   const action = (pageKey: PageKey, run: PageAction) => async (req: Request, res: Response, next: NextFunction) => {
