@@ -4,11 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../server/db/index.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
-import { makeCommunity, makeMembership, makeUser } from './support/factory.ts';
+import { makeCommunity, makeEvent, makeMembership, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { rawRequest } from './support/raw-http.ts';
 
 let server: TestServer;
+const ids: Record<string, string> = {};
 let port: string;
 let db: Db;
 const HOSTILE = '<script>alert(1)</script>';
@@ -83,6 +84,18 @@ async function article(
   return id;
 }
 
+/** An event announced (created) at `at`. */
+async function event(communityId: string, slug: string, at: number, extra: Parameters<typeof makeEvent>[2] = {}) {
+  const e = await makeEvent(db, communityId, { slug, name: `Event ${slug}`, ...extra });
+  await db
+    .updateTable('events')
+    .set({ created_at: new Date(at).toISOString() })
+    .where('id', '=', e.id)
+    .execute();
+  ids[slug] = e.id;
+  return e.id;
+}
+
 async function product(
   communityId: string,
   sku: string,
@@ -136,7 +149,7 @@ beforeAll(async () => {
   db = server.database.db;
   const club = await community('club', { name: 'The Club', features: ['marketplace', 'atlas'] });
 
-  await article(club.id, {
+  ids.first = await article(club.id, {
     slug: 'first',
     title: 'First & foremost',
     excerpt: 'An opening',
@@ -144,13 +157,22 @@ beforeAll(async () => {
     at: Date.now() - 3 * MINUTE,
     banner: 'https://img.example/banner.jpg',
   });
-  await article(club.id, {
+  ids.second = await article(club.id, {
     slug: 'second',
     title: `Second ${HOSTILE}`,
     content: `<p onclick="x()">Body</p>${HOSTILE}<a href="javascript:alert(1)">j</a>`,
     at: Date.now() - 2 * MINUTE,
   });
-  await article(club.id, { slug: 'draft', title: 'Unfinished', status: 'DRAFT' });
+  ids.draft = await article(club.id, { slug: 'draft', title: 'Unfinished', status: 'DRAFT' });
+  const now = Date.now();
+  await event(club.id, 'launch', now - MINUTE, { name: `Launch ${HOSTILE}` });
+  await event(club.id, 'secret-meet', now - 2.5 * MINUTE, { visibility: 'MEMBERS_ONLY' });
+  // A busy feed: 25 posts, most of them at one instant, to walk page by page.
+  const busy = await community('busy');
+  const instant = now - 10 * MINUTE;
+  for (let i = 0; i < 12; i++)
+    await article(busy.id, { slug: `b-${i}`, title: `B ${i}`, at: i < 9 ? instant : instant - i * MINUTE });
+  for (let i = 0; i < 13; i++) await event(busy.id, `e-${i}`, i < 9 ? instant : instant + i * MINUTE);
   await product(club.id, 'mug', {
     name: 'Club mug',
     price: 1500,
@@ -183,7 +205,7 @@ beforeAll(async () => {
   const inner = await community('inner', {
     pageSettings: [{ pageKey: 'BLOG', enabled: true, visibility: 'MEMBERS_ONLY' }],
   });
-  await article(inner.id, { slug: 'secret', title: 'Members news' });
+  ids.secret = await article(inner.id, { slug: 'secret', title: 'Members news' });
   await product(inner.id, 'mug');
   const shop = await community('shop', {
     features: ['marketplace'],
@@ -344,6 +366,52 @@ describe('hosted pages: happy path', () => {
     expect(res.text).toMatch(/@eve · member since <time/);
   });
 
+  it('/feed merges published articles and new events, newest first, each linking to its post page', async () => {
+    const anonymous = await get('club', '/feed');
+    expect(anonymous.status).toBe(200);
+    const posts = (text: string) => [...text.matchAll(/<a href="\/feed\/post\/([^"]+)">/g)].map((m) => m[1]);
+    expect(posts(anonymous.text)).toEqual([`event-${ids.launch}`, `article-${ids.second}`, `article-${ids.first}`]);
+    const member = await get('club', '/feed', 'ACCEPTED');
+    expect(posts(member.text)).toEqual([
+      `event-${ids.launch}`,
+      `article-${ids.second}`,
+      `event-${ids['secret-meet']}`,
+      `article-${ids.first}`,
+    ]);
+  });
+
+  it('/feed pages with ?after= through every post once, in order, ties included', async () => {
+    const seen: string[] = [];
+    let path: string | null = '/feed';
+    for (let pages = 0; path && pages < 5; pages++) {
+      const res = await get('busy', path);
+      expect(res.status).toBe(200);
+      seen.push(...[...res.text.matchAll(/<a href="\/feed\/post\/([^"]+)">/g)].map((m) => m[1]));
+      const next = /<a href="(\/feed\?after=[^"]+)">Older posts<\/a>/.exec(res.text);
+      path = next ? next[1].replace(/&amp;/g, '&') : null;
+    }
+    expect(seen).toHaveLength(25);
+    expect(new Set(seen).size).toBe(25);
+    expect(seen.slice(0, 4)).toEqual([
+      `event-${ids['e-12']}`,
+      `event-${ids['e-11']}`,
+      `event-${ids['e-10']}`,
+      `event-${ids['e-9']}`,
+    ]);
+    expect(seen.at(-1)).toMatch(/^article-/);
+  });
+
+  it('/feed/post/<id> shows an article post (sanitized) and an event post', async () => {
+    const a = await get('club', `/feed/post/article-${ids.first}`);
+    expect(a.status).toBe(200);
+    expect(a.text).toContain('<h1>First &amp; foremost</h1>');
+    expect(a.text).toContain('<img src="https://img.example/a.png" alt="a" />');
+    expect(a.text).toContain('<a href="/blog/first">Article page</a>');
+    const e = await get('club', `/feed/post/event-${ids.launch}`);
+    expect(e.status).toBe(200);
+    expect(e.text).toContain('<a href="/events/launch">Event page</a>');
+  });
+
   it('a member reads a members-only blog', async () => {
     const res = await get('inner', '/blog/secret', 'ACCEPTED');
     expect(res.status).toBe(200);
@@ -407,6 +475,19 @@ describe('hosted pages: errors', () => {
 
   it('a disabled MEMBERS page is not found', async () => {
     for (const path of ['/members', '/members/off-accepted'])
+      expect((await get('off', path, 'ACCEPTED')).status).toBe(404);
+  });
+
+  it('an unknown post, a draft, a malformed id or cursor, and a disabled FEED are not found', async () => {
+    for (const path of [
+      `/feed/post/article-${ids.draft}`,
+      '/feed/post/article-nope',
+      `/feed/post/${ids.first}`,
+      `/feed/post/broadcast-${ids.first}`,
+      '/feed?after=bogus',
+    ])
+      expect((await get('club', path, 'ACCEPTED')).status, path).toBe(404);
+    for (const path of ['/feed', `/feed/post/article-${ids.first}`])
       expect((await get('off', path, 'ACCEPTED')).status).toBe(404);
   });
 
@@ -500,5 +581,26 @@ describe('hosted pages: security', () => {
         expect(res.text).not.toContain('User shop-accepted');
       }
     expect((await get('shop', '/members/shop-accepted', 'ACCEPTED')).status).toBe(200);
+  });
+
+  it('the feed shows only what the viewer may see: members-only events and a members-only blog', async () => {
+    expect((await get('club', `/feed/post/event-${ids['secret-meet']}`)).status).toBe(404);
+    expect((await get('club', `/feed/post/event-${ids['secret-meet']}`, 'PENDING')).status).toBe(404);
+    expect((await get('club', `/feed/post/event-${ids['secret-meet']}`, 'ACCEPTED')).status).toBe(200);
+    for (const viewer of ['anonymous', 'PENDING', 'outsider'] as const) {
+      expect((await get('inner', '/feed', viewer)).text).not.toContain('Members news');
+      expect((await get('inner', `/feed/post/article-${ids.secret}`, viewer)).status).toBe(404);
+    }
+    expect((await get('inner', '/feed', 'ACCEPTED')).text).toContain('Members news');
+    // An article of another community is not a post of this one.
+    expect((await get('club', `/feed/post/article-${ids.secret}`, 'ACCEPTED')).status).toBe(404);
+  });
+
+  it('feed titles are escaped', async () => {
+    for (const path of ['/feed', `/feed/post/event-${ids.launch}`, `/feed/post/article-${ids.second}`]) {
+      const res = await get('club', path);
+      expect(res.text).not.toContain(HOSTILE);
+      expect(res.text).not.toMatch(/<script|onclick|javascript:/i);
+    }
   });
 });

@@ -19,6 +19,7 @@ import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
 import { articlePage, blogPage, sendBlogFeed } from './blog.ts';
 import { memberPage, membersPage } from './members.ts';
+import { feedPage, feedPostPage } from './feed.ts';
 import { buyProduct, donateToProduct, marketplacePage, productPage, type ActionOutcome } from './marketplace.ts';
 import { ApiError } from '../../http/api-error.ts';
 import { asApiError } from '../../http/refusals.ts';
@@ -84,6 +85,8 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   router.get('/blog/:slug', page('BLOG', 'page', articlePage));
   router.get('/marketplace', page('MARKETPLACE', 'page', marketplacePage));
   router.get('/marketplace/:sku', page('MARKETPLACE', 'page', productPage));
+  router.get('/feed', page('FEED', 'page', feedPage));
+  router.get('/feed/post/:id', page('FEED', 'page', feedPostPage));
   router.get('/members', page('MEMBERS', 'page', membersPage));
   router.get('/members/:usertag', page('MEMBERS', 'page', memberPage));
   // Plain form posts (no JavaScript needed); the body is a small urlencoded form.
