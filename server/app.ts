@@ -157,6 +157,7 @@ export function createApp(deps: AppDeps): Express {
       publicUrl: config.publicUrl,
       logger,
       sales: saleDeps(routeDeps),
+      mapTiles: config.mapTiles,
     }),
   );
 

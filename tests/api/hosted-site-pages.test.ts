@@ -129,6 +129,29 @@ async function product(
     .execute();
 }
 
+/** Two categories with hotspots, and one hostile name. */
+async function seedAtlas(target: Db, communityId: string) {
+  const cats = [
+    { id: newId(), name: 'Viewpoints', sort_order: 1 },
+    { id: newId(), name: 'Huts', sort_order: 2 },
+  ];
+  for (const c of cats)
+    await target
+      .insertInto('atlas_categories')
+      .values({ ...c, community_id: communityId, icon: null, color: null })
+      .execute();
+  const spots = [
+    { name: 'Eagle Rock', category_id: cats[0].id, latitude: 46.5, longitude: 8.1, description: 'Wide view' },
+    { name: `Hut ${HOSTILE}</script>`, category_id: cats[1].id, latitude: 46.6, longitude: 8.2, description: null },
+    { name: 'Low Hut', category_id: cats[1].id, latitude: 46.7, longitude: 8.3, description: null },
+  ];
+  for (const h of spots)
+    await target
+      .insertInto('atlas_hotspots')
+      .values({ ...h, id: newId(), community_id: communityId, image_url: null, created_at: nowIso() })
+      .execute();
+}
+
 const post = (tag: string, path: string, form: string, headers: Record<string, string> = {}) =>
   rawRequest(
     port,
@@ -164,6 +187,7 @@ beforeAll(async () => {
     at: Date.now() - 2 * MINUTE,
   });
   ids.draft = await article(club.id, { slug: 'draft', title: 'Unfinished', status: 'DRAFT' });
+  await seedAtlas(db, club.id);
   const now = Date.now();
   await event(club.id, 'launch', now - MINUTE, { name: `Launch ${HOSTILE}` });
   await event(club.id, 'secret-meet', now - 2.5 * MINUTE, { visibility: 'MEMBERS_ONLY' });
@@ -412,6 +436,68 @@ describe('hosted pages: happy path', () => {
     expect(e.text).toContain('<a href="/events/launch">Event page</a>');
   });
 
+  it('/atlas lists the hotspots grouped by category; without SVC_MAP_TILES_URL it has no map and no script', async () => {
+    const res = await get('club', '/atlas');
+    expect(res.status).toBe(200);
+    const [, viewpoints, huts] = res.text.split(/<h2 id="atlas-cat-\d+">/);
+    expect(viewpoints).toMatch(/^Viewpoints<\/h2>[\s\S]*<strong>Eagle Rock<\/strong>/);
+    expect(viewpoints).toContain('<div class="description">Wide view</div>');
+    expect(huts).toMatch(/^Huts<\/h2>/);
+    expect(huts).toContain('<strong>Low Hut</strong>');
+    expect(res.text).not.toMatch(/<script|id="atlas-map"|leaflet/i);
+    expect(String(res.headers['content-security-policy'])).not.toContain('script-src');
+  });
+
+  it('with SVC_MAP_TILES_URL the atlas has the map: a JSON data block, a same-origin module, a CSP for both', async () => {
+    const tiles = await startTestServer({
+      env: { SVC_MAP_TILES_URL: 'https://{s}.tiles.example/{z}/{x}/{y}.png', SVC_MAP_TILES_ATTRIBUTION: '© Tiles' },
+    });
+    try {
+      const c = await makeCommunity(tiles.database.db, 'club', { name: 'The Club' });
+      await tiles.database.db
+        .updateTable('communities')
+        .set({ features: '["atlas"]' })
+        .where('id', '=', c.id)
+        .execute();
+      await seedAtlas(tiles.database.db, c.id);
+      const tport = new URL(tiles.url).port;
+      const res = await rawRequest(tport, 'GET', '/atlas', { Host: `club.localhost:${tport}` });
+      expect(res.status).toBe(200);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toMatch(/style-src 'sha256-[^']+' 'self'/);
+      expect(csp).toContain("img-src 'self' data: https://*.tiles.example");
+      const block = /<script type="application\/json" id="atlas-data">([^<]*)<\/script>/.exec(res.text);
+      expect(block).not.toBeNull();
+      const data = JSON.parse(block![1]);
+      expect(data.tiles).toEqual({ url: 'https://{s}.tiles.example/{z}/{x}/{y}.png', attribution: '© Tiles' });
+      expect(data.hotspots).toHaveLength(3);
+      expect(data.hotspots).toContainEqual(
+        expect.objectContaining({ name: 'Eagle Rock', lat: 46.5, lng: 8.1, category: 'Viewpoints' }),
+      );
+      // No inline script: the only executable script is the module from this origin.
+      const scripts = [...res.text.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
+      expect(scripts).toHaveLength(2);
+      const src = /<script type="module" src="(\/_site\/atlas-map\.[0-9a-f]+\.js)"><\/script>/.exec(res.text)![1];
+      const css = /<link rel="stylesheet" href="(\/_site\/leaflet-[^"]+\/leaflet\.css)">/.exec(res.text)![1];
+      for (const [path, type] of [
+        [src, /^text\/javascript/],
+        [css, /^text\/css/],
+        [data.leaflet as string, /javascript/],
+      ] as const) {
+        const file = await rawRequest(tport, 'GET', path, { Host: `club.localhost:${tport}` });
+        expect(file.status, path).toBe(200);
+        expect(file.headers['content-type']).toMatch(type);
+        expect(file.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      }
+      expect((await rawRequest(tport, 'GET', '/events', { Host: `club.localhost:${tport}` })).text).not.toContain(
+        'leaflet',
+      );
+    } finally {
+      await tiles.close();
+    }
+  });
+
   it('a member reads a members-only blog', async () => {
     const res = await get('inner', '/blog/secret', 'ACCEPTED');
     expect(res.status).toBe(200);
@@ -489,6 +575,11 @@ describe('hosted pages: errors', () => {
       expect((await get('club', path, 'ACCEPTED')).status, path).toBe(404);
     for (const path of ['/feed', `/feed/post/article-${ids.first}`])
       expect((await get('off', path, 'ACCEPTED')).status).toBe(404);
+  });
+
+  it('without the atlas feature, or with the page disabled, the atlas is not found', async () => {
+    expect((await get('inner', '/atlas', 'ACCEPTED')).status).toBe(404);
+    expect((await get('off', '/atlas', 'ACCEPTED')).status).toBe(404);
   });
 
   it('a disabled BLOG is not found, its feed too', async () => {
@@ -602,5 +693,15 @@ describe('hosted pages: security', () => {
       expect(res.text).not.toContain(HOSTILE);
       expect(res.text).not.toMatch(/<script|onclick|javascript:/i);
     }
+  });
+
+  it('hotspot names are escaped in the list and cannot close the data block', async () => {
+    const res = await get('club', '/atlas');
+    expect(res.text).not.toContain(HOSTILE);
+    expect(res.text).toContain('<strong>Hut &lt;script&gt;alert(1)&lt;/script&gt;&lt;/script&gt;</strong>');
+    const { jsonDataBlock } = await import('../../server/site/pages/atlas.ts');
+    const block = jsonDataBlock({ name: `x</script><script>alert(1)</script>` });
+    expect(block).not.toMatch(/</);
+    expect(JSON.parse(block)).toEqual({ name: 'x</script><script>alert(1)</script>' });
   });
 });

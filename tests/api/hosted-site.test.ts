@@ -158,7 +158,7 @@ describe('hosted site: happy path', () => {
 
 describe('hosted site: errors', () => {
   it('an unknown path on a community host is its HTML not-found page', async () => {
-    for (const path of ['/nope', '/events/summit-day/manage', '/blog/post-1']) {
+    for (const path of ['/nope', '/events/summit-day/manage', '/blog/post-1/comments']) {
       const res = await get(path, 'club.localhost');
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/^text\/html/);

@@ -20,6 +20,9 @@ import { homePage } from './home.ts';
 import { articlePage, blogPage, sendBlogFeed } from './blog.ts';
 import { memberPage, membersPage } from './members.ts';
 import { feedPage, feedPostPage } from './feed.ts';
+import { atlasPage } from './atlas.ts';
+import { siteStatic } from './static.ts';
+import type { MapTiles } from '../../config.ts';
 import { buyProduct, donateToProduct, marketplacePage, productPage, type ActionOutcome } from './marketplace.ts';
 import { ApiError } from '../../http/api-error.ts';
 import { asApiError } from '../../http/refusals.ts';
@@ -34,6 +37,8 @@ export interface HostedSiteDeps {
   siteDomain: string;
   publicUrl: string;
   logger: Logger;
+  /** SVC_MAP_TILES_URL: the atlas's map; without it the atlas is its list only. */
+  mapTiles?: MapTiles | null;
   /** What the site's form posts (buy, donate) sell with; without it those posts are not found. */
   sales?: SaleDeps;
 }
@@ -42,6 +47,7 @@ const isApiPath = (path: string): boolean => /^\/(api|v1)(\/|$)/.test(path);
 
 export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   const router = express.Router();
+  router.use(siteStatic());
   // Where the platform is reached today: its public URL, and the loopback names tests and the demo use.
   const platformHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(deps.publicUrl).hostname.toLowerCase()]);
 
@@ -87,6 +93,7 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   router.get('/marketplace/:sku', page('MARKETPLACE', 'page', productPage));
   router.get('/feed', page('FEED', 'page', feedPage));
   router.get('/feed/post/:id', page('FEED', 'page', feedPostPage));
+  router.get('/atlas', page('ATLAS', 'page', atlasPage(deps.mapTiles ?? null)));
   router.get('/members', page('MEMBERS', 'page', membersPage));
   router.get('/members/:usertag', page('MEMBERS', 'page', memberPage));
   // Plain form posts (no JavaScript needed); the body is a small urlencoded form.

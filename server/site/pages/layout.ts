@@ -28,6 +28,7 @@ ul.events li, ul.articles li, ul.tiers li { padding: 0.6em 0; border-bottom: 1px
 .description { white-space: pre-line; }
 .button { display: inline-block; padding: 0.55em 1em; border-radius: 6px; background: var(--brand); color: #fff; font-weight: 600; text-decoration: none; }
 .actions { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
+.atlas-map { height: 24rem; margin: 1em 0; border-radius: 6px; background: color-mix(in srgb, GrayText 12%, transparent); }
 .rsvp { margin-top: 1.5em; padding: 1em; border: 1px dashed GrayText; border-radius: 6px; }
 `;
 
@@ -50,6 +51,7 @@ export interface SitePage {
 export interface CspExtras {
   'img-src'?: string[];
   'script-src'?: string[];
+  'style-src'?: string[];
   'frame-src'?: string[];
 }
 
@@ -65,7 +67,7 @@ export function sitePageCsp(styleHash: string, extra: CspExtras = {}): string {
   return [
     "default-src 'none'",
     ...(extra['script-src'] ? [`script-src${more('script-src')}`] : []),
-    `style-src 'sha256-${styleHash}'`,
+    `style-src 'sha256-${styleHash}'${more('style-src')}`,
     `img-src 'self' data:${more('img-src')}`,
     ...(extra['frame-src'] ? [`frame-src${more('frame-src')}`] : []),
     "form-action 'self'",
