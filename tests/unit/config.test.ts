@@ -32,6 +32,26 @@ describe('config', () => {
       expect(() => loadConfig({ SVC_SITE_DOMAIN: bad })).toThrow(ConfigError);
   });
 
+  it('reads SVC_MAP_TILES_URL (unset: no map) with the img-src its tiles need, and refuses what is not a tile template', () => {
+    expect(loadConfig({}).mapTiles).toBeNull();
+    expect(loadConfig({ SVC_MAP_TILES_URL: 'https://tiles.example:8443/t/{z}/{x}/{y}.png' }).mapTiles).toEqual({
+      url: 'https://tiles.example:8443/t/{z}/{x}/{y}.png',
+      imgSrc: 'https://tiles.example:8443',
+      attribution: '',
+    });
+    expect(
+      loadConfig({ SVC_MAP_TILES_URL: 'https://{s}.tile.example/{z}/{x}/{y}.png', SVC_MAP_TILES_ATTRIBUTION: '© OSM' })
+        .mapTiles,
+    ).toMatchObject({ imgSrc: 'https://*.tile.example', attribution: '© OSM' });
+    for (const bad of [
+      'https://tiles.example/{z}/{x}.png',
+      'ftp://tiles.example/{z}/{x}/{y}.png',
+      'https://tiles{s}.example/{z}/{x}/{y}.png',
+      'tiles.example/{z}/{x}/{y}',
+    ])
+      expect(() => loadConfig({ SVC_MAP_TILES_URL: bad }), bad).toThrow(ConfigError);
+  });
+
   it('selects PostgreSQL from DATABASE_URL and Redis from REDIS_URL', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
