@@ -498,6 +498,23 @@ describe('hosted pages: happy path', () => {
     }
   });
 
+  it("the chrome's nav is siteNav: the reachable pages, a disabled one and a feature that is off left out", async () => {
+    const navOf = (text: string) =>
+      [.../<nav aria-label="[^"]*">([\s\S]*?)<\/nav>/.exec(text)![1].matchAll(/<a href="([^"]+)">/g)].map((m) => m[1]);
+    expect(navOf((await get('club', '/blog')).text)).toEqual([
+      '/',
+      '/events',
+      '/marketplace',
+      '/feed',
+      '/members',
+      '/atlas',
+      '/blog',
+      '/conversations',
+    ]);
+    expect(navOf((await get('off', '/')).text)).toEqual(['/', '/events', '/conversations']);
+    expect(navOf((await get('inner', '/')).text)).not.toContain('/marketplace');
+  });
+
   it('a member reads a members-only blog', async () => {
     const res = await get('inner', '/blog/secret', 'ACCEPTED');
     expect(res.status).toBe(200);

@@ -28,7 +28,8 @@ import { ApiError } from '../../http/api-error.ts';
 import { asApiError } from '../../http/refusals.ts';
 import type { SaleDeps } from '../../use-cases/checkout.ts';
 import { applyLink, type PageRenderer, type SiteContext } from './context.ts';
-import { PRIVATE_PAGE_CACHE, sendSitePage, sendUnknownHostPage, signInHref, type NavLink } from './layout.ts';
+import { PRIVATE_PAGE_CACHE, sendSitePage, sendUnknownHostPage, signInHref } from './layout.ts';
+import { siteNav } from './nav.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -225,9 +226,7 @@ function contextFor(req: Request, community: CommunityRow, viewer: Viewer): Site
     pageSettings = null;
   }
   const access: AccessConfig = { visibility: community.visibility, pageSettings };
-  const nav: NavLink[] = [{ href: '/', label: 'Home' }];
-  // A disabled page leaves the nav; a gated one stays, and its link leads to the gate.
-  if (gateFor(access, viewer, 'EVENTS') !== 'not-found') nav.push({ href: '/events', label: 'Events' });
+  const nav = siteNav({ community, access, viewer });
   const here = req.originalUrl;
   return {
     community,

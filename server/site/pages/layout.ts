@@ -35,6 +35,16 @@ ul.events li, ul.articles li, ul.tiers li { padding: 0.6em 0; border-bottom: 1px
 export interface NavLink {
   href: string;
   label: string;
+  /** storefrontConfig nav items: the icon the header shows, a link that opens a new tab, a dropdown. */
+  iconKey?: string;
+  external?: boolean;
+  children?: NavLink[];
+}
+
+function navLink(l: NavLink): string {
+  const a = `<a href="${escapeHtml(l.href)}"${l.external ? ' target="_blank" rel="noopener noreferrer"' : ''}>${escapeHtml(l.label)}</a>`;
+  if (!l.children?.length) return a;
+  return `<span class="nav-group">${a}\n<span class="nav-children">${l.children.map(navLink).join('\n')}</span></span>`;
 }
 
 export interface SitePage {
@@ -90,7 +100,7 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
   const name = escapeHtml(chrome.site.name);
-  const nav = chrome.nav.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join('\n');
+  const nav = chrome.nav.map(navLink).join('\n');
   const signIn = chrome.signInNext === null ? '' : `<a href="${escapeHtml(signInHref(chrome.signInNext))}">Sign in</a>`;
   res.type('html').send(`<!doctype html>
 <html lang="en">
