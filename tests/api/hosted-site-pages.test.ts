@@ -14,6 +14,7 @@ let port: string;
 let db: Db;
 const HOSTILE = '<script>alert(1)</script>';
 const MINUTE = 60_000;
+const DAY = 24 * 3600_000;
 
 /** Per community tag: the cookie of an ACCEPTED member, a PENDING applicant and a signed-in non-member. */
 const cookies = new Map<string, { ACCEPTED: string; PENDING: string; outsider: string }>();
@@ -189,7 +190,20 @@ beforeAll(async () => {
   ids.draft = await article(club.id, { slug: 'draft', title: 'Unfinished', status: 'DRAFT' });
   await seedAtlas(db, club.id);
   const now = Date.now();
-  await event(club.id, 'launch', now - MINUTE, { name: `Launch ${HOSTILE}` });
+  await event(club.id, 'launch', now - MINUTE, {
+    name: `Launch ${HOSTILE}`,
+    startDate: new Date(now + 3 * DAY).toISOString(),
+    tiers: [
+      { name: 'Free', priceCents: 0 },
+      { name: 'Supporter', priceCents: 1500 },
+      { name: 'Closed', priceCents: 900, isActive: false },
+    ],
+  });
+  await db
+    .updateTable('events')
+    .set({ banner_url: 'https://img.example/launch.jpg' })
+    .where('slug', '=', 'launch')
+    .execute();
   await event(club.id, 'secret-meet', now - 2.5 * MINUTE, { visibility: 'MEMBERS_ONLY' });
   // A busy feed: 25 posts, most of them at one instant, to walk page by page.
   const busy = await community('busy');
@@ -256,6 +270,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
+
+/** The page less its JSON-LD data block (never executed; its JSON escapes every `<`). */
+const executable = (html: string): string => html.replace(/<script type="application\/ld\+json">[^<]*<\/script>/g, '');
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const jsonLd = (text: string): any =>
+  JSON.parse(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(text)![1]);
 
 const atomEntries = (text: string) => [...text.matchAll(/<entry>[\s\S]*?<\/entry>/g)].map((m) => m[0]);
 
@@ -444,7 +465,7 @@ describe('hosted pages: happy path', () => {
     expect(viewpoints).toContain('<div class="description">Wide view</div>');
     expect(huts).toMatch(/^Huts<\/h2>/);
     expect(huts).toContain('<strong>Low Hut</strong>');
-    expect(res.text).not.toMatch(/<script|id="atlas-map"|leaflet/i);
+    expect(executable(res.text)).not.toMatch(/<script|id="atlas-map"|leaflet/i);
     expect(String(res.headers['content-security-policy'])).not.toContain('script-src');
   });
 
@@ -513,6 +534,84 @@ describe('hosted pages: happy path', () => {
     ]);
     expect(navOf((await get('off', '/')).text)).toEqual(['/', '/events', '/conversations']);
     expect(navOf((await get('inner', '/')).text)).not.toContain('/marketplace');
+  });
+
+  it('pages carry a description, a canonical URL, Open Graph and Twitter cards; home has Organization JSON-LD', async () => {
+    const res = await get('club', '/?utm=x');
+    const origin = `http://club.localhost:${port}`;
+    expect(res.text).toContain(`<link rel="canonical" href="${origin}/">`);
+    expect(res.text).toContain('<meta property="og:type" content="website">');
+    expect(res.text).toContain('<meta property="og:title" content="Home · The Club">');
+    expect(res.text).toContain('<meta name="twitter:card" content="summary">');
+    expect(res.text).toMatch(/<meta name="description" content="[^"]+">/);
+    expect(jsonLd(res.text)).toEqual({
+      '@context': 'https://schema.org',
+      '@type': 'Organization',
+      name: 'The Club',
+      url: `${origin}/`,
+    });
+    expect((await get('club', '/members')).text).toContain(`<link rel="canonical" href="${origin}/members">`);
+  });
+
+  it('an event page has its banner as the card image and Event JSON-LD with an Offer per active tier', async () => {
+    const res = await get('club', '/events/launch');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<meta property="og:image" content="https://img.example/launch.jpg">');
+    expect(res.text).toContain('<meta name="twitter:card" content="summary_large_image">');
+    const ld = jsonLd(res.text);
+    expect(ld).toMatchObject({
+      '@type': 'Event',
+      name: `Launch ${HOSTILE}`,
+      url: `http://club.localhost:${port}/events/launch`,
+      image: ['https://img.example/launch.jpg'],
+    });
+    expect(ld.offers).toEqual([
+      expect.objectContaining({ '@type': 'Offer', name: 'Free', price: '0.00', priceCurrency: 'USD' }),
+      expect.objectContaining({
+        '@type': 'Offer',
+        name: 'Supporter',
+        price: '15.00',
+        availability: 'https://schema.org/InStock',
+      }),
+    ]);
+  });
+
+  it('an article page is og:type article with Article JSON-LD', async () => {
+    const res = await get('club', '/blog/first');
+    expect(res.text).toContain('<meta property="og:type" content="article">');
+    expect(res.text).toContain('<meta property="og:image" content="https://img.example/banner.jpg">');
+    expect(res.text).toContain('<meta name="description" content="An opening">');
+    expect(jsonLd(res.text)).toMatchObject({
+      '@type': 'Article',
+      headline: 'First & foremost',
+      image: ['https://img.example/banner.jpg'],
+      author: { '@type': 'Person' },
+      publisher: { '@type': 'Organization', name: 'The Club' },
+    });
+  });
+
+  it('/sitemap.xml lists the pages, public events, published articles and products an anonymous visitor can open', async () => {
+    const res = await get('club', '/sitemap.xml', 'ACCEPTED');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/xml/);
+    const origin = `http://club.localhost:${port}`;
+    const locs = [...res.text.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1].replace(origin, ''));
+    expect(locs.slice(0, 7)).toEqual(['/', '/events', '/marketplace', '/feed', '/members', '/atlas', '/blog']);
+    expect(locs).toContain('/events/launch');
+    expect(locs).not.toContain('/events/secret-meet');
+    expect(locs).toEqual(
+      expect.arrayContaining(['/blog/first', '/blog/second', '/marketplace/mug', '/marketplace/fund']),
+    );
+    expect(locs).not.toContain('/blog/draft');
+    expect(locs).not.toContain('/marketplace/old');
+    expect(locs).not.toContain('/conversations');
+  });
+
+  it('/robots.txt points at the sitemap on this host', async () => {
+    const res = await get('club', '/robots.txt');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toContain(`Sitemap: http://club.localhost:${port}/sitemap.xml`);
   });
 
   it('a member reads a members-only blog', async () => {
@@ -599,6 +698,18 @@ describe('hosted pages: errors', () => {
     expect((await get('off', '/atlas', 'ACCEPTED')).status).toBe(404);
   });
 
+  it('the sitemap leaves out members-only and disabled pages and their entries; an unknown host keeps its 404', async () => {
+    const inner = await get('inner', '/sitemap.xml');
+    expect(inner.text).not.toContain('/blog');
+    const off = await get('off', '/sitemap.xml');
+    for (const path of ['/blog', '/marketplace', '/members', '/feed', '/atlas']) expect(off.text).not.toContain(path);
+    for (const path of ['/sitemap.xml', '/robots.txt']) {
+      const res = await rawRequest(port, 'GET', path, { Host: `nowhere.example:${port}` });
+      expect(res.status).toBe(404);
+      expect(res.text).toContain('No site is served at this address.');
+    }
+  });
+
   it('a disabled BLOG is not found, its feed too', async () => {
     for (const path of ['/blog', '/blog/hidden', '/blog/feed.xml']) {
       const res = await get('off', path, 'ACCEPTED');
@@ -630,7 +741,7 @@ describe('hosted pages: security', () => {
   it('article HTML goes through the sanitizer and titles are escaped, on the page and in the feed', async () => {
     const page = await get('club', '/blog/second');
     expect(page.text).not.toContain(HOSTILE);
-    expect(page.text).not.toMatch(/<script|onclick|javascript:/i);
+    expect(executable(page.text)).not.toMatch(/<script|onclick|javascript:/i);
     expect(page.text).toContain(`Second &lt;script&gt;alert(1)&lt;/script&gt;`);
     const feed = await get('club', '/blog/feed.xml');
     expect(feed.text).not.toMatch(/<script|onclick|javascript:/i);
@@ -708,7 +819,7 @@ describe('hosted pages: security', () => {
     for (const path of ['/feed', `/feed/post/event-${ids.launch}`, `/feed/post/article-${ids.second}`]) {
       const res = await get('club', path);
       expect(res.text).not.toContain(HOSTILE);
-      expect(res.text).not.toMatch(/<script|onclick|javascript:/i);
+      expect(executable(res.text)).not.toMatch(/<script|onclick|javascript:/i);
     }
   });
 
@@ -720,5 +831,16 @@ describe('hosted pages: security', () => {
     const block = jsonDataBlock({ name: `x</script><script>alert(1)</script>` });
     expect(block).not.toMatch(/</);
     expect(JSON.parse(block)).toEqual({ name: 'x</script><script>alert(1)</script>' });
+  });
+
+  it('JSON-LD is a data block whose content cannot end it, and carries hostile names as data', async () => {
+    const res = await get('club', '/events/launch');
+    const block = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(res.text)![1];
+    expect(block).not.toContain('<');
+    expect(res.text.match(/<script/g)).toHaveLength(1);
+    expect(jsonLd(res.text).name).toBe(`Launch ${HOSTILE}`);
+    expect(res.text).toContain(
+      '<meta property="og:title" content="Launch &lt;script&gt;alert(1)&lt;/script&gt; · The Club">',
+    );
   });
 });

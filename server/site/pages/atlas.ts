@@ -11,23 +11,13 @@ import { hasFeature } from '../../domain/communities.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
 import type { PageRenderer } from './context.ts';
+import { jsonDataBlock } from './layout.ts';
+
+export { jsonDataBlock };
 import { ATLAS_SCRIPT_PATH, LEAFLET_CSS_PATH, LEAFLET_MODULE_PATH } from './static.ts';
 
 /** The most hotspots the page lists (the API pages them; a community's atlas is far smaller). */
 export const ATLAS_MAX_HOTSPOTS = 1000;
-
-/**
- * JSON for a `<script type="application/json">` block: the parser ends the block at the first
- * `</script`, so `<` (and, for good measure, `>`, `&` and the JS line separators) are escaped.
- */
-export function jsonDataBlock(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
 
 function groups(categories: AtlasCategory[], hotspots: AtlasHotspot[]): { name: string; items: AtlasHotspot[] }[] {
   const known = new Set(categories.map((c) => c.id));

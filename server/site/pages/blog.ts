@@ -11,7 +11,9 @@ import { EMBED_ORIGINS, sanitizeArticleHtml } from '../../domain/article-html.ts
 import * as articles from '../../domain/articles.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { when } from './events.ts';
+import { imageUrl, offsetOf, siteOrigin } from './urls.ts';
 import type { PageBody, SiteContext } from './context.ts';
+import { summaryText } from './layout.ts';
 
 export const BLOG_PAGE_SIZE = 20;
 export const FEED_ENTRIES = 20;
@@ -22,24 +24,6 @@ export const articleCommunity = (c: CommunityRow): articles.ArticleCommunity => 
   name: c.name,
   founderUserId: c.founder_user_id,
 });
-
-/** An image URL a page may put in `src`: absolute http(s) only, as the sanitizer allows in articles. */
-export function imageUrl(value: string | null | undefined): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
-/** `?offset=` as a non-negative integer; anything else is the first page. */
-export function offsetOf(req: Request): number {
-  const raw = req.query.offset;
-  const n = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : 0;
-  return n;
-}
 
 const articleHref = (a: Pick<Article, 'slug'>): string => `/blog/${encodeURIComponent(a.slug)}`;
 
@@ -57,6 +41,10 @@ ${a.excerpt ? `<p>${escapeHtml(a.excerpt)}</p>` : ''}</li>`,
   const more = page.hasMore ? `<p><a href="/blog?offset=${offset + BLOG_PAGE_SIZE}">Older articles</a></p>` : '';
   return {
     title: 'Blog',
+    head: {
+      description: `Articles from ${ctx.community.name}.`,
+      canonicalPath: offset ? `/blog?offset=${offset}` : '/blog',
+    },
     main: `<h1>Blog</h1>
 <p><a href="/blog/feed.xml" type="application/atom+xml">Atom feed</a></p>
 ${list}
@@ -69,8 +57,27 @@ export async function articlePage(ctx: SiteContext, db: Db, req: Request): Promi
   const article = await articles.getPublishedBySlug(db, articleCommunity(ctx.community), String(req.params.slug));
   if (!article) return 'not-found';
   const banner = imageUrl(article.bannerUrl);
+  const origin = ctx.chrome.origin ?? '';
+  const url = `${origin}${articleHref(article)}`;
   return {
     title: article.title,
+    head: {
+      type: 'article',
+      description: article.excerpt || summaryText(article.content.replace(/<[^>]*>/g, ' ')),
+      image: banner,
+      jsonLd: {
+        '@context': 'https://schema.org',
+        '@type': 'Article',
+        headline: article.title,
+        url,
+        mainEntityOfPage: url,
+        ...(article.publishedAt ? { datePublished: article.publishedAt } : {}),
+        ...(banner ? { image: [banner] } : {}),
+        ...(article.excerpt ? { description: article.excerpt } : {}),
+        author: { '@type': 'Person', name: article.author.name },
+        publisher: { '@type': 'Organization', name: ctx.community.name, url: `${origin}/` },
+      },
+    },
     main: `<article>
 ${banner ? `<img class="banner" src="${escapeHtml(banner)}" alt="">` : ''}
 <h1>${escapeHtml(article.title)}</h1>
@@ -83,11 +90,6 @@ ${sanitizeArticleHtml(article.content)}
     // Images in an article (and its banner) are absolute http(s) URLs anywhere; embeds only from the players the sanitizer keeps.
     csp: { 'img-src': ['https:', 'http:'], 'frame-src': [...EMBED_ORIGINS] },
   };
-}
-
-/** The site's own origin as this request reached it: the links a feed reader follows. */
-export function siteOrigin(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? req.hostname}`;
 }
 
 const xml = escapeHtml;

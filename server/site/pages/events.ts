@@ -9,6 +9,8 @@ import * as events from '../../domain/events.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
 import type { PageBody, SiteContext } from './context.ts';
+import { imageUrl } from './urls.ts';
+import type { PageHead } from './layout.ts';
 
 export const UPCOMING_LIMIT = 50;
 export const PAST_LIMIT = 20;
@@ -57,6 +59,7 @@ export async function eventsPage(ctx: SiteContext, db: Db): Promise<PageBody> {
   ]);
   return {
     title: 'Events',
+    head: { description: `Upcoming and past events of ${ctx.community.name}.` },
     main: `<h1>Events</h1>
 <section aria-labelledby="upcoming">
 <h2 id="upcoming">Upcoming</h2>
@@ -76,6 +79,62 @@ export function price(tier: Tier): string {
   } catch {
     return `${(tier.priceCents / 100).toFixed(2)} ${tier.currency}`;
   }
+}
+
+/** A tier's price as schema.org wants it: a decimal string in major units. */
+function offerPrice(tier: Tier): string {
+  let digits = 2;
+  try {
+    digits =
+      new Intl.NumberFormat('en', { style: 'currency', currency: tier.currency }).resolvedOptions()
+        .maximumFractionDigits ?? 2;
+  } catch {
+    digits = 2;
+  }
+  return (tier.priceCents / 10 ** digits).toFixed(digits);
+}
+
+/** Search and link previews: the banner as the card image, JSON-LD `Event` with an `Offer` per active tier. */
+function eventHead(ctx: SiteContext, event: Event): PageHead {
+  const origin = ctx.chrome.origin ?? '';
+  const url = `${origin}/events/${encodeURIComponent(event.slug)}`;
+  const banner = imageUrl(event.bannerUrl);
+  const location = event.location;
+  return {
+    description: event.description ?? `${event.name}, an event of ${ctx.community.name}.`,
+    image: banner,
+    jsonLd: {
+      '@context': 'https://schema.org',
+      '@type': 'Event',
+      name: event.name,
+      url,
+      ...(event.startDate ? { startDate: event.startDate } : {}),
+      ...(event.endDate ? { endDate: event.endDate } : {}),
+      ...(event.description ? { description: event.description } : {}),
+      ...(banner ? { image: [banner] } : {}),
+      ...(location
+        ? {
+            location: {
+              '@type': 'Place',
+              ...(location.name ? { name: location.name } : {}),
+              address: [location.address, location.city, location.region, location.country]
+                .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
+                .join(', '),
+            },
+          }
+        : {}),
+      organizer: { '@type': 'Organization', name: ctx.community.name, url: `${origin}/` },
+      offers: event.tiers.map((t) => ({
+        '@type': 'Offer',
+        name: t.name,
+        price: offerPrice(t),
+        priceCurrency: t.currency,
+        availability:
+          t.capacity !== null && t.sold >= t.capacity ? 'https://schema.org/SoldOut' : 'https://schema.org/InStock',
+        url,
+      })),
+    },
+  };
 }
 
 /**
@@ -98,6 +157,7 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
     : '<p class="empty">No tickets on sale.</p>';
   return {
     title: event.name,
+    head: eventHead(ctx, event),
     main: `<article>
 <h1>${escapeHtml(event.name)}</h1>
 <p class="meta">${when(event.startDate)}${event.endDate ? ` – ${when(event.endDate)}` : ''}</p>

@@ -8,7 +8,7 @@ import type { Db } from '../../db/index.ts';
 import * as feed from '../../domain/feed.ts';
 import { isRefusal } from '../../domain/refusal.ts';
 import { escapeHtml } from '../../shared/html.ts';
-import { imageUrl } from './blog.ts';
+import { imageUrl } from './urls.ts';
 import { sanitizeArticleHtml } from '../../domain/article-html.ts';
 import { audienceFor, when } from './events.ts';
 import { gateFor } from './gate.ts';

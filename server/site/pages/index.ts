@@ -18,6 +18,7 @@ import { gateFor } from './gate.ts';
 import { eventPage, eventsPage } from './events.ts';
 import { homePage } from './home.ts';
 import { articlePage, blogPage, sendBlogFeed } from './blog.ts';
+import { siteOrigin } from './urls.ts';
 import { memberPage, membersPage } from './members.ts';
 import { feedPage, feedPostPage } from './feed.ts';
 import { atlasPage } from './atlas.ts';
@@ -30,6 +31,7 @@ import type { SaleDeps } from '../../use-cases/checkout.ts';
 import { applyLink, type PageRenderer, type SiteContext } from './context.ts';
 import { PRIVATE_PAGE_CACHE, sendSitePage, sendUnknownHostPage, signInHref } from './layout.ts';
 import { siteNav } from './nav.ts';
+import { sendRobots, sendSitemap } from './seo.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -71,6 +73,23 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     };
 
   router.get('/', page('HOME', 'page', homePage));
+  router.get('/robots.txt', (req, res, next) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    sendRobots(req, res);
+  });
+  router.get('/sitemap.xml', async (req, res, next) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    // What a crawler can open: the gate runs for no viewer, whoever asks.
+    const ctx = contextFor(req, community, { userId: null });
+    try {
+      await sendSitemap(deps.db, req, res, ctx);
+    } catch (err) {
+      deps.logger.error({ err, path: req.path }, 'sitemap failed');
+      sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
+    }
+  });
   router.get('/events', page('EVENTS', 'page', eventsPage));
   router.get('/events/:slug', page('EVENTS', 'entity', eventPage));
   router.get('/blog', page('BLOG', 'page', blogPage));
@@ -142,7 +161,12 @@ async function servePage(
     if (body === 'not-found')
       return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
     if (body === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
-    sendSitePage(res, ctx.chrome, { ...body, cache: ctx.viewer.userId === null ? 'public' : 'private' });
+    // Every rendered page has a canonical URL and the basic cards, whether or not it says more.
+    sendSitePage(res, ctx.chrome, {
+      ...body,
+      head: body.head ?? {},
+      cache: ctx.viewer.userId === null ? 'public' : 'private',
+    });
   } catch (err) {
     deps.logger.error({ err, path: req.path }, 'hosted page failed');
     sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
@@ -233,7 +257,13 @@ function contextFor(req: Request, community: CommunityRow, viewer: Viewer): Site
     access,
     viewer,
     here,
-    chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null },
+    chrome: {
+      site: pageSiteOf(community),
+      nav,
+      signInNext: viewer.userId === null ? here : null,
+      origin: siteOrigin(req),
+      path: req.path,
+    },
   };
 }
 

@@ -54,8 +54,23 @@ export interface SitePage {
   status?: number;
   /** Public only when nothing on the page depends on who asked. */
   cache: 'public' | 'private';
+  /** What search engines and link previews read (docs/hosted-site.md, "Search and link previews"). */
+  head?: PageHead;
   /** Sources a page adds to its CSP (an article's images and embeds, the atlas's script and tiles). */
   csp?: CspExtras;
+}
+
+export interface PageHead {
+  /** The meta description and the cards' description (plain text; cut to 300 characters). */
+  description?: string;
+  /** The page's canonical path on this site (default: the path asked for, without the query). */
+  canonicalPath?: string;
+  /** An absolute http(s) image for Open Graph and the Twitter card (the event's or article's banner). */
+  image?: string | null;
+  /** og:type: `website` unless said. */
+  type?: 'website' | 'article';
+  /** Structured data (schema.org), written as a JSON-LD data block. */
+  jsonLd?: Record<string, unknown>;
 }
 
 export interface CspExtras {
@@ -67,6 +82,10 @@ export interface CspExtras {
 
 export interface SiteChrome {
   site: PageSite;
+  /** This site's origin as the request reached it, for canonical and Open Graph URLs. */
+  origin?: string;
+  /** The path asked for, without the query: the default canonical path. */
+  path?: string;
   nav: NavLink[];
   /** Where the header's sign-in link returns to; null when the viewer is signed in. */
   signInNext: string | null;
@@ -84,6 +103,49 @@ export function sitePageCsp(styleHash: string, extra: CspExtras = {}): string {
     "base-uri 'none'",
     "frame-ancestors 'self'",
   ].join('; ');
+}
+
+/** JSON for a data block (`application/json`, `application/ld+json`): nothing in it can end the element. */
+export function jsonDataBlock(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** Plain text for a description: whitespace collapsed, at most 300 characters. */
+export function summaryText(text: string | null | undefined, max = 300): string {
+  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+}
+
+function headTags(chrome: SiteChrome, page: SitePage): string {
+  const head = page.head;
+  if (!head || chrome.origin === undefined) return '';
+  const url = `${chrome.origin}${head.canonicalPath ?? chrome.path ?? '/'}`;
+  const description = summaryText(head.description);
+  const title = `${page.title} · ${chrome.site.name}`;
+  const meta = (attr: 'name' | 'property', key: string, value: string) =>
+    `<meta ${attr}="${key}" content="${escapeHtml(value)}">`;
+  const tags = [
+    ...(description ? [meta('name', 'description', description)] : []),
+    `<link rel="canonical" href="${escapeHtml(url)}">`,
+    meta('property', 'og:site_name', chrome.site.name),
+    meta('property', 'og:type', head.type ?? 'website'),
+    meta('property', 'og:title', title),
+    meta('property', 'og:url', url),
+    ...(description ? [meta('property', 'og:description', description)] : []),
+    ...(head.image ? [meta('property', 'og:image', head.image)] : []),
+    meta('name', 'twitter:card', head.image ? 'summary_large_image' : 'summary'),
+    meta('name', 'twitter:title', title),
+    ...(description ? [meta('name', 'twitter:description', description)] : []),
+    ...(head.image ? [meta('name', 'twitter:image', head.image)] : []),
+    // A data block, never executed: the CSP's script-src does not apply to it.
+    ...(head.jsonLd ? [`<script type="application/ld+json">${jsonDataBlock(head.jsonLd)}</script>`] : []),
+  ];
+  return `${tags.join('\n')}\n`;
 }
 
 export const signInHref = (next: string): string => `/sign-in?next=${encodeURIComponent(next)}`;
@@ -109,7 +171,7 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(page.title)} · ${name}</title>
-<style>${style}</style>
+${headTags(chrome, page)}<style>${style}</style>
 </head>
 <body>
 <header class="site-header">

@@ -14,7 +14,7 @@ import * as products from '../../domain/products.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import type { SaleDeps } from '../../use-cases/checkout.ts';
 import { donate, productCheckout, spendDonationBudget } from '../../use-cases/donations.ts';
-import { imageUrl, offsetOf, siteOrigin } from './blog.ts';
+import { imageUrl, offsetOf, siteOrigin } from './urls.ts';
 import type { PageBody, SiteContext } from './context.ts';
 
 export const PRODUCTS_PAGE_SIZE = 24;
@@ -74,6 +74,7 @@ export async function marketplacePage(ctx: SiteContext, db: Db, req: Request): P
   });
   return {
     title: 'Marketplace',
+    head: { description: `What ${ctx.community.name} sells.` },
     main: `<h1>Marketplace</h1>
 ${items.length ? `<ul class="products">\n${items.join('\n')}\n</ul>` : `<p class="empty">${offset ? 'No more products.' : 'Nothing for sale yet.'}</p>`}
 ${page.hasMore ? `<p><a href="/marketplace?offset=${offset + PRODUCTS_PAGE_SIZE}">More products</a></p>` : ''}`,
@@ -135,6 +136,7 @@ export async function productPage(ctx: SiteContext, db: Db, req: Request): Promi
       : '';
   return {
     title: p.name,
+    head: { description: p.description ?? `${p.name} from ${ctx.community.name}.`, image },
     main: `<article>
 ${notice ? `<p role="status" class="notice">${escapeHtml(notice)}</p>` : ''}
 <h1>${escapeHtml(p.name)}</h1>

@@ -8,7 +8,7 @@ import type { Member } from '../../../contract/resources.ts';
 import type { Db } from '../../db/index.ts';
 import * as members from '../../domain/members.ts';
 import { escapeHtml } from '../../shared/html.ts';
-import { imageUrl, offsetOf } from './blog.ts';
+import { imageUrl, offsetOf } from './urls.ts';
 import { when } from './events.ts';
 import type { PageBody, SiteContext } from './context.ts';
 
