@@ -274,7 +274,6 @@ afterAll(async () => {
 /** The page less its JSON-LD data block (never executed; its JSON escapes every `<`). */
 const executable = (html: string): string => html.replace(/<script type="application\/ld\+json">[^<]*<\/script>/g, '');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const jsonLd = (text: string): any =>
   JSON.parse(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(text)![1]);
 
