@@ -613,6 +613,23 @@ describe('hosted pages: happy path', () => {
     expect(res.text).toContain(`Sitemap: http://club.localhost:${port}/sitemap.xml`);
   });
 
+  it('a public page, the Atom feed and the sitemap carry an ETag from their body; If-None-Match answers 304', async () => {
+    for (const path of ['/blog', '/blog/first', '/marketplace/mug', '/blog/feed.xml', '/sitemap.xml']) {
+      const first = await get('club', path);
+      const etag = String(first.headers.etag);
+      expect(etag, path).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      expect((await get('club', path)).headers.etag, path).toBe(etag);
+      const again = await get('club', path, 'anonymous', { 'If-None-Match': `"other", W/${etag}` });
+      expect(again.status, path).toBe(304);
+      expect(again.text).toBe('');
+      expect(again.headers.etag).toBe(etag);
+      expect(again.headers['cache-control']).toBe(first.headers['cache-control']);
+      expect((await get('club', path, 'anonymous', { 'If-None-Match': '"other"' })).status).toBe(200);
+    }
+    // Different bodies, different tags.
+    expect((await get('club', '/blog/first')).headers.etag).not.toBe((await get('club', '/blog/second')).headers.etag);
+  });
+
   it('a member reads a members-only blog', async () => {
     const res = await get('inner', '/blog/secret', 'ACCEPTED');
     expect(res.status).toBe(200);
@@ -841,5 +858,20 @@ describe('hosted pages: security', () => {
     expect(res.text).toContain(
       '<meta property="og:title" content="Launch &lt;script&gt;alert(1)&lt;/script&gt; · The Club">',
     );
+  });
+
+  it('pages rendered for a signed-in viewer, and gate and not-found pages, carry no ETag and never answer 304', async () => {
+    const anonymousTag = String((await get('club', '/blog')).headers.etag);
+    const member = await get('club', '/blog', 'ACCEPTED');
+    expect(member.headers.etag).toBeUndefined();
+    expect((await get('club', '/blog', 'ACCEPTED', { 'If-None-Match': anonymousTag })).status).toBe(200);
+    for (const [tag, path] of [
+      ['inner', '/blog'],
+      ['club', '/nope'],
+    ]) {
+      const res = await get(tag, path, 'anonymous', { 'If-None-Match': anonymousTag });
+      expect(res.status).not.toBe(304);
+      expect(res.headers.etag).toBeUndefined();
+    }
   });
 });

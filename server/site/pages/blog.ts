@@ -13,7 +13,7 @@ import { escapeHtml } from '../../shared/html.ts';
 import { when } from './events.ts';
 import { imageUrl, offsetOf, siteOrigin } from './urls.ts';
 import type { PageBody, SiteContext } from './context.ts';
-import { summaryText } from './layout.ts';
+import { sendWithEtag, summaryText } from './layout.ts';
 
 export const BLOG_PAGE_SIZE = 20;
 export const FEED_ENTRIES = 20;
@@ -128,7 +128,10 @@ ${a.excerpt ? `<summary>${xml(a.excerpt)}</summary>\n` : ''}<content type="html"
   res.status(200);
   res.setHeader('Cache-Control', 'public, max-age=300');
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.type('application/atom+xml; charset=utf-8').send(`<?xml version="1.0" encoding="utf-8"?>
+  res.type('application/atom+xml; charset=utf-8');
+  sendWithEtag(
+    res,
+    `<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
 <title>${xml(community.name)}</title>
 <id>${xml(`${origin}/blog`)}</id>
@@ -137,5 +140,6 @@ ${a.excerpt ? `<summary>${xml(a.excerpt)}</summary>\n` : ''}<content type="html"
 <updated>${xml(updated)}</updated>
 ${entries.join('\n')}
 </feed>
-`);
+`,
+  );
 }

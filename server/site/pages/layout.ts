@@ -164,7 +164,7 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   const name = escapeHtml(chrome.site.name);
   const nav = chrome.nav.map(navLink).join('\n');
   const signIn = chrome.signInNext === null ? '' : `<a href="${escapeHtml(signInHref(chrome.signInNext))}">Sign in</a>`;
-  res.type('html').send(`<!doctype html>
+  const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -189,7 +189,35 @@ ${page.main}
 </footer>
 </body>
 </html>
-`);
+`;
+  res.type('html');
+  if (page.cache === 'public') sendWithEtag(res, html);
+  else res.send(html);
+}
+
+/** A strong validator of a body: its SHA-256, so equal bytes give equal tags on every instance. */
+export const etagOf = (body: string): string =>
+  `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+
+/** Whether If-None-Match names this tag (`*`, or a list; weak comparison, as a GET allows). */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * Sends a body that every anonymous visitor gets alike (public pages, the Atom feed, the sitemap)
+ * with an ETag; a request that already has it gets 304 with the same headers and no body.
+ */
+export function sendWithEtag(res: Response, body: string): void {
+  const etag = etagOf(body);
+  res.setHeader('ETag', etag);
+  if (matchesIfNoneMatch(res.req.headers['if-none-match'], etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.send(body);
 }
 
 /** For a host that is neither the platform's nor any community's: no chrome to give it. */

@@ -15,6 +15,7 @@ import type { SiteContext } from './context.ts';
 import { gateFor } from './gate.ts';
 import { BUILT_IN_NAV } from './nav.ts';
 import { siteOrigin } from './urls.ts';
+import { sendWithEtag } from './layout.ts';
 import { hasFeature } from '../../domain/communities.ts';
 
 /** Most entries of each kind in the sitemap (the protocol allows 50,000 URLs in one file). */
@@ -64,11 +65,15 @@ export async function sendSitemap(
   const urls = (await sitemapPaths(db, ctx)).map((p) => `<url><loc>${escapeHtml(`${origin}${p}`)}</loc></url>`);
   res.setHeader('Cache-Control', SEO_CACHE);
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.type('application/xml; charset=utf-8').send(`<?xml version="1.0" encoding="utf-8"?>
+  res.type('application/xml; charset=utf-8');
+  sendWithEtag(
+    res,
+    `<?xml version="1.0" encoding="utf-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 ${urls.join('\n')}
 </urlset>
-`);
+`,
+  );
 }
 
 export function sendRobots(req: Request, res: Response): void {
