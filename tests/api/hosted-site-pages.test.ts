@@ -189,6 +189,10 @@ beforeAll(async () => {
   });
   ids.draft = await article(club.id, { slug: 'draft', title: 'Unfinished', status: 'DRAFT' });
   await seedAtlas(db, club.id);
+  const yen = await event(club.id, 'yen-night', Date.now() - 20 * MINUTE, {
+    tiers: [{ name: 'Seat', priceCents: 1200 }],
+  });
+  await db.updateTable('tiers').set({ currency: 'JPY' }).where('event_id', '=', yen).execute();
   const now = Date.now();
   await event(club.id, 'launch', now - MINUTE, {
     name: `Launch ${HOSTILE}`,
@@ -414,13 +418,19 @@ describe('hosted pages: happy path', () => {
     const anonymous = await get('club', '/feed');
     expect(anonymous.status).toBe(200);
     const posts = (text: string) => [...text.matchAll(/<a href="\/feed\/post\/([^"]+)">/g)].map((m) => m[1]);
-    expect(posts(anonymous.text)).toEqual([`event-${ids.launch}`, `article-${ids.second}`, `article-${ids.first}`]);
+    expect(posts(anonymous.text)).toEqual([
+      `event-${ids.launch}`,
+      `article-${ids.second}`,
+      `article-${ids.first}`,
+      `event-${ids['yen-night']}`,
+    ]);
     const member = await get('club', '/feed', 'ACCEPTED');
     expect(posts(member.text)).toEqual([
       `event-${ids.launch}`,
       `article-${ids.second}`,
       `event-${ids['secret-meet']}`,
       `article-${ids.first}`,
+      `event-${ids['yen-night']}`,
     ]);
   });
 
@@ -628,6 +638,12 @@ describe('hosted pages: happy path', () => {
     }
     // Different bodies, different tags.
     expect((await get('club', '/blog/first')).headers.etag).not.toBe((await get('club', '/blog/second')).headers.etag);
+  });
+
+  it("a tier's price is in its currency's own decimals, on the page and in the Offer", async () => {
+    const res = await get('club', '/events/yen-night');
+    expect(res.text).toContain('Seat · <strong>¥1,200</strong>');
+    expect(jsonLd(res.text).offers).toEqual([expect.objectContaining({ price: '1200', priceCurrency: 'JPY' })]);
   });
 
   it('a member reads a members-only blog', async () => {

@@ -10,6 +10,7 @@ import { escapeHtml } from '../../shared/html.ts';
 import { isMember } from './gate.ts';
 import type { PageBody, SiteContext } from './context.ts';
 import { imageUrl } from './urls.ts';
+import { minorDigits, money } from './money.ts';
 import type { PageHead } from './layout.ts';
 
 export const UPCOMING_LIMIT = 50;
@@ -73,24 +74,12 @@ ${eventList(past.items, 'No past events.')}
 }
 
 export function price(tier: Tier): string {
-  if (tier.priceCents === 0) return 'Free';
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: tier.currency }).format(tier.priceCents / 100);
-  } catch {
-    return `${(tier.priceCents / 100).toFixed(2)} ${tier.currency}`;
-  }
+  return tier.priceCents === 0 ? 'Free' : money(tier.priceCents, tier.currency);
 }
 
 /** A tier's price as schema.org wants it: a decimal string in major units. */
 function offerPrice(tier: Tier): string {
-  let digits = 2;
-  try {
-    digits =
-      new Intl.NumberFormat('en', { style: 'currency', currency: tier.currency }).resolvedOptions()
-        .maximumFractionDigits ?? 2;
-  } catch {
-    digits = 2;
-  }
+  const digits = minorDigits(tier.currency);
   return (tier.priceCents / 10 ** digits).toFixed(digits);
 }
 

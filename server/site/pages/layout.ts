@@ -1,6 +1,8 @@
 // The hosted site's document: one layout (a header with the community's name and nav, the page,
-// a footer) and the headers every page is sent with. No page has a script yet, and the only style
-// is allowed by its hash, so the CSP needs no nonce and a public page can be cached as it is.
+// a footer), the head metadata (canonical, cards, JSON-LD) and the headers every page is sent with.
+// No page has an inline script (JSON and JSON-LD blocks are data), and the layout's one style is
+// allowed by its hash, so the CSP needs no nonce and a public page can be cached as it is; a page
+// adds only the sources it shows (SitePage.csp: the atlas its script, an article its images).
 import crypto from 'node:crypto';
 import type { Response } from 'express';
 import { escapeHtml } from '../../shared/html.ts';
