@@ -890,4 +890,14 @@ describe('hosted pages: security', () => {
       expect(res.headers.etag).toBeUndefined();
     }
   });
+
+  it('a Host header with more than a name and a port never reaches the links of a page, the feed or the sitemap', async () => {
+    const host = `club.localhost:${port}"><b>x`;
+    for (const path of ['/', '/blog/feed.xml', '/sitemap.xml', '/robots.txt']) {
+      const res = await rawRequest(port, 'GET', path, { Host: host });
+      expect(res.status, path).toBe(200);
+      expect(res.text, path).not.toContain('<b>x');
+      expect(res.text, path).not.toContain('&lt;b&gt;x');
+    }
+  });
 });

@@ -24,5 +24,8 @@ export function offsetOf(req: Request): number {
  * is trusted), the origin assertOwnOrigin compares with: canonical URLs, feed and sitemap links.
  */
 export function siteOrigin(req: Request): string {
-  return `${req.protocol}://${req.host}`;
+  // A Host header is the client's to write: only a plain name and a numeric port go into links and
+  // cached pages; anything else falls back to the name the site was found by.
+  const host = /^[a-z0-9.-]+(:\d{1,5})?$/i.test(req.host) ? req.host : req.hostname;
+  return `${req.protocol}://${host}`;
 }
