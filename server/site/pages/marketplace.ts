@@ -10,6 +10,7 @@ import type { Request, Response } from 'express';
 import type { DonationConfig, Product } from '../../../contract/resources.ts';
 import { transaction, type Db } from '../../db/index.ts';
 import { hasFeature, saleCommunity } from '../../domain/communities.ts';
+import { parseJson } from '../../db/ids.ts';
 import * as products from '../../domain/products.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import type { SaleDeps } from '../../use-cases/checkout.ts';
@@ -24,7 +25,7 @@ export const PRODUCTS_PAGE_SIZE = 24;
 export const marketplaceOn = (ctx: SiteContext): boolean => hasFeature(ctx.community, 'marketplace');
 const userSellers = (ctx: SiteContext): boolean => {
   try {
-    return products.userSellerMode(JSON.parse(String(ctx.community.storefront_config ?? 'null')));
+    return products.userSellerMode(parseJson<unknown>(ctx.community.storefront_config, null));
   } catch {
     return false;
   }
