@@ -369,6 +369,10 @@ describe('hosted pages: happy path', () => {
     expect(JSON.stringify(checkout)).toContain('mug');
     expect(Number(checkout.amount_total)).toBe(3000);
     expect(res.headers.location).toBe(checkout.checkout_url);
+    // Browsers hold a form's redirect to the page's form-action: the product page admits the checkout's origin.
+    const csp = String((await get('club', '/marketplace/mug')).headers['content-security-policy']);
+    expect(csp).toContain(`form-action 'self' ${new URL(String(res.headers.location)).origin};`);
+    expect(String((await get('club', '/blog')).headers['content-security-policy'])).toContain("form-action 'self';");
   });
 
   it('the donate form opens a donation checkout for the chosen or typed amount', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.ts';
+import { checkoutOrigins } from '../../server/payments/index.ts';
 
 describe('config', () => {
   it('defaults to port 3000 on 127.0.0.1, SQLite under ./data and memory rate limits', () => {
@@ -50,6 +51,18 @@ describe('config', () => {
       'tiles.example/{z}/{x}/{y}',
     ])
       expect(() => loadConfig({ SVC_MAP_TILES_URL: bad }), bad).toThrow(ConfigError);
+  });
+
+  it("names the configured gateway's checkout origin (the hosted product page's form-action)", () => {
+    expect(checkoutOrigins(loadConfig({ SVC_PAYMENTS: 'local', SVC_PUBLIC_URL: 'https://svc.example/' }))).toEqual([
+      'https://svc.example',
+    ]);
+    expect(
+      checkoutOrigins(
+        loadConfig({ SVC_PAYMENTS: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }),
+      ),
+    ).toEqual(['https://checkout.stripe.com']);
+    expect(checkoutOrigins(loadConfig({ SVC_PAYMENTS: 'off' }))).toEqual([]);
   });
 
   it('selects PostgreSQL from DATABASE_URL and Redis from REDIS_URL', () => {

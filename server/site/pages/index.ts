@@ -40,6 +40,8 @@ export interface HostedSiteDeps {
   siteDomain: string;
   publicUrl: string;
   logger: Logger;
+  /** Where the payment gateway's checkout is: the product page's forms are redirected there. */
+  checkoutOrigins?: string[];
   /** SVC_MAP_TILES_URL: the atlas's map; without it the atlas is its list only. */
   mapTiles?: MapTiles | null;
   /** What the site's form posts (buy, donate) sell with; without it those posts are not found. */
@@ -110,7 +112,7 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   });
   router.get('/blog/:slug', page('BLOG', 'page', articlePage));
   router.get('/marketplace', page('MARKETPLACE', 'page', marketplacePage));
-  router.get('/marketplace/:sku', page('MARKETPLACE', 'page', productPage));
+  router.get('/marketplace/:sku', page('MARKETPLACE', 'page', productPage(deps.checkoutOrigins ?? [])));
   router.get('/feed', page('FEED', 'page', feedPage));
   router.get('/feed/post/:id', page('FEED', 'page', feedPostPage));
   router.get('/atlas', page('ATLAS', 'page', atlasPage(deps.mapTiles ?? null)));

@@ -80,6 +80,7 @@ export interface CspExtras {
   'script-src'?: string[];
   'style-src'?: string[];
   'frame-src'?: string[];
+  'form-action'?: string[];
 }
 
 export interface SiteChrome {
@@ -101,7 +102,7 @@ export function sitePageCsp(styleHash: string, extra: CspExtras = {}): string {
     `style-src 'sha256-${styleHash}'${more('style-src')}`,
     `img-src 'self' data:${more('img-src')}`,
     ...(extra['frame-src'] ? [`frame-src${more('frame-src')}`] : []),
-    "form-action 'self'",
+    `form-action 'self'${more('form-action')}`,
     "base-uri 'none'",
     "frame-ancestors 'self'",
   ].join('; ');

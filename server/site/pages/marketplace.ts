@@ -18,7 +18,7 @@ import { donate, productCheckout, spendDonationBudget } from '../../use-cases/do
 import { imageUrl, offsetOf, siteOrigin } from './urls.ts';
 import { money, parseMajorAmount } from './money.ts';
 
-import type { PageBody, SiteContext } from './context.ts';
+import type { PageBody, PageRenderer, SiteContext } from './context.ts';
 
 export const PRODUCTS_PAGE_SIZE = 24;
 
@@ -92,7 +92,16 @@ const NOTICES: Record<string, string> = {
   donated: 'Thank you for your donation. The receipt is on its way by e-mail.',
 };
 
-export async function productPage(ctx: SiteContext, db: Db, req: Request): Promise<PageBody> {
+/**
+ * The product page. Its forms answer a 303 to the payment gateway's checkout, and browsers hold
+ * that redirect to the page's form-action, so the page admits the gateway's origins there.
+ */
+export const productPage =
+  (checkoutOrigins: string[]): PageRenderer =>
+  (ctx, db, req) =>
+    productBody(ctx, db, req, checkoutOrigins);
+
+async function productBody(ctx: SiteContext, db: Db, req: Request, checkoutOrigins: string[]): Promise<PageBody> {
   if (!marketplaceOn(ctx)) return 'not-found';
   const p = await activeProduct(ctx, db, String(req.params.sku));
   if (!p) return 'not-found';
@@ -110,6 +119,7 @@ export async function productPage(ctx: SiteContext, db: Db, req: Request): Promi
   return {
     title: p.name,
     head: { description: p.description ?? `${p.name} from ${ctx.community.name}.`, image },
+    csp: { 'img-src': ['https:', 'http:'], 'form-action': checkoutOrigins },
     main: `<article>
 ${notice ? `<p role="status" class="notice">${escapeHtml(notice)}</p>` : ''}
 <h1>${escapeHtml(p.name)}</h1>
@@ -119,7 +129,6 @@ ${buy}
 ${takesDonations(p.donationConfig) ? `<section aria-labelledby="donate"><h2 id="donate">Support it</h2>\n${donateForm(p, p.donationConfig, ctx.viewer.userId !== null)}\n</section>` : ''}
 <p><a href="/marketplace">All products</a></p>
 </article>`,
-    csp: { 'img-src': ['https:', 'http:'] },
   };
 }
 
