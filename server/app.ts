@@ -33,7 +33,7 @@ import { deriveKey, loadMasterKey } from './secrets.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { loadOutboxSeal } from './outbox-seal.ts';
 import type { SmsSender } from './sms/sender.ts';
-import { setUpPayments, type PaymentsSetup } from './payments/index.ts';
+import { checkoutOrigins, setUpPayments, type PaymentsSetup } from './payments/index.ts';
 import { ticketCodesFor } from './domain/ticket-codes.ts';
 import { DONATIONS_PER_IP_PER_HOUR } from './use-cases/donations.ts';
 import { widgetActionsRouter } from './actions/index.ts';
@@ -150,6 +150,8 @@ export function createApp(deps: AppDeps): Express {
     logger,
     distDir: deps.distDir ?? path.join(ROOT_DIR, 'dist'),
     sales: saleDeps(routeDeps),
+    mapTiles: config.mapTiles,
+    checkoutOrigins: checkoutOrigins(config),
   };
   const siteApi = siteApiRouter(routeDeps, hostedChromeProvider(hostedDeps));
   app.use(siteApi);

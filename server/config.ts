@@ -27,6 +27,32 @@ const DurationList = z.string().transform((value, ctx) => {
 });
 const PositiveInt = z.coerce.number().int().min(1);
 
+/** An http(s) tile template whose host is a name (a leading `{s}.` label allowed) and whose path has {z}, {x} and {y}. */
+function isTileTemplate(t: string): boolean {
+  if (!['{z}', '{x}', '{y}'].every((p) => t.includes(p))) return false;
+  try {
+    const url = new URL(t.replace(/^(https?:\/\/)\{s\}\./, '$1s.'));
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.hostname.includes('{') && !url.username;
+  } catch {
+    return false;
+  }
+}
+
+/** The img-src source that admits a tile template's images: its origin, `{s}.` as a wildcard label. */
+export function tilesImgSrc(template: string): string {
+  const sub = /^(https?:\/\/)\{s\}\./.test(template);
+  const url = new URL(template.replace(/^(https?:\/\/)\{s\}\./, '$1s.'));
+  return sub ? `${url.protocol}//*.${url.host.slice(2)}` : url.origin;
+}
+
+export interface MapTiles {
+  /** The URL template Leaflet reads. */
+  url: string;
+  /** What the atlas page's CSP adds to img-src. */
+  imgSrc: string;
+  attribution: string;
+}
+
 const Env = z.object({
   PORT: Port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -41,6 +67,19 @@ const Env = z.object({
     )
     .transform((d) => d.toLowerCase())
     .default('localhost'),
+  /**
+   * The atlas map's tile URL template (`https://tile.example/{z}/{x}/{y}.png`, `{s}` as a leading
+   * subdomain label allowed). Unset: the atlas is its list only, with no map and no script.
+   */
+  SVC_MAP_TILES_URL: z
+    .string()
+    .refine(
+      isTileTemplate,
+      'must be an http(s) URL template with {z}, {x} and {y}, like https://tile.example/{z}/{x}/{y}.png',
+    )
+    .optional(),
+  /** What the map credits for its tiles (plain text), e.g. "© OpenStreetMap contributors". */
+  SVC_MAP_TILES_ATTRIBUTION: z.string().max(300).default(''),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres|postgresql):\/\//, 'must be a postgres:// URL (leave it unset for the embedded SQLite database)')
@@ -202,6 +241,8 @@ export interface Config {
   bodyLimit: string;
   /** The domain under which `<tag>.<siteDomain>` is a community's hosted site. */
   siteDomain: string;
+  /** The atlas map's tiles (SVC_MAP_TILES_URL); null: the atlas page is its list only. */
+  mapTiles: MapTiles | null;
   /** Node HTTP server timeouts (server/http/http-server.ts). */
   http: { requestTimeoutMs: number; headersTimeoutMs: number };
   seedDemo: boolean;
@@ -296,6 +337,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (e.SVC_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     dataDir,
     siteDomain: e.SVC_SITE_DOMAIN,
+    mapTiles: e.SVC_MAP_TILES_URL
+      ? { url: e.SVC_MAP_TILES_URL, imgSrc: tilesImgSrc(e.SVC_MAP_TILES_URL), attribution: e.SVC_MAP_TILES_ATTRIBUTION }
+      : null,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL }
       : { kind: 'sqlite', file: path.join(dataDir, 'svc.db') },

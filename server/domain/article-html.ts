@@ -16,6 +16,9 @@ const EMBED_HOSTS: Record<string, string> = {
   'player.vimeo.com': '/video/',
 };
 
+/** The origins an article's embeds load from: what a page showing articles lets frames load. */
+export const EMBED_ORIGINS: readonly string[] = Object.keys(EMBED_HOSTS).map((host) => `https://${host}`);
+
 /**
  * Forced on every embed. Players need scripts and their own origin to run; everything else
  * (top navigation, forms, modals, downloads) stays off, so an embed cannot act on the page.

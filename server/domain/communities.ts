@@ -1,6 +1,7 @@
 // Communities: lookup by tag or domain, and the public community object. The object is the
 // whole public configuration as one viewer may see it (the nav is filtered by `visibleWhen`); it
 // never carries secrets, e-mails or keys.
+import type { Feature } from '../../contract/enums.ts';
 import type { Community } from '../../contract/resources.ts';
 import type { Db } from '../db/index.ts';
 import type { CommunityRow } from '../db/schema.ts';
@@ -187,4 +188,14 @@ export async function toPublicCommunity(
     features: parseJson(row.features, []),
     domains: domains.map((d) => d.hostname),
   };
+}
+
+/** Whether the community has `feature` switched on; unreadable features count as none (fail closed). */
+export function hasFeature(community: Pick<CommunityRow, 'features'>, feature: Feature): boolean {
+  try {
+    const features = parseJson<unknown>(community.features, []);
+    return Array.isArray(features) && features.includes(feature);
+  } catch {
+    return false;
+  }
 }

@@ -92,7 +92,10 @@ export function audienceOf(
   return { communityId, inherited: own ?? row.visibility };
 }
 
-function visibleTo<QB extends SelectQueryBuilder<Database, 'events', object>>(q: QB, audience: EventAudience): QB {
+export function visibleTo<QB extends SelectQueryBuilder<Database, 'events', object>>(
+  q: QB,
+  audience: EventAudience,
+): QB {
   const scoped = q.where('events.community_id', '=', audience.communityId) as QB;
   if (audience.member === true) return scoped;
   return (

@@ -22,6 +22,16 @@ export interface PaymentsOverrides {
   handlers?: FulfilmentHandlers;
 }
 
+/**
+ * Where a checkout URL of the configured gateway leads: what a page whose form post answers a
+ * redirect to the checkout must admit in its CSP's form-action (browsers check the redirect too).
+ */
+export function checkoutOrigins(config: Config): string[] {
+  if (config.payments.gateway === 'stripe') return ['https://checkout.stripe.com'];
+  if (config.payments.gateway === 'local') return [new URL(config.publicUrl).origin];
+  return [];
+}
+
 export function setUpPayments(
   config: Config,
   db: Db,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.ts';
+import { checkoutOrigins } from '../../server/payments/index.ts';
 
 describe('config', () => {
   it('defaults to port 3000 on 127.0.0.1, SQLite under ./data and memory rate limits', () => {
@@ -30,6 +31,38 @@ describe('config', () => {
     expect(loadConfig({ SVC_SITE_DOMAIN: 'Sites.Example.com' }).siteDomain).toBe('sites.example.com');
     for (const bad of ['https://sites.example', 'sites.example/', '.example', 'a..b', 'sites.example:3000'])
       expect(() => loadConfig({ SVC_SITE_DOMAIN: bad })).toThrow(ConfigError);
+  });
+
+  it('reads SVC_MAP_TILES_URL (unset: no map) with the img-src its tiles need, and refuses what is not a tile template', () => {
+    expect(loadConfig({}).mapTiles).toBeNull();
+    expect(loadConfig({ SVC_MAP_TILES_URL: 'https://tiles.example:8443/t/{z}/{x}/{y}.png' }).mapTiles).toEqual({
+      url: 'https://tiles.example:8443/t/{z}/{x}/{y}.png',
+      imgSrc: 'https://tiles.example:8443',
+      attribution: '',
+    });
+    expect(
+      loadConfig({ SVC_MAP_TILES_URL: 'https://{s}.tile.example/{z}/{x}/{y}.png', SVC_MAP_TILES_ATTRIBUTION: '© OSM' })
+        .mapTiles,
+    ).toMatchObject({ imgSrc: 'https://*.tile.example', attribution: '© OSM' });
+    for (const bad of [
+      'https://tiles.example/{z}/{x}.png',
+      'ftp://tiles.example/{z}/{x}/{y}.png',
+      'https://tiles{s}.example/{z}/{x}/{y}.png',
+      'tiles.example/{z}/{x}/{y}',
+    ])
+      expect(() => loadConfig({ SVC_MAP_TILES_URL: bad }), bad).toThrow(ConfigError);
+  });
+
+  it("names the configured gateway's checkout origin (the hosted product page's form-action)", () => {
+    expect(checkoutOrigins(loadConfig({ SVC_PAYMENTS: 'local', SVC_PUBLIC_URL: 'https://svc.example/' }))).toEqual([
+      'https://svc.example',
+    ]);
+    expect(
+      checkoutOrigins(
+        loadConfig({ SVC_PAYMENTS: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }),
+      ),
+    ).toEqual(['https://checkout.stripe.com']);
+    expect(checkoutOrigins(loadConfig({ SVC_PAYMENTS: 'off' }))).toEqual([]);
   });
 
   it('selects PostgreSQL from DATABASE_URL and Redis from REDIS_URL', () => {

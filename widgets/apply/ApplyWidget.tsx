@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useId, useMemo, useState } from 'preact/hooks';
 import type { Segment } from '../../contract/resources.ts';
 import { $community, isSettled } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
@@ -9,12 +9,10 @@ import { checkoutReturn } from './checkout.ts';
 import { SegmentPicker, SegmentSummary } from './SegmentPicker.tsx';
 import { ApplyStore } from './store.ts';
 
-let instances = 0;
-
 export function ApplyWidget({ api, config, attrs, locale, emit }: WidgetProps) {
   const only = (attrs.segment ?? '').trim() || null;
   const store = useMemo(() => new ApplyStore(api, config.community), [api, config.community]);
-  const [idBase] = useState(() => `svc-apply-${++instances}`);
+  const idBase = `svc-apply-${useId()}`;
   const [chosen, setChosen] = useState<string | null>(null);
   useStoreLoad(store, emit);
 

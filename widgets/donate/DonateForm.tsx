@@ -2,7 +2,7 @@
 // choose), in pay-what-you-want a custom amount with its minimum, the e-mail of an anonymous
 // donor, and the button that opens the checkout. Checked here first, then by the server, whose
 // refusals land next to the input they are about.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { DonationConfig } from '../../contract/resources.ts';
 import { roundTripUrls } from '../rsvp/checkout-return.ts';
 import type { EmbedConfig } from '../lib/contract.ts';
@@ -23,8 +23,6 @@ export interface CheckoutDetail {
 
 type Errors = { amount?: string; email?: string };
 
-let instances = 0;
-
 export interface DonateFormProps {
   kind: TargetKind;
   targetKey: string;
@@ -38,7 +36,7 @@ export interface DonateFormProps {
 }
 
 export function DonateForm({ kind, targetKey, donation, currency, config, locale, donor, emit }: DonateFormProps) {
-  const [id] = useState(() => `svc-donate-${++instances}`);
+  const id = `svc-donate-${useId()}`;
   const [chip, setChip] = useState<number | null>(null);
   const [custom, setCustom] = useState('');
   const [email, setEmail] = useState('');

@@ -4,7 +4,7 @@
 // leaving closes without taking focus. A `dialog` panel takes focus when it opens: its checked
 // chip, else its first control.
 import type { ComponentChildren } from 'preact';
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { anchor as Anchor } from '../lib/popover.ts';
 
 /**
@@ -25,8 +25,6 @@ const loadPositioning = () =>
     },
   ));
 
-let seq = 0;
-
 export interface PopoverProps {
   label: ComponentChildren;
   /** The button's accessible name when its label is only an icon. */
@@ -41,7 +39,7 @@ export interface PopoverProps {
 
 export function Popover({ label, title, triggerClass, triggerPart, panelPart, dialog, children }: PopoverProps) {
   const [open, setOpen] = useState(false);
-  const [id] = useState(() => `svc-donate-pop-${++seq}`);
+  const id = `svc-donate-pop-${useId()}`;
   const wrapper = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);

@@ -1,11 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useId } from 'preact/hooks';
 import { $community, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
 import { NEW_TAB } from '../lib/links.ts';
 import { storeSignal } from '../lib/store-signal.ts';
 import { footerModel, selectFooter, type FooterLink } from './select.ts';
-
-let seq = 0;
 
 const A = ({ link, part }: { link: FooterLink; part: string }) => (
   <a part={part} href={link.href} {...(link.external ? NEW_TAB : {})}>
@@ -16,7 +14,7 @@ const A = ({ link, part }: { link: FooterLink; part: string }) => (
 
 export function Footer({ config, attrs }: WidgetProps) {
   const community = storeSignal($community).value;
-  const [id] = useState(() => `svc-ft-${++seq}`);
+  const id = `svc-ft-${useId()}`;
   // The customer's fallback (light DOM) stays up until the community arrives, and if it fails.
   if (community.status !== 'ready')
     return (

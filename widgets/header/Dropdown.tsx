@@ -4,7 +4,7 @@
 // Home and End jump, Escape closes and puts focus back on the trigger; Tab, a click elsewhere or
 // choosing an item closes it.
 import type { ComponentChildren } from 'preact';
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Placement } from '@floating-ui/dom';
 import type { anchor as Anchor } from '../lib/popover.ts';
 import { menuKey, triggerKey } from './keys.ts';
@@ -27,8 +27,6 @@ const loadPositioning = () =>
     },
   ));
 
-let seq = 0;
-
 export interface DropdownProps {
   /** What the trigger shows; its text is the trigger's accessible name. */
   label: ComponentChildren;
@@ -44,7 +42,7 @@ export interface DropdownProps {
 
 export function Dropdown({ label, triggerClass, triggerPart, panelPart, placement, children, top }: DropdownProps) {
   const [open, setOpen] = useState(false);
-  const [id] = useState(() => `svc-dd-${++seq}`);
+  const id = `svc-dd-${useId()}`;
   const wrapper = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLUListElement>(null);

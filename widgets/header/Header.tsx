@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../lib/api.ts';
 import { $community, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
@@ -12,8 +12,6 @@ import { BellIcon, Chevron, MenuIcon, UserIcon } from './icons.tsx';
 import { barKey } from './keys.ts';
 import { headerLook } from './look.ts';
 import { navEntries, type NavLink } from './nav.ts';
-
-let seq = 0;
 
 /** A click the page should handle itself: not modified, not a middle click, not already handled. */
 const plainClick = (e: MouseEvent) =>
@@ -42,7 +40,7 @@ export function Header({ api, config, attrs, emit, state }: WidgetProps) {
   const community = storeSignal($community).value;
   const user = storeSignal($session).value;
   const [menuOpen, setMenuOpen] = useState(false);
-  const [navId] = useState(() => `svc-nav-${++seq}`);
+  const navId = `svc-nav-${useId()}`;
   const menuButton = useRef<HTMLButtonElement>(null);
   const actions = useRef<HTMLDivElement>(null);
   // Signing out removes the focused "Sign out" button: focus goes to "Sign in" in its place.

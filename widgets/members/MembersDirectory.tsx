@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { Member } from '../../contract/resources.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
@@ -12,8 +12,6 @@ export interface SelectDetail {
   usertag: string;
   userId: string;
 }
-
-let instances = 0;
 
 /** What the live region says: how many cards are shown, of how many loaded and in the directory. */
 function countText(shown: number, loaded: number, total: number, query: string): string {
@@ -33,7 +31,7 @@ export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetPro
   }, [feed]);
   // Ids inside one shadow root only need to be unique there, but a stable per-instance one keeps
   // the label bound across re-renders.
-  const filterId = useMemo(() => `svc-members-filter-${++instances}`, []);
+  const filterId = `svc-members-filter-${useId()}`;
   const [query, setQuery] = useState('');
 
   const error = feed.error.value;

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import type { Event, Tier } from '../../contract/resources.ts';
 import type { EmbedConfig } from '../lib/contract.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
@@ -33,8 +33,6 @@ interface Ticket {
   email: string;
 }
 
-let instances = 0;
-
 export interface BookingProps {
   store: RsvpStore;
   event: Event;
@@ -45,7 +43,7 @@ export interface BookingProps {
 
 export function Booking({ store, event, config, locale, emit }: BookingProps) {
   const slug = store.slug;
-  const [idBase] = useState(() => `svc-rsvp-${++instances}`);
+  const idBase = `svc-rsvp-${useId()}`;
   const [returned] = useState(() => checkoutReturn(location.href, slug));
   const [tierId, setTierId] = useState<string | null>(null);
   const { values, setValues, errors, setErrors, formError, setFormError, formRef, change, fail: refuse } = useForm();

@@ -5,7 +5,7 @@ import type { Db } from '../../db/index.ts';
 import type { CommunityRow } from '../../db/schema.ts';
 import type { AccessConfig, Viewer } from '../../domain/page-access.ts';
 import { escapeHtml } from '../../shared/html.ts';
-import type { SiteChrome } from './layout.ts';
+import type { SiteChrome, SitePage } from './layout.ts';
 
 /** One request on a community's site: the community, who is looking (one membership lookup), the chrome. */
 export interface SiteContext {
@@ -21,15 +21,13 @@ export interface SiteContext {
 
 /**
  * What a page renders to (an HTML page, with a status other than 200 when it answers a refused
- * form; or a file: CSV, iCalendar), or the outcome its own entity's visibility decides (rule 4),
- * or 'forbidden' for a page the viewer may never see whatever their membership (leaders' pages).
+ * form, and its head metadata and CSP additions; or a file: CSV, iCalendar), or the outcome its
+ * own entity's visibility decides (rule 4), or 'forbidden' for a page the viewer may never see
+ * whatever their membership (leaders' pages).
  */
+export type PageContent = Omit<SitePage, 'status' | 'cache'> & { status?: number };
 export type PageBody =
-  | { title: string; main: string; status?: number }
-  | { file: { contentType: string; body: string; filename?: string } }
-  | 'not-found'
-  | 'gate'
-  | 'forbidden';
+  PageContent | { file: { contentType: string; body: string; filename?: string } } | 'not-found' | 'gate' | 'forbidden';
 export type PageRenderer = (ctx: SiteContext, db: Db, req: Request) => Promise<PageBody>;
 
 /** What a form post answers: a page (a refusal, re-rendered) or a 303 to where the result shows. */

@@ -11,7 +11,10 @@ import { isMember } from './gate.ts';
 import { rsvpBlock, rsvpNotice, type RsvpNotice } from './rsvp.ts';
 import { signInHref } from './layout.ts';
 import { donationSummary, donationTarget } from '../../domain/donations.ts';
-import type { PageBody, SiteContext } from './context.ts';
+import type { PageBody, PageContent, SiteContext } from './context.ts';
+import { imageUrl } from './urls.ts';
+import { minorDigits, money } from './money.ts';
+import type { PageHead } from './layout.ts';
 
 export const UPCOMING_LIMIT = 50;
 export const PAST_LIMIT = 20;
@@ -63,6 +66,7 @@ export async function eventsPage(ctx: SiteContext, db: Db): Promise<PageBody> {
   ]);
   return {
     title: 'Events',
+    head: { description: `Upcoming and past events of ${ctx.community.name}.` },
     main: `<h1>Events</h1>
 <section aria-labelledby="upcoming">
 <h2 id="upcoming">Upcoming</h2>
@@ -77,12 +81,56 @@ ${eventList(past.items, 'No past events.')}
 }
 
 export function price(tier: Tier): string {
-  if (tier.priceCents === 0) return 'Free';
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: tier.currency }).format(tier.priceCents / 100);
-  } catch {
-    return `${(tier.priceCents / 100).toFixed(2)} ${tier.currency}`;
-  }
+  return tier.priceCents === 0 ? 'Free' : money(tier.priceCents, tier.currency);
+}
+
+/** A tier's price as schema.org wants it: a decimal string in major units. */
+function offerPrice(tier: Tier): string {
+  const digits = minorDigits(tier.currency);
+  return (tier.priceCents / 10 ** digits).toFixed(digits);
+}
+
+/** Search and link previews: the banner as the card image, JSON-LD `Event` with an `Offer` per active tier. */
+function eventHead(ctx: SiteContext, event: Event): PageHead {
+  const origin = ctx.chrome.origin ?? '';
+  const url = `${origin}/events/${encodeURIComponent(event.slug)}`;
+  const banner = imageUrl(event.bannerUrl);
+  const location = event.location;
+  return {
+    description: event.description ?? `${event.name}, an event of ${ctx.community.name}.`,
+    image: banner,
+    jsonLd: {
+      '@context': 'https://schema.org',
+      '@type': 'Event',
+      name: event.name,
+      url,
+      ...(event.startDate ? { startDate: event.startDate } : {}),
+      ...(event.endDate ? { endDate: event.endDate } : {}),
+      ...(event.description ? { description: event.description } : {}),
+      ...(banner ? { image: [banner] } : {}),
+      ...(location
+        ? {
+            location: {
+              '@type': 'Place',
+              ...(location.name ? { name: location.name } : {}),
+              address: [location.address, location.city, location.region, location.country]
+                .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
+                .join(', '),
+            },
+          }
+        : {}),
+      organizer: { '@type': 'Organization', name: ctx.community.name, url: `${origin}/` },
+      offers: event.tiers.map((t) => ({
+        '@type': 'Offer',
+        name: t.name,
+        price: offerPrice(t),
+        priceCurrency: t.currency,
+        availability:
+          t.capacity !== null && t.sold >= t.capacity ? 'https://schema.org/SoldOut' : 'https://schema.org/InStock',
+        url,
+      })),
+    },
+  };
 }
 
 /**
@@ -103,12 +151,7 @@ export async function eventPage(ctx: SiteContext, db: Db, req: Request): Promise
 }
 
 /** The event page for an event the viewer may see, with the outcome of an RSVP post if any. */
-export async function eventPageFor(
-  ctx: SiteContext,
-  db: Db,
-  event: Event,
-  notice: RsvpNotice,
-): Promise<{ title: string; main: string }> {
+export async function eventPageFor(ctx: SiteContext, db: Db, event: Event, notice: RsvpNotice): Promise<PageContent> {
   const where = place(event.location);
   // The server-rendered <svc-rsvp> when the widget build is there (its no-JS form posts the same
   // two fields as rsvpBlock's), else rsvpBlock's plain forms; either way the post's outcome above.
@@ -127,6 +170,7 @@ ${event.tiers.some((t) => t.priceCents > 0) ? '<p class="meta nojs">Buying a pai
     : '<p class="empty">No tickets on sale.</p>';
   return {
     title: event.name,
+    head: eventHead(ctx, event),
     main: `<article>
 <h1>${escapeHtml(event.name)}</h1>
 <p class="meta">${when(event.startDate)}${event.endDate ? ` – ${when(event.endDate)}` : ''}</p>

@@ -10,6 +10,7 @@ import { escapeHtml } from '../../shared/html.ts';
 import { audienceFor, eventList, when } from './events.ts';
 import { gateFor, isMember } from './gate.ts';
 import { applyLink, type PageBody, type SiteContext } from './context.ts';
+import { imageUrl } from './urls.ts';
 
 export const HOME_UPCOMING = 5;
 export const HOME_ARTICLES = 3;
@@ -58,8 +59,22 @@ ${latest.items
   }
 
   const join = isMember(ctx.viewer) ? '' : applyLink(community, `Join ${community.name}`);
+  const origin = ctx.chrome.origin ?? '';
+  const logo = imageUrl((storefront?.header as { logoUrl?: unknown } | undefined)?.logoUrl as string | undefined);
   return {
     title: 'Home',
+    head: {
+      description: description || `${community.name}: events, news and members.`,
+      image: logo,
+      jsonLd: {
+        '@context': 'https://schema.org',
+        '@type': 'Organization',
+        name: community.name,
+        url: `${origin}/`,
+        ...(description ? { description } : {}),
+        ...(logo ? { logo } : {}),
+      },
+    },
     main: `<h1>${escapeHtml(community.name)}</h1>
 ${description ? `<p class="description">${escapeHtml(description)}</p>` : ''}
 ${join ? `<p class="actions">${join}</p>` : ''}

@@ -36,6 +36,18 @@ import {
   signInHref,
   type NavLink,
 } from './layout.ts';
+import { articlePage, blogPage, sendBlogFeed } from './blog.ts';
+import { siteOrigin } from './urls.ts';
+import { memberPage, membersPage } from './members.ts';
+import { feedPage, feedPostPage } from './feed.ts';
+import { atlasPage } from './atlas.ts';
+import { siteStatic } from './static.ts';
+import type { MapTiles } from '../../config.ts';
+import { buyProduct, donateToProduct, marketplacePage, productPage, type ActionOutcome } from './marketplace.ts';
+import { ApiError } from '../../http/api-error.ts';
+import { asApiError } from '../../http/refusals.ts';
+import { siteNav } from './nav.ts';
+import { sendRobots, sendSitemap } from './seo.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -44,10 +56,14 @@ export interface HostedSiteDeps {
   siteDomain: string;
   publicUrl: string;
   logger: Logger;
-  /** What the RSVP form and the door check-in sell and scan with: the API's own services. */
+  /** What the RSVP form, the door check-in and the product forms sell and scan with: the API's own services. */
   sales: SaleDeps;
   /** Where `npm run build` wrote the widget bundle and its server build (dist/). */
   distDir: string;
+  /** Where the payment gateway's checkout is: the product page's forms are redirected there. */
+  checkoutOrigins?: string[];
+  /** SVC_MAP_TILES_URL: the atlas's map; without it the atlas is its list only. */
+  mapTiles?: MapTiles | null;
 }
 
 /** The signed-in viewer of one request, and the session their forms are bound to. */
@@ -55,12 +71,14 @@ interface ViewerOf {
   viewer: Viewer;
   sessionId: string | null;
 }
+const ANONYMOUS: ViewerOf = { viewer: { userId: null }, sessionId: null };
 
 const isApiPath = (path: string): boolean => /^\/(api|v1)(\/|$)/.test(path);
 
 export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   const router = express.Router();
   const formKey = csrfKey(deps.sessions);
+  router.use(siteStatic());
   // Where the platform is reached today: its public URL, and the loopback names tests and the demo use.
   const platformHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(deps.publicUrl).hostname.toLowerCase()]);
 
@@ -90,6 +108,23 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     };
 
   router.get('/', page('HOME', 'page', homePage));
+  router.get('/robots.txt', (req, res, next) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    sendRobots(req, res);
+  });
+  router.get('/sitemap.xml', async (req, res, next) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    // What a crawler can open: the gate runs for no viewer, whoever asks.
+    const ctx = contextFor(req, community, ANONYMOUS, formKey);
+    try {
+      await sendSitemap(deps.db, req, res, ctx);
+    } catch (err) {
+      deps.logger.error({ err, path: req.path }, 'sitemap failed');
+      sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
+    }
+  });
   router.get('/events', page('EVENTS', 'page', eventsPage));
   // Before `/events/:slug`, which would otherwise take `gala.ics` for a slug.
   router.get('/events.ics', page('EVENTS', 'page', communityCalendar));
@@ -107,12 +142,49 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   // No page key: where the gate's apply link leads, so no membership gate of its own.
   router.get('/apply', page(null, 'page', applyPage));
   router.post('/apply', form(null, 'page', applyAction));
+  router.get('/blog', page('BLOG', 'page', blogPage));
+  router.get('/blog/feed.xml', async (req, res, next) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    // The feed is what the anonymous public may read, whoever asks: the gate runs for no viewer.
+    const ctx = contextFor(req, community, ANONYMOUS, formKey);
+    try {
+      const outcome = gateFor(ctx.access, ctx.viewer, 'BLOG');
+      if (outcome === 'not-found')
+        return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+      await sendBlogFeed(deps.db, req, res, community, outcome === 'render');
+    } catch (err) {
+      deps.logger.error({ err, path: req.path }, 'blog feed failed');
+      sendSitePage(res, ctx.chrome, { ...errorBody(), status: 500, cache: 'private' });
+    }
+  });
+  router.get('/blog/:slug', page('BLOG', 'page', articlePage));
+  router.get('/marketplace', page('MARKETPLACE', 'page', marketplacePage));
+  router.get('/marketplace/:sku', page('MARKETPLACE', 'page', productPage(deps.checkoutOrigins ?? [])));
+  router.get('/feed', page('FEED', 'page', feedPage));
+  router.get('/feed/post/:id', page('FEED', 'page', feedPostPage));
+  router.get('/atlas', page('ATLAS', 'page', atlasPage(deps.mapTiles ?? null)));
+  router.get('/members', page('MEMBERS', 'page', membersPage));
+  router.get('/members/:usertag', page('MEMBERS', 'page', memberPage));
+  // Plain form posts (no JavaScript needed); the body is a small urlencoded form.
+  const urlencoded = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  const action = (pageKey: PageKey, run: PageAction) => async (req: Request, res: Response, next: NextFunction) => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    await serveAction(deps, formKey, req, res, community, pageKey, run);
+  };
+  router.post(
+    '/marketplace/:sku/buy',
+    urlencoded,
+    action('MARKETPLACE', (ctx, sales, req) => buyProduct(ctx, sales, req)),
+  );
+  router.post('/marketplace/:sku/donate', urlencoded, action('MARKETPLACE', donateToProduct));
 
   router.use(async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;
     if (!community) return next();
     // Who is looking does not change "not found"; the chrome is the anonymous one, never cached.
-    const ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
+    const ctx = contextFor(req, community, ANONYMOUS, formKey);
     ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
     sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
   });
@@ -133,7 +205,7 @@ async function servePage(
   step2: 'page' | 'entity',
   render: PageRenderer,
 ): Promise<void> {
-  let ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
+  let ctx = contextFor(req, community, ANONYMOUS, formKey);
   try {
     ctx = contextFor(req, community, await viewerFor(deps, req, community), formKey);
     ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
@@ -160,7 +232,7 @@ async function serveForm(
   step2: 'page' | 'entity',
   handle: FormHandler,
 ): Promise<void> {
-  let ctx = contextFor(req, community, { viewer: { userId: null }, sessionId: null }, formKey);
+  let ctx = contextFor(req, community, ANONYMOUS, formKey);
   try {
     // Judged before the session: a forged post learns nothing about the session it rides on.
     if (formOriginRefusal(req) !== null) return sendBody(res, ctx, refusedFormBody());
@@ -190,23 +262,79 @@ function sendBody(res: Response, ctx: SiteContext, body: PageBody): void {
     return sendSitePage(res, ctx.chrome, { ...forbiddenBody(ctx), status: 403, cache: 'private' });
   const cache = ctx.viewer.userId === null ? 'public' : 'private';
   if ('file' in body) return sendSiteFile(res, { ...body.file, cache });
-  // A page answering a refused form (4xx) is about this request only.
-  sendSitePage(res, ctx.chrome, { ...body, cache: body.status && body.status !== 200 ? 'private' : cache });
+  // A page answering a refused form (4xx) is about this request only. Every rendered page has a
+  // canonical URL and the basic cards, whether or not it says more.
+  sendSitePage(res, ctx.chrome, {
+    ...body,
+    head: body.head ?? {},
+    cache: body.status && body.status !== 200 ? 'private' : cache,
+  });
 }
 
 function sendError(deps: HostedSiteDeps, req: Request, res: Response, ctx: SiteContext, err: unknown): void {
   deps.logger.error({ err, path: req.path }, 'hosted page failed');
   // The plain chrome: whatever failed may have been the widgets.
-  sendSitePage(
-    res,
-    { ...ctx.chrome, widgets: undefined },
-    {
-      title: 'Something went wrong',
-      main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
-      status: 500,
-      cache: 'private',
-    },
-  );
+  sendSitePage(res, { ...ctx.chrome, widgets: undefined }, { ...errorBody(), status: 500, cache: 'private' });
+}
+
+type PageAction = (ctx: SiteContext, sales: SaleDeps, req: Request, res: Response) => Promise<ActionOutcome>;
+
+/**
+ * A form post on the site: the same gate as the page it belongs to, then a same-site check, then
+ * the action. A cross-site form can be sent by any page the visitor opens (with their cookie), so
+ * the post must carry this site's Origin (browsers send it on every form POST) and, where the
+ * browser sends Fetch Metadata, `Sec-Fetch-Site: same-origin`. A refusal (a free product, an
+ * amount the product does not take, the donation budget) is a page that says why, with its status.
+ */
+async function serveAction(
+  deps: HostedSiteDeps,
+  formKey: Buffer,
+  req: Request,
+  res: Response,
+  community: CommunityRow,
+  pageKey: PageKey,
+  run: PageAction,
+): Promise<void> {
+  let ctx = contextFor(req, community, ANONYMOUS, formKey);
+  try {
+    ctx = contextFor(req, community, await viewerFor(deps, req, community), formKey);
+    ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
+    const outcome = gateFor(ctx.access, ctx.viewer, pageKey);
+    if (outcome === 'not-found')
+      return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+    if (outcome === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
+    if (formOriginRefusal(req) !== null)
+      return sendSitePage(res, ctx.chrome, {
+        title: 'Not sent',
+        main: '<h1>Not sent</h1>\n<p>This form can only be sent from this site. Go back to the page and try again.</p>',
+        status: 403,
+        cache: 'private',
+      });
+    const result = await run(ctx, deps.sales, req, res);
+    if (typeof result === 'object' && 'redirect' in result) {
+      res.setHeader('Cache-Control', PRIVATE_PAGE_CACHE);
+      return res.redirect(303, result.redirect);
+    }
+    // A page an action answers with is a refusal: about this request only, 400 unless it says.
+    sendBody(
+      res,
+      ctx,
+      typeof result === 'object' && 'main' in result ? { ...result, status: result.status ?? 400 } : result,
+    );
+  } catch (err) {
+    const refused = asApiError(err);
+    if (refused instanceof ApiError && refused.status < 500) {
+      for (const [name, value] of Object.entries(refused.headers ?? {})) res.setHeader(name, value);
+      return sendSitePage(res, ctx.chrome, {
+        title: 'Not possible',
+        main: `<h1>Not possible</h1>\n<p>${escapeHtml(refused.message)}</p>\n<p><a href="${escapeHtml(req.path.replace(/\/[^/]*$/, ''))}">Back</a></p>`,
+        status: refused.status,
+        cache: 'private',
+      });
+    }
+    deps.logger.error({ err, path: req.path }, 'hosted form post failed');
+    sendSitePage(res, { ...ctx.chrome, widgets: undefined }, { ...errorBody(), status: 500, cache: 'private' });
+  }
 }
 
 /**
@@ -215,10 +343,9 @@ function sendError(deps: HostedSiteDeps, req: Request, res: Response, ctx: SiteC
  * it; where the two disagree the viewer is anonymous.
  */
 async function viewerFor(deps: HostedSiteDeps, req: Request, community: CommunityRow): Promise<ViewerOf> {
-  const anonymous: ViewerOf = { viewer: { userId: null }, sessionId: null };
-  if ((await requestSiteTag()) !== community.tag) return anonymous;
+  if ((await requestSiteTag()) !== community.tag) return ANONYMOUS;
   const visitor = await signedInVisitor(deps.db, deps.sessions, req, community.tag);
-  if (!visitor) return anonymous;
+  if (!visitor) return ANONYMOUS;
   return { viewer: await communityViewer(deps.db, community.id, visitor.userId), sessionId: visitor.claims.sid };
 }
 
@@ -232,9 +359,7 @@ function contextFor(req: Request, community: CommunityRow, who: ViewerOf, formKe
     pageSettings = null;
   }
   const access: AccessConfig = { visibility: community.visibility, pageSettings };
-  const nav: NavLink[] = [{ href: '/', label: 'Home' }];
-  // A disabled page leaves the nav; a gated one stays, and its link leads to the gate.
-  if (gateFor(access, viewer, 'EVENTS') !== 'not-found') nav.push({ href: '/events', label: 'Events' });
+  const nav = siteNav({ community, access, viewer });
   const here = req.originalUrl;
   return {
     community,
@@ -242,7 +367,20 @@ function contextFor(req: Request, community: CommunityRow, who: ViewerOf, formKe
     viewer,
     here,
     csrf: who.sessionId === null ? null : csrfTokenFor(formKey, who.sessionId),
-    chrome: { site: pageSiteOf(community), nav, signInNext: viewer.userId === null ? here : null, path: req.path },
+    chrome: {
+      site: pageSiteOf(community),
+      nav,
+      signInNext: viewer.userId === null ? here : null,
+      origin: siteOrigin(req),
+      path: req.path,
+    },
+  };
+}
+
+function errorBody(): { title: string; main: string } {
+  return {
+    title: 'Something went wrong',
+    main: '<h1>Something went wrong</h1>\n<p>This page could not be shown. Try again in a moment.</p>',
   };
 }
 

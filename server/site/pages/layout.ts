@@ -1,9 +1,12 @@
-// The hosted site's document: one layout (the community's header, the page, its footer) and the
-// headers every page is sent with. The header and footer are the server-rendered <svc-header> and
-// <svc-footer> (./widgets-ssr.ts); the page's widgets, and its one style, are allowed by their
-// hashes and its scripts by 'self' (no inline script), so the CSP needs no nonce and a public page
-// can be cached as it is. A page without the widget chrome (the error page, when loading it failed)
+// The hosted site's document: one layout (the community's header, the page, its footer), the head
+// metadata (canonical, cards, JSON-LD) and the headers every page is sent with. The header and
+// footer are the server-rendered <svc-header> and <svc-footer> (../widgets-ssr.ts); the page's
+// widgets, and its one style, are allowed by their hashes and its scripts by 'self' (no inline
+// script: JSON and JSON-LD blocks are data), so the CSP needs no nonce and a public page can be
+// cached as it is. A page adds only the sources it shows (SitePage.csp: the atlas its script, an
+// article its images). A page without the widget chrome (the error page, when loading it failed)
 // gets the plain header and footer below, which need no script either.
+import crypto from 'node:crypto';
 import type { Response } from 'express';
 import { escapeHtml } from '../../shared/html.ts';
 import { brandStyle, type PageSite } from '../sign-in-page.ts';
@@ -31,6 +34,7 @@ ul.events li, ul.articles li, ul.tiers li, ul.conversations li, ol.messages li {
 .description { white-space: pre-line; }
 .button { display: inline-block; padding: 0.55em 1em; border-radius: 6px; background: var(--brand); color: #fff; font-weight: 600; text-decoration: none; }
 .actions { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
+.atlas-map { height: 24rem; margin: 1em 0; border-radius: 6px; background: color-mix(in srgb, GrayText 12%, transparent); }
 .rsvp { margin-top: 1.5em; padding: 1em; border: 1px dashed GrayText; border-radius: 6px; }
 .notice { padding: 0.6em 0.9em; border-radius: 6px; border: 1px solid color-mix(in srgb, var(--brand) 50%, transparent); }
 .notice.error { border-color: #c62828; }
@@ -49,10 +53,16 @@ svc-rsvp { margin-top: 1.5em; }
 export interface NavLink {
   href: string;
   label: string;
-  /** Opens in a new tab. */
+  /** storefrontConfig nav items: the icon the header shows, a link that opens a new tab, a dropdown. */
+  iconKey?: string;
   external?: boolean;
-  /** A dropdown's links (one level). */
   children?: NavLink[];
+}
+
+function navLink(l: NavLink): string {
+  const a = `<a href="${escapeHtml(l.href)}"${l.external ? ' target="_blank" rel="noopener noreferrer"' : ''}>${escapeHtml(l.label)}</a>`;
+  if (!l.children?.length) return a;
+  return `<span class="nav-group">${a}\n<span class="nav-children">${l.children.map(navLink).join('\n')}</span></span>`;
 }
 
 export interface SitePage {
@@ -62,14 +72,41 @@ export interface SitePage {
   status?: number;
   /** Public only when nothing on the page depends on who asked. */
   cache: 'public' | 'private';
+  /** What search engines and link previews read (docs/hosted-site.md, "Search and link previews"). */
+  head?: PageHead;
+  /** Sources a page adds to its CSP (an article's images and embeds, the atlas's script and tiles). */
+  csp?: CspExtras;
+}
+
+export interface PageHead {
+  /** The meta description and the cards' description (plain text; cut to 300 characters). */
+  description?: string;
+  /** The page's canonical path on this site (default: the path asked for, without the query). */
+  canonicalPath?: string;
+  /** An absolute http(s) image for Open Graph and the Twitter card (the event's or article's banner). */
+  image?: string | null;
+  /** og:type: `website` unless said. */
+  type?: 'website' | 'article';
+  /** Structured data (schema.org), written as a JSON-LD data block. */
+  jsonLd?: Record<string, unknown>;
+}
+
+export interface CspExtras {
+  'img-src'?: string[];
+  'script-src'?: string[];
+  'style-src'?: string[];
+  'frame-src'?: string[];
+  'form-action'?: string[];
 }
 
 export interface SiteChrome {
   site: PageSite;
+  /** This site's origin as the request reached it, for canonical and Open Graph URLs. */
+  origin?: string;
   nav: NavLink[];
   /** Where the header's sign-in link returns to; null when the viewer is signed in. */
   signInNext: string | null;
-  /** The path asked for: the header's current page, and the footer's `pages.<route>` key. */
+  /** The path asked for, without the query: the header's current page, the footer's `pages.<route>` key, the default canonical path. */
   path: string;
   /** The signed-in viewer's unread notifications, when the header shows the bell. */
   unread?: number;
@@ -79,18 +116,66 @@ export interface SiteChrome {
 
 /**
  * The page's policy: styles only by the hashes of the exact `<style>` texts (the page's and each
- * widget shadow root's), scripts and their requests only from this origin.
+ * widget shadow root's), scripts and their requests only from this origin (when the page has
+ * widgets), and what the page itself adds (`extra`: the atlas's tiles, an article's images).
  */
-export function sitePageCsp(styleHashes: string[], scripts = false): string {
+export function sitePageCsp(styleHashes: string[], scripts = false, extra: CspExtras = {}): string {
+  const more = (directive: keyof CspExtras): string => (extra[directive] ?? []).map((s) => ` ${s}`).join('');
+  const scriptSources = [...new Set([...(scripts ? ["'self'"] : []), ...(extra['script-src'] ?? [])])];
   return [
     "default-src 'none'",
-    `style-src ${styleHashes.join(' ')}`,
-    ...(scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
-    "img-src 'self' data:",
-    "form-action 'self'",
+    ...(scriptSources.length ? [`script-src ${scriptSources.join(' ')}`] : []),
+    ...(scripts ? ["connect-src 'self'"] : []),
+    `style-src ${styleHashes.join(' ')}${more('style-src')}`,
+    `img-src 'self' data:${more('img-src')}`,
+    ...(extra['frame-src'] ? [`frame-src${more('frame-src')}`] : []),
+    `form-action 'self'${more('form-action')}`,
     "base-uri 'none'",
     "frame-ancestors 'self'",
   ].join('; ');
+}
+
+/** JSON for a data block (`application/json`, `application/ld+json`): nothing in it can end the element. */
+export function jsonDataBlock(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** Plain text for a description: whitespace collapsed, at most 300 characters. */
+export function summaryText(text: string | null | undefined, max = 300): string {
+  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+}
+
+function headTags(chrome: SiteChrome, page: SitePage): string {
+  const head = page.head;
+  if (!head || chrome.origin === undefined) return '';
+  const url = `${chrome.origin}${head.canonicalPath ?? chrome.path ?? '/'}`;
+  const description = summaryText(head.description);
+  const title = `${page.title} · ${chrome.site.name}`;
+  const meta = (attr: 'name' | 'property', key: string, value: string) =>
+    `<meta ${attr}="${key}" content="${escapeHtml(value)}">`;
+  const tags = [
+    ...(description ? [meta('name', 'description', description)] : []),
+    `<link rel="canonical" href="${escapeHtml(url)}">`,
+    meta('property', 'og:site_name', chrome.site.name),
+    meta('property', 'og:type', head.type ?? 'website'),
+    meta('property', 'og:title', title),
+    meta('property', 'og:url', url),
+    ...(description ? [meta('property', 'og:description', description)] : []),
+    ...(head.image ? [meta('property', 'og:image', head.image)] : []),
+    meta('name', 'twitter:card', head.image ? 'summary_large_image' : 'summary'),
+    meta('name', 'twitter:title', title),
+    ...(description ? [meta('name', 'twitter:description', description)] : []),
+    ...(head.image ? [meta('name', 'twitter:image', head.image)] : []),
+    // A data block, never executed: the CSP's script-src does not apply to it.
+    ...(head.jsonLd ? [`<script type="application/ld+json">${jsonDataBlock(head.jsonLd)}</script>`] : []),
+  ];
+  return `${tags.join('\n')}\n`;
 }
 
 export const signInHref = (next: string): string => `/sign-in?next=${encodeURIComponent(next)}`;
@@ -104,7 +189,11 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   res.status(page.status ?? 200);
   res.setHeader(
     'Content-Security-Policy',
-    sitePageCsp([cspHash(style), ...(widgets?.styleHashes() ?? [])], (widgets?.widgetNames().length ?? 0) > 0),
+    sitePageCsp(
+      [cspHash(style), ...(widgets?.styleHashes() ?? [])],
+      (widgets?.widgetNames().length ?? 0) > 0,
+      page.csp,
+    ),
   );
   res.setHeader('Cache-Control', page.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
   // A shared cache must not hand the anonymous copy to someone who sends a sign-in cookie.
@@ -114,14 +203,14 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
   res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
   const name = escapeHtml(chrome.site.name);
   const scripts = widgets?.head() ?? '';
-  res.type('html').send(`<!doctype html>
+  const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(page.title)} · ${name}</title>
-<style>${style}</style>
+${headTags(chrome, page)}<style>${style}</style>
 ${scripts}
 </head>
 <body>
@@ -133,7 +222,35 @@ ${footer}
 ${widgets?.stateBlock() ?? ''}
 </body>
 </html>
-`);
+`;
+  res.type('html');
+  if (page.cache === 'public') sendWithEtag(res, html);
+  else res.send(html);
+}
+
+/** A strong validator of a body: its SHA-256, so equal bytes give equal tags on every instance. */
+export const etagOf = (body: string): string =>
+  `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+
+/** Whether If-None-Match names this tag (`*`, or a list; weak comparison, as a GET allows). */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * Sends a body that every anonymous visitor gets alike (public pages, the Atom feed, the sitemap)
+ * with an ETag; a request that already has it gets 304 with the same headers and no body.
+ */
+export function sendWithEtag(res: Response, body: string): void {
+  const etag = etagOf(body);
+  res.setHeader('ETag', etag);
+  if (matchesIfNoneMatch(res.req.headers['if-none-match'], etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.send(body);
 }
 
 /**
@@ -156,7 +273,7 @@ function widgetChrome(chrome: SiteChrome): [string, string] | null {
 
 function plainHeader(chrome: SiteChrome): string {
   const name = escapeHtml(chrome.site.name);
-  const nav = chrome.nav.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join('\n');
+  const nav = chrome.nav.map(navLink).join('\n');
   const signIn = chrome.signInNext === null ? '' : `<a href="${escapeHtml(signInHref(chrome.signInNext))}">Sign in</a>`;
   return `<header class="site-header">
 <a class="site-name" href="/">${name}</a>
