@@ -6,7 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
-export const E2E_PORT = 3100;
+/**
+ * 3100 unless SVC_E2E_PORT says otherwise (two runs on one machine). The demo's embed origins
+ * name 127.0.0.1:3100, so the cross-origin embed specs need the default; the hosted-site specs
+ * (same-origin on demo.localhost) run on any port.
+ */
+export const E2E_PORT = Number(process.env.SVC_E2E_PORT ?? 3100);
 
 // The config is evaluated by the runner and again by every worker; workers inherit the
 // runner's environment, so the directory is created once per run.

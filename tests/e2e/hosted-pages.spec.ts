@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { HOSTED_ORIGIN, axeViolations, recordProblems, svc } from './support.ts';
+import { E2E_PORT, HOSTED_ORIGIN, axeViolations, recordProblems, svc } from './support.ts';
 
 const MAYA = { email: 'maya@example.com', password: 'demo-password' };
 
@@ -144,7 +144,14 @@ test("no script of a hostile community's content runs on any of its pages", asyn
           },
         ],
         products: [
-          { sku: 'evil-sku', name: evil('product'), description: evil('product description'), priceCents: 500, currency: 'USD', seller: `${tag}-f` },
+          {
+            sku: 'evil-sku',
+            name: evil('product'),
+            description: evil('product description'),
+            priceCents: 500,
+            currency: 'USD',
+            seller: `${tag}-f`,
+          },
         ],
         atlas: {
           categories: [{ key: 'c', name: evil('category') }],
@@ -157,7 +164,7 @@ test("no script of a hostile community's content runs on any of its pages", asyn
   fs.writeFileSync(file, JSON.stringify(fixture));
   await svc('import', file);
 
-  const origin = `http://${tag}.localhost:3100`;
+  const origin = `http://${tag}.localhost:${E2E_PORT}`;
   const pages = [
     '/',
     '/events',
@@ -185,7 +192,8 @@ test("no script of a hostile community's content runs on any of its pages", asyn
       await page.waitForLoadState('load');
       // The text is shown as text: the markup never became elements.
       expect(await page.locator('img[src="x"], svg[onload], script:not([src]):not([type])').count(), pathname).toBe(0);
-      if (javaScript) expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned), pathname).toBeUndefined();
+      if (javaScript)
+        expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned), pathname).toBeUndefined();
     }
     expect(dialogs).toEqual([]);
     await context.close();

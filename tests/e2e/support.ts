@@ -10,12 +10,13 @@ import { expect, type APIRequestContext, type Locator, type Page } from '@playwr
 import type { Event } from '../../contract/resources.ts';
 import type { WidgetManifest } from '../../vite.config.ts';
 
-export const PAGE_ORIGIN = 'http://127.0.0.1:3100';
-export const API_ORIGIN = 'http://localhost:3100';
+export const E2E_PORT = Number(process.env.SVC_E2E_PORT ?? 3100);
+export const PAGE_ORIGIN = `http://127.0.0.1:${E2E_PORT}`;
+export const API_ORIGIN = `http://localhost:${E2E_PORT}`;
 export const COMMUNITY = 'demo';
 export const DEMO_URL = `${PAGE_ORIGIN}/demo/`;
 /** The demo community's hosted apex, where widgets act same-origin and keyless. */
-export const HOSTED_ORIGIN = 'http://demo.localhost:3100';
+export const HOSTED_ORIGIN = `http://demo.localhost:${E2E_PORT}`;
 
 /** An address no earlier run has used, so each test starts with a new person. */
 export const uniqueEmail = (what: string) =>
