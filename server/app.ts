@@ -152,6 +152,7 @@ export function createApp(deps: AppDeps): Express {
     sales: saleDeps(routeDeps),
     mapTiles: config.mapTiles,
     checkoutOrigins: checkoutOrigins(config),
+    pageCache: routeDeps.readCache,
   };
   const siteApi = siteApiRouter(routeDeps, hostedChromeProvider(hostedDeps));
   app.use(siteApi);

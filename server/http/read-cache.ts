@@ -3,10 +3,11 @@
 // second per distinct request, while keeping data fresh:
 // - a write in this process calls `invalidate(communityId)` and the next read is fresh;
 // - writes in another instance are seen within the TTL (SVC_READ_CACHE_MS, default 1 s).
-// Entries are serialized JSON, so a hit skips the queries and the serialization.
+// Entries are serialized bodies (the API's JSON, the hosted site's anonymous HTML pages), so a hit
+// skips the queries and the rendering.
 export interface CachedResponse {
   status: number;
-  json: string;
+  body: string;
   headers?: Record<string, string>;
 }
 

@@ -221,7 +221,7 @@ export function mountRoute<D extends RouteDef>(
     const cacheKey = cachedFor ? `${def.operationId} ${cachedFor.kind} ${req.originalUrl}` : '';
     if (cachedFor) {
       const hit = deps.readCache.get(cachedFor.communityId, cacheKey);
-      if (hit) return send(res, hit.status, hit.json, hit.headers);
+      if (hit) return send(res, hit.status, hit.body, hit.headers);
     }
     // Taken before the handler reads, so a write that lands meanwhile makes this answer stale
     // instead of being cached over.
@@ -299,7 +299,7 @@ export function mountRoute<D extends RouteDef>(
       ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) }
       : result.headers;
     if (cachedFor && status === 200)
-      deps.readCache.set(cachedFor.communityId, cacheKey, { status, json, headers }, generation);
+      deps.readCache.set(cachedFor.communityId, cacheKey, { status, body: json, headers }, generation);
     // A successful write makes the community's cached reads stale, whatever the route.
     const wrote = key?.communityId ?? widget?.community.id;
     if (def.method !== 'get' && wrote && status < 400) deps.readCache.invalidate(wrote);

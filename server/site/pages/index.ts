@@ -30,7 +30,11 @@ import { conversationsPage, sendMessage, threadPage } from './chat.ts';
 import { applyAction, applyPage } from './apply.ts';
 import {
   PRIVATE_PAGE_CACHE,
-  sendSiteFile,
+  renderSiteFile,
+  renderSitePage,
+  writeRendered,
+  PUBLIC_PAGE_CACHE,
+  type RenderedPage,
   sendSitePage,
   sendUnknownHostPage,
   signInHref,
@@ -43,6 +47,7 @@ import { feedPage, feedPostPage } from './feed.ts';
 import { atlasPage } from './atlas.ts';
 import { siteStatic } from './static.ts';
 import type { MapTiles } from '../../config.ts';
+import type { ReadCache } from '../../http/read-cache.ts';
 import { buyProduct, donateToProduct, marketplacePage, productPage, type ActionOutcome } from './marketplace.ts';
 import { ApiError } from '../../http/api-error.ts';
 import { asApiError } from '../../http/refusals.ts';
@@ -64,6 +69,8 @@ export interface HostedSiteDeps {
   checkoutOrigins?: string[];
   /** SVC_MAP_TILES_URL: the atlas's map; without it the atlas is its list only. */
   mapTiles?: MapTiles | null;
+  /** The API's read cache (SVC_READ_CACHE_MS): anonymous pages are kept in it, per community. */
+  pageCache?: ReadCache;
 }
 
 /** The signed-in viewer of one request, and the session their forms are bound to. */
@@ -206,12 +213,22 @@ async function servePage(
   render: PageRenderer,
 ): Promise<void> {
   let ctx = contextFor(req, community, ANONYMOUS, formKey);
+  // A request that carries no sign-in cookie at all is anonymous whatever else it sends: its page is
+  // the one every such visitor gets, kept for SVC_READ_CACHE_MS (docs/hosted-site.md, "Caching").
+  const cacheKey = deps.pageCache?.enabled && !carriesSignIn(req) ? anonymousPageKey(req) : null;
+  const cached = cacheKey === null ? undefined : deps.pageCache!.get(community.id, cacheKey);
+  if (cached) return writeRendered(res, { status: cached.status, headers: cached.headers ?? {}, body: cached.body });
+  // Taken before anything is read: a write landing meanwhile makes this render too old to keep.
+  const generation = cacheKey === null ? 0 : deps.pageCache!.generation(community.id);
   try {
     ctx = contextFor(req, community, await viewerFor(deps, req, community), formKey);
     ctx.chrome.widgets = await pageWidgets(deps, req, ctx);
     // A route without a page key (`/apply`) has no page gate: its renderer decides.
     const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
-    sendBody(res, ctx, outcome === 'render' ? await render(ctx, deps.db, req) : outcome);
+    const page = renderBody(ctx, outcome === 'render' ? await render(ctx, deps.db, req) : outcome);
+    if (cacheKey !== null && page.status === 200 && page.headers['Cache-Control'] === PUBLIC_PAGE_CACHE)
+      deps.pageCache!.set(community.id, cacheKey, page, generation);
+    writeRendered(res, page);
   } catch (err) {
     sendError(deps, req, res, ctx, err);
   }
@@ -245,6 +262,8 @@ async function serveForm(
     const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
     if (outcome !== 'render') return sendBody(res, ctx, outcome);
     const result = await handle(ctx, deps.db, req, fields);
+    // Whatever the post changed (a seat taken, a member added), no anonymous page keeps the old view.
+    deps.pageCache?.invalidate(community.id);
     if (typeof result === 'object' && 'redirect' in result) {
       res.setHeader('Cache-Control', PRIVATE_PAGE_CACHE);
       return res.redirect(303, result.redirect);
@@ -256,20 +275,29 @@ async function serveForm(
 }
 
 function sendBody(res: Response, ctx: SiteContext, body: PageBody): void {
-  if (body === 'not-found') return sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
-  if (body === 'gate') return sendSitePage(res, ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
-  if (body === 'forbidden')
-    return sendSitePage(res, ctx.chrome, { ...forbiddenBody(ctx), status: 403, cache: 'private' });
+  writeRendered(res, renderBody(ctx, body));
+}
+
+function renderBody(ctx: SiteContext, body: PageBody): RenderedPage {
+  if (body === 'not-found') return renderSitePage(ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
+  if (body === 'gate') return renderSitePage(ctx.chrome, { ...gateBody(ctx), status: 403, cache: 'private' });
+  if (body === 'forbidden') return renderSitePage(ctx.chrome, { ...forbiddenBody(ctx), status: 403, cache: 'private' });
   const cache = ctx.viewer.userId === null ? 'public' : 'private';
-  if ('file' in body) return sendSiteFile(res, { ...body.file, cache });
+  if ('file' in body) return renderSiteFile({ ...body.file, cache });
   // A page answering a refused form (4xx) is about this request only. Every rendered page has a
   // canonical URL and the basic cards, whether or not it says more.
-  sendSitePage(res, ctx.chrome, {
+  return renderSitePage(ctx.chrome, {
     ...body,
     head: body.head ?? {},
     cache: body.status && body.status !== 200 ? 'private' : cache,
   });
 }
+
+/** Whether the request sends any sign-in cookie (valid or not, of this site or another). */
+const carriesSignIn = (req: Request): boolean => /(^|;\s*)svc_auth/.test(req.headers.cookie ?? '');
+
+/** What an anonymous page depends on: the site as the request reached it, and the path and query. */
+const anonymousPageKey = (req: Request): string => `${req.protocol}://${req.get('host') ?? ''}${req.originalUrl}`;
 
 function sendError(deps: HostedSiteDeps, req: Request, res: Response, ctx: SiteContext, err: unknown): void {
   deps.logger.error({ err, path: req.path }, 'hosted page failed');

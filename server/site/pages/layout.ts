@@ -180,27 +180,51 @@ function headTags(chrome: SiteChrome, page: SitePage): string {
 
 export const signInHref = (next: string): string => `/sign-in?next=${encodeURIComponent(next)}`;
 
+/** A page or file as it goes on the wire: what the anonymous page cache keeps, and writeRendered sends. */
+export interface RenderedPage {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage): void {
+  writeRendered(res, renderSitePage(chrome, page));
+}
+
+/**
+ * Sends a rendered page. One every anonymous visitor gets alike carries an ETag (a hash of its
+ * bytes), and a request that already has it gets 304 with the same headers and no body.
+ */
+export function writeRendered(res: Response, page: RenderedPage): void {
+  res.status(page.status);
+  for (const [name, value] of Object.entries(page.headers)) res.setHeader(name, value);
+  if (page.headers.ETag && matchesIfNoneMatch(res.req.headers['if-none-match'], page.headers.ETag)) {
+    res.status(304).end();
+    return;
+  }
+  res.send(page.body);
+}
+
+export function renderSitePage(chrome: SiteChrome, page: SitePage): RenderedPage {
   const widgets = chrome.widgets;
   const theme = widgets ? `:root{${widgets.themeDeclarations()}}` : '';
   const style = `${STYLE}${brandStyle(chrome.site)}${theme}`;
   // Rendered before the CSP is written: their styles are in it.
   const [header, footer] = widgetChrome(chrome) ?? [plainHeader(chrome), plainFooter(chrome)];
-  res.status(page.status ?? 200);
-  res.setHeader(
-    'Content-Security-Policy',
-    sitePageCsp(
+  const headers: Record<string, string> = {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': sitePageCsp(
       [cspHash(style), ...(widgets?.styleHashes() ?? [])],
       (widgets?.widgetNames().length ?? 0) > 0,
       page.csp,
     ),
-  );
-  res.setHeader('Cache-Control', page.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
+    'Cache-Control': page.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE,
+    'X-Frame-Options': 'SAMEORIGIN',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'strict-origin-when-cross-origin',
+  };
   // A shared cache must not hand the anonymous copy to someone who sends a sign-in cookie.
-  if (page.cache === 'public') res.setHeader('Vary', 'Cookie');
-  res.setHeader('X-Frame-Options', 'SAMEORIGIN');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+  if (page.cache === 'public') headers.Vary = 'Cookie';
   const name = escapeHtml(chrome.site.name);
   const scripts = widgets?.head() ?? '';
   const html = `<!doctype html>
@@ -223,9 +247,8 @@ ${widgets?.stateBlock() ?? ''}
 </body>
 </html>
 `;
-  res.type('html');
-  if (page.cache === 'public') sendWithEtag(res, html);
-  else res.send(html);
+  if (page.cache === 'public') headers.ETag = etagOf(html);
+  return { status: page.status ?? 200, headers, body: html };
 }
 
 /** A strong validator of a body: its SHA-256, so equal bytes give equal tags on every instance. */
@@ -313,20 +336,23 @@ export function sendUnknownHostPage(res: Response): void {
  * A file the site serves beside its pages (CSV export, iCalendar): its own type, a download name
  * when it has one, and the pages' caching rule.
  */
-export function sendSiteFile(
-  res: Response,
-  file: { contentType: string; body: string; filename?: string; cache: 'public' | 'private' },
-): void {
-  res.status(200);
-  res.setHeader('Content-Type', file.contentType);
+export function renderSiteFile(file: {
+  contentType: string;
+  body: string;
+  filename?: string;
+  cache: 'public' | 'private';
+}): RenderedPage {
+  const headers: Record<string, string> = {
+    'Content-Type': file.contentType,
+    'Cache-Control': file.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE,
+    'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+    'X-Content-Type-Options': 'nosniff',
+  };
   if (file.filename) {
     // The name is ours (a slug and a fixed suffix), but quoted safely all the same.
     const ascii = file.filename.replace(/[^A-Za-z0-9._-]/g, '_');
-    res.setHeader('Content-Disposition', `attachment; filename="${ascii}"`);
+    headers['Content-Disposition'] = `attachment; filename="${ascii}"`;
   }
-  res.setHeader('Cache-Control', file.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE);
-  if (file.cache === 'public') res.setHeader('Vary', 'Cookie');
-  res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.send(file.body);
+  if (file.cache === 'public') headers.Vary = 'Cookie';
+  return { status: 200, headers, body: file.body };
 }
