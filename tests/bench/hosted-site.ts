@@ -198,7 +198,7 @@ async function main() {
             `${verdict(on.lcpMs <= TARGETS.lcpMs && off.lcpMs <= TARGETS.lcpMs)}`,
         );
         out(
-          `${p}: CLS ${on.cls.toFixed(3)} JS on, ${off.cls.toFixed(3)} JS off (target ${TARGETS.cls}): ${verdict(on.cls <= TARGETS.cls && off.cls <= TARGETS.cls)}`,
+          `${p}: CLS ${on.cls.toFixed(4)} JS on, ${off.cls.toFixed(4)} JS off (target ${TARGETS.cls}): ${verdict(on.cls <= TARGETS.cls && off.cls <= TARGETS.cls)}`,
         );
         out(
           `${p}: blocking time added by the widgets ${added.toFixed(0)} ms (${on.blockingMs?.toFixed(0)} with, ` +

@@ -64,7 +64,9 @@ export function loadSession(api: ApiClient, config: EmbedConfig): void {
     $session.set(null);
     return;
   }
-  void refreshSession();
+  // A server-rendered page seeded $session from the very cookie this read would send (its state
+  // block): asking again would only cost a request, and a 401 in the console for every visitor.
+  if ($session.get() === undefined) void refreshSession();
   document.addEventListener(SESSION_CHANGED, () => void refreshSession().then(tellOtherTabs));
   if (typeof BroadcastChannel === 'function') {
     channel = new BroadcastChannel('svc:session');

@@ -51,6 +51,21 @@ afterEach(() => {
 });
 
 describe('$session', () => {
+  it('on a server-rendered hosted page starts from the seeded session, without reading it again', async () => {
+    const { $session, loadSession, SESSION_CHANGED } = await freshModules();
+    const { api, calls } = fakeApi({ me: () => maya });
+    // What define-element does with the page's state block before the first render.
+    $session.set(null);
+    loadSession(api, hosted);
+    await flush();
+    expect(calls).toEqual([]);
+    expect($session.get()).toBeNull();
+    // A sign-in on the page is still heard.
+    document.dispatchEvent(new Event(SESSION_CHANGED));
+    await flush();
+    expect($session.get()).toEqual(maya);
+  });
+
   it('on a customer site is signed out at once, without a request (the cookie is out of reach)', async () => {
     const { $session, loadSession } = await freshModules();
     const { api, calls } = fakeApi({ me: () => maya });
