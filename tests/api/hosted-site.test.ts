@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, nowIso } from '../../server/db/ids.ts';
+import { forgetCommunityCaches } from '../../server/domain/communities.ts';
 import { makeCommunity, makeEvent, makeMembership, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { rawRequest, type RawResponse } from './support/raw-http.ts';
@@ -80,6 +81,51 @@ afterAll(async () => {
 });
 
 describe('hosted site: happy path', () => {
+  it('orders the home page by storefrontConfig.modules.home, and leaves out what it does not name', async () => {
+    const db = server.database.db;
+    const c = await makeCommunity(db, 'ordered', { name: 'Ordered' });
+    await makeEvent(db, c.id, {
+      slug: 'big-one',
+      name: 'Big One',
+      featured: true,
+      startDate: new Date(Date.now() + DAY).toISOString(),
+    });
+    await db
+      .insertInto('articles')
+      .values({
+        id: newId(),
+        community_id: c.id,
+        slug: 'news',
+        title: 'News',
+        excerpt: '',
+        content: '<p>Hi</p>',
+        banner_url: null,
+        category: null,
+        status: 'PUBLISHED',
+        published_at: nowIso(),
+        created_at: nowIso(),
+        updated_at: nowIso(),
+      })
+      .execute();
+    const home = async (modules: unknown) => {
+      await db
+        .updateTable('communities')
+        .set({ storefront_config: JSON.stringify({ modules: { home: modules } }) })
+        .where('id', '=', c.id)
+        .execute();
+      // What a settings change does in the app: both caches drop what they knew of the community.
+      server.readCache.invalidate(c.id);
+      forgetCommunityCaches(db);
+      return (await get('/', 'ordered.localhost')).text;
+    };
+    const headings = (html: string) => [...html.matchAll(/<h2 id="(\w+)">/g)].map((m) => m[1]);
+    expect(headings(await home(undefined))).toEqual(['featured', 'upcoming', 'articles']);
+    const reordered = await home(['articles', 'nope', 'featured', 'articles']);
+    expect(headings(reordered)).toEqual(['articles', 'featured']);
+    expect(reordered).not.toContain('Join Ordered');
+    expect(await home(['join'])).toContain('Join Ordered');
+  });
+
   it("serves the community's home page on its registered domain and on <tag>.localhost", async () => {
     for (const host of ['club.example', 'club.localhost']) {
       const res = await get('/', host);
