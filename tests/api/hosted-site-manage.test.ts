@@ -122,6 +122,13 @@ afterAll(async () => {
 });
 
 describe('hosted site manage: happy path', () => {
+  it("the event page links a leader, and only a leader, to the event's manage page", async () => {
+    const link = '<a href="/events/gala/manage">Manage this event</a>';
+    for (const who of ['founder', 'admin']) expect((await get('/events/gala', cookies[who])).text).toContain(link);
+    for (const who of ['member', 'bannedAdmin'])
+      expect((await get('/events/gala', cookies[who])).text).not.toContain('/manage"');
+  });
+
   it('a founder and an admin see the attendees with tier and check-in state', async () => {
     await ticket('Ada Attendee', 'ada@example.com');
     const done = await ticket('Bob Scanned', 'bob@example.com');

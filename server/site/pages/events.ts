@@ -11,6 +11,7 @@ import { isMember } from './gate.ts';
 import { rsvpBlock, rsvpNotice, type RsvpNotice } from './rsvp.ts';
 import { signInHref } from './layout.ts';
 import { donationSummary, donationTarget } from '../../domain/donations.ts';
+import { isCommunityLeader } from '../../domain/event-attendance.ts';
 import type { PageBody, PageContent, SiteContext } from './context.ts';
 import { imageUrl } from './urls.ts';
 import { minorDigits, money } from './money.ts';
@@ -163,6 +164,9 @@ ${event.tiers.some((t) => t.priceCents > 0) ? '<p class="meta nojs">Buying a pai
 </div>`
     : rsvpBlock(ctx, event, notice);
   const donate = ctx.chrome.widgets && event.donationConfig?.enabled ? await donateWidget(ctx, db, event.slug) : '';
+  // Leaders get the way to the door and the attendee list; asked only for a signed-in viewer.
+  const leads = ctx.viewer.userId !== null && (await isCommunityLeader(db, ctx.community.id, ctx.viewer.userId));
+  const manage = leads ? `\n<a href="/events/${encodeURIComponent(event.slug)}/manage">Manage this event</a>` : '';
   const tiers = event.tiers.length
     ? `<ul class="tiers">\n${event.tiers
         .map((t) => `<li>${escapeHtml(t.name)} · <strong>${escapeHtml(price(t))}</strong></li>`)
@@ -183,7 +187,7 @@ ${rsvp}
 </section>
 ${donate}
 <p class="actions"><a href="/events">All events</a>
-<a href="/events/${encodeURIComponent(event.slug)}.ics">Add to calendar</a></p>
+<a href="/events/${encodeURIComponent(event.slug)}.ics">Add to calendar</a>${manage}</p>
 </article>`,
   };
 }
