@@ -295,9 +295,30 @@ export const COMMUNITY_SETTINGS_FIELDS = Object.keys(settingsFields) as Communit
 // ---------------------------------------------------------------------------------------------
 // The file
 
-/** The schema of an import file, with relative dates resolved against `now`. */
-export function fixtureSchema(now: Date) {
+/** An absolute http(s) URL, or (with a base) a path on the platform, made absolute against it. */
+function fixtureImageUrl(baseUrl: string | undefined) {
+  return z.string().transform((value, ctx) => {
+    const absolute = value.startsWith('/') && !value.startsWith('//') && baseUrl ? new URL(value, baseUrl).href : value;
+    const checked = HttpUrl.safeParse(absolute);
+    if (checked.success) return checked.data;
+    ctx.addIssue({
+      code: 'custom',
+      message: value.startsWith('/')
+        ? 'a path needs the platform URL to resolve against (the CLI and the server give it; parseFixture needs baseUrl)'
+        : 'must be an http(s) URL, or a path on the platform starting with /',
+    });
+    return z.NEVER;
+  });
+}
+
+/**
+ * The schema of an import file, with relative dates resolved against `now`, and image paths
+ * (`/demo/banners/summit.svg`) against `baseUrl` (the platform's SVC_PUBLIC_URL), so a file can
+ * point at images the platform serves wherever it runs. Without a base, only absolute URLs.
+ */
+export function fixtureSchema(now: Date, baseUrl?: string) {
   const FixtureDate = fixtureDate(now);
+  const ImageUrl = fixtureImageUrl(baseUrl);
 
   const User = z
     .object({
@@ -361,7 +382,7 @@ export function fixtureSchema(now: Date) {
       startDate: FixtureDate,
       endDate: FixtureDate.nullish(),
       location: Location.nullish(),
-      bannerUrl: HttpUrl.nullish(),
+      bannerUrl: ImageUrl.nullish(),
       format: EventFormat,
       featured: z.boolean().default(false),
       visibility: Visibility.nullable()
@@ -392,7 +413,7 @@ export function fixtureSchema(now: Date) {
       excerpt: Text(500).optional(),
       content: Text(200_000).optional(),
       category: Text(100).nullish(),
-      bannerUrl: HttpUrl.nullish(),
+      bannerUrl: ImageUrl.nullish(),
       status: ArticleStatus.default('DRAFT'),
       publishedAt: FixtureDate.nullish(),
     })
@@ -417,7 +438,7 @@ export function fixtureSchema(now: Date) {
       description: Text(20000).nullish(),
       priceCents: AmountCents,
       currency: Currency,
-      imageUrl: HttpUrl.nullish(),
+      imageUrl: ImageUrl.nullish(),
       isActive: z.boolean().default(true),
       /** Usertag of the listing member (user-seller mode). */
       seller: Usertag.nullish(),
@@ -524,7 +545,7 @@ export function fixtureSchema(now: Date) {
       longitude: z.number().min(-180).max(180),
       /** `key` of a category of the same community in this file. */
       category: Slug,
-      imageUrl: HttpUrl.nullish(),
+      imageUrl: ImageUrl.nullish(),
     })
     .strict();
 
@@ -861,8 +882,8 @@ export function fixtureIssues(error: z.ZodError): FixtureIssue[] {
 }
 
 /** Validates an import file and resolves its relative dates against `now` (default: the current time). */
-export function parseFixture(input: unknown, opts: { now?: Date } = {}): FixtureParseResult {
-  const result = fixtureSchema(opts.now ?? new Date()).safeParse(input);
+export function parseFixture(input: unknown, opts: { now?: Date; baseUrl?: string } = {}): FixtureParseResult {
+  const result = fixtureSchema(opts.now ?? new Date(), opts.baseUrl).safeParse(input);
   if (result.success) return { success: true, data: result.data };
   return { success: false, issues: fixtureIssues(result.error) };
 }

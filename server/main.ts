@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const database = openDatabase(config.database);
   await migrate(database.db);
   if (config.seedDemo) {
-    const seeded = await seedDemoIfEmpty(database.db);
+    const seeded = await seedDemoIfEmpty(database.db, { baseUrl: config.publicUrl });
     if (seeded) logger.info('seeded the demo community');
   }
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;

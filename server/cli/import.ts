@@ -109,6 +109,7 @@ export function registerImportCommands(program: Command): void {
       const input = await readFixtureFile(file);
       const result = await withDatabase((db, ctx) =>
         importFixture(db, input, {
+          baseUrl: ctx.config.publicUrl,
           // The secret box is loaded only when the file has webhooks to register.
           webhooks: {
             get secrets() {
@@ -129,7 +130,7 @@ export function registerImportCommands(program: Command): void {
     .description('Import the demo communities from demo/fixture.json (idempotent).')
     .option('--json', 'print the result as JSON, including the created keys')
     .action(async (opts: JsonOption) => {
-      const result = await withDatabase((db) => seedDemo(db));
+      const result = await withDatabase((db, ctx) => seedDemo(db, { baseUrl: ctx.config.publicUrl }));
       print(DEMO_FIXTURE_PATH, result, opts);
     });
 }

@@ -150,6 +150,8 @@ export async function readFixtureFile(file: string, what = 'fixture'): Promise<u
 export interface ImportOptions {
   /** The instant relative dates resolve against and rows are stamped with. Default: now. */
   now?: Date;
+  /** What image paths in the file (`/demo/banners/…`) resolve against: SVC_PUBLIC_URL. */
+  baseUrl?: string;
   /**
    * What registering webhook endpoints needs: the key that encrypts their signing secrets and the
    * receiver policy (private addresses allowed or not, DNS). Required when the file has webhooks.
@@ -163,7 +165,7 @@ export interface ImportOptions {
  */
 export async function importFixture(db: Db, input: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
   const now = opts.now ?? new Date();
-  const parsed = parseFixture(input, { now });
+  const parsed = parseFixture(input, { now, baseUrl: opts.baseUrl });
   if (!parsed.success) throw new FixtureError(parsed.issues);
   const fixture = parsed.data;
   // Receiver URLs are checked (and their names resolved) before the transaction opens, so no DNS

@@ -7,8 +7,11 @@ import { importFixture, readFixtureFile, type ImportResult } from './import.ts';
 
 export const DEMO_FIXTURE_PATH = fileURLToPath(new URL('../../demo/fixture.json', import.meta.url));
 
-/** Imports the demo fixture (idempotent: what exists is left as it is). */
-export async function seedDemo(db: Db, opts: { now?: Date } = {}): Promise<ImportResult> {
+/**
+ * Imports the demo fixture (idempotent: what exists is left as it is). `baseUrl` (SVC_PUBLIC_URL)
+ * makes its image paths absolute: the banners are served by the platform at /demo/banners/.
+ */
+export async function seedDemo(db: Db, opts: { now?: Date; baseUrl: string }): Promise<ImportResult> {
   return importFixture(db, await readFixtureFile(DEMO_FIXTURE_PATH), opts);
 }
 
@@ -17,7 +20,10 @@ export async function seedDemo(db: Db, opts: { now?: Date } = {}): Promise<Impor
  * instances starting at once on one empty PostgreSQL database all see it empty: one import wins,
  * the others hit the unique tag, roll back whole, and return null.
  */
-export async function seedDemoIfEmpty(db: Db, opts: { now?: Date } = {}): Promise<ImportResult | null> {
+export async function seedDemoIfEmpty(
+  db: Db,
+  opts: { now?: Date; baseUrl: string },
+): Promise<ImportResult | null> {
   const any = await db.selectFrom('communities').select('id').limit(1).executeTakeFirst();
   if (any) return null;
   try {

@@ -28,6 +28,20 @@ function hostedSite(publicUrl: string, tag: string): string {
 
 export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string }): Router {
   const router = express.Router();
+  // The demo's banner images (demo/fixture.json names them as paths on the platform, made absolute
+  // against SVC_PUBLIC_URL at import). Static, ours, and never a document that could run anything.
+  router.use(
+    '/demo/banners',
+    express.static(path.join(opts.rootDir, 'demo', 'banners'), {
+      fallthrough: false,
+      index: false,
+      maxAge: '1d',
+      setHeaders: (res) => {
+        res.setHeader('Content-Security-Policy', "default-src 'none'");
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+      },
+    }),
+  );
   const template = path.join(opts.rootDir, 'demo', 'customer-site.html');
   // Express matches '/demo' for '/demo/' as well (non-strict routing), so only redirect the bare path.
   router.get('/demo', (req, res, next) =>

@@ -398,10 +398,10 @@ describe('importFixture in process', () => {
   }
 
   it('seeds the demo only into an empty database, and the API serves it', async () => {
-    const seeded = await seedDemoIfEmpty(db);
+    const seeded = await seedDemoIfEmpty(db, { baseUrl: server.url });
     expect(seeded?.created).toBeGreaterThan(100);
-    expect(await seedDemoIfEmpty(db)).toBeNull();
-    expect((await seedDemo(db)).created).toBe(0);
+    expect(await seedDemoIfEmpty(db, { baseUrl: server.url })).toBeNull();
+    expect((await seedDemo(db, { baseUrl: server.url })).created).toBe(0);
 
     const pk = seeded?.communities[0].publishableKey as string;
     const upcoming = await server.request('/v1/communities/demo/events?upcoming=true&limit=100', { key: pk });
@@ -416,6 +416,13 @@ describe('importFixture in process', () => {
     expect(featured.body[0]).toMatchObject({ featured: true, slug: 'big-summit-day' });
     const overnight = await server.request('/v1/communities/demo/events/cascade-crest-overnight/tiers', { key: pk });
     expect(overnight.body.every((t: { hasForm: boolean }) => t.hasForm)).toBe(true);
+    // The banners are paths in the file, made absolute against the platform, which serves them.
+    const welcome = await server.request('/v1/communities/demo/articles/slug/welcome-to-demo-hikers', { key: pk });
+    expect(welcome.body.bannerUrl).toBe(`${server.url}/demo/banners/welcome.svg`);
+    const banner = await fetch(welcome.body.bannerUrl);
+    expect(banner.status).toBe(200);
+    expect(banner.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(banner.headers.get('content-security-policy')).toBe("default-src 'none'");
     const community = await server.request('/api/communities/by-domain/demo.localhost');
     expect(community.body).toMatchObject({
       communityTag: 'demo',
@@ -426,7 +433,7 @@ describe('importFixture in process', () => {
   });
 
   it("imports the demo's conversations once, in order, each unread only for the one who did not speak last", async () => {
-    await seedDemoIfEmpty(db);
+    await seedDemoIfEmpty(db, { baseUrl: server.url });
     const idOf = async (usertag: string) =>
       (await db.selectFrom('users').select('id').where('usertag', '=', usertag).executeTakeFirstOrThrow()).id;
     const [maya, priya] = [await idOf('maya'), await idOf('priya')];
@@ -440,7 +447,7 @@ describe('importFixture in process', () => {
     // Newest first, as the messaging API lists them.
     expect(thread?.items.map((m) => m.body.split(' ')[0])).toEqual(['Great,', 'Yes,', 'Hi']);
     // The second import finds the pair's conversation and leaves it alone.
-    const again = await seedDemo(db);
+    const again = await seedDemo(db, { baseUrl: server.url });
     expect(again.communities[0].counts.conversations).toEqual({ created: 0, unchanged: 2 });
     expect((await listConversations(db, maya, { limit: 10, offset: 0 })).total).toBe(1);
   });

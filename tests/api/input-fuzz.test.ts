@@ -59,7 +59,7 @@ beforeAll(async () => {
   });
   port = new URL(s.url).port;
   const db = s.database.db;
-  await seedDemo(db);
+  await seedDemo(db, { baseUrl: 'http://localhost:3000' });
   const community = await db.selectFrom('communities').select('id').where('tag', '=', 'demo').executeTakeFirstOrThrow();
   secretKey = await makeKey(db, community.id, ['ADMIN']);
   const member = await db

@@ -411,10 +411,40 @@ describe('fixture rules beyond the types', () => {
   });
 });
 
+describe('image URLs: absolute, or a path on the platform', () => {
+  const withBanner = (bannerUrl: string) => community({ articles: [{ slug: 'a', title: 'A', bannerUrl }] });
+
+  it('resolves a path against the base URL the importer gives, and keeps an absolute URL', () => {
+    const at = (bannerUrl: string, baseUrl?: string) => {
+      const r = parseFixture({ communities: [withBanner(bannerUrl)] }, { now: NOW, baseUrl });
+      return r.success ? r.data.communities[0].articles[0].bannerUrl : r.issues.map((i) => i.message);
+    };
+    expect(at('/demo/banners/a.svg', 'https://svc.example')).toBe('https://svc.example/demo/banners/a.svg');
+    expect(at('https://img.example/a.png', 'https://svc.example')).toBe('https://img.example/a.png');
+    expect(at('/demo/banners/a.svg')).toEqual([
+      'a path needs the platform URL to resolve against (the CLI and the server give it; parseFixture needs baseUrl)',
+    ]);
+  });
+
+  it('refuses what is neither: another scheme, a protocol-relative URL', () => {
+    for (const bad of ['javascript:alert(1)', '//evil.example/a.png', 'data:image/png;base64,AA'])
+      expect(
+        paths(
+          (
+            parseFixture({ communities: [withBanner(bad)] }, { now: NOW, baseUrl: 'https://svc.example' }) as {
+              issues: FixtureIssue[];
+            }
+          ).issues,
+        ),
+        bad,
+      ).toEqual(['communities[0].articles[0].bannerUrl']);
+  });
+});
+
 describe('demo/fixture.json', () => {
   const file = path.resolve(import.meta.dirname, '../../demo/fixture.json');
   const now = new Date();
-  const result = parseFixture(JSON.parse(fs.readFileSync(file, 'utf8')), { now });
+  const result = parseFixture(JSON.parse(fs.readFileSync(file, 'utf8')), { now, baseUrl: 'http://localhost:3000' });
 
   it('is a valid fixture', () => {
     expect(result.success ? [] : result.issues).toEqual([]);
