@@ -1,4 +1,5 @@
-// What <svc-apply> reads, all with the publishable key on /v1: the segments open to new members,
+// What <svc-apply> reads, all on /v1 (with the publishable key; keyless on the community's own
+// hosted site, docs/decisions/0027-own-site-reads-need-no-key.md): the segments open to new members,
 // each segment's form (fetched the first time it is chosen), and check-email for the address
 // being typed. The community (its name, accessibility and rules) is the page-wide $community.
 import { batch, signal } from '@preact/signals';
