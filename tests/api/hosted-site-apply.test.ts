@@ -69,7 +69,7 @@ describe('/apply with <svc-apply> rendered on the server', () => {
     const res = await get('/apply');
     expect(res.status).toBe(200);
     const apply = root(res.text, 'apply');
-    expect(apply.attrs).toBe('');
+    expect(apply.attrs).toBe(' source="hosted site"');
     // The first paint is the picker, not "Loading…": hydration needs no request.
     expect(apply.markup).toContain('Choose a membership');
     expect(apply.markup).not.toContain('Loading memberships');

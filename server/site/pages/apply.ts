@@ -177,7 +177,8 @@ async function applyWidget(ctx: SiteContext, db: Db, segments: Segment[]): Promi
     const form = await getSegmentForm(db, ctx.community.id, s.id);
     if (form) forms[s.id] = form.schema;
   }
-  return ctx.chrome.widgets!.element('apply', {}, { segments, forms });
+  // Attributed as the plain form's posts are (applyAction's `source`).
+  return ctx.chrome.widgets!.element('apply', { source: 'hosted site' }, { segments, forms });
 }
 
 /** GET /apply; `?applied=approved|pending` is where a successful post lands. */
