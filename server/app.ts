@@ -96,6 +96,7 @@ export function createApp(deps: AppDeps): Express {
     readCache: deps.readCache ?? new ReadCache(config.readCacheMs),
     rateLimits: deps.rateLimits,
     publicUrl: config.publicUrl,
+    siteDomain: config.siteDomain,
     validateResponses: deps.validateResponses,
     readBody: jsonBodyReader(config.bodyLimit),
     sessions:

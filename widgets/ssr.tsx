@@ -27,9 +27,13 @@ import type { RsvpSeed } from './rsvp/store.ts';
 import { DonateWidget } from './donate/DonateWidget.tsx';
 import donateCss from './donate/styles.css?inline';
 import type { DonateSeed } from './donate/store.ts';
+import { ApplyWidget } from './apply/ApplyWidget.tsx';
+import applyCss from './apply/styles.css?inline';
+import type { ApplySeed } from './apply/store.ts';
 
 export type { RsvpSeed, RsvpSsr } from './rsvp/store.ts';
 export type { DonateSeed } from './donate/store.ts';
+export type { ApplySeed } from './apply/store.ts';
 export type { SessionUser } from './lib/session.ts';
 
 /**
@@ -57,6 +61,11 @@ const WIDGETS = {
     styles: `${donateCss}@media (scripting:none){.svc{display:none}}`,
     render: (p: WidgetProps) => h(DonateWidget, p),
   },
+  // Without a script the `/apply` page's own plain forms take its place (server/site/pages/apply.ts).
+  apply: {
+    styles: `${fieldsCss}${applyCss}@media (scripting:none){.svc{display:none}}`,
+    render: (p: WidgetProps) => h(ApplyWidget, p),
+  },
 } as const;
 
 export type SsrWidgetName = keyof typeof WIDGETS;
@@ -69,8 +78,8 @@ export interface SsrInput {
   href: string;
   /** The element's attributes (`current`, `route`, `event`). */
   attrs: Record<string, string | null>;
-  /** The element's own state (RsvpSeed for `rsvp`, the unread count for `header`). */
-  state?: RsvpSeed | DonateSeed | { unread: number };
+  /** The element's own state (RsvpSeed for `rsvp`, ApplySeed for `apply`, the unread count for `header`). */
+  state?: RsvpSeed | DonateSeed | ApplySeed | { unread: number };
   locale?: string;
 }
 
@@ -123,6 +132,17 @@ options.vnode = (vnode) => {
   previousVnode?.(vnode);
 };
 
+/**
+ * The segment cards' colours, which the browser render sets as an inline `--_segment` (dropped
+ * here, see above): as rules in the `<style>` instead, for the values safeValue lets through.
+ */
+function segmentColors(seed: ApplySeed | undefined): string {
+  return (seed?.segments ?? [])
+    .filter((s) => /^[\w-]{1,100}$/.test(s.id) && s.color && safeValue(s.color))
+    .map((s) => `.segment[data-segment="${s.id}"]{--_segment:${s.color}}`)
+    .join('');
+}
+
 export function renderWidget(name: SsrWidgetName, input: SsrInput): SsrOutput {
   const widget = WIDGETS[name];
   const url = new URL(input.href);
@@ -153,7 +173,8 @@ export function renderWidget(name: SsrWidgetName, input: SsrInput): SsrOutput {
     const tree = h('div', { class: 'svc', part: 'root' }, widget.render(props));
     const html = renderToString(tree);
     const look = name === 'header' ? headerLook(input.community.storefrontConfig.header).vars : {};
-    return { html, css: baseCss + themeRule(input.community, look) + widget.styles };
+    const extra = name === 'apply' ? segmentColors(input.state as ApplySeed | undefined) : '';
+    return { html, css: baseCss + themeRule(input.community, look) + widget.styles + extra };
   } finally {
     rendering = false;
     $community.set({ status: 'idle' });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { expressPath, WIDGET_ACTIONS_BASE, type RouteAuth, type RouteDef } from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
+import { communityForSite } from '../domain/communities.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { ApiError, withRequestId } from './api-error.ts';
 import { asApiError } from './refusals.ts';
@@ -42,6 +43,11 @@ export interface RouteDeps {
   publicUrl: string;
   /** Tests turn this on: every success body is checked against the route's response schema. */
   validateResponses?: boolean;
+  /**
+   * SVC_SITE_DOMAIN: with it, a keyless READ_PUBLIC read of a community's `/v1` paths made on that
+   * community's own site is answered as the public (docs/decisions/0027-own-site-reads-need-no-key.md).
+   */
+  siteDomain?: string;
   /** Verifies visitor session tokens (cookie or Bearer) on site routes. */
   sessions: SessionTokens;
   /** Sends account e-mail (password reset); default: the database outbox (server/mail). */
@@ -135,6 +141,11 @@ async function authenticate(
   const ip = req.ip ?? 'unknown';
   const presented = req.get('x-api-key')?.trim();
   if (!presented) {
+    const site = await ownSiteReader(req, def, deps);
+    if (site) {
+      await deps.rateLimits.consume('publishable', `${site.id}:${ip}`, res);
+      return site;
+    }
     await deps.rateLimits.consume('auth-failures', ip, res);
     throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
   }
@@ -158,6 +169,30 @@ async function authenticate(
     throw new ApiError('INSUFFICIENT_SCOPE', messages.insufficientScope(def.auth.scope), { grantedScopes: key.scopes });
   }
   return key;
+}
+
+/**
+ * A read with no key, on the hosted site of the community it reads: the widgets there run with the
+ * visitor's cookie and no publishable key (docs/decisions/0027-own-site-reads-need-no-key.md). It
+ * is answered exactly as the publishable key would be (the same identity kind, so the same page
+ * gate, event audience and read-cache entries): READ_PUBLIC GETs only, and only when the request's
+ * host is that community's site. No cookie is read here, so nothing member-only is ever served.
+ */
+async function ownSiteReader(req: Request, def: RouteDef, deps: RouteDeps): Promise<ApiKeyIdentity | null> {
+  if (deps.siteDomain === undefined || def.method !== 'get') return null;
+  if (def.auth.kind !== 'apiKey' || def.auth.scope !== 'READ_PUBLIC') return null;
+  const tag = req.params.communityTag;
+  if (typeof tag !== 'string' || !req.hostname) return null;
+  const site = await communityForSite(deps.db, req.hostname, deps.siteDomain);
+  if (!site || site.tag !== tag) return null;
+  // Its own id, so the per-client budget is apart from the key's, and no key row is needed.
+  return {
+    id: `site:${site.id}`,
+    communityId: site.id,
+    communityTag: site.tag,
+    kind: 'publishable',
+    scopes: ['READ_PUBLIC'],
+  };
 }
 
 export interface MountOptions {

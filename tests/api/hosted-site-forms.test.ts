@@ -478,7 +478,8 @@ describe('hosted site apply', () => {
       expect(forms[0]).toMatch(/name="_csrf" value="[^"]+"/);
       expect(forms[1]).toContain(`value="${seg.auto}"`);
       expect(res.text).toContain('Paying for this membership needs JavaScript.');
-      expect(res.text).not.toContain(`value="${seg.paid}"`);
+      // No plain form for it (the server-rendered <svc-apply>'s radio carries its id, for the checkout).
+      expect(res.text).not.toContain(`name="segmentId" value="${seg.paid}"`);
     });
 
     it('the post applies through the API use-case (answers typed by field) and 303s to the confirmation', async () => {

@@ -1,6 +1,6 @@
 // <svc-apply> on the demo page (a customer's site at 127.0.0.1: publishable key, widget actions on
 // the platform at localhost, the page's Origin listed in the demo's embed origins) and on the
-// hosted demo (same-origin, keyless). demo/fixture.json gives the demo community three kinds of
+// demo community's hosted `/apply` (server-rendered, same-origin, keyless). demo/fixture.json gives the demo community three kinds of
 // segment: Trail Friends (free, auto-approved), Trail Crew (free, reviewed) and Summit Club (paid
 // monthly or yearly, founding prices, a form with "E-mail" and "Full name"), and rules to accept.
 import fs from 'node:fs';
@@ -371,19 +371,145 @@ test('the demo page with the apply widget has no axe violations: cards, the form
   expect(await axeViolations(page)).toEqual([]);
 });
 
-test('on the hosted site the application is same-origin and keyless', async ({ page }) => {
-  const email = uniqueEmail('hosted');
-  await page.goto(`${HOSTED_ORIGIN}/demo/hosted`);
+// The hosted site's `/apply` (docs/hosted-site.md): <svc-apply> server-rendered with the segments
+// and their forms, hydrated in place; its reads and its application same-origin and keyless; the
+// page's plain forms in its place without JavaScript.
+const APPLY_URL = `${HOSTED_ORIGIN}/apply`;
+
+/** Sums every layout shift from the start of the page, before any script of ours runs. */
+async function watchLayoutShifts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __cls: number };
+    w.__cls = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
+        if (!entry.hadRecentInput) w.__cls += entry.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+}
+const cls = (page: Page) => page.evaluate(() => (window as unknown as { __cls: number }).__cls);
+
+/** Every widget on the page has connected (its chunk ran and hydrated the server's markup), plus two frames. */
+async function hydrated(page: Page, tags: string[]): Promise<void> {
+  await page.waitForFunction((names) => names.every((n) => customElements.get(n)), tags);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+/** Problems other than the expected 401 of the anonymous session check. */
+const unexpected = (problems: string[]) => problems.filter((p) => !/status of 401/.test(p));
+
+test('hosted /apply: the widget is in the first paint, with the widget scripts blocked', async ({ page }) => {
+  await page.route('**/widgets/**', (route) => route.abort());
+  await page.goto(APPLY_URL);
   const w = widget(page);
+  await expect(w.getByRole('group', { name: 'Choose a membership' })).toBeVisible();
+  await expect(segmentRadio(w, 'Trail Friends')).toBeVisible();
+  await expect(segmentCard(w, 'Summit Club').locator('[part~="segment-price"]')).toContainText('/ month');
+  // With JavaScript on, the page's no-JS forms are not shown.
+  await expect(page.getByRole('link', { name: 'Sign in to apply' })).toBeHidden();
+});
+
+test('hosted /apply: hydrates without a request or a layout shift, and applies same-origin and keyless', async ({
+  page,
+}) => {
+  const problems = recordProblems(page);
+  const reads: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/segments/')) reads.push(`${r.method()} ${r.url()}`);
+  });
+  await watchLayoutShifts(page);
+  await page.goto(APPLY_URL);
+  await hydrated(page, ['svc-header', 'svc-footer', 'svc-apply']);
+  const w = widget(page);
+  // Hydrated: choosing a segment shows its form (from the page's state: no request for it).
   await segmentRadio(w, 'Trail Crew').check();
+  await expect(w.getByLabel('Your name')).toBeVisible();
+  await expect(w.getByRole('checkbox', { name: 'Saturdays' })).toBeVisible();
+  expect(reads).toEqual([]);
+  expect(await cls(page)).toBe(0);
+
   await w.getByLabel('Your name').fill('Hana Hosted');
-  await w.getByLabel('E-mail').fill(email);
+  await w.getByLabel('E-mail').fill(uniqueEmail('hosted'));
   await w.getByLabel(RULES).check();
   const sent = page.waitForRequest((r) => r.url().endsWith('/submit') && r.method() === 'POST');
   await w.getByRole('button', { name: 'Apply' }).click();
   const req = await sent;
   expect(new URL(req.url()).origin).toBe(HOSTED_ORIGIN);
   expect(req.headers()['x-api-key']).toBeUndefined();
-  expect(req.postDataJSON()).toMatchObject({ source: 'hosted-demo' });
+  expect(req.postDataJSON()).toMatchObject({ source: 'hosted site' });
   await expect(w.locator('[part~="confirmation"]')).toContainText("we'll review");
+  expect(unexpected(problems)).toEqual([]);
+});
+
+test('hosted /apply: the e-mail check reads /v1 same-origin with no key, and answers', async ({ page }) => {
+  const problems = recordProblems(page);
+  await page.goto(APPLY_URL);
+  await hydrated(page, ['svc-apply']);
+  const w = widget(page);
+  await segmentRadio(w, 'Trail Friends').check();
+  const check = page.waitForResponse((r) => r.url().includes('/check-email'));
+  await w.getByLabel('E-mail').fill(seededEmail('PENDING'));
+  const res = await check;
+  expect(new URL(res.url()).origin).toBe(HOSTED_ORIGIN);
+  expect(new URL(res.url()).pathname).toMatch(new RegExp(`^/v1/communities/${COMMUNITY}/segments/[^/]+/check-email$`));
+  expect((await res.request().allHeaders())['x-api-key']).toBeUndefined();
+  expect(res.status()).toBe(200);
+  await expect(w.locator('[part~="email-status"]')).toHaveText(
+    'An application from this address is already waiting for review.',
+  );
+  expect(unexpected(problems)).toEqual([]);
+});
+
+test('hosted /apply has no axe violations: the cards, and a segment’s form', async ({ page }) => {
+  await page.goto(APPLY_URL);
+  await hydrated(page, ['svc-apply']);
+  expect(await axeViolations(page)).toEqual([]);
+  await segmentRadio(widget(page), 'Summit Club').check();
+  await expect(widget(page).getByLabel('Full name')).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+});
+
+test.describe('hosted /apply with JavaScript disabled', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('the widget gives way to the plain forms: sign in first, then apply with a form post', async ({
+    page,
+    browser,
+  }) => {
+    await page.goto(APPLY_URL);
+    await expect(widget(page)).toBeHidden();
+    const signIn = page.getByRole('link', { name: 'Sign in to apply' });
+    await expect(signIn).toBeVisible();
+    await expect(signIn).toHaveAttribute('href', `/sign-in?next=${encodeURIComponent('/apply')}`);
+
+    // A new account, signed up on this site in a page with JavaScript (the sign-up is a JSON
+    // post), whose cookie this context then takes.
+    const email = uniqueEmail('nojs');
+    const withJs = await browser.newContext();
+    const signUpPage = await withJs.newPage();
+    await signUpPage.goto(`${HOSTED_ORIGIN}/sign-in`);
+    const status = await signUpPage.evaluate(
+      async (body) => {
+        const res = await fetch('/api/auth/sign-up', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        await res.text();
+        return res.status;
+      },
+      { email, password: 'nojs-password-123', name: 'Nico Nojs' },
+    );
+    expect(status).toBe(201);
+    await page.context().addCookies(await withJs.cookies());
+    await withJs.close();
+    await page.goto(APPLY_URL);
+    await expect(widget(page)).toBeHidden();
+    const friends = page.locator('section', { has: page.getByRole('heading', { name: 'Trail Friends' }) });
+    await expect(friends.getByLabel(/^E-mail/)).toHaveValue(email);
+    await expect(page.getByText('Paying for this membership needs JavaScript.').first()).toBeVisible();
+    await friends.getByRole('button', { name: 'Apply: Trail Friends' }).click();
+    await expect(page).toHaveURL(`${APPLY_URL}?applied=approved`);
+    await expect(page.getByRole('status')).toContainText('your membership is active');
+  });
 });

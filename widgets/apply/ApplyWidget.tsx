@@ -7,14 +7,15 @@ import { storeSignal } from '../lib/store-signal.ts';
 import { Application } from './Application.tsx';
 import { checkoutReturn } from './checkout.ts';
 import { SegmentPicker, SegmentSummary } from './SegmentPicker.tsx';
-import { ApplyStore } from './store.ts';
+import { ApplyStore, type ApplySeed } from './store.ts';
 
-export function ApplyWidget({ api, config, attrs, locale, emit }: WidgetProps) {
+export function ApplyWidget({ api, config, attrs, locale, emit, state }: WidgetProps) {
   const only = (attrs.segment ?? '').trim() || null;
-  const store = useMemo(() => new ApplyStore(api, config.community), [api, config.community]);
+  // The hosted `/apply` page's segments and forms (ApplySeed): hydrated from, not fetched.
+  const store = useMemo(() => new ApplyStore(api, config.community, state as ApplySeed), [api, config.community]);
   const idBase = `svc-apply-${useId()}`;
   const [chosen, setChosen] = useState<string | null>(null);
-  useStoreLoad(store, emit);
+  useStoreLoad(store, emit, !store.seed);
 
   const communityState = storeSignal($community).value;
   const status = store.status.value;

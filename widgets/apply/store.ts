@@ -1,7 +1,8 @@
-// What <svc-apply> reads, all with the publishable key on /v1: the segments open to new members,
+// What <svc-apply> reads, all on /v1 (with the publishable key; keyless on the community's own
+// hosted site, docs/decisions/0027-own-site-reads-need-no-key.md): the segments open to new members,
 // each segment's form (fetched the first time it is chosen), and check-email for the address
 // being typed. The community (its name, accessibility and rules) is the page-wide $community.
-import { batch, signal } from '@preact/signals';
+import { batch, signal, type Signal } from '@preact/signals';
 import type { FormField, Segment } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from '../lib/api.ts';
 import type { EmailStatus } from './form.ts';
@@ -12,19 +13,34 @@ export type FormState = { status: 'loading' } | { status: 'ready'; schema: FormF
 const toApiError = (e: unknown) =>
   e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : 'Unexpected error', 0);
 
+/**
+ * What the hosted site's `/apply` rendered the widget from (its JSON block): the public segments
+ * and the forms of those that have one, so it hydrates, and a segment is chosen, with no request.
+ */
+export interface ApplySeed {
+  segments: Segment[];
+  forms: Record<string, FormField[]>;
+}
+
 export class ApplyStore {
-  readonly status = signal<LoadStatus>('loading');
+  readonly status: Signal<LoadStatus>;
   readonly error = signal<ApiError | null>(null);
-  readonly segments = signal<Segment[]>([]);
-  readonly forms = signal<Record<string, FormState>>({});
+  readonly segments: Signal<Segment[]>;
+  readonly forms: Signal<Record<string, FormState>>;
   private abort = new AbortController();
   private readonly base: string;
 
   constructor(
     private readonly api: ApiClient,
     community: string,
+    readonly seed?: ApplySeed,
   ) {
     this.base = `/v1/communities/${encodeURIComponent(community)}/segments`;
+    this.status = signal(seed ? 'ready' : 'loading');
+    this.segments = signal(seed?.segments ?? []);
+    const forms: Record<string, FormState> = {};
+    for (const id in seed?.forms) forms[id] = { status: 'ready', schema: seed.forms[id] };
+    this.forms = signal(forms);
   }
 
   /** The public segments; also the retry after an error, and the refresh after a refusal (`fresh`). */

@@ -1,7 +1,8 @@
 // The one way widgets talk to the platform. Cross-origin embeds authenticate with the publishable
 // key and never send cookies (the API answers `Access-Control-Allow-Origin: *`, which browsers
 // refuse to combine with credentials). On the hosted apex the same paths are called relatively
-// so the visitor's sign-in cookie rides along.
+// so the visitor's sign-in cookie rides along, with no key: there the community's public /v1
+// reads answer keyless (docs/decisions/0027-own-site-reads-need-no-key.md).
 import type { EmbedConfig } from './contract.ts';
 
 export class ApiError extends Error {

@@ -6,7 +6,9 @@
 // viewers are asked to sign in first (a form post needs the session its token is bound to); a
 // paid segment needs the checkout, which needs JavaScript.
 //
-// The form-post contract, as the server-rendered <svc-apply> may use it:
+// With the widget build a non-member gets the server-rendered <svc-apply> (applyWidget, below), and
+// the plain forms only without JavaScript (a `.nojs` box; the widget hides itself then).
+// The form-post contract of the plain forms:
 //   segmentId     the segment's id
 //   a:<fieldId>   one answer per field of the segment's application form (the form as
 //                 applicationForm() completes it: e-mail and name are always there); a
@@ -148,14 +150,35 @@ ${csrfInput(ctx.csrf!)}
     }
     sections.push(`<section aria-labelledby="seg-${escapeHtml(s.id)}">\n${head}\n${body}\n</section>`);
   }
+  const plain = `${intro}
+${sections.length ? sections.join('\n') : '<p class="empty">No memberships are open to applications right now.</p>'}`;
+  // With the widget build, a non-member gets <svc-apply> (any segment, paid ones through the
+  // checkout, signed in or not) and the plain forms only without JavaScript; a member has nothing
+  // to apply for, so the plain page says so.
+  const widget = ctx.chrome.widgets && !isMember(ctx.viewer) ? await applyWidget(ctx, db, segments) : null;
   return {
     title: `Join ${ctx.community.name}`,
     main: `<h1>Join ${name}</h1>
 ${notice}
 ${outcome.draft && !draftShown ? `<p class="notice error" role="alert">${escapeHtml(outcome.draft.message)}</p>` : ''}
-${intro}
-${sections.length ? sections.join('\n') : '<p class="empty">No memberships are open to applications right now.</p>'}`,
+${widget ? `${widget}\n<div class="nojs">\n${plain}\n</div>` : plain}`,
   };
+}
+
+/**
+ * `<svc-apply>` server-rendered with the public segments and their forms (the same domain reads
+ * as the widget's /v1 ones), so it is in the first paint and hydrates, and a segment is chosen,
+ * without a request. Its server `<style>` hides it without JavaScript (widgets/ssr.tsx), where the
+ * page's plain forms, shown only then, post the same application (docs/hosted-site.md).
+ */
+async function applyWidget(ctx: SiteContext, db: Db, segments: Segment[]): Promise<string> {
+  const forms: Record<string, FormField[]> = {};
+  for (const s of segments.filter((s) => s.hasForm)) {
+    const form = await getSegmentForm(db, ctx.community.id, s.id);
+    if (form) forms[s.id] = form.schema;
+  }
+  // Attributed as the plain form's posts are (applyAction's `source`).
+  return ctx.chrome.widgets!.element('apply', { source: 'hosted site' }, { segments, forms });
 }
 
 /** GET /apply; `?applied=approved|pending` is where a successful post lands. */
