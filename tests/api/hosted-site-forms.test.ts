@@ -138,6 +138,10 @@ describe('hosted site forms: happy path', () => {
 
   it('a member RSVPs to a members-only event from its page', async () => {
     const v = await visitor('cai', 'ACCEPTED');
+    // Widget actions act as the public, so this event's page gives the member the plain forms.
+    const page = (await get('/events/inner', v.cookie)).text;
+    expect(page).not.toContain('<svc-rsvp');
+    expect(page).toContain(`<input type="hidden" name="tierId" value="${tierIds.inner}">`);
     const res = await post(
       '/events/inner/rsvp',
       { tierId: tierIds.inner, _csrf: await csrfOf(v.cookie, '/events/inner') },

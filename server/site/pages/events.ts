@@ -156,13 +156,18 @@ export async function eventPageFor(ctx: SiteContext, db: Db, event: Event, notic
   const where = place(event.location);
   // The server-rendered <svc-rsvp> when the widget build is there (its no-JS form posts the same
   // two fields as rsvpBlock's), else rsvpBlock's plain forms; either way the post's outcome above.
-  const rsvp = ctx.chrome.widgets
-    ? `<div class="rsvp" id="rsvp" data-event="${escapeHtml(event.slug)}">
+  // Widget actions act as the public (decision 0014), so an event only members see gets the plain
+  // forms, which post as the signed-in member, with JavaScript or without.
+  const audience = audienceFor(ctx);
+  const membersOnly = audience.member && !(await events.getEvent(db, { ...audience, member: false }, event.slug));
+  const rsvp =
+    ctx.chrome.widgets && !membersOnly
+      ? `<div class="rsvp" id="rsvp" data-event="${escapeHtml(event.slug)}">
 ${rsvpNotice(notice)}
-${rsvpWidget(ctx, event, await rsvpState(db, audienceFor(ctx), event.slug), ctx.csrf ?? undefined)}
+${rsvpWidget(ctx, event, await rsvpState(db, audience, event.slug), ctx.csrf ?? undefined)}
 ${event.tiers.some((t) => t.priceCents > 0) ? '<p class="meta nojs">Buying a paid ticket needs JavaScript.</p>' : ''}
 </div>`
-    : rsvpBlock(ctx, event, notice);
+      : rsvpBlock(ctx, event, notice);
   const donate = ctx.chrome.widgets && event.donationConfig?.enabled ? await donateWidget(ctx, db, event.slug) : '';
   // Leaders get the way to the door and the attendee list; asked only for a signed-in viewer.
   const leads = ctx.viewer.userId !== null && (await isCommunityLeader(db, ctx.community.id, ctx.viewer.userId));
