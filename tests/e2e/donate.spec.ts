@@ -1,6 +1,6 @@
 // <svc-donate> on the demo page (a customer's site at 127.0.0.1: publishable key, the donate
-// widget action on the platform at localhost) and on the hosted demo (same-origin, keyless, the
-// sign-in cookie naming the donor). Donations go through the server's local checkout and back;
+// widget action on the platform at localhost) and on an event's page of the hosted site
+// (server-rendered, hydrated, same-origin, keyless, the sign-in cookie naming the donor). Donations go through the server's local checkout and back;
 // the summary line is checked against the API's summary.
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import {
@@ -21,6 +21,7 @@ import {
 const FUND = 'trail-fund';
 const EVENT = 'big-summit-day';
 const DONATE_FUND = `/api/actions/${COMMUNITY}/products/${FUND}/donate`;
+const HOSTED_EVENT_URL = `${HOSTED_ORIGIN}/events/heather-lake-cleanup`;
 
 const fund = (page: Page) => page.locator(`svc-donate[sku="${FUND}"]`);
 const compact = (page: Page) => page.locator('svc-donate[mode="button"]');
@@ -294,7 +295,8 @@ test('the demo page with the donate widgets has no axe violations: the form, its
 test('on the hosted site the donation is same-origin and keyless, and a signed-in member gives as themselves', async ({
   page,
 }) => {
-  await page.goto(`${HOSTED_ORIGIN}/demo/hosted`);
+  // The event's page: <svc-donate event> is server-rendered into it (the event takes donations) and hydrated.
+  await page.goto(HOSTED_EVENT_URL);
   const w = page.locator('svc-donate[event="heather-lake-cleanup"]');
   await expect(w.getByLabel('Other amount (USD)')).toHaveAccessibleDescription('Minimum $1.00');
   await expect(w.getByLabel('E-mail')).toBeVisible();
@@ -325,8 +327,8 @@ test('on the hosted site the donation is same-origin and keyless, and a signed-i
   expect(headers.cookie).toContain('svc_auth_demo=');
   expect(request.postDataJSON()).toEqual({
     donation: { amount: 250 },
-    successUrl: `${HOSTED_ORIGIN}/demo/hosted?svc_donate=success&session={CHECKOUT_SESSION_ID}&svc_event=heather-lake-cleanup`,
-    cancelUrl: `${HOSTED_ORIGIN}/demo/hosted?svc_donate=cancelled&svc_event=heather-lake-cleanup`,
+    successUrl: `${HOSTED_EVENT_URL}?svc_donate=success&session={CHECKOUT_SESSION_ID}&svc_event=heather-lake-cleanup`,
+    cancelUrl: `${HOSTED_EVENT_URL}?svc_donate=cancelled&svc_event=heather-lake-cleanup`,
   });
   await page.waitForURL(/\/checkout\/cs_local_/);
   await expect(page.getByText('Receipt to maya@example.com')).toBeVisible();

@@ -1,6 +1,7 @@
 // <svc-header> and <svc-footer>: on the foreign demo page (127.0.0.1, the publishable key, no
-// cookies) and on the community's hosted apex (demo.localhost, same-origin with the sign-in
-// cookie), where signing in and out changes the header and the nav the server sends.
+// cookies) and on the community's hosted site (demo.localhost, server-rendered into every page and
+// hydrated, same-origin with the sign-in cookie), where signing in and out changes the header and
+// the nav the server sends.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import {
   API_ORIGIN,
@@ -14,7 +15,9 @@ import {
   widgetManifest,
 } from './support.ts';
 
-const HOSTED_URL = `${HOSTED_ORIGIN}/demo/hosted`;
+/** Any page of the hosted site: the header and footer are server-rendered into each one. */
+const HOSTED_PATH = '/events';
+const HOSTED_URL = `${HOSTED_ORIGIN}${HOSTED_PATH}`;
 // demo/fixture.json: ACCEPTED members with a password (maya is the founder, jonas an admin).
 const MAYA = { email: 'maya@example.com', password: 'demo-password', name: 'Maya Okafor' };
 const JONAS = { email: 'jonas@example.com', password: 'demo-password', name: 'Jonas Lindqvist' };
@@ -265,19 +268,22 @@ test.describe('on the hosted apex (demo.localhost)', () => {
     page.on('request', (r) => {
       if (r.url().includes('/api/')) apiCalls.push({ url: r.url(), key: r.headers()['x-api-key'] });
     });
+    const sessionRead = page.waitForResponse(`${HOSTED_ORIGIN}/api/users/me`);
     await page.goto(HOSTED_URL);
     const h = header(page);
     await expect(topLevel(h)).toHaveText(ANONYMOUS_NAV);
     await expect(signInLink(h)).toHaveAttribute(
       'href',
-      `${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent('/demo/hosted')}`,
+      `${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent(HOSTED_PATH)}`,
     );
     await expect(h.getByRole('link', { name: 'Events', exact: true })).toHaveAttribute(
       'href',
       `${HOSTED_ORIGIN}/events`,
     );
     await expect(page.locator('svc-footer [part~="title"]')).toHaveText('Demo Hikers');
-    expect(apiCalls.map((c) => new URL(c.url).pathname).sort()).toEqual(['/api/communities/demo', '/api/users/me']);
+    // The community object comes with the page (its svc-state block); the header re-reads only the session.
+    expect((await sessionRead).status()).toBe(401);
+    expect(apiCalls.map((c) => new URL(c.url).pathname)).toEqual(['/api/users/me']);
     for (const call of apiCalls) {
       expect(new URL(call.url).origin).toBe(HOSTED_ORIGIN);
       expect(call.key).toBeUndefined();

@@ -1,6 +1,6 @@
 // <svc-rsvp> on the demo page (a customer's site at 127.0.0.1: publishable key, widget actions on
 // the platform at localhost, the page's Origin listed in the demo's embed origins) and on the
-// hosted demo (same-origin, keyless). Free RSVP with the QR decoded and verified by the server;
+// event's page of the hosted site (server-rendered, hydrated, same-origin, keyless). Free RSVP with the QR decoded and verified by the server;
 // paid checkout through the local checkout page and back; the ticket e-mails read from the
 // server's outbox with the real CLI.
 import fs from 'node:fs';
@@ -463,7 +463,8 @@ test('the demo page with the booking widget has no axe violations: tiers, the fo
 
 test('on the hosted site the RSVP is same-origin and keyless', async ({ page }) => {
   const email = uniqueEmail('hosted');
-  await page.goto(`${HOSTED_ORIGIN}/demo/hosted`);
+  // The event's page: <svc-rsvp> is server-rendered into it and hydrated.
+  await page.goto(`${HOSTED_ORIGIN}/events/${EVENT}`);
   const w = widget(page);
   await tierRadio(w, 'Free RSVP').check();
   await fillFreeForm(w, email);
