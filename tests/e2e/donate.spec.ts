@@ -229,7 +229,8 @@ test('the minimum is explained in a popover next to the custom amount; Escape cl
   await expect(panel).toBeVisible();
   await expect(panel).toContainText('Gifts here start at $5.00.');
   // Placed by floating-ui next to its button, not left at the viewport's corner.
-  expect(besideIts(await info.boundingBox(), await panel.boundingBox())).toBe(true);
+  // Polled: floating-ui arrives with the first opening, and places the panel when it does.
+  await expect.poll(async () => besideIts(await info.boundingBox(), await panel.boundingBox())).toBe(true);
   await page.keyboard.press('Escape');
   await expect(panel).toBeHidden();
   await expect(info).toBeFocused();
@@ -253,7 +254,7 @@ test('mode="button": a compact Donate button opens the form in a popover, focus 
   await expect(dialog.locator('[part~="chip"]')).toHaveText(['$5', '$10', '$25']);
   await expect(dialog.getByLabel(/Other amount/)).toHaveCount(0);
   await expect(chip(b, '$5')).toBeFocused();
-  expect(besideIts(await button.boundingBox(), await dialog.boundingBox())).toBe(true);
+  await expect.poll(async () => besideIts(await button.boundingBox(), await dialog.boundingBox())).toBe(true);
 
   await page.keyboard.press('ArrowRight');
   await expect(chip(b, '$10')).toBeChecked();

@@ -34,6 +34,21 @@ interface Community {
   storefrontConfig: { nav: { label: string; href?: string }[] };
 }
 
+/**
+ * The panel is placed by floating-ui (its CSSOM `top` set: before that a fixed panel sits where it
+ * would in flow) just below its trigger. Polled: @floating-ui/dom is fetched when the pointer or
+ * focus first reaches a dropdown, and a panel opened before it arrives is placed when it does.
+ */
+async function expectPlacedBelow(trigger: Locator, panel: Locator): Promise<void> {
+  await expect.poll(() => panel.evaluate((el) => (el as HTMLElement).style.top)).not.toBe('');
+  await expect(async () => {
+    const [t, p] = [await trigger.boundingBox(), await panel.boundingBox()];
+    expect(p!.y).toBeGreaterThanOrEqual(t!.y + t!.height);
+    expect(p!.y).toBeLessThan(t!.y + t!.height + 20);
+    expect(p!.x).toBeGreaterThanOrEqual(0);
+  }).toPass();
+}
+
 async function apiCommunity(page: Page): Promise<Community> {
   const res = await page.request.get(`${API_ORIGIN}/api/communities/demo`);
   expect(res.ok()).toBe(true);
@@ -107,10 +122,7 @@ test.describe('on a customer site (the demo page)', () => {
     await page.keyboard.press('Home');
     await expect(items.nth(0)).toBeFocused();
 
-    // Placed by floating-ui just below its trigger.
-    const [t, p] = [await trigger.boundingBox(), await panel.boundingBox()];
-    expect(p!.y).toBeGreaterThanOrEqual(t!.y + t!.height);
-    expect(p!.y).toBeLessThan(t!.y + t!.height + 20);
+    await expectPlacedBelow(trigger, panel);
 
     await page.keyboard.press('Escape');
     await expect(panel).toBeHidden();
@@ -195,12 +207,7 @@ test.describe('on a customer site (the demo page)', () => {
       'rgb(31, 61, 47)',
     );
     await h.getByRole('button', { name: 'About' }).click();
-    const [t, p] = [
-      await h.getByRole('button', { name: 'About' }).boundingBox(),
-      await h.locator('[part~="dropdown"]').boundingBox(),
-    ];
-    expect(p!.y).toBeGreaterThanOrEqual(t!.y + t!.height);
-    expect(p!.x).toBeGreaterThan(0);
+    await expectPlacedBelow(h.getByRole('button', { name: 'About' }), h.locator('[part~="dropdown"]'));
     await expect(page.locator('svc-footer [part~="copyright"]')).toBeVisible();
     expect(violations).toEqual([]);
   });
@@ -338,6 +345,37 @@ test.describe('on the hosted apex (demo.localhost)', () => {
     // Really signed out on the server, too.
     const me = await page.evaluate(async () => (await fetch('/api/users/me')).status);
     expect(me).toBe(401);
+  });
+
+  test('the server-rendered header fetches floating-ui only when a dropdown is reached, and places a panel opened before it arrives', async ({
+    page,
+  }) => {
+    const popover: string[] = [];
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/widgets\/popover-[^/]+\.js$/, async (route) => {
+      popover.push(route.request().url());
+      await arrived;
+      await route.continue();
+    });
+    await page.goto(HOSTED_URL);
+    const h = header(page);
+    const trigger = h.getByRole('button', { name: 'About' });
+    const panel = h.locator('[part~="dropdown"]');
+    // In the first paint, hydrated (the header's JS answers the click) without floating-ui.
+    await expect(topLevel(h)).toHaveText(ANONYMOUS_NAV);
+    await page.waitForLoadState('networkidle');
+    expect(popover).toEqual([]);
+
+    // Opened while floating-ui is on its way: open at once, placed when it arrives.
+    await trigger.click();
+    await expect(trigger).toHaveAttribute('aria-expanded', 'true');
+    await expect(panel).toBeVisible();
+    expect(popover).toHaveLength(1);
+    expect(await panel.evaluate((el) => (el as HTMLElement).style.top)).toBe('');
+    release();
+    await expectPlacedBelow(trigger, panel);
+    expect(popover).toHaveLength(1);
   });
 
   test('a signed-in visitor sees themselves and the member nav on load; the page passes axe with the user menu open', async ({
