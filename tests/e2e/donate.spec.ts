@@ -334,3 +334,35 @@ test('on the hosted site the donation is same-origin and keyless, and a signed-i
   await page.waitForURL(/\/checkout\/cs_local_/);
   await expect(page.getByText('Receipt to maya@example.com')).toBeVisible();
 });
+
+test('on the hosted site a chip chosen and an e-mail typed before the widget hydrates are what it sends', async ({
+  page,
+}) => {
+  const email = uniqueEmail('early-donor');
+  // The widget's chunk is held back: the server's form is on screen, and the visitor fills it in.
+  let release!: () => void;
+  const arrived = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/widgets\/donate-[^/]+\.js$/, async (route) => {
+    await arrived;
+    await route.continue();
+  });
+  await page.goto(HOSTED_EVENT_URL, { waitUntil: 'domcontentloaded' });
+  const w = page.locator('svc-donate[event="heather-lake-cleanup"]');
+  const second = w.locator('[part~="chip"]').nth(1);
+  const label = (await second.textContent())!.trim();
+  await second.locator('input').check();
+  await w.getByLabel('E-mail').fill(email);
+
+  release();
+  await page.waitForFunction(() => customElements.get('svc-donate'));
+  // Hydrated: the chip still chosen, the e-mail kept, and both are what the donation sends.
+  await expect(chip(w, label)).toBeChecked();
+  await expect(w.getByLabel('E-mail')).toHaveValue(email);
+  const amount = Math.round(Number(label.replace(/[^0-9.]/g, '')) * 100);
+  const sent = page.waitForRequest(
+    (r) => r.url().endsWith(`/api/actions/${COMMUNITY}/events/heather-lake-cleanup/donate`) && r.method() === 'POST',
+  );
+  await w.getByRole('button', { name: `Donate ${usd(amount)}` }).click();
+  expect((await sent).postDataJSON()).toMatchObject({ donation: { amount }, customer: { email } });
+  await page.waitForURL(/\/checkout\/cs_local_/);
+});

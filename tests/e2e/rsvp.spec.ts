@@ -476,3 +476,27 @@ test('on the hosted site the RSVP is same-origin and keyless', async ({ page }) 
   await expect(w.locator('[part~="qr"]')).toBeVisible();
   expect(await outbox(email)).toHaveLength(1);
 });
+
+test('on the hosted site a tier chosen before the widget hydrates is the one it books', async ({ page }) => {
+  const email = uniqueEmail('early');
+  // The widget's chunk is held back: the server's form is on screen, and the visitor picks a tier.
+  let release!: () => void;
+  const arrived = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/widgets\/rsvp-[^/]+\.js$/, async (route) => {
+    await arrived;
+    await route.continue();
+  });
+  await page.goto(`${HOSTED_ORIGIN}/events/${EVENT}`, { waitUntil: 'domcontentloaded' });
+  const w = widget(page);
+  await tierRadio(w, 'Free RSVP').check();
+  await expect(w.getByLabel('Your name')).toHaveCount(0);
+
+  release();
+  await page.waitForFunction(() => customElements.get('svc-rsvp'));
+  // Hydrated: the tier still chosen, and its form under it.
+  await expect(tierRadio(w, 'Free RSVP')).toBeChecked();
+  await fillFreeForm(w, email);
+  await w.getByRole('button', { name: 'RSVP' }).click();
+  await expect(w.locator('[part~="qr"]')).toBeVisible();
+  expect(await outbox(email)).toHaveLength(1);
+});
