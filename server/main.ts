@@ -107,7 +107,9 @@ async function main(): Promise<void> {
   logger.info({ url: base, database: database.dialect }, 'svc is listening');
   process.stdout.write(
     `\nsvc is running on ${base} (${database.dialect === 'sqlite' ? `SQLite at ${config.database.kind === 'sqlite' ? config.database.file : ''}` : 'PostgreSQL'})\n` +
-      `  Demo customer site (another origin):  http://127.0.0.1:${port}/demo/\n` +
+      // <tag>.localhost is always the community's site (docs/hosted-site.md, Hosts), whatever SVC_SITE_DOMAIN says.
+      `  Demo community's hosted site:          http://demo.localhost:${port}/\n` +
+      `  Demo customer site (another origin):   http://127.0.0.1:${port}/demo/\n` +
       `  Community object:                      ${base}/api/communities/demo\n` +
       `  Events API:                            ${base}/v1/communities/demo/events  (X-API-Key from ${base}/v1/communities/demo/publishable-key)\n` +
       `  API reference:                         ${base}/docs\n\n`,

@@ -2,23 +2,22 @@
 // http://127.0.0.1:<port>/demo/ it is a different origin from the API (localhost:<port>), so the
 // widgets run exactly as they do on a customer's WordPress page.
 //
-// /demo/hosted on a community's own host (`http://demo.localhost:<port>/demo/hosted` in
-// development): a stand-in for the hosted apex until the hosted pages exist. It includes the
-// loader same-origin, so the widgets call `/api/...` with the visitor's cookie; its publishable
-// key is only for the `/v1` reads, which take one on every origin.
+// /demo/hosted on a community's own host was a stand-in for the hosted site before it existed;
+// the site itself is at `/` now (`http://demo.localhost:<port>/` in development), so old links
+// and bookmarks are sent there for good.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Router } from 'express';
 import express from 'express';
 import type { Db } from '../db/index.ts';
 import { provisionPublishableKey } from '../domain/api-keys.ts';
-import { findCommunityByDomain, findCommunityByTag } from '../domain/communities.ts';
+import { findCommunityByTag } from '../domain/communities.ts';
 import { notFound } from '../http/api-error.ts';
+import { requestSiteTag } from '../http/session.ts';
 import { messages } from '../shared/messages.ts';
 
 const DEMO_TAG = 'demo';
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-const escapeHtml = (s: string) => escapeAttr(s).replace(/>/g, '&gt;');
 
 /** The community's hosted site in development: `<tag>.localhost` on the platform's port. */
 function hostedSite(publicUrl: string, tag: string): string {
@@ -60,19 +59,12 @@ export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string })
     res.type('html').send(html);
   });
 
-  const hostedTemplate = path.join(opts.rootDir, 'demo', 'hosted-site.html');
-  router.get('/demo/hosted', async (req, res, next) => {
-    // Only on a community's own host: on the platform host there is no community to show.
-    const community = await findCommunityByDomain(opts.db, req.hostname);
-    if (!community) return next();
-    // /v1 reads (the event and tiers <svc-rsvp> shows) take the publishable key even here.
-    const key = await provisionPublishableKey(opts.db, community.id);
-    const html = (await fs.readFile(hostedTemplate, 'utf8'))
-      .replaceAll('%SVC_PUBLISHABLE_KEY%', escapeAttr(key))
-      .replaceAll('%SVC_COMMUNITY%', escapeAttr(community.tag))
-      .replaceAll('%SVC_COMMUNITY_NAME%', escapeHtml(community.name));
-    res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(html);
+  // The same host test as the site's pages (a registered domain, <tag>.localhost or
+  // <tag>.<SVC_SITE_DOMAIN>); on the platform host and an unknown one it falls through to their
+  // not-found answers, as before.
+  router.get('/demo/hosted', async (_req, res, next) => {
+    if (!(await requestSiteTag())) return next();
+    res.redirect(301, '/');
   });
   return router;
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rawExchange } from './support/raw-http.ts';
+import { rawExchange, rawRequest } from './support/raw-http.ts';
 import { runServer as run, waitFor } from './support/server-process.ts';
 
 describe('server process: happy path', () => {
@@ -22,6 +22,11 @@ describe('server process: happy path', () => {
       expect(events.status).toBe(200);
       expect((await events.json()).length).toBeGreaterThan(0);
       expect(p.output()).toContain(`http://127.0.0.1:${port}/demo/`);
+      expect(p.output()).toContain(`http://demo.localhost:${port}/\n`);
+      // What it prints is the demo's site (fetch would not send that Host).
+      const site = await rawRequest(port, 'GET', '/', { Host: `demo.localhost:${port}` });
+      expect(site.status).toBe(200);
+      expect(site.text).toContain('Demo Hikers');
       // The process runs the server of server/http/http-server.ts: Node's own refusals come as the envelope.
       const tooLarge = await rawExchange(port, [
         `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`,

@@ -1,6 +1,6 @@
 // <svc-donate> on the demo page (a customer's site at 127.0.0.1: publishable key, the donate
-// widget action on the platform at localhost) and on the hosted demo (same-origin, keyless, the
-// sign-in cookie naming the donor). Donations go through the server's local checkout and back;
+// widget action on the platform at localhost) and on an event's page of the hosted site
+// (server-rendered, hydrated, same-origin, keyless, the sign-in cookie naming the donor). Donations go through the server's local checkout and back;
 // the summary line is checked against the API's summary.
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import {
@@ -21,6 +21,7 @@ import {
 const FUND = 'trail-fund';
 const EVENT = 'big-summit-day';
 const DONATE_FUND = `/api/actions/${COMMUNITY}/products/${FUND}/donate`;
+const HOSTED_EVENT_URL = `${HOSTED_ORIGIN}/events/heather-lake-cleanup`;
 
 const fund = (page: Page) => page.locator(`svc-donate[sku="${FUND}"]`);
 const compact = (page: Page) => page.locator('svc-donate[mode="button"]');
@@ -228,7 +229,8 @@ test('the minimum is explained in a popover next to the custom amount; Escape cl
   await expect(panel).toBeVisible();
   await expect(panel).toContainText('Gifts here start at $5.00.');
   // Placed by floating-ui next to its button, not left at the viewport's corner.
-  expect(besideIts(await info.boundingBox(), await panel.boundingBox())).toBe(true);
+  // Polled: floating-ui arrives with the first opening, and places the panel when it does.
+  await expect.poll(async () => besideIts(await info.boundingBox(), await panel.boundingBox())).toBe(true);
   await page.keyboard.press('Escape');
   await expect(panel).toBeHidden();
   await expect(info).toBeFocused();
@@ -252,7 +254,7 @@ test('mode="button": a compact Donate button opens the form in a popover, focus 
   await expect(dialog.locator('[part~="chip"]')).toHaveText(['$5', '$10', '$25']);
   await expect(dialog.getByLabel(/Other amount/)).toHaveCount(0);
   await expect(chip(b, '$5')).toBeFocused();
-  expect(besideIts(await button.boundingBox(), await dialog.boundingBox())).toBe(true);
+  await expect.poll(async () => besideIts(await button.boundingBox(), await dialog.boundingBox())).toBe(true);
 
   await page.keyboard.press('ArrowRight');
   await expect(chip(b, '$10')).toBeChecked();
@@ -294,7 +296,8 @@ test('the demo page with the donate widgets has no axe violations: the form, its
 test('on the hosted site the donation is same-origin and keyless, and a signed-in member gives as themselves', async ({
   page,
 }) => {
-  await page.goto(`${HOSTED_ORIGIN}/demo/hosted`);
+  // The event's page: <svc-donate event> is server-rendered into it (the event takes donations) and hydrated.
+  await page.goto(HOSTED_EVENT_URL);
   const w = page.locator('svc-donate[event="heather-lake-cleanup"]');
   await expect(w.getByLabel('Other amount (USD)')).toHaveAccessibleDescription('Minimum $1.00');
   await expect(w.getByLabel('E-mail')).toBeVisible();
@@ -325,9 +328,41 @@ test('on the hosted site the donation is same-origin and keyless, and a signed-i
   expect(headers.cookie).toContain('svc_auth_demo=');
   expect(request.postDataJSON()).toEqual({
     donation: { amount: 250 },
-    successUrl: `${HOSTED_ORIGIN}/demo/hosted?svc_donate=success&session={CHECKOUT_SESSION_ID}&svc_event=heather-lake-cleanup`,
-    cancelUrl: `${HOSTED_ORIGIN}/demo/hosted?svc_donate=cancelled&svc_event=heather-lake-cleanup`,
+    successUrl: `${HOSTED_EVENT_URL}?svc_donate=success&session={CHECKOUT_SESSION_ID}&svc_event=heather-lake-cleanup`,
+    cancelUrl: `${HOSTED_EVENT_URL}?svc_donate=cancelled&svc_event=heather-lake-cleanup`,
   });
   await page.waitForURL(/\/checkout\/cs_local_/);
   await expect(page.getByText('Receipt to maya@example.com')).toBeVisible();
+});
+
+test('on the hosted site a chip chosen and an e-mail typed before the widget hydrates are what it sends', async ({
+  page,
+}) => {
+  const email = uniqueEmail('early-donor');
+  // The widget's chunk is held back: the server's form is on screen, and the visitor fills it in.
+  let release!: () => void;
+  const arrived = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/widgets\/donate-[^/]+\.js$/, async (route) => {
+    await arrived;
+    await route.continue();
+  });
+  await page.goto(HOSTED_EVENT_URL, { waitUntil: 'domcontentloaded' });
+  const w = page.locator('svc-donate[event="heather-lake-cleanup"]');
+  const second = w.locator('[part~="chip"]').nth(1);
+  const label = (await second.textContent())!.trim();
+  await second.locator('input').check();
+  await w.getByLabel('E-mail').fill(email);
+
+  release();
+  await page.waitForFunction(() => customElements.get('svc-donate'));
+  // Hydrated: the chip still chosen, the e-mail kept, and both are what the donation sends.
+  await expect(chip(w, label)).toBeChecked();
+  await expect(w.getByLabel('E-mail')).toHaveValue(email);
+  const amount = Math.round(Number(label.replace(/[^0-9.]/g, '')) * 100);
+  const sent = page.waitForRequest(
+    (r) => r.url().endsWith(`/api/actions/${COMMUNITY}/events/heather-lake-cleanup/donate`) && r.method() === 'POST',
+  );
+  await w.getByRole('button', { name: `Donate ${usd(amount)}` }).click();
+  expect((await sent).postDataJSON()).toMatchObject({ donation: { amount }, customer: { email } });
+  await page.waitForURL(/\/checkout\/cs_local_/);
 });

@@ -1,6 +1,7 @@
 // <svc-header> and <svc-footer>: on the foreign demo page (127.0.0.1, the publishable key, no
-// cookies) and on the community's hosted apex (demo.localhost, same-origin with the sign-in
-// cookie), where signing in and out changes the header and the nav the server sends.
+// cookies) and on the community's hosted site (demo.localhost, server-rendered into every page and
+// hydrated, same-origin with the sign-in cookie), where signing in and out changes the header and
+// the nav the server sends.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import {
   API_ORIGIN,
@@ -14,7 +15,9 @@ import {
   widgetManifest,
 } from './support.ts';
 
-const HOSTED_URL = `${HOSTED_ORIGIN}/demo/hosted`;
+/** Any page of the hosted site: the header and footer are server-rendered into each one. */
+const HOSTED_PATH = '/events';
+const HOSTED_URL = `${HOSTED_ORIGIN}${HOSTED_PATH}`;
 // demo/fixture.json: ACCEPTED members with a password (maya is the founder, jonas an admin).
 const MAYA = { email: 'maya@example.com', password: 'demo-password', name: 'Maya Okafor' };
 const JONAS = { email: 'jonas@example.com', password: 'demo-password', name: 'Jonas Lindqvist' };
@@ -29,6 +32,21 @@ const userButton = (h: Locator) => h.locator('[part~="user"]');
 
 interface Community {
   storefrontConfig: { nav: { label: string; href?: string }[] };
+}
+
+/**
+ * The panel is placed by floating-ui (its CSSOM `top` set: before that a fixed panel sits where it
+ * would in flow) just below its trigger. Polled: @floating-ui/dom is fetched when the pointer or
+ * focus first reaches a dropdown, and a panel opened before it arrives is placed when it does.
+ */
+async function expectPlacedBelow(trigger: Locator, panel: Locator): Promise<void> {
+  await expect.poll(() => panel.evaluate((el) => (el as HTMLElement).style.top)).not.toBe('');
+  await expect(async () => {
+    const [t, p] = [await trigger.boundingBox(), await panel.boundingBox()];
+    expect(p!.y).toBeGreaterThanOrEqual(t!.y + t!.height);
+    expect(p!.y).toBeLessThan(t!.y + t!.height + 20);
+    expect(p!.x).toBeGreaterThanOrEqual(0);
+  }).toPass();
 }
 
 async function apiCommunity(page: Page): Promise<Community> {
@@ -104,10 +122,7 @@ test.describe('on a customer site (the demo page)', () => {
     await page.keyboard.press('Home');
     await expect(items.nth(0)).toBeFocused();
 
-    // Placed by floating-ui just below its trigger.
-    const [t, p] = [await trigger.boundingBox(), await panel.boundingBox()];
-    expect(p!.y).toBeGreaterThanOrEqual(t!.y + t!.height);
-    expect(p!.y).toBeLessThan(t!.y + t!.height + 20);
+    await expectPlacedBelow(trigger, panel);
 
     await page.keyboard.press('Escape');
     await expect(panel).toBeHidden();
@@ -192,12 +207,7 @@ test.describe('on a customer site (the demo page)', () => {
       'rgb(31, 61, 47)',
     );
     await h.getByRole('button', { name: 'About' }).click();
-    const [t, p] = [
-      await h.getByRole('button', { name: 'About' }).boundingBox(),
-      await h.locator('[part~="dropdown"]').boundingBox(),
-    ];
-    expect(p!.y).toBeGreaterThanOrEqual(t!.y + t!.height);
-    expect(p!.x).toBeGreaterThan(0);
+    await expectPlacedBelow(h.getByRole('button', { name: 'About' }), h.locator('[part~="dropdown"]'));
     await expect(page.locator('svc-footer [part~="copyright"]')).toBeVisible();
     expect(violations).toEqual([]);
   });
@@ -270,14 +280,16 @@ test.describe('on the hosted apex (demo.localhost)', () => {
     await expect(topLevel(h)).toHaveText(ANONYMOUS_NAV);
     await expect(signInLink(h)).toHaveAttribute(
       'href',
-      `${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent('/demo/hosted')}`,
+      `${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent(HOSTED_PATH)}`,
     );
     await expect(h.getByRole('link', { name: 'Events', exact: true })).toHaveAttribute(
       'href',
       `${HOSTED_ORIGIN}/events`,
     );
     await expect(page.locator('svc-footer [part~="title"]')).toHaveText('Demo Hikers');
-    expect(apiCalls.map((c) => new URL(c.url).pathname).sort()).toEqual(['/api/communities/demo', '/api/users/me']);
+    // The community and the session come with the page (its svc-state block): no read at all.
+    await page.waitForLoadState('networkidle');
+    expect(apiCalls.map((c) => new URL(c.url).pathname)).toEqual([]);
     for (const call of apiCalls) {
       expect(new URL(call.url).origin).toBe(HOSTED_ORIGIN);
       expect(call.key).toBeUndefined();
@@ -332,6 +344,37 @@ test.describe('on the hosted apex (demo.localhost)', () => {
     // Really signed out on the server, too.
     const me = await page.evaluate(async () => (await fetch('/api/users/me')).status);
     expect(me).toBe(401);
+  });
+
+  test('the server-rendered header fetches floating-ui only when a dropdown is reached, and places a panel opened before it arrives', async ({
+    page,
+  }) => {
+    const popover: string[] = [];
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/widgets\/popover-[^/]+\.js$/, async (route) => {
+      popover.push(route.request().url());
+      await arrived;
+      await route.continue();
+    });
+    await page.goto(HOSTED_URL);
+    const h = header(page);
+    const trigger = h.getByRole('button', { name: 'About' });
+    const panel = h.locator('[part~="dropdown"]');
+    // In the first paint, hydrated (the header's JS answers the click) without floating-ui.
+    await expect(topLevel(h)).toHaveText(ANONYMOUS_NAV);
+    await page.waitForLoadState('networkidle');
+    expect(popover).toEqual([]);
+
+    // Opened while floating-ui is on its way: open at once, placed when it arrives.
+    await trigger.click();
+    await expect(trigger).toHaveAttribute('aria-expanded', 'true');
+    await expect(panel).toBeVisible();
+    expect(popover).toHaveLength(1);
+    expect(await panel.evaluate((el) => (el as HTMLElement).style.top)).toBe('');
+    release();
+    await expectPlacedBelow(trigger, panel);
+    expect(popover).toHaveLength(1);
   });
 
   test('a signed-in visitor sees themselves and the member nav on load; the page passes axe with the user menu open', async ({

@@ -1,6 +1,6 @@
 // <svc-rsvp> on the demo page (a customer's site at 127.0.0.1: publishable key, widget actions on
 // the platform at localhost, the page's Origin listed in the demo's embed origins) and on the
-// hosted demo (same-origin, keyless). Free RSVP with the QR decoded and verified by the server;
+// event's page of the hosted site (server-rendered, hydrated, same-origin, keyless). Free RSVP with the QR decoded and verified by the server;
 // paid checkout through the local checkout page and back; the ticket e-mails read from the
 // server's outbox with the real CLI.
 import fs from 'node:fs';
@@ -463,7 +463,8 @@ test('the demo page with the booking widget has no axe violations: tiers, the fo
 
 test('on the hosted site the RSVP is same-origin and keyless', async ({ page }) => {
   const email = uniqueEmail('hosted');
-  await page.goto(`${HOSTED_ORIGIN}/demo/hosted`);
+  // The event's page: <svc-rsvp> is server-rendered into it and hydrated.
+  await page.goto(`${HOSTED_ORIGIN}/events/${EVENT}`);
   const w = widget(page);
   await tierRadio(w, 'Free RSVP').check();
   await fillFreeForm(w, email);
@@ -472,6 +473,30 @@ test('on the hosted site the RSVP is same-origin and keyless', async ({ page }) 
   const request = await sent;
   expect(new URL(request.url()).origin).toBe(HOSTED_ORIGIN);
   expect((await request.allHeaders())['x-api-key']).toBeUndefined();
+  await expect(w.locator('[part~="qr"]')).toBeVisible();
+  expect(await outbox(email)).toHaveLength(1);
+});
+
+test('on the hosted site a tier chosen before the widget hydrates is the one it books', async ({ page }) => {
+  const email = uniqueEmail('early');
+  // The widget's chunk is held back: the server's form is on screen, and the visitor picks a tier.
+  let release!: () => void;
+  const arrived = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/widgets\/rsvp-[^/]+\.js$/, async (route) => {
+    await arrived;
+    await route.continue();
+  });
+  await page.goto(`${HOSTED_ORIGIN}/events/${EVENT}`, { waitUntil: 'domcontentloaded' });
+  const w = widget(page);
+  await tierRadio(w, 'Free RSVP').check();
+  await expect(w.getByLabel('Your name')).toHaveCount(0);
+
+  release();
+  await page.waitForFunction(() => customElements.get('svc-rsvp'));
+  // Hydrated: the tier still chosen, and its form under it.
+  await expect(tierRadio(w, 'Free RSVP')).toBeChecked();
+  await fillFreeForm(w, email);
+  await w.getByRole('button', { name: 'RSVP' }).click();
   await expect(w.locator('[part~="qr"]')).toBeVisible();
   expect(await outbox(email)).toHaveLength(1);
 });

@@ -1,11 +1,13 @@
-// The hosted sign-in page's "Text me a code" on the community's apex (demo.localhost): a visitor
-// types the number, reads the code the server texted (the embedded default writes texts to
-// `sms_outbox`, sealed, read here with `svc sms list`), types it, and comes back signed
-// in. And the header's bell opens the hosted /notifications page.
+// The hosted sign-in page's "Text me a code" on the community's hosted site (demo.localhost): a
+// visitor signs in from a page's header, types the number, reads the code the server texted (the
+// embedded default writes texts to `sms_outbox`, sealed, read here with `svc sms list`), types it,
+// and comes back to that page signed in. And the header's bell opens the hosted /notifications page.
 import { expect, test, type Page } from '@playwright/test';
 import { HOSTED_ORIGIN, axeViolations, recordProblems, svc } from './support.ts';
 
-const HOSTED_URL = `${HOSTED_ORIGIN}/demo/hosted`;
+/** A page of the hosted site (its header is server-rendered into each one). */
+const HOSTED_PATH = '/events';
+const HOSTED_URL = `${HOSTED_ORIGIN}${HOSTED_PATH}`;
 // demo/fixture.json: Priya has a phone and no password; Maya a password.
 const PRIYA = { phone: '+14155550142', typed: '+1 415 555 0142', name: 'Priya Raman' };
 const MAYA = { email: 'maya@example.com', password: 'demo-password', name: 'Maya Okafor' };
@@ -47,7 +49,7 @@ test('a visitor signs in with a code texted to their phone, and the header shows
   const problems = recordProblems(page);
   await page.goto(HOSTED_URL);
   await header(page).locator('[part~="sign-in"]').click();
-  await page.waitForURL(`${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent('/demo/hosted')}`);
+  await page.waitForURL(`${HOSTED_ORIGIN}/sign-in?next=${encodeURIComponent(HOSTED_PATH)}`);
 
   // Choosing "Text me a code" swaps the password form for one of the same height: nothing below moves.
   const method = page.getByRole('button', { name: 'Text me a code instead' });

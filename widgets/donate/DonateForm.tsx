@@ -2,7 +2,7 @@
 // choose), in pay-what-you-want a custom amount with its minimum, the e-mail of an anonymous
 // donor, and the button that opens the checkout. Checked here first, then by the server, whose
 // refusals land next to the input they are about.
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { DonationConfig } from '../../contract/resources.ts';
 import { roundTripUrls } from '../rsvp/checkout-return.ts';
 import type { EmbedConfig } from '../lib/contract.ts';
@@ -52,6 +52,22 @@ export function DonateForm({ kind, targetKey, donation, currency, config, locale
   const money = (minor: number, short?: boolean) => formatAmount(minor, currency, locale, short);
   const choice = chosenAmount(donation, currency, locale, { chip, custom });
   const amount = 'amount' in choice ? choice.amount : null;
+
+  // Hydrated onto the server's form (the hosted site): a chip chosen or an amount or e-mail typed
+  // before the script arrived is in the DOM, which hydration leaves as it is, but in no state, so
+  // the form would show one amount and send another (or none). It is taken in once. (On a fresh
+  // render the DOM holds exactly the state, and nothing changes.)
+  useLayoutEffect(() => {
+    const el = form.current;
+    if (!el) return;
+    const input = (selector: string) => el.querySelector<HTMLInputElement>(selector);
+    const checked = input(`input[name="${id}-amount"]:checked`);
+    if (checked && chips.includes(Number(checked.value))) setChip(Number(checked.value));
+    const typed = input(`input[id="${id}-custom"]`)?.value ?? '';
+    if (typed) setCustom(typed);
+    const mail = input(`input[id="${id}-email"]`)?.value ?? '';
+    if (mail) setEmail(mail);
+  }, []);
 
   useEffect(() => {
     // After a refused submit: the first input with a problem, so its message is read out.

@@ -1,4 +1,4 @@
-import { useId, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useState } from 'preact/hooks';
 import type { Event, Tier } from '../../contract/resources.ts';
 import type { EmbedConfig } from '../lib/contract.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
@@ -69,6 +69,17 @@ export function Booking({ store, event, config, locale, emit }: BookingProps) {
     setFormError(null);
     void store.loadForm(next);
   };
+
+  // Hydrated onto the server's form (the hosted site; only it gives a seed): a tier the visitor
+  // chose before the script arrived is checked in the DOM, which hydration leaves as it is, but
+  // chosen in no state, so it would stay checked with no form under it (and choosing it again
+  // fires no change). It is taken in once, as if chosen now.
+  useLayoutEffect(() => {
+    if (!store.seed) return;
+    const checked = formRef.current?.querySelector<HTMLInputElement>('input[name="tierId"]:checked');
+    const chosen = checked && tiers.find((t) => t.id === checked.value);
+    if (chosen && isOpen(chosen)) choose(chosen);
+  }, []);
 
   const fail = (found: Errors, message: string | null) =>
     refuse(
