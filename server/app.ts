@@ -21,7 +21,7 @@ import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
-import { hostedChromeProvider, hostedSiteRouter } from './site/pages/index.ts';
+import { hostedChromeProvider, hostedPageCache, hostedSiteRouter } from './site/pages/index.ts';
 import { saleDeps } from './use-cases/checkout.ts';
 import { sessionSiteScope } from './http/session.ts';
 import { transportSecurity } from './http/transport-security.ts';
@@ -110,7 +110,22 @@ export function createApp(deps: AppDeps): Express {
     payments: payments.payments,
     ticketCodes: ticketCodesFor(config),
   };
-  // The public API first: it is the hot path, and nothing before it needs to see its requests.
+  // The hosted site (mounted last, below); its header and footer also go on /sign-in and /notifications,
+  // and an anonymous page it kept is answered before any router (hostedPageCache).
+  const hostedDeps = {
+    db: database.db,
+    sessions: routeDeps.sessions,
+    siteDomain: config.siteDomain,
+    publicUrl: config.publicUrl,
+    logger,
+    distDir: deps.distDir ?? path.join(ROOT_DIR, 'dist'),
+    sales: saleDeps(routeDeps),
+    mapTiles: config.mapTiles,
+    checkoutOrigins: checkoutOrigins(config),
+    pageCache: routeDeps.readCache,
+  };
+  app.use(hostedPageCache(hostedDeps));
+  // The public API next: it is the hot path (the page cache in front lets every /v1 path through at once).
   const v1 = v1Router(routeDeps);
   app.use(v1);
 
@@ -142,19 +157,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(sessionSiteScope(database.db, config.siteDomain));
   const actions = widgetActionsRouter(routeDeps);
   app.use(actions);
-  // The hosted site (mounted last, below); its header and footer also go on /sign-in and /notifications.
-  const hostedDeps = {
-    db: database.db,
-    sessions: routeDeps.sessions,
-    siteDomain: config.siteDomain,
-    publicUrl: config.publicUrl,
-    logger,
-    distDir: deps.distDir ?? path.join(ROOT_DIR, 'dist'),
-    sales: saleDeps(routeDeps),
-    mapTiles: config.mapTiles,
-    checkoutOrigins: checkoutOrigins(config),
-    pageCache: routeDeps.readCache,
-  };
+
   const siteApi = siteApiRouter(routeDeps, hostedChromeProvider(hostedDeps));
   app.use(siteApi);
   // Every declared route has exactly one handler, or the app does not start.

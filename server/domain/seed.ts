@@ -20,10 +20,7 @@ export async function seedDemo(db: Db, opts: { now?: Date; baseUrl: string }): P
  * instances starting at once on one empty PostgreSQL database all see it empty: one import wins,
  * the others hit the unique tag, roll back whole, and return null.
  */
-export async function seedDemoIfEmpty(
-  db: Db,
-  opts: { now?: Date; baseUrl: string },
-): Promise<ImportResult | null> {
+export async function seedDemoIfEmpty(db: Db, opts: { now?: Date; baseUrl: string }): Promise<ImportResult | null> {
   const any = await db.selectFrom('communities').select('id').limit(1).executeTakeFirst();
   if (any) return null;
   try {

@@ -9,6 +9,8 @@ export interface CachedResponse {
   status: number;
   body: string;
   headers?: Record<string, string>;
+  /** The body gzipped, where the producer keeps one (the hosted site's pages): compressed once, sent many times. */
+  gzip?: Buffer;
 }
 
 interface Entry extends CachedResponse {

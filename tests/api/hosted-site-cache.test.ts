@@ -1,6 +1,8 @@
 // The anonymous page cache (docs/hosted-site.md, "Caching"): a request that sends no sign-in cookie
 // gets the page every such visitor gets, kept per community for SVC_READ_CACHE_MS and dropped by
 // any write of that community in this process; nothing signed-in is ever served from it or put in it.
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCommunity, makeEvent, makeMembership, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
@@ -55,6 +57,34 @@ describe('hosted site page cache: happy path', () => {
     const custom = await rawRequest(port, 'GET', '/events', { Host: `club.example:${port}` });
     expect(local.text).toContain(`<link rel="canonical" href="http://club.localhost:${port}/events">`);
     expect(custom.text).toContain(`<link rel="canonical" href="http://club.example:${port}/events">`);
+  });
+
+  it('sends a kept page gzipped to a client that accepts it, with its own ETag, and the same page inside', async () => {
+    const plain = await get('/events');
+    const zipped = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) =>
+      http
+        .get(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/events',
+            headers: { Host: `club.localhost:${port}`, 'Accept-Encoding': 'gzip' },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          },
+        )
+        .on('error', reject),
+    );
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(zipped.body).toString('utf8')).toBe(plain.text);
+    expect(zipped.body.length).toBeLessThan(plain.text.length / 2);
+    expect(zipped.headers.vary).toBe('Cookie, Accept-Encoding');
+    expect(plain.headers.vary).toBe('Cookie, Accept-Encoding');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zipped.headers.etag).toBe(String(plain.headers.etag).replace(/"$/, '-gzip"'));
   });
 });
 

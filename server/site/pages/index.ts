@@ -3,6 +3,7 @@
 // community's pages, or its HTML not-found page; `/api/...` and `/v1/...` are left to the JSON
 // not-found answer. On a host that is neither the platform's nor a community's, the same paths get
 // a plain HTML not-found page. Mounted last, so every route the app had before keeps its answer.
+import zlib from 'node:zlib';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.ts';
@@ -82,12 +83,43 @@ const ANONYMOUS: ViewerOf = { viewer: { userId: null }, sessionId: null };
 
 const isApiPath = (path: string): boolean => /^\/(api|v1)(\/|$)/.test(path);
 
+/** Where the platform is reached: its public URL, and the loopback names tests and the demo use. */
+const platformHostsOf = (publicUrl: string): Set<string> =>
+  new Set(['localhost', '127.0.0.1', '[::1]', new URL(publicUrl).hostname.toLowerCase()]);
+
+/**
+ * The anonymous page cache's front door, mounted before the API's routers (server/app.ts): a GET
+ * that carries no sign-in cookie, on a community's host, for a page the site rendered and kept
+ * moments ago, is answered here without walking the routes in front of the site. Only what the
+ * site router itself put in the cache is served, so no earlier route is ever shadowed: a path an
+ * earlier router answers never reaches the site, and never gets a page kept.
+ */
+export function hostedPageCache(deps: HostedSiteDeps): (req: Request, res: Response, next: NextFunction) => void {
+  const platformHosts = platformHostsOf(deps.publicUrl);
+  return (req, res, next) => {
+    const cache = deps.pageCache;
+    if (!cache?.enabled || (req.method !== 'GET' && req.method !== 'HEAD') || isApiPath(req.path)) return next();
+    if (carriesSignIn(req)) return next();
+    const host = (req.hostname ?? '').toLowerCase().replace(/\.$/, '');
+    if (!host || platformHosts.has(host)) return next();
+    communityForSite(deps.db, host, deps.siteDomain).then((community) => {
+      const cached = community && cache.get(community.id, anonymousPageKey(req));
+      if (!cached) return next();
+      writeRendered(res, {
+        status: cached.status,
+        headers: cached.headers ?? {},
+        body: cached.body,
+        gzip: cached.gzip,
+      });
+    }, next);
+  };
+}
+
 export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   const router = express.Router();
   const formKey = csrfKey(deps.sessions);
   router.use(siteStatic());
-  // Where the platform is reached today: its public URL, and the loopback names tests and the demo use.
-  const platformHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(deps.publicUrl).hostname.toLowerCase()]);
+  const platformHosts = platformHostsOf(deps.publicUrl);
 
   router.use(async (req, res, next) => {
     if (isApiPath(req.path)) return next();
@@ -217,7 +249,13 @@ async function servePage(
   // the one every such visitor gets, kept for SVC_READ_CACHE_MS (docs/hosted-site.md, "Caching").
   const cacheKey = deps.pageCache?.enabled && !carriesSignIn(req) ? anonymousPageKey(req) : null;
   const cached = cacheKey === null ? undefined : deps.pageCache!.get(community.id, cacheKey);
-  if (cached) return writeRendered(res, { status: cached.status, headers: cached.headers ?? {}, body: cached.body });
+  if (cached)
+    return writeRendered(res, {
+      status: cached.status,
+      headers: cached.headers ?? {},
+      body: cached.body,
+      gzip: cached.gzip,
+    });
   // Taken before anything is read: a write landing meanwhile makes this render too old to keep.
   const generation = cacheKey === null ? 0 : deps.pageCache!.generation(community.id);
   try {
@@ -226,8 +264,11 @@ async function servePage(
     // A route without a page key (`/apply`) has no page gate: its renderer decides.
     const outcome = pageKey === null ? 'render' : gateFor(ctx.access, ctx.viewer, pageKey, step2);
     const page = renderBody(ctx, outcome === 'render' ? await render(ctx, deps.db, req) : outcome);
-    if (cacheKey !== null && page.status === 200 && page.headers['Cache-Control'] === PUBLIC_PAGE_CACHE)
+    if (cacheKey !== null && page.status === 200 && page.headers['Cache-Control'] === PUBLIC_PAGE_CACHE) {
+      // Compressed once here, sent compressed to every visitor who accepts it while it is kept.
+      page.gzip = zlib.gzipSync(page.body, { level: 6 });
       deps.pageCache!.set(community.id, cacheKey, page, generation);
+    }
     writeRendered(res, page);
   } catch (err) {
     sendError(deps, req, res, ctx, err);

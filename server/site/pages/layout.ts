@@ -185,6 +185,8 @@ export interface RenderedPage {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The body gzipped (a page kept in the cache carries one), sent to a client that accepts it. */
+  gzip?: Buffer;
 }
 
 export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage): void {
@@ -198,11 +200,22 @@ export function sendSitePage(res: Response, chrome: SiteChrome, page: SitePage):
 export function writeRendered(res: Response, page: RenderedPage): void {
   res.status(page.status);
   for (const [name, value] of Object.entries(page.headers)) res.setHeader(name, value);
-  if (page.headers.ETag && matchesIfNoneMatch(res.req.headers['if-none-match'], page.headers.ETag)) {
+  const gzip = page.gzip && res.req.acceptsEncodings('gzip', 'identity') === 'gzip' ? page.gzip : null;
+  if (page.gzip) res.setHeader('Vary', page.headers.Vary ? `${page.headers.Vary}, Accept-Encoding` : 'Accept-Encoding');
+  // Another representation, another validator (as nginx and Apache make it): the tag names both.
+  const etag = page.headers.ETag && gzip ? page.headers.ETag.replace(/"$/, '-gzip"') : page.headers.ETag;
+  if (etag) res.setHeader('ETag', etag);
+  if (etag && matchesIfNoneMatch(res.req.headers['if-none-match'], etag)) {
     res.status(304).end();
     return;
   }
-  res.send(page.body);
+  if (!gzip) {
+    res.send(page.body);
+    return;
+  }
+  res.setHeader('Content-Encoding', 'gzip');
+  res.setHeader('Content-Length', String(gzip.length));
+  res.end(gzip);
 }
 
 export function renderSitePage(chrome: SiteChrome, page: SitePage): RenderedPage {
