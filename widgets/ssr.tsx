@@ -30,10 +30,14 @@ import type { DonateSeed } from './donate/store.ts';
 import { ApplyWidget } from './apply/ApplyWidget.tsx';
 import applyCss from './apply/styles.css?inline';
 import type { ApplySeed } from './apply/store.ts';
+import { MembersDirectory } from './members/MembersDirectory.tsx';
+import membersCss from './members/styles.css?inline';
+import type { MembersSeed } from './members/feed.ts';
 
 export type { RsvpSeed, RsvpSsr } from './rsvp/store.ts';
 export type { DonateSeed } from './donate/store.ts';
 export type { ApplySeed } from './apply/store.ts';
+export type { MembersSeed } from './members/feed.ts';
 export type { SessionUser } from './lib/session.ts';
 
 /**
@@ -66,6 +70,11 @@ const WIDGETS = {
     styles: `${fieldsCss}${applyCss}@media (scripting:none){.svc{display:none}}`,
     render: (p: WidgetProps) => h(ApplyWidget, p),
   },
+  // Its filter needs a script: without one the `/members` page's own list takes its place.
+  members: {
+    styles: `${membersCss}@media (scripting:none){.svc{display:none}}`,
+    render: (p: WidgetProps) => h(MembersDirectory, p),
+  },
 } as const;
 
 export type SsrWidgetName = keyof typeof WIDGETS;
@@ -79,7 +88,7 @@ export interface SsrInput {
   /** The element's attributes (`current`, `route`, `event`). */
   attrs: Record<string, string | null>;
   /** The element's own state (RsvpSeed for `rsvp`, ApplySeed for `apply`, the unread count for `header`). */
-  state?: RsvpSeed | DonateSeed | ApplySeed | { unread: number };
+  state?: RsvpSeed | DonateSeed | ApplySeed | MembersSeed | { unread: number };
   locale?: string;
 }
 

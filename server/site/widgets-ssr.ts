@@ -19,7 +19,7 @@ export type SessionUser = Ssr.SessionUser;
 export type RsvpSeed = Ssr.RsvpSeed;
 export type SsrWidgetName = Ssr.SsrWidgetName;
 /** An element's own state: the RSVP's event, tiers and forms; the apply widget's segments and forms; the header's unread count. */
-export type ElementState = RsvpSeed | Ssr.DonateSeed | Ssr.ApplySeed | { unread: number };
+export type ElementState = RsvpSeed | Ssr.DonateSeed | Ssr.ApplySeed | Ssr.MembersSeed | { unread: number };
 
 /** The built bundle: the server module and the browser chunks' manifest. */
 export interface WidgetBuild {

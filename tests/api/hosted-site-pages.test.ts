@@ -411,6 +411,24 @@ describe('hosted pages: happy path', () => {
     expect(res.text).toContain('<img class="avatar" src="https://img.example/eve.png" alt="" width="40" height="40">');
   });
 
+  it('/members is <svc-members> server-rendered from the first page, hydrating from it; the list is its no-JS stand-in', async () => {
+    const res = await get('club', '/members');
+    const el =
+      /<svc-members limit="48"><template shadowrootmode="open">([\s\S]*?)<\/template><script type="application\/json">([^<]*)<\/script><\/svc-members>/.exec(
+        res.text,
+      );
+    expect(el).not.toBeNull();
+    // The cards are in the first paint, and the state is the directory's public fields only.
+    expect(el![1]).toContain('club-accepted');
+    const state = JSON.parse(el![2]);
+    expect(state.total).toBe(2);
+    expect(state.members.map((m: { usertag: string }) => m.usertag).sort()).toEqual(['club-accepted', 'eve']);
+    expect(el![2]).not.toMatch(/@example\.com|phone|email/i);
+    expect(res.text).toMatch(/<div class="nojs">\n<p class="meta">2 members<\/p>/);
+    // Later pages are the plain list: the widget reaches them by "Load more".
+    expect((await get('club', '/members?offset=1')).text).not.toContain('<svc-members');
+  });
+
   it('/members pages by offset, as the directory API does', async () => {
     const base = await get('club', '/members?offset=1');
     const tags = [...base.text.matchAll(/<a href="\/members\/([^"]+)">/g)].map((m) => m[1]);

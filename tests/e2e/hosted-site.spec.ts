@@ -96,6 +96,27 @@ test('the widgets hydrate in place: no layout shift, no console error, only thei
   for (const other of ['events', 'apply', 'members']) expect(files).not.toContain(widgets[other].file);
 });
 
+test('the member directory hydrates from the first page it came with: filtering works, no read, no shift', async ({
+  page,
+}) => {
+  const problems = recordProblems(page);
+  const reads: string[] = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname.includes('/members')) reads.push(r.url());
+  });
+  await watchLayoutShifts(page);
+  await page.goto(`${HOSTED_ORIGIN}/members`);
+  await hydrated(page, ['svc-header', 'svc-footer', 'svc-members']);
+  const directory = page.locator('svc-members');
+  // The server's cards, then the hydrated filter narrowing them.
+  await expect(directory.getByRole('link', { name: /Maya Okafor/ })).toBeVisible();
+  await directory.getByLabel('Filter members').fill('priya');
+  await expect(directory.locator('[part~="count"]')).toHaveText(/^1 matching member\b/);
+  expect(reads.filter((u) => u.includes('/v1/'))).toEqual([]);
+  expect(await cls(page)).toBe(0);
+  expect(unexpected(problems)).toEqual([]);
+});
+
 test('a page without an RSVP loads only the chrome', async ({ page }) => {
   const files: string[] = [];
   page.on('request', (r) => {

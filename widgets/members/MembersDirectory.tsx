@@ -6,7 +6,7 @@ import { resolveHref } from '../lib/links.ts';
 import { storeSignal } from '../lib/store-signal.ts';
 import { matches } from './directory.ts';
 import { MemberCard } from './MemberCard.tsx';
-import { MembersFeed, parseLimit } from './feed.ts';
+import { MembersFeed, parseLimit, type MembersSeed } from './feed.ts';
 
 export interface SelectDetail {
   usertag: string;
@@ -22,11 +22,13 @@ function countText(shown: number, loaded: number, total: number, query: string):
     : `${shown} matching ${shown === 1 ? 'member' : 'members'}${of}`;
 }
 
-export function MembersDirectory({ api, config, attrs, locale, emit }: WidgetProps) {
+export function MembersDirectory({ api, config, attrs, locale, emit, state }: WidgetProps) {
   const limit = parseLimit(attrs);
-  const feed = useMemo(() => new MembersFeed(api, config.community, limit), [api, config.community, limit]);
+  // The server's first page (hosted `/members`) is where a hydrating widget starts: no fetch.
+  const seed = state as MembersSeed | undefined;
+  const feed = useMemo(() => new MembersFeed(api, config.community, limit, seed), [api, config.community, limit]);
   useEffect(() => {
-    void feed.load();
+    if (feed.status.value !== 'ready') void feed.load();
     return () => feed.dispose();
   }, [feed]);
   // Ids inside one shadow root only need to be unique there, but a stable per-instance one keeps

@@ -15,6 +15,12 @@ export function parseLimit(attrs: Record<string, string | null>): number {
 
 export type FeedStatus = 'loading' | 'ready' | 'error';
 
+/** The first page, as the server rendered it (the hosted `/members`): the widget starts from it. */
+export interface MembersSeed {
+  members: Member[];
+  total: number;
+}
+
 export class MembersFeed {
   readonly items = signal<Member[]>([]);
   readonly status = signal<FeedStatus>('loading');
@@ -30,8 +36,14 @@ export class MembersFeed {
     private readonly api: ApiClient,
     community: string,
     readonly limit: number,
+    seed?: MembersSeed,
   ) {
     this.path = `/v1/communities/${encodeURIComponent(community)}/members`;
+    if (seed) {
+      this.items.value = seed.members;
+      this.total.value = seed.total;
+      this.status.value = 'ready';
+    }
   }
 
   get hasMore(): boolean {

@@ -43,7 +43,7 @@ th, td { text-align: left; padding: 0.4em 0.6em 0.4em 0; border-bottom: 1px soli
 body { font-family: var(--svc-body-font, var(--svc-theme-body-font, system-ui, sans-serif)); }
 h1, h2, h3 { font-family: var(--svc-heading-font, var(--svc-theme-heading-font, inherit)); }
 :root { --brand: var(--svc-theme-brand-color, #1f6feb); }
-svc-header, svc-footer, svc-rsvp, svc-donate, svc-apply { display: block; }
+svc-header, svc-footer, svc-rsvp, svc-donate, svc-apply, svc-members { display: block; }
 svc-footer { margin-top: 3em; }
 svc-rsvp { margin-top: 1.5em; }
 .nojs { display: none; }

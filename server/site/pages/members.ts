@@ -29,12 +29,24 @@ export async function membersPage(ctx: SiteContext, db: Db, req: Request): Promi
     (m) =>
       `<li>${avatar(m, 40)}<a href="${profileHref(m)}">${escapeHtml(m.name)}</a> <span class="meta">@${escapeHtml(m.usertag)}</span></li>`,
   );
+  const list = `<p class="meta">${page.total} ${page.total === 1 ? 'member' : 'members'}</p>
+${items.length ? `<ul class="members">\n${items.join('\n')}\n</ul>` : `<p class="empty">${offset ? 'No more members.' : 'No members yet.'}</p>`}
+${page.hasMore ? `<p><a href="/members?offset=${offset + MEMBERS_PAGE_SIZE}">More members</a></p>` : ''}`;
+  // The first page is <svc-members> server-rendered from the same rows (its filter and "Load more"
+  // come with hydration); the plain list is what a visitor without JavaScript gets, and every
+  // later page (`?offset=`), which the widget reaches by "Load more" instead.
+  const widget =
+    ctx.chrome.widgets && offset === 0
+      ? ctx.chrome.widgets.element(
+          'members',
+          { limit: String(MEMBERS_PAGE_SIZE) },
+          { members: page.items, total: page.total },
+        )
+      : '';
   return {
     title: 'Members',
     main: `<h1>Members</h1>
-<p class="meta">${page.total} ${page.total === 1 ? 'member' : 'members'}</p>
-${items.length ? `<ul class="members">\n${items.join('\n')}\n</ul>` : `<p class="empty">${offset ? 'No more members.' : 'No members yet.'}</p>`}
-${page.hasMore ? `<p><a href="/members?offset=${offset + MEMBERS_PAGE_SIZE}">More members</a></p>` : ''}`,
+${widget ? `${widget}\n<div class="nojs">\n${list}\n</div>` : list}`,
     csp: { 'img-src': ['https:', 'http:'] },
   };
 }
