@@ -53,6 +53,9 @@ export default defineConfig({
       SVC_PUBLIC_URL: `http://localhost:${E2E_PORT}`,
       SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR,
       LOG_LEVEL: 'warn',
+      // The atlas draws its map from these; the specs serve them (tests/e2e/support.ts, serveTiles).
+      SVC_MAP_TILES_URL: 'https://tiles.e2e.test/{z}/{x}/{y}.png',
+      SVC_MAP_TILES_ATTRIBUTION: '© E2E tiles',
     },
     reuseExistingServer: false,
     timeout: 60_000,

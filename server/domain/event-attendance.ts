@@ -48,6 +48,92 @@ export interface Attendee {
   checkedInAt: string | null;
 }
 
+/** Where a page of attendees ends: the last ticket's issue time and id (the list's order). */
+export interface AttendeeCursor {
+  issuedAt: string;
+  ticketId: string;
+}
+
+/**
+ * One page of the event's tickets in the order they were issued, after `after`: a keyset on the
+ * (event_id, created_at, id) index, so a page costs the same at the millionth ticket as at the first.
+ */
+export async function eventAttendeesPage(
+  db: Db,
+  eventId: string,
+  page: { limit: number; after?: AttendeeCursor },
+): Promise<{ items: Attendee[]; next: AttendeeCursor | null }> {
+  const after = page.after;
+  const rows = await db
+    .selectFrom('tickets')
+    .innerJoin('tiers', 'tiers.id', 'tickets.tier_id')
+    .select([
+      'tickets.id',
+      'tickets.name',
+      'tickets.email',
+      'tickets.kind',
+      'tickets.created_at',
+      'tickets.refunded_at',
+      'tickets.checked_in_at',
+      'tiers.name as tier_name',
+    ])
+    .where('tickets.event_id', '=', eventId)
+    .$if(after !== undefined, (q) =>
+      q.where((eb) =>
+        eb.or([
+          eb('tickets.created_at', '>', after!.issuedAt),
+          eb.and([eb('tickets.created_at', '=', after!.issuedAt), eb('tickets.id', '>', after!.ticketId)]),
+        ]),
+      ),
+    )
+    .orderBy('tickets.created_at')
+    .orderBy('tickets.id')
+    .limit(page.limit + 1)
+    .execute();
+  const items = rows.slice(0, page.limit).map(toAttendee);
+  const last = items.at(-1);
+  return {
+    items,
+    next: rows.length > page.limit && last ? { issuedAt: last.issuedAt, ticketId: last.ticketId } : null,
+  };
+}
+
+/** How many of the event's tickets are valid (not refunded), and how many of those are checked in. */
+export async function attendanceCounts(db: Db, eventId: string): Promise<{ valid: number; checkedIn: number }> {
+  const row = await db
+    .selectFrom('tickets')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('valid'),
+      eb.fn.count<number | string>('tickets.checked_in_at').as('checked_in'),
+    ])
+    .where('event_id', '=', eventId)
+    .where('refunded_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { valid: Number(row.valid), checkedIn: Number(row.checked_in) };
+}
+
+function toAttendee(r: {
+  id: string;
+  name: string;
+  email: string;
+  kind: 'RSVP' | 'PAID';
+  created_at: string;
+  refunded_at: string | null;
+  checked_in_at: string | null;
+  tier_name: string;
+}): Attendee {
+  return {
+    ticketId: r.id,
+    name: r.name,
+    email: r.email,
+    tierName: r.tier_name,
+    kind: r.kind,
+    issuedAt: r.created_at,
+    refundedAt: r.refunded_at,
+    checkedInAt: r.checked_in_at,
+  };
+}
+
 /** Every ticket of the event, refunded ones included (marked), in the order they were issued. */
 export async function eventAttendees(db: Db, eventId: string): Promise<Attendee[]> {
   const rows = await db
@@ -67,16 +153,7 @@ export async function eventAttendees(db: Db, eventId: string): Promise<Attendee[
     .orderBy('tickets.created_at')
     .orderBy('tickets.id')
     .execute();
-  return rows.map((r) => ({
-    ticketId: r.id,
-    name: r.name,
-    email: r.email,
-    tierName: r.tier_name,
-    kind: r.kind,
-    issuedAt: r.created_at,
-    refundedAt: r.refunded_at,
-    checkedInAt: r.checked_in_at,
-  }));
+  return rows.map(toAttendee);
 }
 
 export type CheckInResult =

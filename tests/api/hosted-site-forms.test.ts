@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../../server/db/index.ts';
 import { createConversation, postMessage } from '../../server/domain/conversations.ts';
+import { CONVERSATIONS_LIMIT, MESSAGES_LIMIT } from '../../server/site/pages/chat.ts';
 import { csrfKey, csrfTokenFor } from '../../server/site/pages/forms.ts';
 import { makeCommunity, makeEvent, makeFounder, makeMembership, makeSegment, makeUser } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
@@ -322,6 +323,31 @@ describe('hosted site chat: happy path', () => {
     await conversationBetween(me.id, ['chat-old'], [old.id, 'Back again']);
     const again = (await get('/conversations', me.cookie)).text;
     expect(again.indexOf(`/conversations/${first}"`)).toBeLessThan(again.indexOf(`/conversations/${second}"`));
+  });
+
+  it('pages a long list of conversations and a long thread, as the messaging API does (by offset)', async () => {
+    const me = await visitor('pager-me', 'ACCEPTED');
+    const pals = [];
+    for (let i = 0; i <= CONVERSATIONS_LIMIT; i++) pals.push(await visitor(`pager-${i}`, 'ACCEPTED'));
+    for (const pal of pals) await conversationBetween(me.id, [`pager-${pals.indexOf(pal)}`], [pal.id, 'hi']);
+    const list = (await get('/conversations', me.cookie)).text;
+    expect(list.match(/<li><a href="\/conversations\//g)).toHaveLength(CONVERSATIONS_LIMIT);
+    expect(list).toContain(`<a href="/conversations?offset=${CONVERSATIONS_LIMIT}">Older conversations</a>`);
+    const older = (await get(`/conversations?offset=${CONVERSATIONS_LIMIT}`, me.cookie)).text;
+    expect(older.match(/<li><a href="\/conversations\//g)).toHaveLength(1);
+    expect(older).not.toContain('Older conversations');
+
+    const lines: [string, string][] = [];
+    for (let i = 0; i < MESSAGES_LIMIT + 2; i++) lines.push([me.id, `line ${i}.`]);
+    const id = await conversationBetween(me.id, ['pager-0'], ...lines);
+    const latest = (await get(`/conversations/${id}`, me.cookie)).text;
+    expect(latest).toContain(`line ${MESSAGES_LIMIT + 1}.`);
+    expect(latest).not.toContain('>line 0.<');
+    expect(latest).toContain(`<a href="/conversations/${id}?offset=${MESSAGES_LIMIT}">Earlier messages</a>`);
+    const earlier = (await get(`/conversations/${id}?offset=${MESSAGES_LIMIT}`, me.cookie)).text;
+    expect(earlier).toContain('>line 0.<');
+    expect(earlier).not.toContain('Earlier messages');
+    expect(earlier).toContain(`<a href="/conversations/${id}">Latest messages</a>`);
   });
 
   it('a thread reads oldest to newest and its send form posts the message, then 303s back', async () => {

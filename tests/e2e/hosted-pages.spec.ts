@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { E2E_PORT, HOSTED_ORIGIN, axeViolations, svc } from './support.ts';
+import { E2E_PORT, HOSTED_ORIGIN, axeViolations, serveTiles, svc } from './support.ts';
 
 type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
@@ -37,7 +37,11 @@ const MEMBER_PAGES = ['/feed', '/conversations'];
  * JavaScript off not even a promise settles in a page); its cookie is carried to the context.
  */
 async function contextFor(browser: Browser, javaScript: boolean, signedIn = false): Promise<BrowserContext> {
-  if (!signedIn) return browser.newContext({ javaScriptEnabled: javaScript });
+  if (!signedIn) {
+    const context = await browser.newContext({ javaScriptEnabled: javaScript });
+    await serveTiles(context);
+    return context;
+  }
   const signingIn = await browser.newContext();
   const page = await signingIn.newPage();
   await page.goto(`${HOSTED_ORIGIN}/events`);

@@ -4,7 +4,7 @@
 // hydrated RSVP books with the sign-in cookie and no publishable key. On the demo community's own
 // host (demo.localhost: Chromium resolves *.localhost to loopback).
 import { expect, test, type Page } from '@playwright/test';
-import { HOSTED_ORIGIN, recordProblems, uniqueEmail, widgetManifest } from './support.ts';
+import { HOSTED_ORIGIN, recordProblems, serveTiles, uniqueEmail, widgetManifest } from './support.ts';
 
 const EVENT = 'big-summit-day';
 const EVENT_URL = `${HOSTED_ORIGIN}/events/${EVENT}`;
@@ -119,6 +119,41 @@ test('the member directory hydrates from the first page it came with: filtering 
   expect(unexpected(problems)).toEqual([]);
 });
 
+test('the atlas draws every place on a Leaflet map from the configured tiles, and only the atlas loads Leaflet', async ({
+  page,
+  context,
+}) => {
+  const tiles = await serveTiles(context);
+  const problems = recordProblems(page);
+  const leaflet: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/_site/leaflet')) leaflet.push(r.url());
+  });
+  await page.goto(`${HOSTED_ORIGIN}/events`);
+  await hydrated(page, ['svc-header']);
+  expect(leaflet).toEqual([]);
+
+  await page.goto(`${HOSTED_ORIGIN}/atlas`);
+  const places = await page.locator('main li strong').allTextContents();
+  expect(places.length).toBeGreaterThan(1);
+  // One marker per place in the list, each titled with its name; the tiles come from SVC_MAP_TILES_URL.
+  const markers = page.locator('#atlas-map .leaflet-marker-icon');
+  await expect(markers).toHaveCount(places.length);
+  expect((await markers.evaluateAll((els) => els.map((e) => e.getAttribute('title')))).sort()).toEqual(
+    [...places].sort(),
+  );
+  await expect.poll(() => tiles.requested.length).toBeGreaterThan(0);
+  await expect(page.locator('#atlas-map')).toContainText('© E2E tiles');
+  // A marker opens its place's popup, the name as text.
+  await markers.first().click();
+  await expect(page.locator('.leaflet-popup-content strong')).toHaveText(
+    (await markers.first().getAttribute('title'))!,
+  );
+  expect(leaflet.length).toBeGreaterThan(0);
+  // Leaflet's own styles and scripts run under the page's CSP: no violation.
+  expect(unexpected(problems)).toEqual([]);
+});
+
 test('a page without an RSVP loads only the chrome', async ({ page }) => {
   const files: string[] = [];
   page.on('request', (r) => {
@@ -186,5 +221,17 @@ test.describe('with JavaScript disabled', () => {
     await expect(page).toHaveURL(`${HOSTED_ORIGIN}/events`);
     await expect(page.getByRole('heading', { name: 'Events', level: 1 })).toBeVisible();
     await expect(page.locator('svc-header [part~="sign-in"]')).toBeVisible();
+  });
+
+  test('the atlas is its list: every place by category, and the map box says the list has them all', async ({
+    page,
+    context,
+  }) => {
+    const tiles = await serveTiles(context);
+    await page.goto(`${HOSTED_ORIGIN}/atlas`);
+    await expect(page.locator('#atlas-map')).toHaveText('The map needs JavaScript. Every place is in the list below.');
+    expect(await page.locator('main li strong').count()).toBeGreaterThan(1);
+    expect(await page.locator('main h2').count()).toBeGreaterThan(1);
+    expect(tiles.requested).toEqual([]);
   });
 });

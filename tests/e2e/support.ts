@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import type { Event } from '../../contract/resources.ts';
 import type { WidgetManifest } from '../../vite.config.ts';
 
@@ -113,3 +113,22 @@ export function recordProblems(page: Page): string[] {
 
 export const isEventsRequest = (url: string) =>
   /^http:\/\/(localhost|127\.0\.0\.1):3100\/v1\/communities\/demo\/events\?/.test(url);
+
+/** A 1x1 PNG: what the test tile server answers for every tile. */
+const TILE = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/**
+ * The e2e server's map tiles (SVC_MAP_TILES_URL in playwright.config.ts) come from a host that
+ * does not exist: every context that opens the atlas serves them itself, and counts them.
+ */
+export async function serveTiles(context: BrowserContext): Promise<{ requested: string[] }> {
+  const requested: string[] = [];
+  await context.route('https://tiles.e2e.test/**', (route) => {
+    requested.push(route.request().url());
+    return route.fulfill({ contentType: 'image/png', body: TILE });
+  });
+  return { requested };
+}

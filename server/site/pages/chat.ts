@@ -16,6 +16,7 @@ import { escapeHtml } from '../../shared/html.ts';
 import type { FormHandler, PageBody, SiteContext } from './context.ts';
 import { when } from './events.ts';
 import { csrfInput } from './forms.ts';
+import { offsetOf } from './urls.ts';
 
 export const CONVERSATIONS_LIMIT = 50;
 export const MESSAGES_LIMIT = 50;
@@ -27,10 +28,12 @@ function others(participants: PublicProfile[], viewerId: string): string {
 }
 
 /** GET /conversations */
-export async function conversationsPage(ctx: SiteContext, db: Db): Promise<PageBody> {
+export async function conversationsPage(ctx: SiteContext, db: Db, req: Request): Promise<PageBody> {
   if (ctx.viewer.userId === null) return 'gate';
   const viewerId = ctx.viewer.userId;
-  const page = await conversations.listConversations(db, viewerId, { limit: CONVERSATIONS_LIMIT, offset: 0 });
+  // By offset, as the messaging API pages them (`?offset=`).
+  const offset = offsetOf(req);
+  const page = await conversations.listConversations(db, viewerId, { limit: CONVERSATIONS_LIMIT, offset });
   const items = page.items.map((c) => {
     const last = c.lastMessage
       ? `<div class="meta">${escapeHtml(c.lastMessage.sender?.name ?? 'Someone')}: ${escapeHtml(
@@ -44,7 +47,8 @@ ${last}<div class="meta">${when(c.lastActivityAt)}</div></li>`;
   return {
     title: 'Conversations',
     main: `<h1>Conversations</h1>
-${items.length ? `<ul class="conversations">\n${items.join('\n')}\n</ul>` : '<p class="empty">No conversations yet.</p>'}`,
+${items.length ? `<ul class="conversations">\n${items.join('\n')}\n</ul>` : `<p class="empty">${offset ? 'No older conversations.' : 'No conversations yet.'}</p>`}
+${page.total > offset + page.items.length ? `<p><a href="/conversations?offset=${offset + CONVERSATIONS_LIMIT}">Older conversations</a></p>` : ''}`,
   };
 }
 
@@ -53,10 +57,12 @@ async function renderThread(
   db: Db,
   conversationId: string,
   notice: { message: string; draft: string } | null,
+  offset = 0,
 ): Promise<{ title: string; main: string } | 'not-found'> {
   if (ctx.viewer.userId === null || !UUID.test(conversationId)) return 'not-found';
   const viewerId = ctx.viewer.userId;
-  const page = await conversations.listMessages(db, viewerId, conversationId, { limit: MESSAGES_LIMIT, offset: 0 });
+  // `?offset=` counts back from the newest message, as the messaging API pages them.
+  const page = await conversations.listMessages(db, viewerId, conversationId, { limit: MESSAGES_LIMIT, offset });
   if (!page) return 'not-found';
   const view = await conversations.getConversation(db, viewerId, conversationId);
   const title = view ? others(view.participants, viewerId) : 'Conversation';
@@ -71,7 +77,8 @@ async function renderThread(
   return {
     title,
     main: `<h1>${escapeHtml(title)}</h1>
-${page.total > page.items.length ? `<p class="meta">The latest ${page.items.length} of ${page.total} messages.</p>` : ''}
+${page.total > offset + page.items.length ? `<p><a href="${escapeHtml(`${path}?offset=${offset + MESSAGES_LIMIT}`)}">Earlier messages</a></p>` : ''}
+${offset > 0 ? `<p><a href="${escapeHtml(path)}">Latest messages</a></p>` : ''}
 ${messages.length ? `<ol class="messages">\n${messages.join('\n')}\n</ol>` : '<p class="empty">No messages yet.</p>'}
 ${notice ? `<p class="notice error" role="alert">${escapeHtml(notice.message)}</p>` : ''}
 <form method="post" action="${escapeHtml(path)}" class="message-form">
@@ -86,7 +93,7 @@ ${ctx.csrf ? csrfInput(ctx.csrf) : ''}
 
 /** GET /conversations/<id> */
 export async function threadPage(ctx: SiteContext, db: Db, req: Request): Promise<PageBody> {
-  return renderThread(ctx, db, String(req.params.id), null);
+  return renderThread(ctx, db, String(req.params.id), null, offsetOf(req));
 }
 
 /** POST /conversations/<id> with `body` and `_csrf`. */

@@ -7,7 +7,10 @@ import type { Request } from 'express';
 import type { Db } from '../../db/index.ts';
 import {
   checkInTicket,
+  attendanceCounts,
   eventAttendees,
+  eventAttendeesPage,
+  type AttendeeCursor,
   isCommunityLeader,
   managedEvent,
   type Attendee,
@@ -42,11 +45,27 @@ function attendeeRow(a: Attendee): string {
 
 type Notice = { ok: boolean; html: string } | null;
 
-async function renderManage(ctx: SiteContext, db: Db, event: ManagedEvent, notice: Notice) {
-  const attendees = await eventAttendees(db, event.id);
+/** Attendees per page of the manage list; the CSV has them all. */
+export const MANAGE_PAGE_SIZE = 100;
+
+/** `?after=<issued at>~<ticket id>`: where the previous page ended; anything else is no cursor. */
+function cursorOf(req: Request | null): AttendeeCursor | undefined | 'bad' {
+  const raw = req?.query.after;
+  if (raw === undefined) return undefined;
+  const m = typeof raw === 'string' ? /^(\d{4}-\d{2}-\d{2}T[\d:.]+Z)~([\w-]{1,64})$/.exec(raw) : null;
+  return m ? { issuedAt: m[1], ticketId: m[2] } : 'bad';
+}
+
+async function renderManage(ctx: SiteContext, db: Db, event: ManagedEvent, notice: Notice, after?: AttendeeCursor) {
+  const [page, { valid, checkedIn }] = await Promise.all([
+    eventAttendeesPage(db, event.id, { limit: MANAGE_PAGE_SIZE, after }),
+    attendanceCounts(db, event.id),
+  ]);
+  const attendees = page.items;
   const base = `/events/${encodeURIComponent(event.slug)}`;
-  const checkedIn = attendees.filter((a) => a.checkedInAt && !a.refundedAt).length;
-  const valid = attendees.filter((a) => !a.refundedAt).length;
+  const next = page.next
+    ? `<p><a href="${escapeHtml(`${base}/manage?after=${encodeURIComponent(`${page.next.issuedAt}~${page.next.ticketId}`)}`)}">More attendees</a></p>`
+    : '';
   const table = attendees.length
     ? `<table class="attendees">
 <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Tier</th><th scope="col">Ticket</th><th scope="col">Check-in</th></tr></thead>
@@ -54,7 +73,7 @@ async function renderManage(ctx: SiteContext, db: Db, event: ManagedEvent, notic
 ${attendees.map(attendeeRow).join('\n')}
 </tbody>
 </table>`
-    : '<p class="empty">No one has a ticket yet.</p>';
+    : `<p class="empty">${after ? 'No more attendees.' : 'No one has a ticket yet.'}</p>`;
   return {
     title: `Manage: ${event.name}`,
     main: `<h1>Manage: ${escapeHtml(event.name)}</h1>
@@ -73,6 +92,7 @@ ${ctx.csrf ? csrfInput(ctx.csrf) : ''}
 <h2 id="attendees">Attendees</h2>
 <p><a href="${escapeHtml(`${base}/manage/attendees.csv`)}">Download as CSV</a></p>
 ${table}
+${next}
 </section>
 <p><a href="${escapeHtml(base)}">Event page</a></p>`,
   };
@@ -81,7 +101,10 @@ ${table}
 /** GET /events/<slug>/manage */
 export async function managePage(ctx: SiteContext, db: Db, req: Request): Promise<PageBody> {
   const event = await leadersEvent(ctx, db, req);
-  return isEvent(event) ? renderManage(ctx, db, event, null) : event;
+  if (!isEvent(event)) return event;
+  const after = cursorOf(req);
+  // A cursor that is not one is not a page of this list.
+  return after === 'bad' ? 'not-found' : renderManage(ctx, db, event, null, after);
 }
 
 /** GET /events/<slug>/manage/attendees.csv */
