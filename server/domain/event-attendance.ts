@@ -57,11 +57,12 @@ export interface AttendeeCursor {
 /**
  * One page of the event's tickets in the order they were issued, after `after`: a keyset on the
  * (event_id, created_at, id) index, so a page costs the same at the millionth ticket as at the first.
+ * Without `limit`, all of them (the CSV export).
  */
 export async function eventAttendeesPage(
   db: Db,
   eventId: string,
-  page: { limit: number; after?: AttendeeCursor },
+  page: { limit?: number; after?: AttendeeCursor },
 ): Promise<{ items: Attendee[]; next: AttendeeCursor | null }> {
   const after = page.after;
   const rows = await db
@@ -88,13 +89,15 @@ export async function eventAttendeesPage(
     )
     .orderBy('tickets.created_at')
     .orderBy('tickets.id')
-    .limit(page.limit + 1)
+    .$if(page.limit !== undefined, (q) => q.limit(page.limit! + 1))
     .execute();
-  const items = rows.slice(0, page.limit).map(toAttendee);
+  // Without a limit, every ticket: one page that ends the list.
+  const limit = page.limit ?? rows.length;
+  const items = rows.slice(0, limit).map(toAttendee);
   const last = items.at(-1);
   return {
     items,
-    next: rows.length > page.limit && last ? { issuedAt: last.issuedAt, ticketId: last.ticketId } : null,
+    next: rows.length > limit && last ? { issuedAt: last.issuedAt, ticketId: last.ticketId } : null,
   };
 }
 
@@ -134,26 +137,9 @@ function toAttendee(r: {
   };
 }
 
-/** Every ticket of the event, refunded ones included (marked), in the order they were issued. */
+/** Every ticket of the event, refunded ones included (marked), in the order they were issued: the CSV. */
 export async function eventAttendees(db: Db, eventId: string): Promise<Attendee[]> {
-  const rows = await db
-    .selectFrom('tickets')
-    .innerJoin('tiers', 'tiers.id', 'tickets.tier_id')
-    .select([
-      'tickets.id',
-      'tickets.name',
-      'tickets.email',
-      'tickets.kind',
-      'tickets.created_at',
-      'tickets.refunded_at',
-      'tickets.checked_in_at',
-      'tiers.name as tier_name',
-    ])
-    .where('tickets.event_id', '=', eventId)
-    .orderBy('tickets.created_at')
-    .orderBy('tickets.id')
-    .execute();
-  return rows.map(toAttendee);
+  return (await eventAttendeesPage(db, eventId, {})).items;
 }
 
 export type CheckInResult =

@@ -247,15 +247,8 @@ async function servePage(
   let ctx = contextFor(req, community, ANONYMOUS, formKey);
   // A request that carries no sign-in cookie at all is anonymous whatever else it sends: its page is
   // the one every such visitor gets, kept for SVC_READ_CACHE_MS (docs/hosted-site.md, "Caching").
+  // Kept pages are served by hostedPageCache, in front of every router; here they are only made.
   const cacheKey = deps.pageCache?.enabled && !carriesSignIn(req) ? anonymousPageKey(req) : null;
-  const cached = cacheKey === null ? undefined : deps.pageCache!.get(community.id, cacheKey);
-  if (cached)
-    return writeRendered(res, {
-      status: cached.status,
-      headers: cached.headers ?? {},
-      body: cached.body,
-      gzip: cached.gzip,
-    });
   // Taken before anything is read: a write landing meanwhile makes this render too old to keep.
   const generation = cacheKey === null ? 0 : deps.pageCache!.generation(community.id);
   try {
