@@ -2,43 +2,13 @@
 // server in its own process and autocannon in this one. Prints req/s, p99 and the ratio. The
 // target compares the server as configured by default (read cache on); a second svc process
 // with the key and read caches off shows what the database path costs on its own.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import { CONNECTIONS, DURATION, measure, start } from './load.ts';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TARGET_RATIO = 0.6;
-
-function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 60_000;
-    const poll = async () => {
-      try {
-        if ((await fetch(readyUrl)).ok) return resolve(child);
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > deadline) return reject(new Error(`${script} did not start`));
-      setTimeout(poll, 200);
-    };
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    poll();
-  });
-}
-
-async function measure(title: string, url: string, headers: Record<string, string> = {}) {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 }); // warm-up
-  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
-  const non2xx = r.non2xx + r.errors + r.timeouts;
-  return { title, reqPerSec: r.requests.average, p99: r.latency.p99, non2xx };
-}
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));

@@ -9,46 +9,17 @@
 //      scripts add (long tasks over 50 ms, summed; target at most 50 ms).
 // It prints what it measured and whether each target was met; it does not fail the process on a
 // missed target (one run on a shared 2-core machine is a measurement, not a gate).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import autocannon from 'autocannon';
 import { chromium, type Browser } from '@playwright/test';
+import { CONNECTIONS, DURATION, measure, start } from './load.ts';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TARGETS = { ratio: 0.5, p99Ms: 50, htmlGzipBytes: 30 * 1024, lcpMs: 1000, cls: 0, blockingMs: 50 };
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 60_000;
-    const poll = async () => {
-      try {
-        if ((await fetch(readyUrl)).ok) return resolve(child);
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > deadline) return reject(new Error(`${script} did not start`));
-      setTimeout(poll, 200);
-    };
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    poll();
-  });
-}
-
-async function measure(title: string, url: string, headers: Record<string, string> = {}) {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 }); // warm-up
-  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
-  return { title, reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
-}
 
 interface PaintResult {
   lcpMs: number;

@@ -1,0 +1,34 @@
+// What the HTTP benchmarks share: a server in a child process, up once its ready URL answers, and
+// an autocannon measurement of one URL (a short warm-up, then the timed run).
+import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+export function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + 60_000;
+    const poll = async () => {
+      try {
+        if ((await fetch(readyUrl)).ok) return resolve(child);
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > deadline) return reject(new Error(`${script} did not start`));
+      setTimeout(poll, 200);
+    };
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    poll();
+  });
+}
+
+export async function measure(title: string, url: string, headers: Record<string, string> = {}) {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 }); // warm-up
+  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
+  return { title, reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
+}
