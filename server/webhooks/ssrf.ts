@@ -2,7 +2,8 @@
 // The URL is checked when a receiver is registered, and every connection is checked again when
 // it is opened, because a name that was public at registration can later resolve to an internal
 // address (DNS rebinding). SVC_ALLOW_PRIVATE_WEBHOOKS=true (allowPrivate) relaxes both checks
-// for local development only.
+// for local development only. The chrome proxy's upstream fetches use the same guard at connect
+// time, with their own wording (ReceiverPolicy.wording).
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -26,9 +27,27 @@ export const systemLookup: LookupFn = async (hostname) => {
 export interface ReceiverPolicy {
   allowPrivate: boolean;
   lookup: LookupFn;
+  /** How a refused address is named in messages; the webhooks' wording when absent. */
+  wording?: RefusalWording;
+}
+
+/** The guard also protects other outgoing requests (the chrome proxy's upstreams), whose refusals must name them. */
+export interface RefusalWording {
+  /** What was refused, e.g. 'webhook receiver'. */
+  subject: string;
+  /** What is expected instead, e.g. 'Receivers must be reachable on the public internet.' */
+  requirement: string;
+  /** How to relax the guard for local development. */
+  devHint: string;
 }
 
 const DEV_HINT = 'For local development only, set SVC_ALLOW_PRIVATE_WEBHOOKS=true to allow private receivers.';
+
+export const WEBHOOK_WORDING: RefusalWording = {
+  subject: 'webhook receiver',
+  requirement: 'Receivers must be reachable on the public internet.',
+  devHint: DEV_HINT,
+};
 
 /** Thrown when a receiver URL or the address it resolves to is refused. */
 export class UnsafeReceiverError extends Error {
@@ -93,19 +112,28 @@ function isLocalhostName(host: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
-function refusedAddress(host: string, address: string, range: string): UnsafeReceiverError {
+function refusedAddress(
+  host: string,
+  address: string,
+  range: string,
+  wording: RefusalWording = WEBHOOK_WORDING,
+): UnsafeReceiverError {
   const where = host === address ? `${address} is` : `${host} resolves to ${address}, which is`;
   return new UnsafeReceiverError(
     `${range} address`,
-    `Refused webhook receiver: ${where} a ${range} address. Receivers must be reachable on the public internet. ${DEV_HINT}`,
+    `Refused ${wording.subject}: ${where} a ${range} address. ${wording.requirement} ${wording.devHint}`,
   );
 }
 
 /** The first non-public address in a lookup answer, if any: one bad answer is enough to refuse. */
-function firstRefused(host: string, addresses: readonly ResolvedAddress[]): UnsafeReceiverError | null {
+function firstRefused(
+  host: string,
+  addresses: readonly ResolvedAddress[],
+  wording?: RefusalWording,
+): UnsafeReceiverError | null {
   for (const { address } of addresses) {
     const range = classifyAddress(address);
-    if (range !== 'public') return refusedAddress(host, address, range);
+    if (range !== 'public') return refusedAddress(host, address, range, wording);
   }
   return null;
 }
@@ -151,15 +179,16 @@ export async function checkReceiverUrl(raw: string, policy: ReceiverPolicy): Pro
   if (net.isIP(host)) {
     if (!policy.allowPrivate) {
       const range = classifyAddress(host);
-      if (range !== 'public') throw refusedAddress(host, host, range);
+      if (range !== 'public') throw refusedAddress(host, host, range, policy.wording);
     }
     return { url, resolved: true };
   }
 
+  const wording = policy.wording ?? WEBHOOK_WORDING;
   if (!policy.allowPrivate && isLocalhostName(host)) {
     throw new UnsafeReceiverError(
       'localhost',
-      `Refused webhook receiver: ${host} always points at this machine. Receivers must be reachable on the public internet. ${DEV_HINT}`,
+      `Refused ${wording.subject}: ${host} always points at this machine. ${wording.requirement} ${wording.devHint}`,
     );
   }
 
@@ -173,7 +202,7 @@ export async function checkReceiverUrl(raw: string, policy: ReceiverPolicy): Pro
   }
   if (addresses.length === 0) return { url, resolved: false };
   if (!policy.allowPrivate) {
-    const refusal = firstRefused(host, addresses);
+    const refusal = firstRefused(host, addresses, policy.wording);
     if (refusal) throw refusal;
   }
   return { url, resolved: true };
@@ -236,12 +265,16 @@ function guardedConnect(
     }
   };
 
+  const wording = policy.wording ?? WEBHOOK_WORDING;
   const socketPath = (options as { socketPath?: string }).socketPath;
   if (socketPath) {
     // A Unix socket is by definition on this machine.
     if (policy.allowPrivate) return open(options);
     return finish(
-      new UnsafeReceiverError('unix socket', `Refused webhook receiver: a Unix socket is always local. ${DEV_HINT}`),
+      new UnsafeReceiverError(
+        'unix socket',
+        `Refused ${wording.subject}: a Unix socket is always local. ${wording.devHint}`,
+      ),
     );
   }
 
@@ -249,14 +282,14 @@ function guardedConnect(
   if (net.isIP(host)) {
     // net.connect never resolves an IP literal, so classifying it here covers the connection.
     const range = classifyAddress(host);
-    if (range !== 'public' && !policy.allowPrivate) return finish(refusedAddress(host, host, range));
+    if (range !== 'public' && !policy.allowPrivate) return finish(refusedAddress(host, host, range, wording));
     return open({ ...options, host });
   }
   if (isLocalhostName(host) && !policy.allowPrivate) {
     return finish(
       new UnsafeReceiverError(
         'localhost',
-        `Refused webhook receiver: ${host} always points at this machine. ${DEV_HINT}`,
+        `Refused ${wording.subject}: ${host} always points at this machine. ${wording.devHint}`,
       ),
     );
   }
@@ -269,7 +302,7 @@ function guardedConnect(
         return finish(err);
       }
       if (!policy.allowPrivate) {
-        const refusal = firstRefused(host, addresses);
+        const refusal = firstRefused(host, addresses, wording);
         if (refusal) return finish(refusal);
       }
       // host stays the name so TLS sends it as SNI and verifies the certificate against it;
