@@ -1,6 +1,11 @@
 // The chrome proxy's upstream fetch against real local servers: what the customer's site receives,
 // what comes back, and how each failure is named. DNS is a stub wherever a name is used.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -348,6 +353,13 @@ describe('fetchUpstream: failures', () => {
     expect(err.failure).toBe('timeout');
   });
 
+  it('lets the deadline end a body nobody reads without an uncaught error', async () => {
+    const res = await fetchUpstream(client({ responseTimeoutMs: 200 }), get(`${base}/half`));
+    res.body.resume();
+    await new Promise((resolve) => res.body.once('close', resolve));
+    expect(res.body.destroyed).toBe(true);
+  });
+
   it('names a closed port unreachable', async () => {
     const closed = http.createServer();
     const closedPort = await listen(closed);
@@ -401,6 +413,57 @@ describe('fetchUpstream: failures', () => {
     expect(['timeout', 'unreachable']).toContain(err.failure);
     if (err.failure === 'timeout') expect(elapsed).toBeGreaterThanOrEqual(190);
     expect(elapsed).toBeLessThan(2000);
+  });
+
+  it('calls an upstream whose certificate is not trusted a protocol failure, and sends it nothing', async (ctx) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'upstream-tls-'));
+    try {
+      try {
+        execFileSync(
+          'openssl',
+          [
+            'req',
+            '-x509',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:prime256v1',
+            '-nodes',
+            '-days',
+            '1',
+            '-subj',
+            '/CN=127.0.0.1',
+            '-addext',
+            'subjectAltName=IP:127.0.0.1',
+            '-keyout',
+            path.join(dir, 'key.pem'),
+            '-out',
+            path.join(dir, 'cert.pem'),
+          ],
+          { stdio: 'ignore' },
+        );
+      } catch {
+        return ctx.skip(); // no openssl to make a certificate with
+      }
+      let hits = 0;
+      const tls = https.createServer(
+        { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) },
+        (_req, res) => {
+          hits++;
+          res.end('secret');
+        },
+      );
+      const tlsPort = await listen(tls as unknown as http.Server);
+      try {
+        const err = await failure(fetchUpstream(client(), get(`https://127.0.0.1:${tlsPort}/`)));
+        expect(err.failure).toBe('protocol');
+        expect(hits).toBe(0);
+      } finally {
+        await close(tls as unknown as http.Server);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('does not count the wait for a pooled connection against the connect deadline', async () => {

@@ -323,7 +323,7 @@ function send(
     });
 
     if (request.body) {
-      request.body.once('error', (err) =>
+      request.body.on('error', (err) =>
         req.destroy(new UpstreamError('protocol', `the request body failed: ${err.message}`, { cause: err })),
       );
       request.body.pipe(req);
