@@ -168,6 +168,15 @@ describe('charset', () => {
   });
 });
 
+describe('charset of the bytes', () => {
+  it('keeps non-ASCII text intact whatever charset the page declared (the caller decoded it)', async () => {
+    const html = '<meta charset="iso-8859-1"><p>Caf\u00e9 \u00fc\u00df \u20ac \u{1F600}</p><img src="/\u00e4.png">';
+    expect(await rewrite(html)).toBe(
+      '<meta charset="utf-8"><p>Caf\u00e9 \u00fc\u00df \u20ac \u{1F600}</p><img src="https://cust.test/%C3%A4.png">',
+    );
+  });
+});
+
 describe('places for the chrome', () => {
   const page =
     '<!DOCTYPE html>\n<html lang="en"><head><title>T</title>\n</head>\n<body class="home" data-x=\'1\'>\n<p>Hi</p>\n</body>\n</html>\n';

@@ -66,7 +66,10 @@ function shapeOf(v: string): Shape {
  * first and calls new URL() only when the value can be affected.
  */
 export class UrlRewriter {
-  readonly base: URL;
+  /** Settable: a <base href> found mid-document applies from then on (see prepareHtml). */
+  base: URL;
+  /** Whether any value has been resolved against the base yet. */
+  used = false;
   private readonly landing: URL;
   private readonly basePath: string;
   private readonly landingHost: string;
@@ -91,6 +94,7 @@ export class UrlRewriter {
     if (shape === 'skip') return null;
     if (shape === 'absolute' && !anyOrigin && !this.mayBeLanding(v)) return null;
     let url: URL;
+    this.used = true;
     try {
       url = new URL(v, this.base);
     } catch {

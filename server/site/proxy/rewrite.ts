@@ -50,42 +50,13 @@ const MARKERS = markersFor(MARKER_ID);
 
 const HTML = { html: true };
 
-// Every element the handler does something with, and nothing else: a bare 'img' would also match
-// the many images that have neither attribute, at the price of a handler call each.
-const SELECTOR = [
-  'a[href]',
-  'area[href]',
-  'link[href]',
-  'link[imagesrcset]',
-  'img[src]',
-  'img[srcset]',
-  'source[src]',
-  'source[srcset]',
-  'script[src]',
-  'video[src]',
-  'video[poster]',
-  'audio[src]',
-  'track[src]',
-  'embed[src]',
-  'iframe[src]',
-  'input[src]',
-  'input[formaction]',
-  'object[data]',
-  'form[action]',
-  'button[formaction]',
-  'meta[charset]',
-  'meta[http-equiv]',
-  'base',
-  'head',
-  'body',
-].join(', ');
-
 // link rel tokens whose href is a page, not a resource: they follow the navigation rule.
 const NAVIGATION_RELS = new Set(['canonical', 'alternate', 'prev', 'next']);
 // ...unless the link is also a resource ("alternate stylesheet", "alternate icon").
 const RESOURCE_RELS = new Set(['stylesheet', 'icon', 'preload', 'modulepreload', 'prefetch', 'manifest']);
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** The attribute value as the browser reads it: lol-html hands it over with its entities undecoded. */
 function readAttr(el: Element, name: string): string | null {
@@ -120,32 +91,37 @@ function isNavigationLink(rel: string | null): boolean {
   return nav;
 }
 
-/** The document base: the first <base href> resolved against the upstream URL (HTML's "frozen base URL"). */
-async function findBase(bytes: Uint8Array, upstreamUrl: URL): Promise<URL> {
-  let base: URL | null = null;
-  const rw = new HTMLRewriter(() => {});
-  try {
-    rw.on('base[href]', {
-      element(el) {
-        if (base !== null) return;
-        try {
-          base = new URL((readAttr(el, 'href') ?? '').trim(), upstreamUrl);
-        } catch {
-          base = upstreamUrl;
-        }
-      },
-    });
-    await rw.write(bytes);
-    await rw.end();
-  } finally {
-    rw.free();
+/**
+ * lol-html calls the output sink about ten times per modified element; decoding each small chunk
+ * cost more than the rewriting, so the bytes are gathered here and decoded once.
+ */
+class ByteSink {
+  private buf: Uint8Array;
+  private length = 0;
+  constructor(expected: number) {
+    this.buf = new Uint8Array(expected + (expected >> 3) + 1024);
   }
-  return base ?? upstreamUrl;
+  push = (chunk: Uint8Array): void => {
+    if (this.length + chunk.length > this.buf.length) {
+      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.length + chunk.length));
+      bigger.set(this.buf.subarray(0, this.length));
+      this.buf = bigger;
+    }
+    this.buf.set(chunk, this.length);
+    this.length += chunk.length;
+  };
+  text(): string {
+    return decoder.decode(this.buf.subarray(0, this.length));
+  }
 }
 
-/** A case-insensitive "could this page have a <base>": the extra parse is only paid when it might. */
-function mayHaveBase(html: string): boolean {
-  return html.includes('<base') || html.includes('<BASE') || html.toLowerCase().includes('<base');
+interface Pass {
+  out: string;
+  dropLoader: boolean;
+  headMissing: boolean;
+  headerMissing: boolean;
+  /** A <base href> came after URLs already resolved against the upstream URL: the pass must be redone with it. */
+  lateBase: URL | null;
 }
 
 export async function prepareHtml(html: string, ctx: RewriteContext): Promise<PreparedPage> {
@@ -153,11 +129,26 @@ export async function prepareHtml(html: string, ctx: RewriteContext): Promise<Pr
   // markers of its own, so the split still only cuts where this module put them.
   const markers = html.includes(MARKER_ID) ? markersFor(randomUUID()) : MARKERS;
   const bytes = encoder.encode(html);
-  // The base must be known before the first URL is rewritten, and a <link> may precede <base>.
-  const base = mayHaveBase(html) ? await findBase(bytes, ctx.upstreamUrl) : ctx.upstreamUrl;
+  let pass = await rewritePass(bytes, ctx, markers, ctx.upstreamUrl);
+  // HTML's base URL is the first <base href> wherever it is, so a <link> before it resolves
+  // against it too. Pages almost always put it first; paying a second pass only when they do not
+  // spares every other page a pre-scan.
+  if (pass.lateBase !== null) pass = await rewritePass(bytes, ctx, markers, pass.lateBase);
+  return cut(pass, markers);
+}
+
+async function rewritePass(
+  bytes: Uint8Array,
+  ctx: RewriteContext,
+  markers: Record<Place, string>,
+  base: URL,
+): Promise<Pass> {
   const urls = new UrlRewriter({ base, landing: ctx.landing, servesPath: ctx.servesPath });
   const headless = ctx.headless;
+  const baseKnown = base !== ctx.upstreamUrl;
 
+  let baseSeen = false;
+  let lateBase: URL | null = null;
   let headSeen = false;
   let headPlaced = false;
   let bodySeen = false;
@@ -165,90 +156,92 @@ export async function prepareHtml(html: string, ctx: RewriteContext): Promise<Pr
   let loaderFound = false;
   const endMarker = headless ? markers.loader : markers.footer;
 
-  const decoder = new TextDecoder();
-  let out = '';
-  const rw = new HTMLRewriter((chunk) => {
-    out += decoder.decode(chunk, { stream: true });
-  });
+  const sink = new ByteSink(bytes.length);
+  const rw = new HTMLRewriter(sink.push);
   try {
-    rw.on(SELECTOR, {
+    // One handler per attribute group, each selected only with the attribute it rewrites: every
+    // call costs a few microseconds, so a bare 'img' (or one list and a switch on tagName, another
+    // crossing) would be paid on every element.
+    const navigation = (name: string) => ({ element: (el: Element) => rewriteAttr(el, name, 'navigation', urls) });
+    const asset = (name: string) => ({ element: (el: Element) => rewriteAttr(el, name, 'asset', urls) });
+    rw.on('a[href], area[href]', navigation('href'));
+    rw.on('form[action]', navigation('action'));
+    rw.on('button[formaction], input[formaction]', navigation('formaction'));
+    rw.on('audio[src], track[src], embed[src], iframe[src], input[src]', asset('src'));
+    rw.on('img[src], img[srcset], source[src], source[srcset]', {
       element(el) {
-        switch (el.tagName) {
-          case 'a':
-          case 'area':
-            rewriteAttr(el, 'href', 'navigation', urls);
-            break;
-          case 'img':
-          case 'source':
-            rewriteAttr(el, 'src', 'asset', urls);
-            rewriteAttr(el, 'srcset', 'srcset', urls);
-            break;
-          case 'script':
-            if (headless && !loaderFound && ctx.isLoaderScript) {
-              const r = urls.resolve(readAttr(el, 'src') ?? '', true);
-              if (r !== null && ctx.isLoaderScript(r.url)) loaderFound = true;
-            }
-            rewriteAttr(el, 'src', 'asset', urls);
-            break;
-          case 'link':
-            rewriteAttr(el, 'href', isNavigationLink(el.getAttribute('rel')) ? 'navigation' : 'asset', urls);
-            rewriteAttr(el, 'imagesrcset', 'srcset', urls);
-            break;
-          case 'video':
-            rewriteAttr(el, 'src', 'asset', urls);
-            rewriteAttr(el, 'poster', 'asset', urls);
-            break;
-          case 'input':
-            rewriteAttr(el, 'src', 'asset', urls);
-            rewriteAttr(el, 'formaction', 'navigation', urls);
-            break;
-          case 'object':
-            rewriteAttr(el, 'data', 'asset', urls);
-            break;
-          case 'form':
-            rewriteAttr(el, 'action', 'navigation', urls);
-            break;
-          case 'button':
-            rewriteAttr(el, 'formaction', 'navigation', urls);
-            break;
-          case 'meta':
-            rewriteMeta(el);
-            break;
-          case 'base':
-            // The page now lives on the community host; a <base> would also re-point the chrome's
-            // root-relative URLs at the customer's site. Its URLs were resolved against it above.
-            el.remove();
-            break;
-          case 'head':
-            if (headSeen) break;
-            headSeen = true;
-            if (!headless) {
-              el.onEndTag((end) => {
-                end.before(markers.head, HTML);
-                headPlaced = true;
-              });
-            }
-            break;
-          case 'body':
-            if (bodySeen) break;
-            bodySeen = true;
-            if (!headless) {
-              // A head without </head> (optional in HTML) ends here: its stuff goes before <body>.
-              if (!headPlaced) {
-                el.before(markers.head, HTML);
-                headPlaced = true;
-              }
-              el.prepend(markers.header, HTML);
-            }
-            el.onEndTag((end) => {
-              end.before(endMarker, HTML);
-              bodyEndPlaced = true;
-            });
-            break;
-          default:
-            // audio, track, embed, iframe
-            rewriteAttr(el, 'src', 'asset', urls);
+        rewriteAttr(el, 'src', 'asset', urls);
+        rewriteAttr(el, 'srcset', 'srcset', urls);
+      },
+    });
+    rw.on('video[src], video[poster]', {
+      element(el) {
+        rewriteAttr(el, 'src', 'asset', urls);
+        rewriteAttr(el, 'poster', 'asset', urls);
+      },
+    });
+    rw.on('object[data]', asset('data'));
+    rw.on('script[src]', {
+      element(el) {
+        if (headless && !loaderFound && ctx.isLoaderScript) {
+          const r = urls.resolve(readAttr(el, 'src') ?? '', true);
+          if (r !== null && ctx.isLoaderScript(r.url)) loaderFound = true;
         }
+        rewriteAttr(el, 'src', 'asset', urls);
+      },
+    });
+    rw.on('link[href], link[imagesrcset]', {
+      element(el) {
+        rewriteAttr(el, 'href', isNavigationLink(el.getAttribute('rel')) ? 'navigation' : 'asset', urls);
+        rewriteAttr(el, 'imagesrcset', 'srcset', urls);
+      },
+    });
+    rw.on('meta[charset], meta[http-equiv]', { element: rewriteMeta });
+    rw.on('base', {
+      element(el) {
+        // The page now lives on the community host; a <base> would also re-point the chrome's
+        // root-relative URLs at the customer's site. URLs are resolved against it instead.
+        const href = baseSeen || baseKnown ? null : readAttr(el, 'href');
+        el.remove();
+        if (href === null) return;
+        baseSeen = true;
+        let url: URL;
+        try {
+          url = new URL(href.trim(), ctx.upstreamUrl);
+        } catch {
+          return;
+        }
+        if (!urls.used) urls.base = url;
+        else if (url.href !== urls.base.href) lateBase = url;
+      },
+    });
+    rw.on('head', {
+      element(el) {
+        if (headSeen) return;
+        headSeen = true;
+        if (headless) return;
+        el.onEndTag((end) => {
+          end.before(markers.head, HTML);
+          headPlaced = true;
+        });
+      },
+    });
+    rw.on('body', {
+      element(el) {
+        if (bodySeen) return;
+        bodySeen = true;
+        if (!headless) {
+          // A head without </head> (optional in HTML) ends here: its stuff goes before <body>.
+          if (!headPlaced) {
+            el.before(markers.head, HTML);
+            headPlaced = true;
+          }
+          el.prepend(markers.header, HTML);
+        }
+        el.onEndTag((end) => {
+          end.before(endMarker, HTML);
+          bodyEndPlaced = true;
+        });
       },
     });
     rw.onDocument({
@@ -262,13 +255,14 @@ export async function prepareHtml(html: string, ctx: RewriteContext): Promise<Pr
   } finally {
     rw.free();
   }
-  out += decoder.decode();
 
-  return cut(out, markers, {
-    head: !headless && !headPlaced,
-    header: !headless && !bodySeen,
+  return {
+    out: sink.text(),
+    lateBase,
+    headMissing: !headless && !headPlaced,
+    headerMissing: !headless && !bodySeen,
     dropLoader: headless && loaderFound,
-  });
+  };
 }
 
 function rewriteMeta(el: Element): void {
@@ -283,14 +277,11 @@ function rewriteMeta(el: Element): void {
 }
 
 /**
- * Splits the output on the markers. head, header: places that had no element to go into (no <head>,
- * no <body>) and go at the very start; dropLoader: a loader script exists, so its marker is dropped.
+ * Splits the output on the markers. Places that had no element to go into (no <head>, no <body>)
+ * go at the very start; when the page has a loader script, the loader marker is only removed.
  */
-function cut(
-  out: string,
-  markers: Record<Place, string>,
-  missing: { head: boolean; header: boolean; dropLoader: boolean },
-): PreparedPage {
+function cut(pass: Pass, markers: Record<Place, string>): PreparedPage {
+  const { out } = pass;
   const found: Array<{ at: number; place: Place }> = [];
   for (const place of ['head', 'header', 'footer', 'loader'] as const) {
     const at = out.indexOf(markers[place]);
@@ -300,11 +291,11 @@ function cut(
 
   const parts: string[] = [];
   const places: Place[] = [];
-  if (missing.head) {
+  if (pass.headMissing) {
     parts.push('');
     places.push('head');
   }
-  if (missing.header) {
+  if (pass.headerMissing) {
     parts.push('');
     places.push('header');
   }
@@ -313,7 +304,7 @@ function cut(
   for (const { at, place } of found) {
     pending += out.slice(from, at);
     from = at + markers[place].length;
-    if (place === 'loader' && missing.dropLoader) continue;
+    if (place === 'loader' && pass.dropLoader) continue;
     parts.push(pending);
     places.push(place);
     pending = '';
