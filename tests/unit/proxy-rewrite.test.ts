@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assemble, prepareHtml, type RewriteContext } from '../../server/site/proxy/rewrite.ts';
-import { srcsetUrlSpans } from '../../server/site/proxy/rewrite-urls.ts';
+import { UrlRewriter, srcsetUrlSpans } from '../../server/site/proxy/rewrite-urls.ts';
 
 const servesBlog = (p: string): boolean => p === '/blog' || p.startsWith('/blog/');
 
@@ -318,5 +318,39 @@ describe('srcset parsing', () => {
     expect(spans('a,b.png 1x,c.png 2x')).toEqual(['a,b.png', 'c.png']);
     expect(spans('a.png (min-width: 1px, 2px) 1x, b.png')).toEqual(['a.png', 'b.png']);
     expect(spans(',, ,')).toEqual([]);
+  });
+});
+
+describe('root-relative values resolved without the URL parser', () => {
+  it('gives what the URL parser gives, for plain values and for every character that sends a value to the parser', () => {
+    const base = new URL('https://cust.test/x/y');
+    const urls = new UrlRewriter({ base, landing: new URL('https://cust.test'), servesPath: () => true });
+    const values = [
+      '/blog/post-7',
+      '/blog/post-7?p=2&q=a,b;c:d@e!f$g*h(i)+j=k~l_m#frag',
+      '/a//b/',
+      '/',
+      '/a.png?x=/./y',
+      '/a/./b',
+      '/a/../b',
+      '/a/..',
+      '/.well-known/x',
+      '/a b',
+      '/a%2e%2e/b',
+      "/it's?q='x'",
+      '/a"b',
+      '/a<b>',
+      '/a^b|c`d{e}f[g]',
+      '/a\\b',
+      '/caf\u00e9',
+      '/a#b#c',
+      '/a#b c',
+      '/a?b#c?d',
+    ];
+    for (const v of values) {
+      const parsed = new URL(v, base);
+      expect(urls.asset(v), v).toBe(parsed.href);
+      expect(urls.navigation(v), v).toBe(parsed.pathname + parsed.search + parsed.hash);
+    }
   });
 });
