@@ -307,6 +307,20 @@ describe('concurrent pages', () => {
   });
 });
 
+describe('memory', () => {
+  it('does not grow the WASM heap page after page', async () => {
+    const body = Array.from({ length: 200 }, (_, i) => `<a href="/blog/${i}">${i}</a><img src="/i/${i}.png">`).join('');
+    const html = `<html><head><title>t</title></head><body>${body}</body></html>`;
+    // WASM memory counts as external (and never shrinks); the sink's buffers are arrayBuffers.
+    const wasmish = (): number => process.memoryUsage().external - process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 20; i++) await prepareHtml(html, ROOT);
+    const before = wasmish();
+    for (let i = 0; i < 300; i++) await prepareHtml(html, ROOT);
+    // Unreleased element handles cost about 40 bytes each: 400 a page, 300 pages, ~5 MB.
+    expect(wasmish() - before).toBeLessThan(1_000_000);
+  });
+});
+
 describe('srcset parsing', () => {
   it('finds candidate URLs the way the HTML spec splits them', () => {
     const spans = (s: string): string[] => srcsetUrlSpans(s).map(([a, b]) => s.slice(a, b));
