@@ -641,7 +641,8 @@ export function fixtureSchema(now: Date, baseUrl?: string) {
       accessibility: settingsFields.accessibility,
       features: z.array(Feature).default([]),
       domains: settingsFields.domains.default([]),
-      landingUrl: settingsFields.landingUrl.optional(),
+      // Like an image, a path (`/demo/site`) is a page the platform serves, made absolute against it.
+      landingUrl: fixtureImageUrl(baseUrl).nullable().optional(),
       embedOrigins: settingsFields.embedOrigins.default([]),
       pageSettings: settingsFields.pageSettings.default([]),
       storefrontConfig: settingsFields.storefrontConfig.default({}),

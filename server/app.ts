@@ -37,6 +37,9 @@ import { checkoutOrigins, setUpPayments, type PaymentsSetup } from './payments/i
 import { ticketCodesFor } from './domain/ticket-codes.ts';
 import { DONATIONS_PER_IP_PER_HOUR } from './use-cases/donations.ts';
 import { widgetActionsRouter } from './actions/index.ts';
+import { ChromeProxy } from './site/proxy/proxy.ts';
+import { UpstreamCache } from './site/proxy/cache.ts';
+import { createUpstreamClient } from './site/proxy/upstream.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -61,6 +64,18 @@ export interface AppDeps {
   smsSender?: SmsSender;
   /** Payment gateway and its routes; default: built from config.payments (server/payments). */
   payments?: PaymentsSetup;
+  /** The chrome proxy (externalPages); default: from config.chromeProxy. Tests hand their own to reach its cache. */
+  chromeProxy?: ChromeProxy;
+}
+
+/** The chrome proxy as configured: SSRF-guarded upstream connections and the byte-capped upstream cache. */
+export function chromeProxyFor(config: Config, logger: Logger): ChromeProxy {
+  return new ChromeProxy({
+    client: createUpstreamClient({ allowPrivate: config.chromeProxy.allowPrivate }),
+    cache: new UpstreamCache(config.chromeProxy.cacheBytes),
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -123,6 +138,7 @@ export function createApp(deps: AppDeps): Express {
     mapTiles: config.mapTiles,
     checkoutOrigins: checkoutOrigins(config),
     pageCache: routeDeps.readCache,
+    proxy: deps.chromeProxy ?? chromeProxyFor(config, logger),
   };
   app.use(hostedPageCache(hostedDeps));
   // The public API next: it is the hot path (the page cache in front lets every /v1 path through at once).

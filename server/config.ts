@@ -142,6 +142,13 @@ const Env = z.object({
   NODE_ENV: z.string().default('development'),
   /** Allow http:// and private/loopback webhook receivers (default: only outside production). */
   SVC_ALLOW_PRIVATE_WEBHOOKS: z.enum(['true', 'false']).optional(),
+  /**
+   * Let the chrome proxy fetch customer pages from loopback and private addresses (default: only
+   * outside production), for development and tests; production refuses them (docs/chrome-proxy.md).
+   */
+  SVC_ALLOW_PRIVATE_UPSTREAMS: z.enum(['true', 'false']).optional(),
+  /** Memory the chrome proxy's upstream cache may hold, in MB (0 = no cache). */
+  SVC_PROXY_CACHE_MB: z.coerce.number().min(0).max(4096).default(64),
   /** Delays between webhook attempts; one more attempt than delays. */
   SVC_WEBHOOK_RETRY_DELAYS: DurationList.prefault(DEFAULT_WEBHOOK_RETRY_DELAYS),
   /** A receiver must answer 2xx within this (the spec's 10 s). */
@@ -239,6 +246,10 @@ export interface Config {
     donationsPerIpPerHour?: number;
   };
   bodyLimit: string;
+  /** SVC_BODY_LIMIT in bytes. */
+  bodyLimitBytes: number;
+  /** The chrome proxy (docs/chrome-proxy.md). */
+  chromeProxy: { allowPrivate: boolean; cacheBytes: number };
   /** The domain under which `<tag>.<siteDomain>` is a community's hosted site. */
   siteDomain: string;
   /** The atlas map's tiles (SVC_MAP_TILES_URL); null: the atlas page is its list only. */
@@ -302,6 +313,14 @@ export interface WebhookConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** `100kb`, `1mb`, `512b` (SVC_BODY_LIMIT's form, as Express reads it: 1 kb = 1024 bytes) in bytes. */
+export function byteSize(text: string): number {
+  const match = /^(\d+)(b|kb|mb)$/i.exec(text.trim());
+  if (!match) throw new ConfigError(`Invalid size: ${text}`);
+  const unit = match[2].toLowerCase();
+  return Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
+}
 
 /** The object without its undefined fields, or undefined when none is left. */
 function definedOnly<T extends object>(o: T): T | undefined {
@@ -368,6 +387,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
     },
     bodyLimit: e.SVC_BODY_LIMIT,
+    bodyLimitBytes: byteSize(e.SVC_BODY_LIMIT),
+    chromeProxy: {
+      allowPrivate:
+        e.SVC_ALLOW_PRIVATE_UPSTREAMS === undefined
+          ? e.NODE_ENV !== 'production'
+          : e.SVC_ALLOW_PRIVATE_UPSTREAMS === 'true',
+      cacheBytes: Math.round(e.SVC_PROXY_CACHE_MB * 1024 * 1024),
+    },
     http: { requestTimeoutMs: e.SVC_REQUEST_TIMEOUT_MS, headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS },
     // The demo has known sample data; never put it in a production database unasked.
     seedDemo: e.SVC_SEED_DEMO === undefined ? !e.DATABASE_URL : e.SVC_SEED_DEMO === 'true',

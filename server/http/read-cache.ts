@@ -52,7 +52,14 @@ export class ReadCache {
    * Stores an answer computed from data read at `generation`. If the community was invalidated
    * since (a write landed while the answer was being computed), the answer is stale: not stored.
    */
-  set(scope: string, key: string, value: CachedResponse, generation = this.generation(scope)): void {
+  set(
+    scope: string,
+    key: string,
+    value: CachedResponse,
+    generation = this.generation(scope),
+    /** Shorter than the cache's own TTL where the answer itself goes stale sooner (a proxied page). */
+    ttlMs = this.ttlMs,
+  ): void {
     if (!this.enabled || generation !== this.generation(scope)) return;
     if (this.entries.size >= this.maxEntries) {
       // Maps iterate in insertion order: dropping the first entry drops the oldest.
@@ -61,7 +68,7 @@ export class ReadCache {
     }
     this.entries.set(`${scope}\u0000${key}`, {
       ...value,
-      expiresAt: Date.now() + this.ttlMs,
+      expiresAt: Date.now() + Math.min(this.ttlMs, ttlMs),
       generation,
     });
   }

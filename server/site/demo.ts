@@ -2,6 +2,12 @@
 // http://127.0.0.1:<port>/demo/ it is a different origin from the API (localhost:<port>), so the
 // widgets run exactly as they do on a customer's WordPress page.
 //
+// /demo/site/ plays the demo customer's own website (their WordPress, say): a small blog the demo
+// community lists in `externalPages`, so `http://demo.localhost:<port>/blog` shows it through the
+// chrome proxy (docs/chrome-proxy.md) and `/blog/<slug>` for a post it does not have falls back to
+// the built-in article. Its pages are cacheable for a minute and carry validators, as a real
+// site's would.
+//
 // /demo/hosted on a community's own host was a stand-in for the hosted site before it existed;
 // the site itself is at `/` now (`http://demo.localhost:<port>/` in development), so old links
 // and bookmarks are sent there for good.
@@ -41,6 +47,7 @@ export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string })
       },
     }),
   );
+  router.use(customerBlog(path.join(opts.rootDir, 'demo', 'site')));
   const template = path.join(opts.rootDir, 'demo', 'customer-site.html');
   // Express matches '/demo' for '/demo/' as well (non-strict routing), so only redirect the bare path.
   router.get('/demo', (req, res, next) =>
@@ -65,6 +72,43 @@ export function demoRouter(opts: { db: Db; publicUrl: string; rootDir: string })
   router.get('/demo/hosted', async (_req, res, next) => {
     if (!(await requestSiteTag())) return next();
     res.redirect(301, '/');
+  });
+  return router;
+}
+
+/** The demo customer's blog under /demo/site/: static pages, a 404 for anything else, a contact form. */
+function customerBlog(dir: string): Router {
+  const router = express.Router();
+  const page = (file: string) => (_req: express.Request, res: express.Response) =>
+    res.sendFile(path.join(dir, file), { maxAge: 60_000, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
+  router.use(
+    '/demo/site/assets',
+    express.static(path.join(dir, 'assets'), { fallthrough: false, index: false, maxAge: '1h' }),
+  );
+  router.get('/demo/site/blog', page('blog/index.html'));
+  router.get('/demo/site/about', page('about.html'));
+  router.get('/demo/site/blog/:slug', async (req, res, next) => {
+    const slug = req.params.slug;
+    // Slugs are the file names the blog has; anything else is its 404, which the proxy falls back on.
+    const posts = await fs.readdir(path.join(dir, 'blog'));
+    if (!/^[a-z0-9-]+$/.test(slug) || slug === 'index' || !posts.includes(`${slug}.html`)) return next();
+    page(`blog/${slug}.html`)(req, res);
+  });
+  router.post('/demo/site/blog/contact', express.urlencoded({ extended: false, limit: '8kb' }), (req, res) => {
+    const name = typeof req.body?.name === 'string' ? req.body.name : 'friend';
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html').send(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Thank you · Trail Notes</title><link rel="stylesheet" href="/demo/site/assets/blog.css"></head>
+<body><div class="wrap"><h1>Thank you, ${escapeAttr(name)}</h1><p>We read every message.</p><p><a href="/demo/site/blog">Back to the blog</a></p></div></body>
+</html>
+`);
+  });
+  router.use('/demo/site', (_req, res) => {
+    res.status(404).type('html').send(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Not found · Trail Notes</title></head>
+<body><h1>Not found</h1><p>Trail Notes has no page here.</p></body></html>
+`);
   });
   return router;
 }

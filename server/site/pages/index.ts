@@ -54,6 +54,8 @@ import { ApiError } from '../../http/api-error.ts';
 import { asApiError } from '../../http/refusals.ts';
 import { siteNav } from './nav.ts';
 import { sendRobots, sendSitemap } from './seo.ts';
+import type { ChromeProxy, ProxyContext, VisitorChrome } from '../proxy/proxy.ts';
+import { proxyTargetFor } from '../proxy/routes.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -72,6 +74,8 @@ export interface HostedSiteDeps {
   mapTiles?: MapTiles | null;
   /** The API's read cache (SVC_READ_CACHE_MS): anonymous pages are kept in it, per community. */
   pageCache?: ReadCache;
+  /** The chrome proxy for externalPages and yielded pages (docs/chrome-proxy.md); without it, the built-in pages only. */
+  proxy?: ChromeProxy;
 }
 
 /** The signed-in viewer of one request, and the session their forms are bound to. */
@@ -130,6 +134,9 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     res.locals.hostedCommunity = community;
     next();
   });
+  // Before every page route: an external or yielded page's GET goes to the customer's site first,
+  // and comes back here (next) when that answers 404 or fails.
+  if (deps.proxy) router.use(proxiedPages(deps, deps.proxy, formKey, 'read'));
 
   const page =
     (pageKey: PageKey | null, step2: 'page' | 'entity', render: PageRenderer) =>
@@ -218,6 +225,9 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     action('MARKETPLACE', (ctx, sales, req) => buyProduct(ctx, sales, req)),
   );
   router.post('/marketplace/:sku/donate', urlencoded, action('MARKETPLACE', donateToProduct));
+  // After every form route: the site's own posts (an RSVP on an external EVENTS page) stay the
+  // site's; any other method on a proxied route goes to the customer's site as it came.
+  if (deps.proxy) router.use(proxiedPages(deps, deps.proxy, formKey, 'write'));
 
   router.use(async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;
@@ -228,6 +238,83 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     sendSitePage(res, ctx.chrome, { ...notFoundBody(), status: 404, cache: 'private' });
   });
   return router;
+}
+
+/**
+ * The chrome proxy's door (docs/chrome-proxy.md). An external page keeps its gate: the customer's
+ * page stands in for the built-in one only where that would render, and every other verdict is
+ * left to the built-in route (next), which answers it. A yielded page is the customer's alone.
+ */
+function proxiedPages(deps: HostedSiteDeps, proxy: ChromeProxy, formKey: Buffer, kind: 'read' | 'write') {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const community = res.locals.hostedCommunity as CommunityRow | undefined;
+    if (!community) return next();
+    const isRead = req.method === 'GET' || req.method === 'HEAD';
+    if (isRead !== (kind === 'read')) return next();
+    const target = proxyTargetFor(community, req.originalUrl);
+    if (!target) return next();
+    const cacheKey = deps.pageCache?.enabled && !carriesSignIn(req) ? anonymousPageKey(req) : null;
+    // Taken before anything is read, as servePage does: a write meanwhile makes the page too old to keep.
+    const generation = cacheKey === null ? 0 : deps.pageCache!.generation(community.id);
+    let ctx = contextFor(req, community, ANONYMOUS, formKey);
+    try {
+      const who = await viewerFor(deps, req, community);
+      ctx = contextFor(req, community, who, formKey);
+      if (target.mode === 'external' && gateFor(ctx.access, ctx.viewer, target.pageKey) !== 'render') return next();
+      const proxyContext: ProxyContext = {
+        target,
+        proxies: (pathAndQuery) => proxyTargetFor(community, pathAndQuery) !== null,
+        anonymous: who.sessionId === null,
+        chrome: () => proxiedChrome(deps, req, ctx, target.headless),
+        keepAnonymous:
+          cacheKey === null || who.sessionId !== null
+            ? null
+            : (page, ttlMs) => {
+                const gzip = zlib.gzipSync(page.body, { level: 6 });
+                deps.pageCache!.set(community.id, cacheKey, { ...page, gzip }, generation, ttlMs);
+              },
+      };
+      if (isRead) {
+        if ((await proxy.serveGet(req, res, proxyContext)) === 'fallback') next();
+        return;
+      }
+      await proxy.passThrough(req, res, proxyContext, (status) =>
+        sendSitePage(res, ctx.chrome, {
+          ...(status === 413 ? tooLargeBody() : unreachableBody()),
+          status,
+          cache: 'private',
+        }),
+      );
+    } catch (err) {
+      if (res.headersSent) {
+        deps.logger.error({ err, path: req.path }, 'proxied page failed after its headers');
+        res.destroy();
+        return;
+      }
+      sendError(deps, req, res, ctx, err);
+    }
+  };
+}
+
+/** The chrome around a proxied page: the same header and footer as every hosted page, or, headless, the loader alone. */
+async function proxiedChrome(
+  deps: HostedSiteDeps,
+  req: Request,
+  ctx: SiteContext,
+  headless: boolean,
+): Promise<VisitorChrome> {
+  const tag = escapeHtml(ctx.community.tag);
+  const loader = `<script type="module" src="/widgets/loader.js" data-community="${tag}"></script>`;
+  if (headless) return { head: '', header: '', footer: '', loader };
+  const widgets = await pageWidgets(deps, req, ctx, req.path);
+  if (!widgets) throw new Error('the widget build is not available');
+  const chrome = visitorChrome(widgets, ctx, req.path);
+  return {
+    head: `<style>${chrome.style}</style>\n${chrome.head}`,
+    header: chrome.header,
+    footer: `${chrome.footer}\n${chrome.stateBlock}`,
+    loader,
+  };
 }
 
 /**
@@ -517,20 +604,25 @@ export function hostedChromeProvider(deps: HostedSiteDeps): (req: Request) => Pr
     // Rendered for the path alone: what the query carries (the sign-in page's `next`) is not echoed.
     const widgets = await pageWidgets(deps, req, ctx, req.path);
     if (!widgets) return null;
-    const header = widgets.element(
-      'header',
-      { current: req.path },
-      ctx.chrome.unread === undefined ? undefined : { unread: ctx.chrome.unread },
-    );
-    const footer = widgets.element('footer', { route: req.path });
-    return {
-      header,
-      footer,
-      head: widgets.head(),
-      stateBlock: widgets.stateBlock(),
-      styleHashes: widgets.styleHashes(),
-      style: `:root{${widgets.themeDeclarations()}}\nsvc-header, svc-footer { display: block; justify-self: stretch; }\n`,
-    };
+    return visitorChrome(widgets, ctx, req.path);
+  };
+}
+
+/** The viewer's <svc-header> and <svc-footer> for a page outside the page routes, and what they need. */
+function visitorChrome(widgets: PageWidgets, ctx: SiteContext, path: string): HostedChrome {
+  const header = widgets.element(
+    'header',
+    { current: path },
+    ctx.chrome.unread === undefined ? undefined : { unread: ctx.chrome.unread },
+  );
+  const footer = widgets.element('footer', { route: path });
+  return {
+    header,
+    footer,
+    head: widgets.head(),
+    stateBlock: widgets.stateBlock(),
+    styleHashes: widgets.styleHashes(),
+    style: `:root{${widgets.themeDeclarations()}}\nsvc-header, svc-footer { display: block; justify-self: stretch; }\n`,
   };
 }
 
@@ -548,6 +640,20 @@ function notFoundBody(): { title: string; main: string } {
   return {
     title: 'Page not found',
     main: '<h1>Page not found</h1>\n<p>There is no page at this address. <a href="/">Go to the home page</a>.</p>',
+  };
+}
+
+function tooLargeBody(): { title: string; main: string } {
+  return {
+    title: 'Too large',
+    main: '<h1>Too large</h1>\n<p>What this form sent is larger than this site accepts.</p>',
+  };
+}
+
+function unreachableBody(): { title: string; main: string } {
+  return {
+    title: 'Not sent',
+    main: '<h1>Not sent</h1>\n<p>The site that answers this page could not be reached. Go back and try again in a moment.</p>',
   };
 }
 

@@ -5,7 +5,8 @@ import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pg from 'pg';
-import { createApp } from '../../../server/app.ts';
+import { chromeProxyFor, createApp } from '../../../server/app.ts';
+import type { ChromeProxy } from '../../../server/site/proxy/proxy.ts';
 import { setUpPayments, type Payments, type PaymentsOverrides } from '../../../server/payments/index.ts';
 import { loadConfig, type Config } from '../../../server/config.ts';
 import { migrate, openDatabase, type DatabaseHandle, type DatabaseTarget } from '../../../server/db/index.ts';
@@ -20,6 +21,8 @@ export interface TestServer {
   url: string;
   /** The app's read cache, for tests that change data behind the API's back. */
   readCache: ReadCache;
+  /** The chrome proxy (externalPages), for tests that look into its upstream cache. */
+  chromeProxy: ChromeProxy;
   database: DatabaseHandle;
   /** Where the database is, for tests that open a second connection to it (another "process"). */
   databaseTarget: DatabaseTarget;
@@ -57,6 +60,8 @@ export interface StartOptions {
    * test server listens on; requests still go to that plain-http listener, as from a TLS proxy.
    */
   publicUrl?: string;
+  /** The chrome proxy, made from the server's config and logger (default: as the app makes it). */
+  chromeProxy?: (config: Config, logger: import('pino').Logger) => ChromeProxy;
   /** The dist/ directory with the widget build (default: the repository's). */
   distDir?: string;
 }
@@ -138,6 +143,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const readCache = new ReadCache(config.readCacheMs);
   const sessions = new SessionTokens(crypto.randomBytes(32));
   const payments = setUpPayments(config, database.db, logger, opts.payments);
+  const chromeProxy = (opts.chromeProxy ?? chromeProxyFor)(config, logger);
   server.on(
     'request',
     createApp({
@@ -150,12 +156,14 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       payments,
       validateResponses: true,
       distDir: opts.distDir,
+      chromeProxy,
     }),
   );
 
   return {
     url,
     readCache,
+    chromeProxy,
     database,
     databaseTarget,
     config,
@@ -163,6 +171,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     payments: payments.payments,
     outboxSeal: loadOutboxSeal(config),
     async close() {
+      chromeProxy.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await rateLimits.close();
