@@ -81,9 +81,15 @@ function customerBlog(dir: string): Router {
   const router = express.Router();
   const page = (file: string) => (_req: express.Request, res: express.Response) =>
     res.sendFile(path.join(dir, file), { maxAge: 60_000, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
+  // Readable from any origin, as a theme's assets on a CDN are: the page that uses them is on the community's host.
   router.use(
     '/demo/site/assets',
-    express.static(path.join(dir, 'assets'), { fallthrough: false, index: false, maxAge: '1h' }),
+    express.static(path.join(dir, 'assets'), {
+      fallthrough: false,
+      index: false,
+      maxAge: '1h',
+      setHeaders: (res) => res.setHeader('Access-Control-Allow-Origin', '*'),
+    }),
   );
   router.get('/demo/site/blog', page('blog/index.html'));
   router.get('/demo/site/about', page('about.html'));
@@ -99,15 +105,15 @@ function customerBlog(dir: string): Router {
     res.setHeader('Cache-Control', 'no-store');
     res.type('html').send(`<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Thank you · Trail Notes</title><link rel="stylesheet" href="/demo/site/assets/blog.css"></head>
-<body><div class="wrap"><h1>Thank you, ${escapeAttr(name)}</h1><p>We read every message.</p><p><a href="/demo/site/blog">Back to the blog</a></p></div></body>
+<head><meta charset="utf-8"><title>Thank you · Trail Notes</title><link rel="stylesheet" href="/demo/site/assets/blog.css"><link rel="icon" href="/demo/site/assets/favicon.svg"></head>
+<body><main class="wrap"><h1>Thank you, ${escapeAttr(name)}</h1><p>We read every message.</p><p><a href="/demo/site/blog">Back to the blog</a></p></main></body>
 </html>
 `);
   });
   router.use('/demo/site', (_req, res) => {
     res.status(404).type('html').send(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Not found · Trail Notes</title></head>
-<body><h1>Not found</h1><p>Trail Notes has no page here.</p></body></html>
+<body><main><h1>Not found</h1><p>Trail Notes has no page here.</p></main></body></html>
 `);
   });
   return router;
