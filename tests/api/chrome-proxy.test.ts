@@ -609,3 +609,52 @@ describe('chrome proxy: security', () => {
     expect(received.length).toBe(before);
   });
 });
+
+describe('chrome proxy: the anonymous page cache', () => {
+  it('keeps an anonymous proxied page only while the upstream says it is fresh, never a signed-in one', async () => {
+    const cached = await startTestServer({ env: { SVC_READ_CACHE_MS: '60000' } });
+    try {
+      const cdb = cached.database.db;
+      const c = await makeCommunity(cdb, 'kept', { name: 'Kept' });
+      await cdb
+        .updateTable('communities')
+        .set({
+          storefront_config: JSON.stringify(STOREFRONT),
+          page_settings: JSON.stringify(PAGES),
+          landing_url: `${upstreamOrigin}/site`,
+        })
+        .where('id', '=', c.id)
+        .execute();
+      forgetCommunityCaches(cdb);
+      const cport = new URL(cached.url).port;
+      const at = (path: string, headers: Record<string, string> = {}) =>
+        rawRequest(cport, 'GET', path, { Host: `kept.localhost:${cport}`, ...headers });
+      const asked = (path: string) => received.filter((r) => r.url === `/site${path}`).length;
+
+      // Fresh for 300 s upstream: the whole page is kept, and served without the proxy's cache either.
+      const first = await at('/blog/hello');
+      cached.chromeProxy.cache.clear();
+      const second = await at('/blog/hello');
+      expect(second.text).toBe(first.text);
+      expect(second.headers['server-timing']).toContain('page cache');
+
+      // no-cache upstream: revalidated on every visit, so never kept whole.
+      version = 'v1';
+      await at('/blog/revalidate');
+      const before = asked('/blog/revalidate');
+      await at('/blog/revalidate');
+      expect(asked('/blog/revalidate')).toBe(before + 1);
+
+      // A visitor with a sign-in cookie never gets the kept copy.
+      const member = await makeUser(cdb, 'kept-member');
+      await makeMembership(cdb, c.id, member.id, 'ACCEPTED');
+      const cookie = `svc_auth_kept=${(await cached.sessions.issue(member.id, Date.now(), undefined, 'kept')).token}`;
+      const signedIn = await at('/blog/hello', { Cookie: cookie });
+      expect(signedIn.text).toContain('kept-member');
+      expect(signedIn.headers['server-timing']).not.toContain('page cache');
+      expect((await at('/blog/hello')).text).not.toContain('kept-member');
+    } finally {
+      await cached.close();
+    }
+  });
+});

@@ -306,16 +306,32 @@ async function proxiedChrome(
   const tag = escapeHtml(ctx.community.tag);
   const loader = `<script type="module" src="/widgets/loader.js" data-community="${tag}"></script>`;
   if (headless) return { head: '', header: '', footer: '', loader };
+  // Every anonymous visitor of a path gets the same chrome: rendered once per community row (a
+  // settings change reads a new row) and host and path, not once per request.
+  const anonymous = ctx.viewer.userId === null;
+  const key = `${req.get('host') ?? ''}${req.path}`;
+  const kept = anonymous ? anonymousChrome.get(ctx.community)?.get(key) : undefined;
+  if (kept) return kept;
   const widgets = await pageWidgets(deps, req, ctx, req.path);
   if (!widgets) throw new Error('the widget build is not available');
   const chrome = visitorChrome(widgets, ctx, req.path);
-  return {
+  const made: VisitorChrome = {
     head: `<style>${chrome.style}</style>\n${chrome.head}`,
     header: chrome.header,
     footer: `${chrome.footer}\n${chrome.stateBlock}`,
     loader,
   };
+  if (anonymous) {
+    let paths = anonymousChrome.get(ctx.community);
+    if (!paths || paths.size >= ANONYMOUS_CHROME_PATHS) anonymousChrome.set(ctx.community, (paths = new Map()));
+    paths.set(key, made);
+  }
+  return made;
 }
+
+/** The anonymous chrome of proxied pages, per community row (forgotten with it), host and path. */
+const anonymousChrome = new WeakMap<CommunityRow, Map<string, VisitorChrome>>();
+const ANONYMOUS_CHROME_PATHS = 256;
 
 /**
  * The one path every page takes: the viewer, the gate, then the page. Fails closed: an error

@@ -3,7 +3,7 @@
 // as a stream (content-decoded) so it can be passed through without the chrome.
 import { Readable, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
-import { HTMLRewriter } from 'html-rewriter-wasm';
+import { Parser } from 'htmlparser2';
 import { UpstreamError, type UpstreamResponse } from './upstream.ts';
 
 export const MAX_HTML_BYTES = 5 * 1024 * 1024;
@@ -137,24 +137,19 @@ function metaDeclaration(attributes: Iterable<[string, string]>): string | null 
 
 /**
  * The encoding the first <meta charset> / <meta http-equiv="content-type"> in the first 1024 bytes
- * declares. Read with lol-html, not a pattern: comments, attribute quoting and a `charset` inside
+ * declares. Read with htmlparser2, not a pattern: comments, attribute quoting and a `charset` inside
  * another attribute's value are the parser's business. The bytes are ASCII-compatible for every
- * encoding the web uses, so they are fed as they are.
+ * encoding the web uses, so they are read as Latin-1 (one character per byte).
  */
 export async function prescanMetaCharset(head: Uint8Array): Promise<string | null> {
   let declared: string | null = null;
-  const rewriter = new HTMLRewriter(() => {});
-  rewriter.on('meta', {
-    element(element) {
-      if (declared === null) declared = metaDeclaration(element.attributes);
+  const parser = new Parser({
+    onopentag(name, attributes) {
+      // Attribute names come lower-cased, the first of two same-named ones kept, as the HTML spec reads them.
+      if (declared === null && name === 'meta') declared = metaDeclaration(Object.entries(attributes));
     },
   });
-  try {
-    await rewriter.write(head.subarray(0, PRESCAN_BYTES));
-    await rewriter.end();
-  } finally {
-    rewriter.free();
-  }
+  parser.end(Buffer.from(head.subarray(0, PRESCAN_BYTES)).toString('latin1'));
   return declared;
 }
 

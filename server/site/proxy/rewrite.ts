@@ -2,14 +2,15 @@
 // the community host (rewrite-urls.ts) and the document cut where the chrome goes. The cut pieces
 // are what the proxy caches once for every visitor; assemble() glues in one visitor's chrome.
 //
-// The rewriting is lol-html (html-rewriter-wasm), a streaming tokenizer: no regular expressions
-// over HTML, and everything it is not asked to touch (text, inline scripts and styles, comments,
-// untouched tags) comes out byte for byte. Each handler call crosses into JS through asyncify at
-// a few microseconds, so there is one selector list and one handler, called only for elements that
-// carry something to rewrite or mark.
-import { randomUUID } from 'node:crypto';
+// The page is read by htmlparser2's streaming tokenizer (the one behind cheerio and sanitize-html),
+// which reports where each tag and attribute value starts and ends in the source; the rewriter
+// replaces exactly those spans and inserts the chrome's places at tag boundaries, so everything it
+// does not change (text, inline scripts and styles, comments, every other tag) comes out byte for
+// byte, and no regular expression ever reads the HTML. (lol-html, as html-rewriter-wasm, was the
+// first engine: 4 to 12 ms per 100 KB page, each element handler and attribute crossing into WASM
+// through asyncify; this takes about 1 ms. tests/bench/chrome-proxy.ts measures it.)
 import { decodeHTMLAttribute } from 'entities/decode';
-import { HTMLRewriter, type DocumentEnd, type Element, type EndTag } from 'html-rewriter-wasm';
+import { QuoteType, Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 import { UrlRewriter } from './rewrite-urls.ts';
 
 export interface RewriteContext {
@@ -34,300 +35,301 @@ export interface PreparedPage {
   byteLength: number; // approximate memory size of the parts, for the cache's accounting
 }
 
-// Generated once per process: a customer page cannot contain a marker it has never seen, so the
-// split cannot cut the page anywhere but where this module put them.
-const MARKER_ID = randomUUID();
-
-function markersFor(id: string): Record<Place, string> {
-  return {
-    head: `<!--svc-place:${id}:head-->`,
-    header: `<!--svc-place:${id}:header-->`,
-    footer: `<!--svc-place:${id}:footer-->`,
-    loader: `<!--svc-place:${id}:loader-->`,
-  };
-}
-const MARKERS = markersFor(MARKER_ID);
-
-const HTML = { html: true };
-
-// link rel tokens whose href is a page, not a resource: they follow the navigation rule.
+// link rel tokens whose href is a page, not a resource: they follow the navigation rule...
 const NAVIGATION_RELS = new Set(['canonical', 'alternate', 'prev', 'next']);
 // ...unless the link is also a resource ("alternate stylesheet", "alternate icon").
 const RESOURCE_RELS = new Set(['stylesheet', 'icon', 'preload', 'modulepreload', 'prefetch', 'manifest']);
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/**
- * html-rewriter-wasm hands each handler a wrapper allocated in WASM memory that only an explicit
- * free() releases (its wasm-bindgen predates FinalizationRegistry, and free() is missing from its
- * typings): without this the WASM heap grew by about 7 KB per 100 KB page, for good.
- */
-function release(handle: Element | EndTag | DocumentEnd): void {
-  (handle as unknown as { free(): void }).free();
-}
-
-/** The attribute value as the browser reads it: lol-html hands it over with its entities undecoded. */
-function readAttr(el: Element, name: string): string | null {
-  const raw = el.getAttribute(name);
-  if (raw === null || !raw.includes('&')) return raw;
-  return decodeHTMLAttribute(raw);
-}
-
-/** lol-html escapes '"' in values it writes, but not '&', which would otherwise start an entity. */
-function writeAttr(el: Element, name: string, value: string): void {
-  el.setAttribute(name, value.includes('&') ? value.replaceAll('&', '&amp;') : value);
-}
-
 type Rule = 'asset' | 'navigation' | 'srcset';
 
-function rewriteAttr(el: Element, name: string, rule: Rule, urls: UrlRewriter): void {
-  const value = readAttr(el, name);
-  if (value === null) return;
-  const next =
-    rule === 'asset' ? urls.asset(value) : rule === 'navigation' ? urls.navigation(value) : urls.srcset(value);
-  if (next !== null && next !== value) writeAttr(el, name, next);
-}
+/** For each tag the rewriter reads, which of its attributes carry a URL and by which rule. */
+const URL_ATTRIBUTES: Record<string, Record<string, Rule>> = {
+  a: { href: 'navigation' },
+  area: { href: 'navigation' },
+  form: { action: 'navigation' },
+  button: { formaction: 'navigation' },
+  input: { formaction: 'navigation', src: 'asset' },
+  audio: { src: 'asset' },
+  track: { src: 'asset' },
+  embed: { src: 'asset' },
+  iframe: { src: 'asset' },
+  img: { src: 'asset', srcset: 'srcset' },
+  source: { src: 'asset', srcset: 'srcset' },
+  video: { src: 'asset', poster: 'asset' },
+  object: { data: 'asset' },
+  script: { src: 'asset' },
+  // href's rule depends on rel (isNavigationLink).
+  link: { href: 'asset', imagesrcset: 'srcset' },
+};
+/** Tags read for something else than URLs: the chrome's places, the base, the charset. */
+const STRUCTURE_TAGS = new Set(['head', 'body', 'base', 'meta']);
 
-function isNavigationLink(rel: string | null): boolean {
-  if (rel === null) return false;
+function isNavigationLink(rel: string | undefined): boolean {
+  if (rel === undefined) return false;
   let nav = false;
-  for (const token of rel.toLowerCase().split(' ')) {
-    const t = token.trim();
-    if (RESOURCE_RELS.has(t)) return false;
-    if (NAVIGATION_RELS.has(t)) nav = true;
+  for (const token of rel.toLowerCase().split(/\s+/)) {
+    if (RESOURCE_RELS.has(token)) return false;
+    if (NAVIGATION_RELS.has(token)) nav = true;
   }
   return nav;
 }
 
-/**
- * lol-html calls the output sink about ten times per modified element; decoding each small chunk
- * cost more than the rewriting, so the bytes are gathered here and decoded once.
- */
-class ByteSink {
-  private buf: Uint8Array;
-  private length = 0;
-  constructor(expected: number) {
-    this.buf = new Uint8Array(expected + (expected >> 3) + 1024);
-  }
-  push = (chunk: Uint8Array): void => {
-    if (this.length + chunk.length > this.buf.length) {
-      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.length + chunk.length));
-      bigger.set(this.buf.subarray(0, this.length));
-      this.buf = bigger;
-    }
-    this.buf.set(chunk, this.length);
-    this.length += chunk.length;
-  };
-  text(): string {
-    return decoder.decode(this.buf.subarray(0, this.length));
-  }
+/** One attribute of the tag being read: its name, its value as the browser reads it, and where the value is in the source. */
+interface Attribute {
+  name: string;
+  value: string;
+  start: number;
+  end: number;
+  quote: QuoteType;
+}
+
+/** A change to the source: the span [start, end) replaced by `text`, or (start === end) text inserted. */
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** A place for the chrome at a source offset. */
+interface Mark {
+  at: number;
+  place: Place;
 }
 
 interface Pass {
-  out: string;
-  dropLoader: boolean;
-  headMissing: boolean;
-  headerMissing: boolean;
+  edits: Edit[];
+  marks: Mark[];
+  loaderFound: boolean;
+  headPlaced: boolean;
+  bodySeen: boolean;
+  bodyEndPlaced: boolean;
   /** A <base href> came after URLs already resolved against the upstream URL: the pass must be redone with it. */
   lateBase: URL | null;
 }
 
 export async function prepareHtml(html: string, ctx: RewriteContext): Promise<PreparedPage> {
-  // A page quoting this process's marker (it cannot know it, but a page is untrusted input) gets
-  // markers of its own, so the split still only cuts where this module put them.
-  const markers = html.includes(MARKER_ID) ? markersFor(randomUUID()) : MARKERS;
-  const bytes = encoder.encode(html);
-  let pass = await rewritePass(bytes, ctx, markers, ctx.upstreamUrl);
+  let pass = rewritePass(html, ctx, ctx.upstreamUrl);
   // HTML's base URL is the first <base href> wherever it is, so a <link> before it resolves
   // against it too. Pages almost always put it first; paying a second pass only when they do not
   // spares every other page a pre-scan.
-  if (pass.lateBase !== null) pass = await rewritePass(bytes, ctx, markers, pass.lateBase);
-  return cut(pass, markers);
+  if (pass.lateBase !== null) pass = rewritePass(html, ctx, pass.lateBase);
+  return cut(html, pass, ctx.headless);
 }
 
-async function rewritePass(
-  bytes: Uint8Array,
-  ctx: RewriteContext,
-  markers: Record<Place, string>,
-  base: URL,
-): Promise<Pass> {
+/** A value written back into the source, in the quotes it had (an unquoted one gets double quotes). */
+function quoted(value: string, quote: QuoteType): string {
+  const amp = value.includes('&') ? value.replaceAll('&', '&amp;') : value;
+  if (quote === QuoteType.Single) return amp.includes("'") ? amp.replaceAll("'", '&#39;') : amp;
+  const safe = amp.includes('"') ? amp.replaceAll('"', '&quot;') : amp;
+  return quote === QuoteType.Double ? safe : `"${safe}"`;
+}
+
+function rewritePass(html: string, ctx: RewriteContext, base: URL): Pass {
   const urls = new UrlRewriter({ base, landing: ctx.landing, servesPath: ctx.servesPath });
-  const headless = ctx.headless;
   const baseKnown = base !== ctx.upstreamUrl;
-
-  let baseSeen = false;
-  let lateBase: URL | null = null;
+  const pass: Pass = {
+    edits: [],
+    marks: [],
+    loaderFound: false,
+    headPlaced: false,
+    bodySeen: false,
+    bodyEndPlaced: false,
+    lateBase: null,
+  };
   let headSeen = false;
-  let headPlaced = false;
-  let bodySeen = false;
-  let bodyEndPlaced = false;
-  let loaderFound = false;
-  const endMarker = headless ? markers.loader : markers.footer;
+  let baseSeen = false;
 
-  const sink = new ByteSink(bytes.length);
-  const rw = new HTMLRewriter(sink.push);
-  try {
-    // One handler per attribute group, each selected only with the attribute it rewrites: every
-    // call costs a few microseconds, so a bare 'img' (or one list and a switch on tagName, another
-    // crossing) would be paid on every element.
-    const on = (selector: string, handler: (el: Element) => void): void => {
-      rw.on(selector, {
-        element(el) {
-          try {
-            handler(el);
-          } finally {
-            release(el);
-          }
-        },
-      });
-    };
-    const navigation = (name: string) => (el: Element) => rewriteAttr(el, name, 'navigation', urls);
-    const asset = (name: string) => (el: Element) => rewriteAttr(el, name, 'asset', urls);
-    on('a[href], area[href]', navigation('href'));
-    on('form[action]', navigation('action'));
-    on('button[formaction], input[formaction]', navigation('formaction'));
-    on('audio[src], track[src], embed[src], iframe[src], input[src]', asset('src'));
-    on('img[src], img[srcset], source[src], source[srcset]', (el) => {
-      rewriteAttr(el, 'src', 'asset', urls);
-      rewriteAttr(el, 'srcset', 'srcset', urls);
-    });
-    on('video[src], video[poster]', (el) => {
-      rewriteAttr(el, 'src', 'asset', urls);
-      rewriteAttr(el, 'poster', 'asset', urls);
-    });
-    on('object[data]', asset('data'));
-    on('script[src]', (el) => {
-      if (headless && !loaderFound && ctx.isLoaderScript) {
-        const r = urls.resolve(readAttr(el, 'src') ?? '', true);
-        if (r !== null && ctx.isLoaderScript(r.url)) loaderFound = true;
+  // The tag being read: its name (lower case), where its '<' is, and its attributes so far.
+  let tag = '';
+  let tagStart = 0;
+  let reading = false;
+  const attributes: Attribute[] = [];
+  let attrName = '';
+  let valueStart = -1;
+  let valueEnd = -1;
+
+  const replace = (attribute: Attribute, value: string) =>
+    pass.edits.push({ start: attribute.start, end: attribute.end, text: quoted(value, attribute.quote) });
+
+  const rewrite = (attribute: Attribute, rule: Rule) => {
+    const next =
+      rule === 'asset'
+        ? urls.asset(attribute.value)
+        : rule === 'navigation'
+          ? urls.navigation(attribute.value)
+          : urls.srcset(attribute.value);
+    if (next !== null && next !== attribute.value) replace(attribute, next);
+  };
+
+  const attribute = (name: string) => attributes.find((a) => a.name === name);
+
+  /** The whole start tag has been read (`end`: the offset just past its '>'). */
+  const startTag = (end: number) => {
+    if (!reading) return;
+    reading = false;
+    const rules = URL_ATTRIBUTES[tag];
+    if (rules) {
+      for (const a of attributes) {
+        const rule = rules[a.name];
+        if (rule === undefined || a.quote === QuoteType.NoValue) continue;
+        if (tag === 'script' && ctx.headless && !pass.loaderFound && ctx.isLoaderScript) {
+          const r = urls.resolve(a.value, true);
+          if (r !== null && ctx.isLoaderScript(r.url)) pass.loaderFound = true;
+        }
+        rewrite(
+          a,
+          tag === 'link' && a.name === 'href' && isNavigationLink(attribute('rel')?.value) ? 'navigation' : rule,
+        );
       }
-      rewriteAttr(el, 'src', 'asset', urls);
-    });
-    on('link[href], link[imagesrcset]', (el) => {
-      rewriteAttr(el, 'href', isNavigationLink(el.getAttribute('rel')) ? 'navigation' : 'asset', urls);
-      rewriteAttr(el, 'imagesrcset', 'srcset', urls);
-    });
-    on('meta[charset], meta[http-equiv]', rewriteMeta);
-    on('base', (el) => {
+      return;
+    }
+    if (tag === 'meta') {
+      // The proxy re-encodes the page as UTF-8 whatever it was: the declared charset must follow.
+      const charset = attribute('charset');
+      if (charset) return replace(charset, 'utf-8');
+      const content = attribute('content');
+      if (content && attribute('http-equiv')?.value.trim().toLowerCase() === 'content-type') {
+        replace(content, 'text/html; charset=utf-8');
+      }
+      return;
+    }
+    if (tag === 'base') {
       // The page now lives on the community host; a <base> would also re-point the chrome's
       // root-relative URLs at the customer's site. URLs are resolved against it instead.
-      const href = baseSeen || baseKnown ? null : readAttr(el, 'href');
-      el.remove();
-      if (href === null) return;
+      pass.edits.push({ start: tagStart, end, text: '' });
+      const href = baseSeen || baseKnown ? undefined : attribute('href');
+      if (href === undefined || href.quote === QuoteType.NoValue) return;
       baseSeen = true;
       let url: URL;
       try {
-        url = new URL(href.trim(), ctx.upstreamUrl);
+        url = new URL(href.value.trim(), ctx.upstreamUrl);
       } catch {
         return;
       }
       if (!urls.used) urls.base = url;
-      else if (url.href !== urls.base.href) lateBase = url;
-    });
-    on('head', (el) => {
-      if (headSeen) return;
+      else if (url.href !== urls.base.href) pass.lateBase = url;
+      return;
+    }
+    if (tag === 'head') {
       headSeen = true;
-      if (headless) return;
-      el.onEndTag((end) => {
-        try {
-          end.before(markers.head, HTML);
-          headPlaced = true;
-        } finally {
-          release(end);
-        }
-      });
-    });
-    on('body', (el) => {
-      if (bodySeen) return;
-      bodySeen = true;
-      if (!headless) {
-        // A head without </head> (optional in HTML) ends here: its stuff goes before <body>.
-        if (!headPlaced) {
-          el.before(markers.head, HTML);
-          headPlaced = true;
-        }
-        el.prepend(markers.header, HTML);
+      return;
+    }
+    if (tag === 'body' && !pass.bodySeen) {
+      pass.bodySeen = true;
+      if (ctx.headless) return;
+      // A head without </head> (optional in HTML) ends here: its stuff goes before <body>.
+      if (!pass.headPlaced) {
+        pass.marks.push({ at: tagStart, place: 'head' });
+        pass.headPlaced = true;
       }
-      el.onEndTag((end) => {
-        try {
-          end.before(endMarker, HTML);
-          bodyEndPlaced = true;
-        } finally {
-          release(end);
-        }
-      });
-    });
-    rw.onDocument({
-      end(end) {
-        // No </body> (optional in HTML): the footer or loader goes at the very end.
-        try {
-          if (!bodyEndPlaced) end.append(endMarker, HTML);
-        } finally {
-          release(end);
-        }
-      },
-    });
-    await rw.write(bytes);
-    await rw.end();
-  } finally {
-    rw.free();
-  }
-
-  return {
-    out: sink.text(),
-    lateBase,
-    headMissing: !headless && !headPlaced,
-    headerMissing: !headless && !bodySeen,
-    dropLoader: headless && loaderFound,
+      pass.marks.push({ at: end, place: 'header' });
+    }
   };
-}
 
-function rewriteMeta(el: Element): void {
-  // The proxy re-encodes the page as UTF-8 whatever it was: the declared charset must follow.
-  if (el.hasAttribute('charset')) {
-    el.setAttribute('charset', 'utf-8');
-    return;
-  }
-  if ((el.getAttribute('http-equiv') ?? '').trim().toLowerCase() === 'content-type' && el.hasAttribute('content')) {
-    el.setAttribute('content', 'text/html; charset=utf-8');
-  }
+  const callbacks: TokenizerCallbacks = {
+    onopentagname(start, end) {
+      tag = html.slice(start, end).toLowerCase();
+      tagStart = start - 1;
+      attributes.length = 0;
+      reading = tag in URL_ATTRIBUTES || STRUCTURE_TAGS.has(tag);
+    },
+    onattribname(start, end) {
+      if (!reading) return;
+      attrName = html.slice(start, end).toLowerCase();
+      valueStart = -1;
+    },
+    onattribdata(start, end) {
+      if (!reading) return;
+      if (valueStart === -1) valueStart = start;
+      valueEnd = end;
+    },
+    onattribentity() {},
+    onattribend(quote) {
+      if (!reading) return;
+      // The first of two same-named attributes is the one the browser uses.
+      if (attribute(attrName)) return;
+      const raw = valueStart === -1 ? '' : html.slice(valueStart, valueEnd);
+      attributes.push({
+        name: attrName,
+        value: raw.includes('&') ? decodeHTMLAttribute(raw) : raw,
+        // A value that is there but empty ("") has no data: its place is just inside the quotes.
+        start: valueStart === -1 ? -1 : valueStart,
+        end: valueStart === -1 ? -1 : valueEnd,
+        quote,
+      });
+    },
+    onopentagend(end) {
+      startTag(end + 1);
+    },
+    onselfclosingtag(end) {
+      startTag(end + 1);
+    },
+    onclosetag(start, end) {
+      const name = html.slice(start, end).toLowerCase();
+      // `start` is the name's; its '</' is two before.
+      if (name === 'head' && headSeen && !pass.headPlaced && !ctx.headless) {
+        pass.marks.push({ at: start - 2, place: 'head' });
+        pass.headPlaced = true;
+      } else if (name === 'body' && !pass.bodyEndPlaced) {
+        pass.marks.push({ at: start - 2, place: ctx.headless ? 'loader' : 'footer' });
+        pass.bodyEndPlaced = true;
+      }
+    },
+    oncdata() {},
+    oncomment() {},
+    ondeclaration() {},
+    onend() {},
+    onprocessinginstruction() {},
+    ontext() {},
+    ontextentity() {},
+  };
+  const tokenizer = new Tokenizer({ decodeEntities: false }, callbacks);
+  tokenizer.write(html);
+  tokenizer.end();
+  // An empty value ("") that a rule filled in has no span of its own: it is never rewritten (an
+  // empty URL is the page itself), so such edits are not made; drop any that slipped through.
+  pass.edits = pass.edits.filter((e) => e.start >= 0);
+  return pass;
 }
 
 /**
- * Splits the output on the markers. Places that had no element to go into (no <head>, no <body>)
- * go at the very start; when the page has a loader script, the loader marker is only removed.
+ * Applies the edits and cuts the document at the chrome's places. Places that had no element to
+ * go into (no <head>, no <body>) go at the very start, the end places at the very end.
  */
-function cut(pass: Pass, markers: Record<Place, string>): PreparedPage {
-  const { out } = pass;
-  const found: Array<{ at: number; place: Place }> = [];
-  for (const place of ['head', 'header', 'footer', 'loader'] as const) {
-    const at = out.indexOf(markers[place]);
-    if (at !== -1) found.push({ at, place });
+function cut(html: string, pass: Pass, headless: boolean): PreparedPage {
+  const marks = [...pass.marks];
+  if (!headless) {
+    if (!pass.headPlaced) marks.unshift({ at: 0, place: 'head' });
+    if (!pass.bodySeen) marks.splice(pass.headPlaced ? 0 : 1, 0, { at: 0, place: 'header' });
+    if (!pass.bodyEndPlaced) marks.push({ at: html.length, place: 'footer' });
+  } else if (!pass.bodyEndPlaced) {
+    marks.push({ at: html.length, place: 'loader' });
   }
-  found.sort((a, b) => a.at - b.at);
+  const keep = headless && pass.loaderFound ? marks.filter((m) => m.place !== 'loader') : marks;
+  // Edits and marks in source order; a mark at an edit's start goes before it (a place is never inside a tag).
+  const events = [
+    ...pass.edits.map((e) => ({ at: e.start, edit: e, mark: null as Mark | null })),
+    ...keep.map((m) => ({ at: m.at, edit: null as Edit | null, mark: m })),
+  ].sort((a, b) => a.at - b.at || (a.mark ? -1 : 0) - (b.mark ? -1 : 0));
 
   const parts: string[] = [];
   const places: Place[] = [];
-  if (pass.headMissing) {
-    parts.push('');
-    places.push('head');
-  }
-  if (pass.headerMissing) {
-    parts.push('');
-    places.push('header');
-  }
+  let current = '';
   let from = 0;
-  let pending = '';
-  for (const { at, place } of found) {
-    pending += out.slice(from, at);
-    from = at + markers[place].length;
-    if (place === 'loader' && pass.dropLoader) continue;
-    parts.push(pending);
-    places.push(place);
-    pending = '';
+  for (const event of events) {
+    if (event.at < from) continue;
+    current += html.slice(from, event.at);
+    from = event.at;
+    if (event.mark) {
+      parts.push(current);
+      places.push(event.mark.place);
+      current = '';
+    } else if (event.edit) {
+      current += event.edit.text;
+      from = event.edit.end;
+    }
   }
-  parts.push(pending + out.slice(from));
+  parts.push(current + html.slice(from));
 
   let byteLength = 64;
   // V8 keeps most pages as one-byte strings, but a single non-Latin-1 character makes it two.

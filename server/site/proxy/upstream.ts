@@ -22,7 +22,10 @@ export interface UpstreamClientOptions {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 export const DEFAULT_RESPONSE_TIMEOUT_MS = 10_000;
-export const DEFAULT_MAX_SOCKETS = 256;
+// Connections per landing origin: a cap on a runaway, not a throttle. Each is a few kilobytes, and a
+// slow customer site with a thousand visitors waiting must not leave most of them queued until the
+// 10 s deadline sends them to the built-in page (tests/bench/chrome-proxy.ts holds 1,000 at once).
+export const DEFAULT_MAX_SOCKETS = 2048;
 
 const UPSTREAM_WORDING: RefusalWording = {
   subject: 'upstream',
