@@ -311,8 +311,6 @@ describe('concurrent pages', () => {
   });
 });
 
-describe('memory', () => {});
-
 describe('srcset parsing', () => {
   it('finds candidate URLs the way the HTML spec splits them', () => {
     const spans = (s: string): string[] => srcsetUrlSpans(s).map(([a, b]) => s.slice(a, b));
