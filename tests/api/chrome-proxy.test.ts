@@ -32,6 +32,7 @@ let secretHits = 0;
 let secretOrigin: string;
 let revalidations = 0;
 let version = 'v1';
+const DATED = 'Tue, 01 Sep 2026 10:00:00 GMT';
 
 let server: TestServer;
 let port: string;
@@ -140,6 +141,14 @@ function customerSite(req: http.IncomingMessage, res: http.ServerResponse, body:
         ETag: `"${version}"`,
         'Cache-Control': 'no-cache',
       });
+    case '/site/blog/dated':
+      if (req.headers['if-modified-since'] === DATED) {
+        revalidations++;
+        res.writeHead(304, { 'Last-Modified': DATED, 'Cache-Control': 'no-cache' });
+        res.end();
+        return;
+      }
+      return html(200, page('Dated', '<h1>Dated page</h1>'), { 'Last-Modified': DATED, 'Cache-Control': 'no-cache' });
     case '/site/blog/private':
       return html(200, page('Private', `<h1>Private ${received.length}</h1>`), {
         'Cache-Control': 'private, max-age=300',
@@ -469,6 +478,16 @@ describe('chrome proxy: caching', () => {
     expect(lastReceived('/site/blog/revalidate')?.headers['if-none-match']).toBe('"v1"');
     version = 'v2';
     expect((await get('/blog/revalidate')).text).toContain('Version v2');
+  });
+
+  it('revalidates a page that has only a Last-Modified date with If-Modified-Since', async () => {
+    expect((await get('/blog/dated')).text).toContain('Dated page');
+    const count = revalidations;
+    const again = await get('/blog/dated');
+    expect(again.text).toContain('Dated page');
+    expect(again.headers['server-timing']).toContain('revalidated');
+    expect(revalidations).toBe(count + 1);
+    expect(lastReceived('/site/blog/dated')?.headers['if-modified-since']).toBe(DATED);
   });
 
   it('never keeps a private or no-store page', async () => {
