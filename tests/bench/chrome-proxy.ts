@@ -112,7 +112,14 @@ async function main() {
             visibility: 'PUBLIC',
             accessibility: 'OPEN',
             founder: 'bench-founder',
-            users: [{ email: 'founder@bench.example', name: 'Bench Founder', usertag: 'bench-founder', password: 'bench-password-1' }],
+            users: [
+              {
+                email: 'founder@bench.example',
+                name: 'Bench Founder',
+                usertag: 'bench-founder',
+                password: 'bench-password-1',
+              },
+            ],
             landingUrl: `http://127.0.0.1:${UPSTREAM_PORT}/site`,
             storefrontConfig: { chromeProxy: { enabled: true, headless: false }, externalPages: ['BLOG'] },
           },
