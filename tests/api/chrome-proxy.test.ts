@@ -119,7 +119,14 @@ function customerSite(req: http.IncomingMessage, res: http.ServerResponse, body:
         ),
       );
     case '/site/blog/style.css':
-      res.writeHead(200, { 'Content-Type': 'text/css', ETag: '"css1"', 'Set-Cookie': 'x=1' });
+      res.writeHead(200, {
+        'Content-Type': 'text/css',
+        ETag: '"css1"',
+        'Set-Cookie': 'x=1',
+        'Clear-Site-Data': '"cookies"',
+        'Service-Worker-Allowed': '/',
+        'Access-Control-Allow-Origin': '*',
+      });
       res.end('body { color: rebeccapurple; }');
       return;
     case '/site/blog/old':
@@ -149,6 +156,15 @@ function customerSite(req: http.IncomingMessage, res: http.ServerResponse, body:
         return;
       }
       return html(200, page('Dated', '<h1>Dated page</h1>'), { 'Last-Modified': DATED, 'Cache-Control': 'no-cache' });
+    case '/site/blog/hosted-links':
+      return html(200, page('Links', `<h1>Built for ${req.headers['x-forwarded-host']}</h1>`), {
+        'Cache-Control': 'max-age=300',
+      });
+    case '/site/blog/varies':
+      return html(200, page('Varies', `<h1>Language ${req.headers['accept-language']}</h1>`), {
+        'Cache-Control': 'max-age=300',
+        Vary: 'Accept-Language',
+      });
     case '/site/blog/private':
       return html(200, page('Private', `<h1>Private ${received.length}</h1>`), {
         'Cache-Control': 'private, max-age=300',
@@ -537,11 +553,32 @@ describe('chrome proxy: security', () => {
     expect(got.headers.host).toBe(new URL(upstreamOrigin).host);
   });
 
-  it("drops the customer's Set-Cookie, and never lets its page set cookies on the community's host", async () => {
+  it("drops the customer's Set-Cookie, and every header of a file that would act on the community's origin", async () => {
     const res = await get('/blog');
     expect(res.headers['set-cookie']).toBeUndefined();
     const css = await get('/blog/style.css');
     expect(css.headers['set-cookie']).toBeUndefined();
+    expect(css.headers['clear-site-data']).toBeUndefined();
+    expect(css.headers['service-worker-allowed']).toBeUndefined();
+    expect(css.headers['access-control-allow-origin']).toBeUndefined();
+    expect(css.headers['x-content-type-options']).toBe('nosniff');
+    const head = await rawRequest(port, 'HEAD', '/blog/style.css', { Host: `prox.localhost:${port}` });
+    expect(head.status).toBe(200);
+    expect(head.headers.etag).toBe('"css1"');
+  });
+
+  it('tells the upstream the host the community was found by, and keeps one entry per host', async () => {
+    // A dressed-up Host (case, a port) is not what the upstream is told, nor what others are served.
+    const odd = await get('/blog/hosted-links', {}, `PROX.localhost:${port}`);
+    expect(odd.text).toContain(`Built for prox.localhost:${port}`);
+    const custom = await get('/blog/hosted-links', {}, `prox.example:${port}`);
+    expect(custom.text).toContain(`Built for prox.example:${port}`);
+    expect((await get('/blog/hosted-links')).text).toContain(`Built for prox.localhost:${port}`);
+  });
+
+  it('never serves one visitor the variant an upstream Vary made for another', async () => {
+    expect((await get('/blog/varies', { 'Accept-Language': 'fr' })).text).toContain('Language fr');
+    expect((await get('/blog/varies', { 'Accept-Language': 'de' })).text).toContain('Language de');
   });
 
   it('keeps the gate of an external page: a members-only BLOG shows the gate page, not the customer page', async () => {
@@ -656,6 +693,10 @@ describe('chrome proxy: the anonymous page cache', () => {
       const second = await at('/blog/hello');
       expect(second.text).toBe(first.text);
       expect(second.headers['server-timing']).toContain('page cache');
+
+      // A page the upstream varies by language is never kept whole: each visitor gets their own.
+      expect((await at('/blog/varies', { 'Accept-Language': 'fr' })).text).toContain('Language fr');
+      expect((await at('/blog/varies', { 'Accept-Language': 'de' })).text).toContain('Language de');
 
       // no-cache upstream: revalidated on every visit, so never kept whole.
       version = 'v1';

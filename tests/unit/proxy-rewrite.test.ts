@@ -248,6 +248,14 @@ describe('headless', () => {
     expect(assemble(prepared, { loader: '<script src="/x"></script>' })).toBe(html);
   });
 
+  it("leaves a root-relative loader as written: it is the community host's own", async () => {
+    const html =
+      '<html><head><script src="/widgets/loader.js" async></script></head><body><svc-header></svc-header></body></html>';
+    const prepared = await prepareHtml(html, headless);
+    expect(prepared.places).toEqual([]);
+    expect(assemble(prepared, {})).toBe(html);
+  });
+
   it('marks a loader place before </body> when the page has no loader', async () => {
     const prepared = await prepareHtml('<head></head><body><svc-header></svc-header><p>x</p></body>', headless);
     expect(prepared.places).toEqual(['loader']);

@@ -81,6 +81,11 @@ describe('what the proxy answers', () => {
     expect(proxyTargetFor(community({ storefront: ON }), '/apply')).toBeNull();
   });
 
+  it('nothing for a path with dot segments, which would leave the route upstream', () => {
+    for (const path of ['/blog/../admin', '/blog/./x', '/blog/%2e%2e/admin'])
+      expect(proxyTargetFor(community({ storefront: ON }), path)).toBeNull();
+  });
+
   it('nothing on unreadable settings: the built-in pages, whose gate closes them', () => {
     const broken = {
       storefront_config: '{',

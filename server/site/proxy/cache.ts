@@ -25,6 +25,8 @@ export interface CacheEntry {
 /** The request as the cache judges it: the upstream URL and the headers sent there. */
 export interface CacheRequest {
   url: string;
+  /** The entry's key: the upstream URL and everything else the kept page depends on. */
+  key: string;
   headers: Record<string, string>;
 }
 
@@ -59,7 +61,7 @@ export class UpstreamCache {
   }
 
   lookup(request: CacheRequest): CacheLookup {
-    const entry = this.entries?.get(request.url);
+    const entry = this.entries?.get(request.key);
     if (!entry) return { kind: 'miss' };
     const asked = asPolicyRequest(request);
     if (entry.policy.satisfiesWithoutRevalidation(asked)) return { kind: 'fresh', entry };
@@ -81,7 +83,7 @@ export class UpstreamCache {
     const policy = new CachePolicy(asPolicyRequest(request), { status: response.status, headers: response.headers });
     // `Vary: *` can never match again; `storable()` alone would keep it.
     if (this.entries && policy.storable() && !variesOnEverything(response.headers)) {
-      this.entries.set(request.url, { policy, answer });
+      this.entries.set(request.key, { policy, answer });
     }
     return policy;
   }
@@ -100,12 +102,12 @@ export class UpstreamCache {
       headers: response.headers,
     });
     if (modified) {
-      this.entries?.delete(request.url);
+      this.entries?.delete(request.key);
       return null;
     }
     const refreshed = { policy, answer: entry.answer };
-    if (policy.storable()) this.entries?.set(request.url, refreshed);
-    else this.entries?.delete(request.url);
+    if (policy.storable()) this.entries?.set(request.key, refreshed);
+    else this.entries?.delete(request.key);
     return refreshed;
   }
 

@@ -58,8 +58,26 @@ export interface ChromeProxyOptions {
 
 export type ProxyOutcome = 'served' | 'fallback';
 
-/** Upstream response headers that describe the upstream's host or its own body, never ours. */
-const DROPPED_RESPONSE_HEADERS = new Set(['strict-transport-security', 'alt-svc', 'public-key-pins', 'server-timing']);
+/**
+ * The upstream's headers a file streamed through keeps: what describes the body and its caching.
+ * An allow-list, as the request side's: anything else (Clear-Site-Data, Service-Worker-Allowed,
+ * NEL and Report-To, CORS, CSP, HSTS) would act on the community's origin, not the customer's.
+ */
+const PASSED_RESPONSE_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-disposition',
+  'content-range',
+  'content-language',
+  'accept-ranges',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'expires',
+  'vary',
+  'location',
+]);
 /** Of an HTML page, only these are carried over: the body is ours now (chrome, rewritten URLs). */
 const KEPT_HTML_HEADERS = ['content-language', 'x-robots-tag'];
 const LOADER_FILE = '/widgets/loader.js';
@@ -83,8 +101,16 @@ export class ChromeProxy {
   async serveGet(req: Request, res: Response, ctx: ProxyContext): Promise<ProxyOutcome> {
     const { target } = ctx;
     const started = performance.now();
-    const headers = upstreamRequestHeaders(req.headers, forwardedOf(req), false);
-    const cacheRequest: CacheRequest = { url: target.upstreamUrl.href, headers };
+    const forwarded = forwardedOf(req);
+    const headers = upstreamRequestHeaders(req.headers, forwarded, false);
+    // Everything the kept page depends on besides the upstream URL: the landing URL and headless
+    // (how it was rewritten and cut) and the host and scheme the upstream was told (its links may
+    // be built from them). One community's entry can never answer another's, nor one host's another.
+    const cacheRequest: CacheRequest = {
+      url: target.upstreamUrl.href,
+      key: `${target.landing.href} ${target.headless ? 'headless' : 'chrome'} ${forwarded.proto}://${forwarded.host} ${target.upstreamUrl.href}`,
+      headers,
+    };
     const lookup = this.cache.lookup(cacheRequest);
     if (lookup.kind === 'fresh') return this.answerFromCache(res, ctx, lookup.entry, 'hit', 0);
 
@@ -138,7 +164,11 @@ export class ChromeProxy {
   ): Promise<void> {
     const limit = this.options.bodyLimitBytes;
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (Number.isFinite(declared) && declared > limit) return sendError(413);
+    if (Number.isFinite(declared) && declared > limit) {
+      // Read and dropped, so the connection can carry the next request.
+      req.resume();
+      return sendError(413);
+    }
     const started = performance.now();
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     const limited = hasBody ? req.pipe(byteLimit(limit)) : undefined;
@@ -155,12 +185,24 @@ export class ChromeProxy {
         body: limited,
       });
     } catch (err) {
-      if (tooLarge) return sendError(413);
+      if (tooLarge) {
+        req.unpipe();
+        req.resume();
+        return sendError(413);
+      }
       this.logFailure(req, ctx.target, err);
       setTiming(res, performance.now() - started, 'failed');
       return sendError(502);
     }
-    await this.answer(req, res, ctx, response, performance.now() - started, null);
+    try {
+      await this.answer(req, res, ctx, response, performance.now() - started, null);
+    } catch (err) {
+      if (res.headersSent) throw err;
+      // The answer could not be read as a page (cut off, corrupt): as unreachable as no answer.
+      this.logFailure(req, ctx.target, err);
+      setTiming(res, performance.now() - started, 'failed');
+      sendError(502);
+    }
   }
 
   /** A response of the upstream, as the visitor gets it. `cacheRequest` null: never kept. */
@@ -234,6 +276,8 @@ export class ChromeProxy {
       setTiming(res, upstreamMs, `${how}, not found`);
       return 'fallback';
     }
+    // The upstream's max-age counts from its answer: downstream caches are told how old this copy is.
+    res.setHeader('Age', String(Math.floor(entry.policy.age())));
     await this.sendPage(res, ctx, 200, entry.answer.page, entry.answer.headers, upstreamMs, how, entry.policy);
     return 'served';
   }
@@ -276,7 +320,12 @@ export class ChromeProxy {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     setTiming(res, upstreamMs, how);
     res.send(body);
-    if (ctx.keepAnonymous && status === 200 && policy && policy.storable()) {
+    // The page cache keys by URL alone: a page that varies on the visitor's headers is not kept whole.
+    const varies = (upstreamHeaders.vary ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .some((name) => name !== '' && name !== 'accept-encoding');
+    if (ctx.keepAnonymous && status === 200 && policy && policy.storable() && !varies) {
       const ttl = policy.timeToLive();
       if (ttl > 0) {
         ctx.keepAnonymous(
@@ -297,6 +346,12 @@ export class ChromeProxy {
     for (const [name, value] of Object.entries(passedHeaders(response.headers))) res.setHeader(name, value);
     rewriteLocation(res, response, ctx);
     setTiming(res, upstreamMs, 'stream');
+    if (res.req.method === 'HEAD') {
+      // Headers are the whole answer: the file itself is not waited for.
+      response.body.destroy();
+      res.end();
+      return 'served';
+    }
     // An upstream that stops mid-body (or passes the deadline) cuts the visitor's response too:
     // a truncated file must not look complete.
     await pipeline(response.body, res).catch(() => res.destroy());
@@ -323,8 +378,22 @@ export class ChromeProxy {
   }
 }
 
+/**
+ * What the upstream is told about the visitor's request. The host is the one the community was
+ * found by, lower-cased, with the port only when it is not the scheme's default: not the raw Host
+ * header, which a client can dress up (`Tag.Example:1`) to poison a page the upstream builds links from.
+ */
 function forwardedOf(req: Request): { for: string; proto: 'http' | 'https'; host: string } {
-  return { for: req.ip ?? '', proto: req.protocol === 'https' ? 'https' : 'http', host: req.get('host') ?? '' };
+  const proto = req.protocol === 'https' ? 'https' : 'http';
+  const raw = req.get('host') ?? '';
+  let host = (req.hostname ?? '').toLowerCase();
+  try {
+    const port = new URL(`${proto}://${raw}`).port;
+    if (port) host = `${host}:${port}`;
+  } catch {
+    // An unreadable Host has no port worth telling.
+  }
+  return { for: req.ip ?? '', proto, host };
 }
 
 function setTiming(res: Response, ms: number, description: string): void {
@@ -333,9 +402,9 @@ function setTiming(res: Response, ms: number, description: string): void {
 
 /** The upstream's headers for a body passed through unchanged. */
 function passedHeaders(headers: UpstreamResponse['headers']): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out: Record<string, string | string[]> = { 'x-content-type-options': 'nosniff' };
   for (const [name, value] of Object.entries(headers)) {
-    if (!DROPPED_RESPONSE_HEADERS.has(name)) out[name] = value;
+    if (PASSED_RESPONSE_HEADERS.has(name)) out[name] = value;
   }
   return out;
 }

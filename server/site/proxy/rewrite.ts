@@ -172,9 +172,14 @@ function rewritePass(html: string, ctx: RewriteContext, base: URL): Pass {
       for (const a of attributes) {
         const rule = rules[a.name];
         if (rule === undefined || a.quote === QuoteType.NoValue) continue;
-        if (tag === 'script' && ctx.headless && !pass.loaderFound && ctx.isLoaderScript) {
+        if (tag === 'script' && ctx.headless && ctx.isLoaderScript) {
           const r = urls.resolve(a.value, true);
-          if (r !== null && ctx.isLoaderScript(r.url)) pass.loaderFound = true;
+          if (r !== null && ctx.isLoaderScript(r.url)) {
+            // The page's own loader, as written: `/widgets/loader.js` is the community host's
+            // (same-origin, no key), so it must not be pinned to the customer's host.
+            pass.loaderFound = true;
+            continue;
+          }
         }
         rewrite(
           a,

@@ -138,13 +138,11 @@ export function proxyTargetFor(community: CommunityRow, originalUrl: string): Pr
       ? 'external'
       : null;
   if (mode === null) return null;
-  return {
-    mode,
-    pageKey,
-    landing: settings.landing,
-    upstreamUrl: upstreamUrlOf(settings.landing, originalUrl),
-    headless: settings.headless,
-  };
+  const upstreamUrl = upstreamUrlOf(settings.landing, originalUrl);
+  // Dot segments (`/blog/../admin`, which no browser sends) would be resolved by the URL parser
+  // to a path outside the page's route: such a request is not the page's to proxy.
+  if (communityPathOf(settings.landing, upstreamUrl) !== path) return null;
+  return { mode, pageKey, landing: settings.landing, upstreamUrl, headless: settings.headless };
 }
 
 /**
