@@ -211,6 +211,22 @@ const PAGES = [
   { pageKey: 'MARKETPLACE', enabled: false, visibility: null },
 ];
 
+/** A community of another test server, its BLOG external on the customer site here. */
+async function proxiedCommunity(target: TestServer['database']['db'], tag: string) {
+  const c = await makeCommunity(target, tag, { name: tag });
+  await target
+    .updateTable('communities')
+    .set({
+      storefront_config: JSON.stringify(STOREFRONT),
+      page_settings: JSON.stringify(PAGES),
+      landing_url: `${upstreamOrigin}/site`,
+    })
+    .where('id', '=', c.id)
+    .execute();
+  forgetCommunityCaches(target);
+  return c;
+}
+
 async function article(slug: string, title: string) {
   await db
     .insertInto('articles')
@@ -602,17 +618,7 @@ describe('chrome proxy: security', () => {
     const production = await startTestServer({ env: { NODE_ENV: 'production', SVC_READ_CACHE_MS: '0' } });
     try {
       const pdb = production.database.db;
-      const c = await makeCommunity(pdb, 'prod', { name: 'Prod' });
-      await pdb
-        .updateTable('communities')
-        .set({
-          storefront_config: JSON.stringify(STOREFRONT),
-          page_settings: JSON.stringify(PAGES),
-          landing_url: `${upstreamOrigin}/site`,
-        })
-        .where('id', '=', c.id)
-        .execute();
-      forgetCommunityCaches(pdb);
+      await proxiedCommunity(pdb, 'prod');
       const before = received.length;
       const res = await rawRequest(new URL(production.url).port, 'GET', '/blog', {
         Host: `prod.localhost:${new URL(production.url).port}`,
@@ -671,17 +677,7 @@ describe('chrome proxy: the anonymous page cache', () => {
     const cached = await startTestServer({ env: { SVC_READ_CACHE_MS: '60000' } });
     try {
       const cdb = cached.database.db;
-      const c = await makeCommunity(cdb, 'kept', { name: 'Kept' });
-      await cdb
-        .updateTable('communities')
-        .set({
-          storefront_config: JSON.stringify(STOREFRONT),
-          page_settings: JSON.stringify(PAGES),
-          landing_url: `${upstreamOrigin}/site`,
-        })
-        .where('id', '=', c.id)
-        .execute();
-      forgetCommunityCaches(cdb);
+      const c = await proxiedCommunity(cdb, 'kept');
       const cport = new URL(cached.url).port;
       const at = (path: string, headers: Record<string, string> = {}) =>
         rawRequest(cport, 'GET', path, { Host: `kept.localhost:${cport}`, ...headers });

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { prepareHtml } from '../../server/site/proxy/rewrite.ts';
-import { CONNECTIONS, DURATION, measure, start } from './load.ts';
+import { CONNECTIONS, DURATION, measure, row, start } from './load.ts';
 
 const TARGETS = { p50AddedMs: 5, ratioDirect: 0.5, ratioHello: 0.5, rssGrowthMb: 50 };
 const SVC_PORT = '3922';
@@ -150,8 +150,6 @@ async function main() {
         `(p99 ${proxiedLatency.p99} / ${directLatency.p99}); added ${added.toFixed(1)} ms (target at most ${TARGETS.p50AddedMs}): ` +
         `${verdict(added <= TARGETS.p50AddedMs)}`,
     );
-    const row = (m: Awaited<ReturnType<typeof measure>>) =>
-      `${m.title.padEnd(52)} ${m.reqPerSec.toFixed(0).padStart(8)} req/s   p99 ${String(m.p99).padStart(4)} ms   non-2xx ${m.non2xx}`;
     const directLoad = await measure('direct fetch of the upstream page', direct);
     const proxiedLoad = await measure('GET /blog/nocache through the proxy (cache off)', proxied, host);
     out(`${CONNECTIONS} connections, ${DURATION} s each:`);

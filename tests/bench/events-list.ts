@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CONNECTIONS, DURATION, measure, start } from './load.ts';
+import { CONNECTIONS, DURATION, measure, row, start } from './load.ts';
 
 const TARGET_RATIO = 0.6;
 
@@ -68,8 +68,6 @@ async function main() {
     );
 
     const ratio = events.reqPerSec / baseline.reqPerSec;
-    const row = (m: typeof baseline) =>
-      `${m.title.padEnd(52)} ${m.reqPerSec.toFixed(0).padStart(8)} req/s   p99 ${String(m.p99).padStart(4)} ms   non-2xx ${m.non2xx}`;
     process.stdout.write(
       `\n${CONNECTIONS} connections, ${DURATION} s each, ${os.cpus().length} cores, Node ${process.version}\n`,
     );

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { chromium, type Browser } from '@playwright/test';
-import { CONNECTIONS, DURATION, measure, start } from './load.ts';
+import { CONNECTIONS, DURATION, measure, row, start } from './load.ts';
 
 const TARGETS = { ratio: 0.5, p99Ms: 50, htmlGzipBytes: 30 * 1024, lcpMs: 1000, cls: 0, blockingMs: 50 };
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -134,13 +134,11 @@ async function main() {
       browserLike,
     );
     const ratio = events.reqPerSec / baseline.reqPerSec;
-    const row = (m: typeof baseline) =>
-      `${m.title.padEnd(48)} ${m.reqPerSec.toFixed(0).padStart(8)} req/s   p99 ${String(m.p99).padStart(4)} ms   non-2xx ${m.non2xx}`;
     out(
       `\nhosted site: ${CONNECTIONS} connections, ${DURATION} s each, ${os.cpus().length} cores, Node ${process.version}`,
     );
-    out(row(baseline));
-    out(row(events));
+    out(row(baseline, 48));
+    out(row(events, 48));
     out(
       `ratio: ${(ratio * 100).toFixed(1)}% of baseline (target ${TARGETS.ratio * 100}%): ${verdict(ratio >= TARGETS.ratio)}`,
     );

@@ -32,3 +32,9 @@ export async function measure(title: string, url: string, headers: Record<string
   const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
   return { title, reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
 }
+
+export type Measurement = Awaited<ReturnType<typeof measure>>;
+
+/** One measurement as a report line: the title padded to `width`, then req/s, p99 and the failures. */
+export const row = (m: Measurement, width = 52): string =>
+  `${m.title.padEnd(width)} ${m.reqPerSec.toFixed(0).padStart(8)} req/s   p99 ${String(m.p99).padStart(4)} ms   non-2xx ${m.non2xx}`;

@@ -15,10 +15,10 @@ import {
 import {
   createUpstreamClient,
   fetchUpstream,
-  UpstreamError,
   type UpstreamClient,
   type UpstreamResponse,
 } from '../../server/site/proxy/upstream.ts';
+import { failure } from './support/upstream-failure.ts';
 
 interface Fixture {
   headers: Record<string, string>;
@@ -77,15 +77,6 @@ async function bytesOf(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
-}
-
-async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UpstreamError);
-  return err as UpstreamError;
 }
 
 const PAGE = '<!doctype html><html><head><title>Blog</title></head><body><h1>Grüße, café ✓</h1></body></html>';

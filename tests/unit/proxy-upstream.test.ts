@@ -19,6 +19,7 @@ import {
   type UpstreamRequest,
 } from '../../server/site/proxy/upstream.ts';
 import type { LookupFn } from '../../server/webhooks/ssrf.ts';
+import { failure } from './support/upstream-failure.ts';
 
 interface Received {
   method: string;
@@ -113,15 +114,6 @@ function client(options: Partial<UpstreamClientOptions> = {}): UpstreamClient {
 
 function get(url: string, headers: Record<string, string> = {}): UpstreamRequest {
   return { url: new URL(url), method: 'GET', headers };
-}
-
-async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UpstreamError);
-  return err as UpstreamError;
 }
 
 async function text(body: Readable): Promise<string> {
