@@ -81,6 +81,16 @@ export const WEBHOOK_EVENTS = {
     ticketIds: z.array(Id),
     refundedAt: At,
   }),
+  // Once per broadcast (never a test send), when every recipient's message has been sent or has failed.
+  'broadcast.sent': z.strictObject({
+    broadcastId: Id,
+    subject: z.string(),
+    recipients: z.int().min(0),
+    sent: z.int().min(0),
+    failed: z.int().min(0),
+    sendAt: At,
+    completedAt: At,
+  }),
 } as const;
 
 export type WebhookEventName = keyof typeof WEBHOOK_EVENTS;

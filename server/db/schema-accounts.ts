@@ -58,6 +58,11 @@ export interface MailOutboxTable {
   eml_path: ColumnType<string | null, string | null | undefined, string | null>;
   /** The From it went out with (set when sent); null before. */
   from_address: ColumnType<string | null, string | null | undefined, string | null>;
+  // Broadcasts (migration 0022_broadcasts): the body is the broadcast's, rendered when sent.
+  /** The broadcast this message is one recipient's copy of; null for every other message. */
+  broadcast_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON BroadcastMergeFields (server/broadcasts/render.ts) for a broadcast's message; null otherwise. */
+  merge_fields: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccountTables {

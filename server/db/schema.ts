@@ -13,6 +13,7 @@ import type { SocialTables } from './schema-social.ts';
 import type { FriendTables } from './schema-friends.ts';
 import type { ApplicationTables } from './schema-applications.ts';
 import type { MembershipBillingTables } from './schema-membership-billing.ts';
+import type { BroadcastTables } from './schema-broadcasts.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -303,7 +304,8 @@ export interface Database
     TicketTables,
     DonationTables,
     ApplicationTables,
-    MembershipBillingTables {
+    MembershipBillingTables,
+    BroadcastTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;
