@@ -321,3 +321,33 @@ export const Me = z
   })
   .meta({ id: 'Me' });
 export type Me = z.infer<typeof Me>;
+
+export const BROADCAST_STATUSES = ['QUEUED', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
+export const BroadcastStatus = z.enum(BROADCAST_STATUSES);
+
+/** A broadcast e-mail (docs/api.md "Broadcasts"). Its body is not repeated here. */
+export const Broadcast = z
+  .object({
+    id: Uuid,
+    subject: z.string(),
+    status: BroadcastStatus,
+    test: z.boolean().describe('a test send: one copy marked [TEST] to `testTo`; never counts toward the limit'),
+    testTo: z.string().nullable(),
+    audience: z
+      .object({ segmentIds: z.array(Uuid) })
+      .nullable()
+      .describe('the segments whose ACCEPTED members it goes to; null = every ACCEPTED member'),
+    sendAt: IsoDateTime.describe('when it goes out (the request time for an immediate send); what the limit counts by'),
+    createdAt: IsoDateTime,
+    startedAt: IsoDateTime.nullable(),
+    completedAt: IsoDateTime.nullable(),
+    cancelledAt: IsoDateTime.nullable(),
+    counts: z.object({
+      recipients: z.int().describe('the audience when queued; from the start of sending, the messages written'),
+      sent: z.int(),
+      failed: z.int(),
+      unsubscribed: z.int().describe("members who unsubscribed with this broadcast's link"),
+    }),
+  })
+  .meta({ id: 'Broadcast' });
+export type Broadcast = z.infer<typeof Broadcast>;

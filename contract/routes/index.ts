@@ -3,6 +3,7 @@ import type { RouteDef } from '../route.ts';
 import * as articles from './articles.ts';
 import * as atlas from './atlas.ts';
 import * as auth from './auth.ts';
+import * as broadcasts from './broadcasts.ts';
 import * as communities from './communities.ts';
 import * as events from './events.ts';
 import * as members from './members.ts';
@@ -40,6 +41,7 @@ export const ROUTES: RouteDef[] = [
   ...atlas.ATLAS_ROUTES,
   ...segments.SEGMENT_ROUTES,
   ...applications.APPLICATION_ROUTES,
+  ...broadcasts.BROADCAST_ROUTES,
   ...rules.RULES_ROUTES,
   communities.getCommunity,
   communities.getCommunityByDomain,
@@ -53,6 +55,7 @@ export {
   articles,
   atlas,
   auth,
+  broadcasts,
   communities,
   donations,
   events,

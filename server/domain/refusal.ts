@@ -73,6 +73,16 @@ export interface RefusalDetails {
   installment_partial: { field: string };
   renews_needs_plan: { field: string };
   segment_name_taken: void;
+  // Broadcasts (server/domain/broadcasts.ts)
+  broadcasts_not_enabled: void;
+  broadcast_not_found: void;
+  /** A segment id of `audience.segmentIds` that is not a segment of this community. */
+  broadcast_segment_unknown: { segmentId: string };
+  broadcast_audience_empty: void;
+  /** QUEUED, SENDING or SENT: past the point a cancel can stop it. */
+  broadcast_not_cancellable: { status: string };
+  /** The 24 h limit: `retryAfter` seconds from now until it would fit, at `resetAt` (epoch s). */
+  broadcast_limit: { limit: number; retryAfter: number; resetAt: number };
   // Lists
   invalid_cursor: void;
   // Friends (server/domain/friends.ts)

@@ -84,6 +84,9 @@ export class RateLimits {
   }
 }
 
+/** Test sends of broadcasts per community per hour. */
+export const BROADCAST_TESTS_PER_HOUR = 20;
+
 export function connectRedis(url: string): Redis {
   return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
 }
@@ -124,5 +127,8 @@ export function createRateLimits(
   // account has the phone. Wrong codes count in sign-in-ip like wrong passwords.
   rl.define('sms-start-phone', { points: signIn.smsStartsPerPhone, durationSec: 60 * 60 });
   rl.define('sms-start-ip', { points: signIn.smsStartsPerIp, durationSec: 60 * 60 });
+  // Broadcast test sends (testTo) per community: they never count toward the 5-per-24h limit,
+  // so this is what keeps testTo from mailing an address over and over.
+  rl.define('broadcast-tests', { points: BROADCAST_TESTS_PER_HOUR, durationSec: 60 * 60 });
   return rl;
 }

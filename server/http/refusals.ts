@@ -225,6 +225,34 @@ export const REFUSALS = {
   conversation_not_found: fixed('NOT_FOUND', messages.conversationNotFound),
   message_not_in_conversation: fixed('INVALID_INPUT', messages.messageNotInConversation, { field: 'upTo' }),
 
+  broadcasts_not_enabled: fixed('FEATURE_NOT_ENABLED', messages.featureNotEnabled('Broadcasts')),
+  broadcast_not_found: fixed('NOT_FOUND', messages.broadcastNotFound),
+  broadcast_segment_unknown: {
+    code: 'UNPROCESSABLE',
+    status: 422,
+    message: (d) => messages.broadcastSegmentUnknown(d.segmentId),
+    extras: (d) => ({ field: 'audience.segmentIds', segmentId: d.segmentId }),
+  },
+  broadcast_audience_empty: fixed('UNPROCESSABLE', messages.broadcastAudienceEmpty, { field: 'audience' }),
+  broadcast_not_cancellable: {
+    code: 'INVALID_STATE',
+    status: 409,
+    message: (d) => messages.broadcastNotCancellable(d.status),
+    extras: (d) => ({ status: d.status }),
+  },
+  broadcast_limit: {
+    code: 'RATE_LIMITED',
+    status: 429,
+    message: (d) => messages.broadcastLimit(d.limit),
+    extras: (d) => ({ retryAfter: d.retryAfter }),
+    headers: (d) => ({
+      'Retry-After': String(d.retryAfter),
+      'X-RateLimit-Limit': String(d.limit),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(d.resetAt),
+    }),
+  },
+
   email_in_use: fixed('EMAIL_IN_USE', messages.emailInUse, { field: 'email' }),
   phone_in_use: fixed('PHONE_IN_USE', messages.phoneInUse, { field: 'phone' }),
   usertag_taken: fixed('USERTAG_TAKEN', messages.usertagTaken, { field: 'usertag' }),

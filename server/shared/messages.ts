@@ -126,6 +126,12 @@ export const messages = {
   friendRequestCooldown: 'This user turned down your last request recently; you can ask again later',
   hotspotNotFound: 'Hotspot not found in this community',
   segmentNotFound: 'Segment not found in this community',
+  broadcastNotFound: 'Broadcast not found in this community',
+  broadcastSegmentUnknown: (id: string) => `audience.segmentIds: ${id} is not a segment of this community`,
+  broadcastAudienceEmpty: 'The audience has nobody in it: no member who has not unsubscribed',
+  broadcastNotCancellable: (status: string) =>
+    `Only a SCHEDULED broadcast can be cancelled; this one is ${status} (being sent or sent)`,
+  broadcastLimit: (limit: number) => `At most ${limit} broadcasts per 24 hours per community; see Retry-After`,
   segmentNameTaken: 'Another segment of this community already has this name',
   installmentUnit: (missing: string[]) =>
     `The installment fields are set together or not at all: also send ${missing.join(', ')}`,

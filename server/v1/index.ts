@@ -14,6 +14,7 @@ import { atlasHandlers } from './atlas.ts';
 import { rulesHandlers } from './rules.ts';
 import { segmentHandlers } from './segments.ts';
 import { applicationHandlers } from './applications.ts';
+import { broadcastHandlers } from './broadcasts.ts';
 import { ticketHandlers } from './tickets.ts';
 import { donationHandlers } from './donations.ts';
 import { saleRouteDeps } from '../use-cases/checkout.ts';
@@ -37,6 +38,7 @@ export function v1Router(deps: RouteDeps): Router {
       handlerGroup(atlasHandlers, deps),
       handlerGroup(segmentHandlers, deps),
       handlerGroup(applicationHandlers, sales),
+      handlerGroup(broadcastHandlers, deps),
       handlerGroup(rulesHandlers, deps),
     ],
     deps,

@@ -747,6 +747,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/communities/{communityTag}/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List broadcasts
+         * @description Every broadcast of the community, test sends and cancelled ones included, newest first (by creation, ties by id). Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list; `status` keeps one status. Every broadcast route needs a secret key with `WRITE_BROADCASTS` (or `ADMIN`); the publishable key is refused. Without the broadcasts feature (`broadcasts` in the community's `features`) every route answers `403 FEATURE_NOT_ENABLED` after the key, scope and input checks.
+         */
+        get: operations["listBroadcasts"];
+        put?: never;
+        /**
+         * Send or schedule a broadcast e-mail
+         * @description Queues one e-mail to every ACCEPTED member, or to the members of `audience.segmentIds`; members who unsubscribed from the community's broadcasts are left out. `202 {id, status, recipients, sendAt}`: QUEUED for an immediate send, SCHEDULED with `sendAt`. Accepts `Idempotency-Key`.
+         *
+         *     - `subject`: one line, 1-200 characters after trimming.
+         *     - `html` (at most 200000 characters, sanitized like article content) and/or `text` (at most 100000); neither is `400 INVALID_INPUT` with `extras.field` = `html`. Without `text` the text part is derived from the html. `{{name}}` (in the subject, html or text) becomes each recipient's name.
+         *     - `audience.segmentIds`: 1-100 segment ids of this community; an unknown one is `422 UNPROCESSABLE` with `extras.field` = `audience.segmentIds`. An audience with nobody in it is `422 UNPROCESSABLE` (`extras.field` = `audience`).
+         *     - `sendAt`: an ISO 8601 date-time in the future, at most 30 days ahead (`400 INVALID_DATE` otherwise).
+         *     - `testTo`: sends one copy marked [TEST] to that address (no `sendAt`). A test never counts toward the limit; tests have their own budget of 20 per hour per community.
+         *
+         *     The limit: at most 5 sends in any rolling 24 h per community, each counted at its `sendAt` (cancelled ones and tests never). The 202 carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; a send that does not fit is `429 RATE_LIMITED` with `Retry-After` (seconds until it would fit), `X-RateLimit-Reset` (that time, epoch seconds) and `extras.retryAfter`, and changes nothing. Every broadcast route needs a secret key with `WRITE_BROADCASTS` (or `ADMIN`); the publishable key is refused. Without the broadcasts feature (`broadcasts` in the community's `features`) every route answers `403 FEATURE_NOT_ENABLED` after the key, scope and input checks.
+         */
+        post: operations["createBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/communities/{communityTag}/broadcasts/{broadcastId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one broadcast
+         * @description Its status (QUEUED, SCHEDULED, SENDING, SENT, CANCELLED) and counts. Another community's broadcast, or none, is 404 "Broadcast not found in this community". Every broadcast route needs a secret key with `WRITE_BROADCASTS` (or `ADMIN`); the publishable key is refused. Without the broadcasts feature (`broadcasts` in the community's `features`) every route answers `403 FEATURE_NOT_ENABLED` after the key, scope and input checks.
+         */
+        get: operations["getBroadcast"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled broadcast
+         * @description A SCHEDULED broadcast becomes CANCELLED (200, the broadcast) and stops counting toward the limit. One that is QUEUED, SENDING or SENT is `409 INVALID_STATE`: it is being sent or was sent. Cancelling a CANCELLED broadcast again answers 200 with it unchanged. Another community's broadcast, or none, is 404. Accepts `Idempotency-Key`. Every broadcast route needs a secret key with `WRITE_BROADCASTS` (or `ADMIN`); the publishable key is refused. Without the broadcasts feature (`broadcasts` in the community's `features`) every route answers `403 FEATURE_NOT_ENABLED` after the key, scope and input checks.
+         */
+        delete: operations["cancelBroadcast"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/communities/{communityTag}/rules/accept": {
         parameters: {
             query?: never;
@@ -1767,6 +1823,48 @@ export interface components {
                 startUrl: string;
             }[];
         };
+        Broadcast: {
+            /** Format: uuid */
+            id: string;
+            subject: string;
+            /** @enum {string} */
+            status: "QUEUED" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
+            /** @description a test send: one copy marked [TEST] to `testTo`; never counts toward the limit */
+            test: boolean;
+            testTo: string | null;
+            /** @description the segments whose ACCEPTED members it goes to; null = every ACCEPTED member */
+            audience: {
+                segmentIds: string[];
+            } | null;
+            /**
+             * Format: date-time
+             * @description when it goes out (the request time for an immediate send); what the limit counts by
+             */
+            sendAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            completedAt: string | null;
+            cancelledAt: string | null;
+            counts: {
+                /** @description the audience when queued; from the start of sending, the messages written */
+                recipients: number;
+                sent: number;
+                failed: number;
+                /** @description members who unsubscribed with this broadcast's link */
+                unsubscribed: number;
+            };
+        };
+        BroadcastQueued: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "QUEUED" | "SCHEDULED";
+            /** @description the audience now (1 for a test send) */
+            recipients: number;
+            /** Format: date-time */
+            sendAt: string;
+        };
         CheckEmailResult: {
             /** @description true when the address has a membership (any status) in this community */
             exists: boolean;
@@ -1831,6 +1929,28 @@ export interface components {
             excerpt?: string | null;
             category?: string | null;
             bannerUrl?: string | null;
+        };
+        CreateBroadcast: {
+            /** @description one line; `{{name}}` allowed */
+            subject: string;
+            /** @description HTML, sanitized on write like article content; `{{name}}` allowed */
+            html?: string;
+            /** @description the plain-text part; derived from `html` when absent */
+            text?: string;
+            /** @description the members of these segments; absent = every ACCEPTED member */
+            audience?: {
+                segmentIds: string[];
+            };
+            /**
+             * Format: date-time
+             * @description schedules the send (in the future, at most 30 days ahead); default now
+             */
+            sendAt?: string;
+            /**
+             * Format: email
+             * @description sends one copy marked [TEST] to this address instead; never counts
+             */
+            testTo?: string;
         };
         CreateConversation: {
             /** @description the other participants (the caller is added) */
@@ -6318,6 +6438,447 @@ export interface operations {
             };
             /** @description The service or its database is temporarily unavailable; retry with backoff. Codes: `SERVICE_UNAVAILABLE`. */
             503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBroadcasts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+                status?: "QUEUED" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of broadcasts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBroadcast: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBroadcast"];
+            };
+        };
+        responses: {
+            /** @description Queued or scheduled */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastQueued"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+                broadcastId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelBroadcast: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                broadcastId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast, cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -1,0 +1,286 @@
+// Broadcasts as the API sees them: create (the audience count, the 24 h limit), list, get, cancel.
+// Delivery is server/broadcasts (the dispatcher claims the rows written here).
+//
+// The limit: every row that is not a test and not CANCELLED counts at its send_at, and a new send
+// at time c fits when, with it added, no rolling 24 h window (t - 24h, t] holds more than
+// BROADCASTS_PER_DAY. The rows are read and the new one inserted in one transaction holding a lock
+// on the community row (PostgreSQL: SELECT ... FOR UPDATE, which also serializes other processes;
+// SQLite: one connection, so transactions of a process never interleave), so concurrent sends
+// cannot both see the last free place.
+import { PostgresAdapter, type Selectable } from 'kysely';
+import { BROADCASTS_PER_DAY } from '../../contract/routes/broadcasts.ts';
+import type { Broadcast } from '../../contract/resources.ts';
+import { afterCommit, type Db, type Trx } from '../db/index.ts';
+import { newId, parseJson } from '../db/ids.ts';
+import type { BroadcastsTable, BroadcastStatus } from '../db/schema-broadcasts.ts';
+import { countAudience } from '../broadcasts/audience.ts';
+import { prepareBroadcastContent } from '../broadcasts/content.ts';
+import { wakeBroadcastDispatchers } from '../broadcasts/wake.ts';
+import { hasFeature } from './communities.ts';
+import { Refusal } from './refusal.ts';
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface NewBroadcast {
+  subject: string;
+  html?: string;
+  text?: string;
+  audience?: { segmentIds: string[] };
+  /** ISO date-time; absent = now. */
+  sendAt?: string;
+  testTo?: string;
+}
+
+export interface QueuedBroadcast {
+  id: string;
+  status: 'QUEUED' | 'SCHEDULED';
+  recipients: number;
+  sendAt: string;
+  /** The limit after this send (absent for a test send, which does not count). */
+  limit?: { limit: number; remaining: number; resetAt: number };
+}
+
+/** Refuses a community without the broadcasts feature (or no community at all). */
+export async function assertBroadcastsEnabled(db: Db | Trx, communityId: string): Promise<void> {
+  const community = await db
+    .selectFrom('communities')
+    .select('features')
+    .where('id', '=', communityId)
+    .executeTakeFirst();
+  if (!community) throw new Refusal('community_not_found');
+  if (!hasFeature(community, 'broadcasts')) throw new Refusal('broadcasts_not_enabled');
+}
+
+/** The most sends any window (t - 24h, t] containing `at` holds, counting one more at `at`. */
+export function busiestWindow(counted: readonly number[], at: number): number {
+  // Only windows ending at `at` or at a counted send within 24 h after it can change: a window's
+  // count only rises where a send is.
+  let most = 0;
+  for (const end of [at, ...counted.filter((t) => t >= at && t < at + DAY_MS)]) {
+    const inWindow = counted.filter((t) => t > end - DAY_MS && t <= end).length + 1;
+    most = Math.max(most, inWindow);
+  }
+  return most;
+}
+
+/**
+ * The earliest time >= `at` a send fits, given the counted sends' times (ms). A send's weight
+ * leaves a window when the window's start passes it, so the candidates are `at` and each counted
+ * send + 24 h; the first that fits is the answer.
+ */
+export function earliestFit(counted: readonly number[], at: number, limit = BROADCASTS_PER_DAY): number {
+  const candidates = [at, ...counted.map((t) => t + DAY_MS).filter((t) => t > at)].sort((a, b) => a - b);
+  for (const c of candidates) if (busiestWindow(counted, c) <= limit) return c;
+  // Unreachable: at the last send + 24 h no counted send is in any window at or after it.
+  return candidates[candidates.length - 1];
+}
+
+async function lockCommunity(trx: Trx, communityId: string): Promise<void> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    await trx.selectFrom('communities').select('id').where('id', '=', communityId).forUpdate().execute();
+  }
+}
+
+/** The counted sends whose time can share a 24 h window with `at` (ms since the epoch). */
+async function countedAround(trx: Trx, communityId: string, at: number): Promise<number[]> {
+  const rows = await trx
+    .selectFrom('broadcasts')
+    .select('send_at')
+    .where('community_id', '=', communityId)
+    .where('test_to', 'is', null)
+    .where('status', '<>', 'CANCELLED')
+    .where('send_at', '>', new Date(at - DAY_MS).toISOString())
+    .where('send_at', '<', new Date(at + DAY_MS).toISOString())
+    .execute();
+  return rows.map((r) => Date.parse(r.send_at));
+}
+
+/** Every segment id is one of this community's, or the first that is not is refused. */
+async function assertSegmentsOfCommunity(trx: Trx, communityId: string, segmentIds: readonly string[]) {
+  const found = await trx
+    .selectFrom('segments')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('id', 'in', [...segmentIds])
+    .execute();
+  const known = new Set(found.map((r) => r.id));
+  const unknown = segmentIds.find((id) => !known.has(id));
+  if (unknown !== undefined) throw new Refusal('broadcast_segment_unknown', { segmentId: unknown });
+}
+
+/**
+ * Queues (or schedules) a broadcast: one row, in the caller's transaction, and the dispatchers
+ * woken once it commits. Refusals leave nothing behind: the transaction rolls back.
+ */
+export async function createBroadcast(
+  trx: Trx,
+  communityId: string,
+  input: NewBroadcast,
+  now = Date.now(),
+): Promise<QueuedBroadcast> {
+  await assertBroadcastsEnabled(trx, communityId);
+  const segmentIds = input.audience ? [...new Set(input.audience.segmentIds)] : null;
+  if (segmentIds) await assertSegmentsOfCommunity(trx, communityId, segmentIds);
+  const test = input.testTo !== undefined;
+  const sendAt = input.sendAt !== undefined ? Date.parse(input.sendAt) : now;
+
+  let limit: QueuedBroadcast['limit'];
+  if (!test) {
+    // Taken before the window is read, so the next send in waits for this one's row.
+    await lockCommunity(trx, communityId);
+    const counted = await countedAround(trx, communityId, sendAt);
+    const busiest = busiestWindow(counted, sendAt);
+    if (busiest > BROADCASTS_PER_DAY) {
+      const fits = earliestFit(counted, sendAt);
+      const retryAfter = Math.max(1, Math.ceil((fits - now) / 1000));
+      throw new Refusal('broadcast_limit', {
+        limit: BROADCASTS_PER_DAY,
+        retryAfter,
+        resetAt: Math.ceil(fits / 1000),
+      });
+    }
+    // When the window this send is in has room again: its oldest send turns 24 h old.
+    const inWindow = [...counted.filter((t) => t > sendAt - DAY_MS && t <= sendAt), sendAt];
+    limit = {
+      limit: BROADCASTS_PER_DAY,
+      remaining: BROADCASTS_PER_DAY - busiest,
+      resetAt: Math.ceil((Math.min(...inWindow) + DAY_MS) / 1000),
+    };
+  }
+
+  const recipients = test ? 1 : await countAudience(trx, { communityId, segmentIds });
+  if (recipients === 0) throw new Refusal('broadcast_audience_empty');
+
+  const content = prepareBroadcastContent({ html: input.html, text: input.text });
+  const id = newId();
+  const status = input.sendAt !== undefined ? 'SCHEDULED' : 'QUEUED';
+  const sendAtIso = new Date(sendAt).toISOString();
+  await trx
+    .insertInto('broadcasts')
+    .values({
+      id,
+      community_id: communityId,
+      subject: input.subject,
+      html: content.html,
+      text: content.text,
+      audience_segment_ids: segmentIds ? JSON.stringify(segmentIds) : null,
+      test_to: input.testTo ?? null,
+      status,
+      send_at: sendAtIso,
+      recipients,
+      created_at: new Date(now).toISOString(),
+    })
+    .execute();
+  afterCommit(trx, wakeBroadcastDispatchers);
+  return { id, status, recipients, sendAt: sendAtIso, ...(limit ? { limit } : {}) };
+}
+
+type Row = Pick<
+  Selectable<BroadcastsTable>,
+  | 'id'
+  | 'subject'
+  | 'status'
+  | 'test_to'
+  | 'audience_segment_ids'
+  | 'send_at'
+  | 'created_at'
+  | 'started_at'
+  | 'completed_at'
+  | 'cancelled_at'
+  | 'recipients'
+  | 'sent_count'
+  | 'failed_count'
+  | 'unsubscribed_count'
+>;
+
+const COLUMNS = [
+  'id',
+  'subject',
+  'status',
+  'test_to',
+  'audience_segment_ids',
+  'send_at',
+  'created_at',
+  'started_at',
+  'completed_at',
+  'cancelled_at',
+  'recipients',
+  'sent_count',
+  'failed_count',
+  'unsubscribed_count',
+] as const;
+
+function toBroadcast(row: Row): Broadcast {
+  const segmentIds = parseJson<string[] | null>(row.audience_segment_ids, null);
+  return {
+    id: row.id,
+    subject: row.subject,
+    status: row.status,
+    test: row.test_to !== null,
+    testTo: row.test_to,
+    audience: segmentIds ? { segmentIds } : null,
+    sendAt: row.send_at,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    cancelledAt: row.cancelled_at,
+    counts: {
+      recipients: Number(row.recipients),
+      sent: Number(row.sent_count),
+      failed: Number(row.failed_count),
+      unsubscribed: Number(row.unsubscribed_count),
+    },
+  };
+}
+
+/** A page of the community's broadcasts, newest first (ties by id, so pages neither skip nor repeat). */
+export async function listBroadcasts(
+  db: Db,
+  communityId: string,
+  opts: { limit: number; offset: number; status?: BroadcastStatus },
+): Promise<{ items: Broadcast[]; total: number }> {
+  let base = db.selectFrom('broadcasts').where('community_id', '=', communityId);
+  if (opts.status) base = base.where('status', '=', opts.status);
+  const [rows, total] = await Promise.all([
+    base
+      .select(COLUMNS)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(opts.limit)
+      .offset(opts.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toBroadcast), total: Number(total.n) };
+}
+
+export async function getBroadcast(db: Db | Trx, communityId: string, id: string): Promise<Broadcast> {
+  const row = await db
+    .selectFrom('broadcasts')
+    .select(COLUMNS)
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw new Refusal('broadcast_not_found');
+  return toBroadcast(row);
+}
+
+/**
+ * SCHEDULED -> CANCELLED, by one conditional update, so a dispatcher claiming the row at the same
+ * moment and this cancel cannot both win. CANCELLED again is answered unchanged; anything else
+ * has started (or is about to) and is refused.
+ */
+export async function cancelBroadcast(trx: Trx, communityId: string, id: string, now = Date.now()) {
+  await assertBroadcastsEnabled(trx, communityId);
+  const changed = await trx
+    .updateTable('broadcasts')
+    .set({ status: 'CANCELLED', cancelled_at: new Date(now).toISOString() })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .where('status', '=', 'SCHEDULED')
+    .executeTakeFirst();
+  const current = await getBroadcast(trx, communityId, id);
+  if (Number(changed.numUpdatedRows) === 0 && current.status !== 'CANCELLED')
+    throw new Refusal('broadcast_not_cancellable', { status: current.status });
+  return current;
+}
