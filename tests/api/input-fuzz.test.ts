@@ -62,6 +62,23 @@ beforeAll(async () => {
   await seedDemo(db, { baseUrl: 'http://localhost:3000' });
   const community = await db.selectFrom('communities').select('id').where('tag', '=', 'demo').executeTakeFirstOrThrow();
   secretKey = await makeKey(db, community.id, ['ADMIN']);
+  // Broadcasts on, so their handlers (not only the feature refusal) see the generated input.
+  const { features } = await db
+    .selectFrom('communities')
+    .select('features')
+    .where('id', '=', community.id)
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('communities')
+    .set({ features: JSON.stringify([...new Set([...(JSON.parse(features) as string[]), 'broadcasts'])]) })
+    .where('id', '=', community.id)
+    .execute();
+  const scheduled = await s.request('/v1/communities/demo/broadcasts', {
+    method: 'POST',
+    key: secretKey,
+    json: { subject: 'Fuzz', text: 'T', sendAt: new Date(Date.now() + 86_400_000).toISOString() },
+  });
+  if (scheduled.status !== 202) throw new Error(`broadcast setup: ${scheduled.status} ${scheduled.text}`);
   const member = await db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
@@ -97,6 +114,7 @@ beforeAll(async () => {
     ),
     usertag: await column(db.selectFrom('users').select('usertag').execute(), 'usertag'),
     conversationId: await column(db.selectFrom('conversations').select('id').execute(), 'id'),
+    broadcastId: [scheduled.body.id as string],
     hostname: [HOSTED],
     provider: ['google', 'slack', 'discord'],
   });
