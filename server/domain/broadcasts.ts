@@ -4,7 +4,7 @@
 // The limit: every row that is not a test and not CANCELLED counts at its send_at, and a new send
 // at time c fits when, with it added, no rolling 24 h window (t - 24h, t] holds more than
 // BROADCASTS_PER_DAY. The rows are read and the new one inserted in one transaction holding a lock
-// on the community row (PostgreSQL: SELECT ... FOR UPDATE, which also serializes other processes;
+// on the community row (PostgreSQL: SELECT ... FOR NO KEY UPDATE, which also serializes other processes;
 // SQLite: one connection, so transactions of a process never interleave), so concurrent sends
 // cannot both see the last free place.
 import { PostgresAdapter, type Selectable } from 'kysely';
@@ -75,9 +75,14 @@ export function earliestFit(counted: readonly number[], at: number, limit = BROA
   return candidates[candidates.length - 1];
 }
 
+/**
+ * PostgreSQL: FOR NO KEY UPDATE conflicts with itself, so sends of one community queue here, but
+ * not with the KEY SHARE lock a foreign-key check takes, so inserts that reference the community
+ * elsewhere (memberships, orders) never wait for a send. SQLite: nothing to take (see the header).
+ */
 async function lockCommunity(trx: Trx, communityId: string): Promise<void> {
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    await trx.selectFrom('communities').select('id').where('id', '=', communityId).forUpdate().execute();
+    await trx.selectFrom('communities').select('id').where('id', '=', communityId).forNoKeyUpdate().execute();
   }
 }
 

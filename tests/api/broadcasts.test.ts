@@ -326,6 +326,8 @@ describe('error', () => {
       'tomorrow',
       '2026-13-01T00:00:00Z',
       '2026-02-30T25:00:00Z',
+      // Not a day of November: Date.parse would read it as December 1st.
+      `${new Date().getUTCFullYear()}-11-31T12:00:00Z`,
       new Date(Date.now() - 60_000).toISOString(),
       new Date(Date.now() + 31 * DAY).toISOString(),
       '9999-12-31T23:59:59Z',
