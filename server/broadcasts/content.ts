@@ -2,8 +2,11 @@
 // derived from that sanitized html. The dispatcher's render replaces `{{name}}` per recipient in
 // both, so the derivation must keep the placeholder intact (no upper-cased headings, no wrapping
 // inside the braces).
+//
+// The sanitizer is handed in (server/domain/broadcasts.ts passes sanitizeArticleHtml): domain/
+// imports this folder (the audience, the wake-up), so this folder importing domain/ would make
+// the folder cycle tests/unit/architecture.test.ts refuses.
 import { convert } from 'html-to-text';
-import { sanitizeArticleHtml } from '../domain/article-html.ts';
 
 export interface BroadcastContentInput {
   html?: string | null;
@@ -43,8 +46,11 @@ export function htmlToText(html: string): string {
  * body without both). An html that sanitizes to nothing visible still derives a text part; the
  * caller decides whether an empty result is acceptable.
  */
-export function prepareBroadcastContent(input: BroadcastContentInput): BroadcastContent {
-  const html = input.html === undefined || input.html === null ? null : sanitizeArticleHtml(input.html);
+export function prepareBroadcastContent(
+  input: BroadcastContentInput,
+  sanitizeHtml: (html: string) => string,
+): BroadcastContent {
+  const html = input.html === undefined || input.html === null ? null : sanitizeHtml(input.html);
   const given = input.text === undefined || input.text === null ? null : input.text;
   const text = given ?? (html === null ? '' : htmlToText(html));
   return { html, text };

@@ -16,6 +16,7 @@ import type { BroadcastsTable, BroadcastStatus } from '../db/schema-broadcasts.t
 import { countAudience } from '../broadcasts/audience.ts';
 import { prepareBroadcastContent } from '../broadcasts/content.ts';
 import { wakeBroadcastDispatchers } from '../broadcasts/wake.ts';
+import { sanitizeArticleHtml } from './article-html.ts';
 import { hasFeature } from './communities.ts';
 import { Refusal } from './refusal.ts';
 
@@ -156,7 +157,7 @@ export async function createBroadcast(
   const recipients = test ? 1 : await countAudience(trx, { communityId, segmentIds });
   if (recipients === 0) throw new Refusal('broadcast_audience_empty');
 
-  const content = prepareBroadcastContent({ html: input.html, text: input.text });
+  const content = prepareBroadcastContent({ html: input.html, text: input.text }, sanitizeArticleHtml);
   const id = newId();
   const status = input.sendAt !== undefined ? 'SCHEDULED' : 'QUEUED';
   const sendAtIso = new Date(sendAt).toISOString();

@@ -1,6 +1,9 @@
 // prepareBroadcastContent: what a broadcast stores for its html and text parts.
 import { describe, expect, it } from 'vitest';
-import { htmlToText, prepareBroadcastContent } from '../../server/broadcasts/content.ts';
+import { htmlToText, prepareBroadcastContent as prepare } from '../../server/broadcasts/content.ts';
+import { sanitizeArticleHtml } from '../../server/domain/article-html.ts';
+
+const prepareBroadcastContent = (input: Parameters<typeof prepare>[0]) => prepare(input, sanitizeArticleHtml);
 
 describe('prepareBroadcastContent', () => {
   it('sanitizes the html with the article sanitizer', () => {
