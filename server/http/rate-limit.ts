@@ -84,8 +84,9 @@ export class RateLimits {
   }
 }
 
-/** Test sends of broadcasts per community per hour. */
+/** Test sends of broadcasts per community per hour, in this bucket (server/v1/broadcasts.ts). */
 export const BROADCAST_TESTS_PER_HOUR = 20;
+export const BROADCAST_TESTS_BUCKET = 'broadcast-tests';
 
 export function connectRedis(url: string): Redis {
   return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
@@ -129,6 +130,6 @@ export function createRateLimits(
   rl.define('sms-start-ip', { points: signIn.smsStartsPerIp, durationSec: 60 * 60 });
   // Broadcast test sends (testTo) per community: they never count toward the 5-per-24h limit,
   // so this is what keeps testTo from mailing an address over and over.
-  rl.define('broadcast-tests', { points: BROADCAST_TESTS_PER_HOUR, durationSec: 60 * 60 });
+  rl.define(BROADCAST_TESTS_BUCKET, { points: BROADCAST_TESTS_PER_HOUR, durationSec: 60 * 60 });
   return rl;
 }

@@ -1,18 +1,17 @@
 // Broadcasts: send or schedule, list, get, cancel (server/domain/broadcasts.ts).
 import * as routes from '../../contract/routes/broadcasts.ts';
 import * as broadcasts from '../domain/broadcasts.ts';
+import { BROADCAST_TESTS_BUCKET } from '../http/rate-limit.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
-
-/** The budget of test sends, apart from the 24 h limit they never count toward (rate-limit.ts). */
-export const BROADCAST_TESTS_BUCKET = 'broadcast-tests';
 
 async function createBroadcast(
   { body, key, res, transaction }: HandlerContext<typeof routes.createBroadcast>,
   { db, rateLimits }: RouteDeps,
 ) {
   if (body.testTo !== undefined) {
-    // Judged first, so a community without broadcasts spends nothing of its test budget.
+    // Test sends never count toward the 24 h limit; this budget is what holds them back. Judged
+    // after the feature, so a community without broadcasts spends nothing of it.
     await broadcasts.assertBroadcastsEnabled(db, key.communityId);
     await rateLimits.consume(BROADCAST_TESTS_BUCKET, key.communityId, res);
   }
