@@ -501,6 +501,8 @@ async function queueRecipients(kind: string): Promise<void> {
     clearInterval(sampler);
   }
   const written = await outboxRows(db, answer.id!);
+  // What sending took meanwhile: ~0 with the stalled SMTP port, the worker's pace with .eml files.
+  const attempted = await outboxRows(db, answer.id!, true);
   if (written !== RECIPIENTS) errors.push(`${kind} queue: ${written} outbox rows for ${RECIPIENTS} recipients`);
   const growth = peak - baseline;
   lines.push(
@@ -512,6 +514,12 @@ async function queueRecipients(kind: string): Promise<void> {
       met: written === RECIPIENTS && expandedMs / 1000 <= TARGETS.queueSeconds,
     },
     {
+      title: `${kind}:   of which the mail worker claimed meanwhile`,
+      value: `${attempted} (mail worker: ${MAIL_MODE})`,
+      target: '',
+      met: null,
+    },
+    {
       title: `${kind}: server RSS growth while queueing`,
       value: `${growth.toFixed(1)} MB (${baseline.toFixed(0)} -> peak ${peak.toFixed(0)} MB)`,
       target: `< ${TARGETS.rssGrowthMb} MB`,
@@ -520,13 +528,14 @@ async function queueRecipients(kind: string): Promise<void> {
   );
 }
 
-async function outboxRows(db: Db, broadcastId: string): Promise<number> {
-  const row = await db
+/** The broadcast's outbox rows; with `attempted`, only those a mail worker has claimed at least once. */
+async function outboxRows(db: Db, broadcastId: string, attempted = false): Promise<number> {
+  let q = db
     .selectFrom('mail_outbox')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('broadcast_id', '=', broadcastId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .where('broadcast_id', '=', broadcastId);
+  if (attempted) q = q.where('attempts', '>', 0);
+  return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
 // --- report ------------------------------------------------------------------------------------
