@@ -402,7 +402,8 @@ async function startServer(
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // Its log (stdout) only when asked for: BENCH_LOG_LEVEL=info shows each message the worker sends.
+    stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   undo.push(async () => {
@@ -516,11 +517,13 @@ async function checkProgress(server: BroadcastServer, id: string, started: numbe
     .where('id', '=', id)
     .executeTakeFirst();
   const written = await outboxRows(server.db, id);
+  const hint = !row?.expanded_at
+    ? 'is the dispatcher (server/broadcasts/dispatcher.ts) started in server/main.ts' +
+      (what === 'expanding' && MAIL_MODE === 'off' ? ', and not switched off with SVC_MAIL_WORKER=false?' : '?')
+    : 'the mail worker has not sent every message (its log: BENCH_LOG_LEVEL=info)';
   throw new Error(
     `${server.kind}: broadcast ${id} still ${what} after ${deadlineMs / 1000} s (status ${row?.status}, ` +
-      `expanded_at ${row?.expanded_at ?? 'null'}, ${written} outbox rows): is the dispatcher ` +
-      '(server/broadcasts/dispatcher.ts) started in server/main.ts' +
-      (MAIL_MODE === 'off' ? ', and not switched off with SVC_MAIL_WORKER=false?' : '?'),
+      `expanded_at ${row?.expanded_at ?? 'null'}, ${written} outbox rows): ${hint}`,
   );
 }
 
@@ -550,7 +553,7 @@ async function queueRecipients(kind: string): Promise<void> {
     for (;;) {
       const row = await db.selectFrom('broadcasts').select('expanded_at').where('id', '=', id).executeTakeFirst();
       if (row?.expanded_at) break;
-      await checkProgress(server, id, started, EXPAND_DEADLINE_MS, 'not expanded');
+      await checkProgress(server, id, started, EXPAND_DEADLINE_MS, 'expanding');
       await new Promise((r) => setTimeout(r, 20));
     }
     expandedMs = performance.now() - started;
