@@ -21,9 +21,10 @@ import type { MailTransport } from '../../server/mail/transport.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
 import { broadcastRow, dispatcherFor, queueBroadcast, tokensOf } from './support/broadcasts.ts';
 import { makeCommunity, makeMembership, makeSegment, makeUser } from './support/factory.ts';
-import { startTestServer, type TestServer } from './support/harness.ts';
+import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 import { decoded, parseMime, partOfType } from './support/mime.ts';
 import { rawRequest } from './support/raw-http.ts';
+import { runSvc, schemaUrl } from './support/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-broadcasts-'));
 const dataDir = path.join(tmp, 'data');
@@ -189,7 +190,8 @@ async function send(worker: MailDeliveryWorker): Promise<void> {
 beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   smtpPort = (smtp.server.address() as { port: number }).port;
-  server = await startTestServer({ env: { SVC_DATA_DIR: dataDir } });
+  // On SQLite, the file in SVC_DATA_DIR, so `svc` sees the same data (and the same master key).
+  server = await startTestServer({ sqliteFile: path.join(dataDir, 'svc.db'), env: { SVC_DATA_DIR: dataDir } });
   db = server.database.db;
   port = new URL(server.url).port;
 });
@@ -478,6 +480,31 @@ describe('happy', () => {
     expect((await unsubscribed(c.id)).map((u) => u.user_id)).toEqual([ada.id]);
     const after = await rawRequest(port, 'GET', link.path, { Host: link.host });
     expect(after.text).toContain('You are unsubscribed');
+  });
+
+  it('svc broadcasts unsubscribe applies the subject of a mailto request', async () => {
+    const c = await club();
+    const ada = await member(c.id);
+    const id = await queueBroadcast(db, c.id, { subject: 'Hi', text: 'Hi.' });
+    await send(emlWorker());
+    const row = (await outboxOf(id))[0];
+    const env = {
+      SVC_DATA_DIR: dataDir,
+      DATABASE_URL:
+        onPostgres && server.databaseTarget.kind === 'postgres' ? schemaUrl(server.databaseTarget.schema!) : '',
+      REDIS_URL: '',
+    };
+    const run = await runSvc(['broadcasts', 'unsubscribe', `unsubscribe ${linkOf(row).token}`], env);
+    expect([run.code, run.stdout.trim()]).toEqual([0, `unsubscribed: ${ada.email} from ${c.tag}'s broadcasts`]);
+    expect((await unsubscribed(c.id)).map((u) => u.user_id)).toEqual([ada.id]);
+    expect((await broadcastRow(db, id)).unsubscribed_count).toBe(1);
+    const again = await runSvc(['broadcasts', 'unsubscribe', linkOf(row).url.href], env);
+    expect([again.code, again.stdout.trim()]).toEqual([
+      0,
+      `already unsubscribed: ${ada.email} from ${c.tag}'s broadcasts`,
+    ]);
+    const forged = await runSvc(['broadcasts', 'unsubscribe', `${linkOf(row).token}x`], env);
+    expect([forged.code, forged.stderr]).toEqual([1, expect.stringContaining('not a valid unsubscribe token')]);
   });
 
   it("shows a SENT broadcast as its web version on the feed to its audience, with the viewer's name", async () => {
