@@ -149,8 +149,8 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
       const ctx = contextFor(req, community, ANONYMOUS, formKey);
       try {
         const page = await run(tokens, deps.db, req, community);
-        // The token is in the URL: no other site learns it from a link on this page.
-        res.setHeader('Referrer-Policy', 'no-referrer');
+        // The token is in the URL; the site's Referrer-Policy (strict-origin-when-cross-origin)
+        // already keeps the path and query from any other site a link on this page leads to.
         sendSitePage(res, ctx.chrome, { ...page, cache: 'private' });
       } catch (err) {
         sendError(deps, req, res, ctx, err);
