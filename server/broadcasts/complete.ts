@@ -42,12 +42,21 @@ export async function completeIfDone(trx: Trx, broadcastId: string): Promise<boo
 
 /** One message's outcome on its broadcast's counters, then the completion check (in the worker's transaction). */
 export async function countBroadcastOutcome(trx: Trx, broadcastId: string, outcome: 'sent' | 'failed'): Promise<void> {
-  await trx
+  const counted = await trx
     .updateTable('broadcasts')
     .set((eb) =>
       outcome === 'sent' ? { sent_count: eb('sent_count', '+', 1) } : { failed_count: eb('failed_count', '+', 1) },
     )
     .where('id', '=', broadcastId)
-    .execute();
-  await completeIfDone(trx, broadcastId);
+    .returning(['status', 'expanded_at', 'sent_count', 'failed_count', 'recipients'])
+    .executeTakeFirst();
+  // The counter update holds the row's lock to the end of the transaction, so what it returns is
+  // current: most messages are not the last, and skip the completion statement.
+  if (
+    counted &&
+    counted.status === 'SENDING' &&
+    counted.expanded_at !== null &&
+    Number(counted.sent_count) + Number(counted.failed_count) >= Number(counted.recipients)
+  )
+    await completeIfDone(trx, broadcastId);
 }
