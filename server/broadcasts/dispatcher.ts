@@ -1,6 +1,6 @@
 // The broadcast dispatcher: runs beside the mail worker (unless SVC_MAIL_WORKER=false), claims a
 // due broadcast with a lease and expands its audience into the mail outbox, where the mail worker
-// sends it (and renders each copy: server/broadcasts/render.ts).
+// sends it (and renders each copy: server/mail/broadcast-render.ts).
 //
 // Expansion is batches of EXPANSION_BATCH members in membership-id order (audienceBatch). Each
 // batch is one transaction that writes its outbox rows and moves `expansion_cursor` past them,
@@ -8,7 +8,7 @@
 // whoever claims the broadcast next resumes after the last committed batch. So every member gets
 // exactly one message, and no more than one batch is ever in memory. The last batch stamps
 // `expanded_at` and sets `recipients` to the messages written (the audience may have changed since
-// it was counted at queue time), then runs the completion check (server/broadcasts/complete.ts).
+// it was counted at queue time), then runs the completion check (server/mail/broadcast-outcome.ts).
 //
 // Woken at once for broadcasts queued in this process (onNewBroadcast); otherwise it polls, and
 // sleeps no later than the next SCHEDULED broadcast's send_at.
@@ -19,9 +19,9 @@ import { transaction, afterCommit, type Db, type Dialect, type Trx } from '../db
 import { newId, nowIso, parseJson } from '../db/ids.ts';
 import { wakeMailWorkers } from '../mail/wake.ts';
 import { audienceBatch, type Audience } from './audience.ts';
-import { completeIfDone } from './complete.ts';
+import { completeIfDone } from '../mail/broadcast-outcome.ts';
 import { communitySiteOrigin, unsubscribeUrl } from './links.ts';
-import { renderSubject, type MergeFields } from './render.ts';
+import { renderSubject, type MergeFields } from '../mail/broadcast-render.ts';
 import type { UnsubscribeTokens } from './unsubscribe-token.ts';
 import { onNewBroadcast } from './wake.ts';
 

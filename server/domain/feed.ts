@@ -11,7 +11,7 @@ import { Refusal } from './refusal.ts';
 import type { Db } from '../db/index.ts';
 import { visibleTo, type EventAudience } from './events.ts';
 import { escapeHtml } from '../shared/html.ts';
-import { mergeHtml, mergeText } from '../broadcasts/render.ts';
+import { mergeHtml, mergeText } from '../mail/broadcast-render.ts';
 
 export interface FeedPost {
   /** `<kind>-<row id>`. */

@@ -11,7 +11,7 @@ import { envelopeAddress } from './transport.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import { UNREADABLE_SEALED, type OutboxSeal } from '../outbox-seal.ts';
 import { wakeMailWorkers } from './wake.ts';
-import { renderBroadcastMail, type BroadcastBody, type MergeFields } from '../broadcasts/render.ts';
+import { renderBroadcastMail, type BroadcastBody, type MergeFields } from './broadcast-render.ts';
 
 /** A file sent with the message; with `cid`, an inline image the HTML shows as `<img src="cid:...">`. */
 export interface MailAttachment {

@@ -9,9 +9,9 @@
 // is claimed again: at least once, which for mail means a rare duplicate rather than a loss.
 //
 // A broadcast's message (broadcast_id set) stores only its recipient's merge fields: its body is
-// rendered from the broadcast here (server/broadcasts/render.ts), with the unsubscribe footer and
+// rendered from the broadcast here (server/mail/broadcast-render.ts), with the unsubscribe footer and
 // headers, and its outcome moves the broadcast's sent/failed counters in the same transaction as the
-// row, with the completion check that emits `broadcast.sent` once (server/broadcasts/complete.ts).
+// row, with the completion check that emits `broadcast.sent` once (server/mail/broadcast-outcome.ts).
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -20,9 +20,9 @@ import { nowIso } from '../db/ids.ts';
 import type { MailConfig } from './config.ts';
 import type { OutboxSeal } from '../outbox-seal.ts';
 import { transaction } from '../db/index.ts';
-import { BroadcastBodies } from '../broadcasts/bodies.ts';
-import { countBroadcastOutcome } from '../broadcasts/complete.ts';
-import { renderBroadcastMail, type MergeFields } from '../broadcasts/render.ts';
+import { BroadcastBodies } from './broadcast-bodies.ts';
+import { countBroadcastOutcome } from './broadcast-outcome.ts';
+import { renderBroadcastMail, type MergeFields } from './broadcast-render.ts';
 import { openMailContent, type MailContent } from './mailer.ts';
 import { SMTP_MAX_CONNECTIONS } from './smtp.ts';
 import { classifySendError, envelopeAddress, type MailTransport } from './transport.ts';

@@ -1,6 +1,6 @@
 // One recipient's copy of a broadcast: merge fields, footer and the unsubscribe headers.
 import { describe, expect, it } from 'vitest';
-import { renderBroadcastMail, renderSubject, unsubscribeMailto } from '../../server/broadcasts/render.ts';
+import { renderBroadcastMail, renderSubject, unsubscribeMailto } from '../../server/mail/broadcast-render.ts';
 
 const url = 'https://club.example/unsubscribe?token=abc.def';
 const body = {

@@ -3,7 +3,7 @@
 // of the same row. A broadcast's content never changes after it is queued, so a kept body is never
 // stale; the time limit only bounds memory.
 import type { Db } from '../db/index.ts';
-import type { BroadcastBody } from './render.ts';
+import type { BroadcastBody } from './broadcast-render.ts';
 
 const KEEP_MS = 60_000;
 const MAX_KEPT = 50;
