@@ -134,13 +134,18 @@ export class BroadcastDispatcher {
     }
   }
 
-  /** The earliest send_at still to expand (a SCHEDULED broadcast's time), epoch ms. */
+  /**
+   * The earliest send_at still ahead (a SCHEDULED broadcast's time), epoch ms. Only future ones: a
+   * due broadcast another process holds would otherwise wake this loop at once, over and over; its
+   * lease running out is found by the poll.
+   */
   async #nextSendAt(): Promise<number | null> {
     const row = await this.#deps.db
       .selectFrom('broadcasts')
       .select((eb) => eb.fn.min('send_at').as('next'))
       .where('status', 'in', ['QUEUED', 'SCHEDULED', 'SENDING'])
       .where('expanded_at', 'is', null)
+      .where('send_at', '>', nowIso())
       .executeTakeFirst();
     return row?.next ? Date.parse(String(row.next)) : null;
   }
