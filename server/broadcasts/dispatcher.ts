@@ -108,8 +108,11 @@ export class BroadcastDispatcher {
   async #run(): Promise<void> {
     while (this.#running) {
       let worked = false;
+      // One "now" for the claim and the next wake-up: a broadcast not yet due at the claim is one the
+      // wake-up waits for, even when its time passes between the two queries.
+      const at = nowIso();
       try {
-        const claimed = await this.#claim();
+        const claimed = await this.#claim(at);
         if (claimed) {
           worked = true;
           await this.#expand(claimed);
@@ -121,7 +124,7 @@ export class BroadcastDispatcher {
       if (worked) continue;
       let waitMs = this.#deps.pollMs;
       try {
-        const next = await this.#nextSendAt();
+        const next = await this.#nextSendAt(at);
         if (next !== null) waitMs = Math.min(waitMs, Math.max(0, next - Date.now()));
       } catch {
         // the poll comes round anyway
@@ -135,26 +138,25 @@ export class BroadcastDispatcher {
   }
 
   /**
-   * The earliest send_at still ahead (a SCHEDULED broadcast's time), epoch ms. Only future ones: a
+   * The earliest send_at after `after` (a SCHEDULED broadcast's time), epoch ms. Only those: a
    * due broadcast another process holds would otherwise wake this loop at once, over and over; its
    * lease running out is found by the poll.
    */
-  async #nextSendAt(): Promise<number | null> {
+  async #nextSendAt(after: string): Promise<number | null> {
     const row = await this.#deps.db
       .selectFrom('broadcasts')
       .select((eb) => eb.fn.min('send_at').as('next'))
       .where('status', 'in', ['QUEUED', 'SCHEDULED', 'SENDING'])
       .where('expanded_at', 'is', null)
-      .where('send_at', '>', nowIso())
+      .where('send_at', '>', after)
       .executeTakeFirst();
     return row?.next ? Date.parse(String(row.next)) : null;
   }
 
   /** One due broadcast whose lease is free or has run out, now SENDING under a lease of ours. */
-  async #claim(): Promise<Claimed | null> {
+  async #claim(now: string = nowIso()): Promise<Claimed | null> {
     const { db, dialect } = this.#deps;
     const token = crypto.randomUUID();
-    const now = nowIso();
     const until = new Date(Date.now() + LEASE_MS).toISOString();
     const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
     const result = await sql<Claimed>`
