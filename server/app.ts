@@ -21,6 +21,7 @@ import { getOpenApiDocument } from './openapi/document.ts';
 import { DOCS_PAGE_CSP, getDocsPage } from './openapi/docs-page.ts';
 import { demoRouter } from './site/demo.ts';
 import { siteApiRouter } from './site/index.ts';
+import { UnsubscribeTokens } from './broadcasts/unsubscribe-token.ts';
 import { hostedChromeProvider, hostedPageCache, hostedSiteRouter } from './site/pages/index.ts';
 import { saleDeps } from './use-cases/checkout.ts';
 import { sessionSiteScope } from './http/session.ts';
@@ -139,6 +140,7 @@ export function createApp(deps: AppDeps): Express {
     checkoutOrigins: checkoutOrigins(config),
     pageCache: routeDeps.readCache,
     proxy: deps.chromeProxy ?? chromeProxyFor(config, logger),
+    unsubscribeTokens: new UnsubscribeTokens(loadMasterKey(config)),
   };
   app.use(hostedPageCache(hostedDeps));
   // The public API next: it is the hot path (the page cache in front lets every /v1 path through at once).

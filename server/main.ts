@@ -14,6 +14,9 @@ import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { chooseMailTransport } from './mail/choose-transport.ts';
 import { MailDeliveryWorker } from './mail/worker.ts';
+import { BroadcastDispatcher } from './broadcasts/dispatcher.ts';
+import { UnsubscribeTokens } from './broadcasts/unsubscribe-token.ts';
+import { loadMasterKey } from './secrets.ts';
 import { loadOutboxSeal } from './outbox-seal.ts';
 import { setUpPayments } from './payments/index.ts';
 import { checkoutsExpireWorker } from './payments/payments.ts';
@@ -101,6 +104,19 @@ async function main(): Promise<void> {
       })
     : null;
   mailWorker?.start();
+  // Broadcasts expand into the outbox where the mail worker runs: off with SVC_MAIL_WORKER=false too.
+  const broadcastDispatcher = config.mail.worker
+    ? new BroadcastDispatcher({
+        db: database.db,
+        dialect: database.dialect,
+        logger,
+        tokens: new UnsubscribeTokens(loadMasterKey(config)),
+        publicUrl: config.publicUrl,
+        siteDomain: config.siteDomain,
+        pollMs: config.mail.pollMs,
+      })
+    : null;
+  broadcastDispatcher?.start();
 
   const base = config.publicUrl;
   const port = config.port;
@@ -127,12 +143,15 @@ async function main(): Promise<void> {
     const workerStopped = worker?.stop();
     // Sends in flight finish (bounded by the SMTP timeouts; a file write is quick) and are recorded; the rest stay queued.
     const mailWorkerStopped = mailWorker?.stop();
+    // A batch in flight commits or rolls back; the broadcast resumes from its cursor on the next start.
+    const dispatcherStopped = broadcastDispatcher?.stop();
     // In-flight requests finish; keep-alive sockets are closed once idle.
     server.close(async () => {
       let code = 0;
       try {
         await workerStopped;
         await mailWorkerStopped;
+        await dispatcherStopped;
         await rateLimits.close();
         await database.close();
       } catch (err) {

@@ -2,6 +2,7 @@
 // (DATABASE_URL / SVC_DATA_DIR) and migrates the database before any command. Exit code 0 on
 // success, 1 on any error (message on stderr; a stack trace only with SVC_DEBUG=1).
 import { Command } from 'commander';
+import { registerBroadcastCommands } from './broadcasts.ts';
 import { registerCommunityCommands } from './communities.ts';
 import { registerImportCommands } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
@@ -18,6 +19,7 @@ function buildProgram(): Command {
     )
     .showHelpAfterError('(add --help for usage)')
     .configureHelp({ sortSubcommands: true });
+  registerBroadcastCommands(program);
   registerCommunityCommands(program);
   registerImportCommands(program);
   registerKeyCommands(program);

@@ -61,7 +61,7 @@ export interface MailOutboxTable {
   // Broadcasts (migration 0022_broadcasts): the body is the broadcast's, rendered when sent.
   /** The broadcast this message is one recipient's copy of; null for every other message. */
   broadcast_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** JSON BroadcastMergeFields (server/broadcasts/render.ts) for a broadcast's message; null otherwise. */
+  /** JSON MergeFields (server/mail/broadcast-render.ts) for a broadcast's message; null otherwise. */
   merge_fields: ColumnType<string | null, string | null | undefined, string | null>;
 }
 

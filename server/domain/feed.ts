@@ -1,7 +1,7 @@
 // The community feed (the hosted FEED page): its posts in time order, newest first, merged from
 // several sources. Each source is one kind of post with its own time: a published article at its
-// publication, an event when it was created (announced). Broadcasts become a third source when
-// they exist: a `FeedSource` that reads them, added where the page builds its sources.
+// publication, an event when it was created (announced), a broadcast when it was sent (its web
+// version, for its audience only).
 //
 // A post's id is `<kind>-<row id>` (`article-<uuid>`, `event-<uuid>`), so one URL names one post
 // whatever its kind. Order is (time desc, post id desc), a total order across sources, and the
@@ -10,6 +10,8 @@
 import { Refusal } from './refusal.ts';
 import type { Db } from '../db/index.ts';
 import { visibleTo, type EventAudience } from './events.ts';
+import { escapeHtml } from '../shared/html.ts';
+import { mergeHtml, mergeText } from '../mail/broadcast-render.ts';
 
 export interface FeedPost {
   /** `<kind>-<row id>`. */
@@ -158,6 +160,95 @@ export function eventSource(audience: EventAudience): FeedSource {
         .where('events.id', '=', rowId)
         .executeTakeFirst();
       return row ? toPost(row) : null;
+    },
+  };
+}
+
+/**
+ * SENT broadcasts (never a test) as their web version, for their audience: the viewer's ACCEPTED
+ * membership, in one of the broadcast's segments when it lists some (founders and admins see every
+ * one). Anyone else gets nothing, as if none existed. `{{name}}` is the viewer's name. A broadcast
+ * sorts at its send_at.
+ */
+export function broadcastSource(communityId: string, userId: string | null): FeedSource {
+  let reader: Promise<{ name: string; segmentId: string | null; leader: boolean } | null> | null = null;
+  const viewer = (db: Db) =>
+    (reader ??=
+      userId === null
+        ? Promise.resolve(null)
+        : db
+            .selectFrom('memberships as m')
+            .innerJoin('users as u', 'u.id', 'm.user_id')
+            .select(['u.name', 'm.segment_id', 'm.role'])
+            .where('m.community_id', '=', communityId)
+            .where('m.user_id', '=', userId)
+            .where('m.status', '=', 'ACCEPTED')
+            .executeTakeFirst()
+            .then((m) => (m ? { name: m.name, segmentId: m.segment_id, leader: m.role !== 'member' } : null)));
+  const columns = ['id', 'subject', 'html', 'text', 'send_at', 'audience_segment_ids'] as const;
+  type Row = { id: string; subject: string; html: string | null; text: string; send_at: string };
+  const toPost = (r: Row, name: string): FeedPost => ({
+    id: `broadcast-${r.id}`,
+    kind: 'broadcast',
+    at: r.send_at,
+    title: mergeText(r.subject, name),
+    href: `/feed/post/broadcast-${r.id}`,
+    summary: null,
+    bannerUrl: null,
+    startDate: null,
+    // A text-only broadcast is shown as its text, escaped, line breaks kept.
+    html:
+      r.html !== null
+        ? mergeHtml(r.html, name)
+        : `<p>${escapeHtml(mergeText(r.text, name))
+            .replace(/\n{2,}/g, '</p><p>')
+            .replace(/\n/g, '<br>')}</p>`,
+  });
+  const sent = (db: Db, v: { segmentId: string | null; leader: boolean }) => {
+    let q = db
+      .selectFrom('broadcasts')
+      .where('community_id', '=', communityId)
+      .where('status', '=', 'SENT')
+      .where('test_to', 'is', null);
+    if (!v.leader)
+      q = q.where((eb) =>
+        eb.or([
+          eb('audience_segment_ids', 'is', null),
+          // The list is a JSON array of ids (uuids, no LIKE wildcards in them).
+          ...(v.segmentId === null ? [] : [eb('audience_segment_ids', 'like', `%"${v.segmentId}"%`)]),
+        ]),
+      );
+    return q;
+  };
+  return {
+    kind: 'broadcast',
+    async list(db, after, limit) {
+      const v = await viewer(db);
+      if (!v) return [];
+      let q = sent(db, v).select(columns);
+      if (after) {
+        const same = sameTime('broadcast', after);
+        q = q.where((eb) =>
+          eb.or([
+            eb('send_at', '<', after.at),
+            ...(same === 'none'
+              ? []
+              : [
+                  same === 'all'
+                    ? eb('send_at', '=', after.at)
+                    : eb.and([eb('send_at', '=', after.at), eb('id', '<', same.below)]),
+                ]),
+          ]),
+        );
+      }
+      const rows = await q.orderBy('send_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map((r) => toPost(r, v.name));
+    },
+    async get(db, rowId) {
+      const v = await viewer(db);
+      if (!v) return null;
+      const row = await sent(db, v).select(columns).where('id', '=', rowId).executeTakeFirst();
+      return row ? toPost(row, v.name) : null;
     },
   };
 }

@@ -6,9 +6,12 @@
 import { sql, type Selectable } from 'kysely';
 import { afterCommit, type Db, type Trx } from '../db/index.ts';
 import type { MailOutboxTable } from '../db/schema-accounts.ts';
+import { DEFAULT_MAIL_FROM } from './config.ts';
+import { envelopeAddress } from './transport.ts';
 import { newId, nowIso } from '../db/ids.ts';
 import { UNREADABLE_SEALED, type OutboxSeal } from '../outbox-seal.ts';
 import { wakeMailWorkers } from './wake.ts';
+import { renderBroadcastMail, type BroadcastBody, type MergeFields } from './broadcast-render.ts';
 
 /** A file sent with the message; with `cid`, an inline image the HTML shows as `<img src="cid:...">`. */
 export interface MailAttachment {
@@ -161,8 +164,33 @@ const statusOf = (r: { sent_at: string | null; failed_at: string | null }): Outb
 
 type OutboxRow = Selectable<MailOutboxTable>;
 
+/** The bodies of the broadcasts these rows belong to (a broadcast's message is rendered from it, as when sent). */
+async function broadcastBodiesOf(db: Db, rows: OutboxRow[]): Promise<Map<string, BroadcastBody>> {
+  const ids = [...new Set(rows.map((r) => r.broadcast_id).filter((id): id is string => id !== null))];
+  if (ids.length === 0) return new Map();
+  const found = await db
+    .selectFrom('broadcasts as b')
+    .innerJoin('communities as c', 'c.id', 'b.community_id')
+    .select(['b.id', 'b.subject', 'b.html', 'b.text', 'b.test_to', 'c.name as communityName'])
+    .where('b.id', 'in', ids)
+    .execute();
+  return new Map(
+    found.map((b) => [
+      b.id,
+      { subject: b.subject, html: b.html, text: b.text, communityName: b.communityName, test: b.test_to !== null },
+    ]),
+  );
+}
+
 /** The content, or a note in its place when this process's key does not open it: one such row must not hide the rest. */
-function readableContent(seal: OutboxSeal, r: OutboxRow): MailContent {
+function readableContent(seal: OutboxSeal, r: OutboxRow, bodies: Map<string, BroadcastBody>): MailContent {
+  if (r.broadcast_id !== null) {
+    const body = bodies.get(r.broadcast_id);
+    if (!body) return { text: '(its broadcast no longer exists)', html: null, attachments: [] };
+    const fields = JSON.parse(r.merge_fields ?? '{}') as MergeFields;
+    const mail = renderBroadcastMail(body, fields, envelopeAddress(r.from_address ?? DEFAULT_MAIL_FROM));
+    return { text: mail.text, html: mail.html, attachments: [] };
+  }
   try {
     return openMailContent(seal, r);
   } catch {
@@ -170,8 +198,8 @@ function readableContent(seal: OutboxSeal, r: OutboxRow): MailContent {
   }
 }
 
-function toEntry(seal: OutboxSeal, r: OutboxRow): OutboxEntry {
-  const content = readableContent(seal, r);
+function toEntry(seal: OutboxSeal, r: OutboxRow, bodies: Map<string, BroadcastBody>): OutboxEntry {
+  const content = readableContent(seal, r, bodies);
   return {
     id: r.id,
     from: r.from_address,
@@ -209,7 +237,8 @@ export async function listOutbox(
     .orderBy('id', 'desc')
     .limit(opts.limit ?? 20)
     .execute();
-  return rows.map((r) => toEntry(seal, r));
+  const bodies = await broadcastBodiesOf(db, rows);
+  return rows.map((r) => toEntry(seal, r, bodies));
 }
 
 /**
@@ -224,7 +253,7 @@ export async function findOutboxByIdPrefix(
   limit = 5,
 ): Promise<OutboxEntry[]> {
   const exact = await db.selectFrom('mail_outbox').selectAll().where('id', '=', prefix).executeTakeFirst();
-  if (exact) return [toEntry(seal, exact)];
+  if (exact) return [toEntry(seal, exact, await broadcastBodiesOf(db, [exact]))];
   const rows = await db
     .selectFrom('mail_outbox')
     .selectAll()
@@ -233,7 +262,8 @@ export async function findOutboxByIdPrefix(
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map((r) => toEntry(seal, r));
+  const bodies = await broadcastBodiesOf(db, rows);
+  return rows.map((r) => toEntry(seal, r, bodies));
 }
 
 export type RetryOutcome = 'queued' | 'not_found' | 'not_failed';

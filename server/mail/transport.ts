@@ -14,6 +14,8 @@ export interface OutgoingMail {
   text: string;
   html: string | null;
   attachments: MailAttachment[];
+  /** Headers of its own (a broadcast's List-Unsubscribe and List-Unsubscribe-Post); values one line each. */
+  headers?: Record<string, string>;
 }
 
 export interface SendResult {
@@ -38,6 +40,14 @@ export function envelopeAddress(from: string): string {
   return m ? m[1] : from.trim();
 }
 
+/** A line break in a value would start another header: refused, never sent. */
+function oneLineHeaders(headers: Record<string, string>): Record<string, string> {
+  for (const [name, value] of Object.entries(headers))
+    if (!/^[A-Za-z0-9-]+$/.test(name) || /[\r\n\0]/.test(value))
+      throw new Error(`mail header ${name} must be one line`);
+  return headers;
+}
+
 export function mailOptions(mail: OutgoingMail): SendMailOptions {
   return {
     from: mail.from,
@@ -53,6 +63,7 @@ export function mailOptions(mail: OutgoingMail): SendMailOptions {
       content: Buffer.from(a.contentBase64, 'base64'),
       ...(a.cid !== undefined ? { cid: a.cid } : {}),
     })),
+    ...(mail.headers ? { headers: oneLineHeaders(mail.headers) } : {}),
     // Exactly one recipient, whatever the headers say.
     envelope: { from: envelopeAddress(mail.from), to: [mail.to] },
     disableFileAccess: true,

@@ -7,16 +7,25 @@
 // one writer at a time), so two processes never claim the same message. Only the lease holder
 // records the outcome. A process that dies mid-send leaves its lease to run out, and the message
 // is claimed again: at least once, which for mail means a rare duplicate rather than a loss.
+//
+// A broadcast's message (broadcast_id set) stores only its recipient's merge fields: its body is
+// rendered from the broadcast here (server/mail/broadcast-render.ts), with the unsubscribe footer and
+// headers, and its outcome moves the broadcast's sent/failed counters in the same transaction as the
+// row, with the completion check that emits `broadcast.sent` once (server/mail/broadcast-outcome.ts).
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Db, Dialect } from '../db/index.ts';
+import type { Db, Dialect, Trx } from '../db/index.ts';
 import { nowIso } from '../db/ids.ts';
 import type { MailConfig } from './config.ts';
 import type { OutboxSeal } from '../outbox-seal.ts';
-import { openMailContent } from './mailer.ts';
+import { transaction } from '../db/index.ts';
+import { BroadcastBodies } from './broadcast-bodies.ts';
+import { countBroadcastOutcome } from './broadcast-outcome.ts';
+import { renderBroadcastMail, type MergeFields } from './broadcast-render.ts';
+import { openMailContent, type MailContent } from './mailer.ts';
 import { SMTP_MAX_CONNECTIONS } from './smtp.ts';
-import { classifySendError, type MailTransport } from './transport.ts';
+import { classifySendError, envelopeAddress, type MailTransport } from './transport.ts';
 import { onNewMail } from './wake.ts';
 
 /**
@@ -47,6 +56,8 @@ interface Claimed {
   attachments: string | null;
   created_at: string;
   attempts: number | string;
+  broadcast_id: string | null;
+  merge_fields: string | null;
 }
 
 export type DeliveryOutcome = 'sent' | 'retry' | 'failed';
@@ -70,9 +81,11 @@ export class MailDeliveryWorker {
   #timer: NodeJS.Timeout | null = null;
   #timerAt = Infinity;
   #unsubscribe: (() => void) | null = null;
+  readonly #broadcastBodies: BroadcastBodies;
 
   constructor(deps: MailWorkerDeps) {
     this.#deps = deps;
+    this.#broadcastBodies = new BroadcastBodies(deps.db);
     const schedule = deps.config.retryDelaysMs.reduce((a, b) => a + b, 0);
     this.maxAgeMs = Math.max(24 * HOUR_MS, schedule + HOUR_MS);
   }
@@ -160,7 +173,9 @@ export class MailDeliveryWorker {
           order by next_attempt_at
           limit ${limit}
           ${lock})
-      returning id, to_address, subject, text_body, html_body, attachments, created_at, attempts`.execute(db);
+      returning id, to_address, subject, text_body, html_body, attachments, created_at, attempts, broadcast_id, merge_fields`.execute(
+      db,
+    );
     return { token, rows: result.rows };
   }
 
@@ -170,21 +185,28 @@ export class MailDeliveryWorker {
     const log = { mailId: row.id, attempt: attempts, transport: transport.describe() };
     if (Date.parse(row.created_at) < Date.now() - this.maxAgeMs) {
       const error = `not sent within ${Math.round(this.maxAgeMs / HOUR_MS)} h of being written; too old to send`;
-      await this.#fail(token, row.id, error);
+      await this.#fail(token, row, error);
       logger.warn(log, 'mail too old to send; marked failed');
       return { id: row.id, outcome: 'failed', error };
     }
     // The outbox refuses these on write; a row that has them anyway was not written by it.
     if (!SINGLE_ADDRESS.test(row.to_address)) {
       const error = 'the recipient is not a single e-mail address';
-      await this.#fail(token, row.id, error);
+      await this.#fail(token, row, error);
       logger.error(log, 'mail has an unusable recipient; marked failed');
       return { id: row.id, outcome: 'failed', error };
     }
     let file: string | null;
     try {
       // Opened here, so a message sealed under another key is retried (the key may be fixed) like a send that failed.
-      const content = openMailContent(this.#deps.seal, row);
+      const content =
+        row.broadcast_id !== null ? await this.#broadcastContent(row) : openMailContent(this.#deps.seal, row);
+      if (content === null) {
+        const error = 'its broadcast no longer exists';
+        await this.#fail(token, row, error);
+        logger.warn(log, 'broadcast message without its broadcast; marked failed');
+        return { id: row.id, outcome: 'failed', error };
+      }
       ({ file } = await transport.send({
         id: row.id,
         createdAt: row.created_at,
@@ -198,7 +220,7 @@ export class MailDeliveryWorker {
       const failure = classifySendError(err);
       const delays = config.retryDelaysMs;
       if (failure.permanent || attempts > delays.length) {
-        await this.#fail(token, row.id, failure.error);
+        await this.#fail(token, row, failure.error);
         logger.error(
           { ...log, err: failure.error },
           failure.permanent ? 'mail refused by the SMTP server; marked failed' : 'mail failed after its last attempt',
@@ -216,30 +238,64 @@ export class MailDeliveryWorker {
       logger.warn({ ...log, err: failure.error, retryInMs: delays[attempts - 1] }, 'mail not sent; will retry');
       return { id: row.id, outcome: 'retry', error: failure.error };
     }
-    await this.#deps.db
-      .updateTable('mail_outbox')
-      .set({
-        sent_at: nowIso(),
-        next_attempt_at: null,
-        lease_token: null,
-        last_error: null,
-        eml_path: file,
-        from_address: config.from,
-      })
-      .where('id', '=', row.id)
-      .where('lease_token', '=', token)
-      .execute();
+    await this.#record(row, 'sent', (db) =>
+      db
+        .updateTable('mail_outbox')
+        .set({
+          sent_at: nowIso(),
+          next_attempt_at: null,
+          lease_token: null,
+          last_error: null,
+          eml_path: file,
+          from_address: config.from,
+        })
+        .where('id', '=', row.id)
+        .where('lease_token', '=', token)
+        .executeTakeFirst(),
+    );
     if (file) logger.info({ ...log, file }, 'mail written to a file');
     else logger.info(log, 'mail sent');
     return { id: row.id, outcome: 'sent', error: null };
   }
 
-  async #fail(token: string, id: string, error: string): Promise<void> {
-    await this.#deps.db
-      .updateTable('mail_outbox')
-      .set({ failed_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: error })
-      .where('id', '=', id)
-      .where('lease_token', '=', token)
-      .execute();
+  async #fail(token: string, row: Claimed, error: string): Promise<void> {
+    await this.#record(row, 'failed', (db) =>
+      db
+        .updateTable('mail_outbox')
+        .set({ failed_at: nowIso(), next_attempt_at: null, lease_token: null, last_error: error })
+        .where('id', '=', row.id)
+        .where('lease_token', '=', token)
+        .executeTakeFirst(),
+    );
+  }
+
+  /**
+   * Records a final outcome. A broadcast's message also counts on its broadcast, in the same
+   * transaction, and only when this worker's update took (the lease holder's): a message recorded
+   * twice would count twice.
+   */
+  async #record(
+    row: Claimed,
+    outcome: 'sent' | 'failed',
+    update: (db: Db | Trx) => Promise<{ numUpdatedRows: bigint }>,
+  ): Promise<void> {
+    const broadcastId = row.broadcast_id;
+    if (broadcastId === null) {
+      await update(this.#deps.db);
+      return;
+    }
+    await transaction(this.#deps.db, async (trx) => {
+      const res = await update(trx);
+      if (Number(res.numUpdatedRows) === 1) await countBroadcastOutcome(trx, broadcastId, outcome);
+    });
+  }
+
+  /** A broadcast message's content: its broadcast's body merged for this recipient; null when the broadcast is gone. */
+  async #broadcastContent(row: Claimed): Promise<(MailContent & { headers: Record<string, string> }) | null> {
+    const body = await this.#broadcastBodies.get(row.broadcast_id!);
+    if (!body) return null;
+    const fields = JSON.parse(row.merge_fields ?? '{}') as MergeFields;
+    const mail = renderBroadcastMail(body, fields, envelopeAddress(this.#deps.config.from));
+    return { text: mail.text, html: mail.html, attachments: [], headers: mail.headers };
   }
 }

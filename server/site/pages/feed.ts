@@ -2,7 +2,7 @@
 // `/feed/post/<id>` (one post; ids are `article-<id>` and `event-<id>`, see server/domain/feed.ts).
 // The sources follow the pages they come from, as HOME does: articles only where the BLOG page
 // would render for this viewer, events unless the EVENTS page is disabled and then by their own
-// visibility. Broadcasts will be one more source in `sourcesFor` once they exist.
+// visibility; SENT broadcasts (`broadcast-<id>`, their web version) for their audience only.
 import type { Request } from 'express';
 import type { Db } from '../../db/index.ts';
 import * as feed from '../../domain/feed.ts';
@@ -21,10 +21,11 @@ export function sourcesFor(ctx: SiteContext): feed.FeedSource[] {
   if (gateFor(ctx.access, ctx.viewer, 'BLOG') === 'render') sources.push(feed.articleSource(ctx.community.id));
   if (gateFor(ctx.access, ctx.viewer, 'EVENTS', 'entity') === 'render')
     sources.push(feed.eventSource(audienceFor(ctx)));
+  sources.push(feed.broadcastSource(ctx.community.id, ctx.viewer.userId));
   return sources;
 }
 
-const KIND_LABEL: Record<string, string> = { article: 'Article', event: 'New event' };
+const KIND_LABEL: Record<string, string> = { article: 'Article', event: 'New event', broadcast: 'E-mail to members' };
 
 function postItem(p: feed.FeedPost): string {
   return `<li class="post post-${escapeHtml(p.kind)}">
@@ -73,7 +74,7 @@ ${banner ? `<img class="banner" src="${escapeHtml(banner)}" alt="">` : ''}
 <h1>${escapeHtml(post.title)}</h1>
 ${post.startDate ? `<p class="meta">Starts ${when(post.startDate)}</p>` : ''}
 ${body}
-<p><a href="${escapeHtml(post.href)}">${post.kind === 'event' ? 'Event page' : 'Article page'}</a> · <a href="/feed">All posts</a></p>
+<p>${post.kind === 'broadcast' ? '' : `<a href="${escapeHtml(post.href)}">${post.kind === 'event' ? 'Event page' : 'Article page'}</a> · `}<a href="/feed">All posts</a></p>
 </article>`,
     csp: { 'img-src': ['https:', 'http:'] },
   };

@@ -56,6 +56,8 @@ import { siteNav } from './nav.ts';
 import { sendRobots, sendSitemap } from './seo.ts';
 import type { ChromeProxy, ProxyContext, VisitorChrome } from '../proxy/proxy.ts';
 import { proxyTargetFor } from '../proxy/routes.ts';
+import type { UnsubscribeTokens } from '../../broadcasts/unsubscribe-token.ts';
+import { unsubscribeAction, unsubscribePage } from './unsubscribe.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -76,6 +78,8 @@ export interface HostedSiteDeps {
   pageCache?: ReadCache;
   /** The chrome proxy for externalPages and yielded pages (docs/chrome-proxy.md); without it, the built-in pages only. */
   proxy?: ChromeProxy;
+  /** Verifies the broadcast unsubscribe links (`/unsubscribe`); without it, that page is not found. */
+  unsubscribeTokens?: UnsubscribeTokens;
 }
 
 /** The signed-in viewer of one request, and the session their forms are bound to. */
@@ -134,6 +138,27 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     res.locals.hostedCommunity = community;
     next();
   });
+  // The unsubscribe page is the platform's, whatever the customer's site has at that path (so before
+  // the proxy), and takes no sign-in, page gate or CSRF token: the link's signed token is its authority.
+  if (deps.unsubscribeTokens) {
+    const tokens = deps.unsubscribeTokens;
+    const oneClickBody = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+    const unsubscribe = (run: typeof unsubscribePage) => async (req: Request, res: Response, next: NextFunction) => {
+      const community = res.locals.hostedCommunity as CommunityRow | undefined;
+      if (!community) return next();
+      const ctx = contextFor(req, community, ANONYMOUS, formKey);
+      try {
+        const page = await run(tokens, deps.db, req, community);
+        // The token is in the URL; the site's Referrer-Policy (strict-origin-when-cross-origin)
+        // already keeps the path and query from any other site a link on this page leads to.
+        sendSitePage(res, ctx.chrome, { ...page, cache: 'private' });
+      } catch (err) {
+        sendError(deps, req, res, ctx, err);
+      }
+    };
+    router.get('/unsubscribe', unsubscribe(unsubscribePage));
+    router.post('/unsubscribe', oneClickBody, unsubscribe(unsubscribeAction));
+  }
   // Before every page route: an external or yielded page's GET goes to the customer's site first,
   // and comes back here (next) when that answers 404 or fails.
   if (deps.proxy) router.use(proxiedPages(deps, deps.proxy, formKey, 'read'));
