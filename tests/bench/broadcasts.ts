@@ -16,8 +16,8 @@
 //          The dispatcher runs where the mail worker does, so the worker is on; by default its
 //          SMTP server is a local port that accepts connections and never greets, so it holds
 //          its first 5 messages until the greeting timeout and sends nothing while the queue
-//          is measured (BENCH_BROADCAST_MAIL=eml writes .eml files alongside instead, =off sets
-//          SVC_MAIL_WORKER=false for a build where the dispatcher does not depend on it).
+//          is measured (BENCH_BROADCAST_MAIL=eml writes .eml files alongside instead). There is
+//          no `off`: SVC_MAIL_WORKER=false switches the dispatcher off too.
 //   send:  the same server on a community of 5,000 members, its SMTP_URL the sink: one broadcast
 //          from the POST until every message is sent (rendered by the mail worker, counted on
 //          the broadcast). Target: at least 200 messages/s; the broadcast must end SENT with
@@ -28,7 +28,7 @@
 // message, a broadcast never expanded, or a missing route does (exit 1).
 // Settings: BENCH_BROADCAST_PARTS (smtp,queue,send), BENCH_BROADCAST_DBS (sqlite,postgres),
 // BENCH_BROADCAST_SMTP_MESSAGES (5000), BENCH_BROADCAST_RECIPIENTS (50000),
-// BENCH_BROADCAST_SEND_RECIPIENTS (5000), BENCH_BROADCAST_MAIL (stalled, eml, off), BENCH_PG_URL
+// BENCH_BROADCAST_SEND_RECIPIENTS (5000), BENCH_BROADCAST_MAIL (stalled, eml), BENCH_PG_URL
 // or DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; the bench works in a schema of its own
 // and drops it).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -370,7 +370,6 @@ async function freePort(): Promise<number> {
 }
 
 async function mailEnv(): Promise<Record<string, string>> {
-  if (MAIL_MODE === 'off') return { SVC_MAIL_WORKER: 'false' };
   if (MAIL_MODE === 'eml') return { SVC_MAIL_WORKER: 'true', SMTP_URL: '' };
   if (MAIL_MODE === 'stalled')
     return {
@@ -379,7 +378,7 @@ async function mailEnv(): Promise<Record<string, string>> {
       SVC_MAIL_FROM: FROM,
       SVC_MAIL_RETRY_DELAYS: '1h',
     };
-  throw new Error(`unknown BENCH_BROADCAST_MAIL ${MAIL_MODE} (stalled, eml, off)`);
+  throw new Error(`unknown BENCH_BROADCAST_MAIL ${MAIL_MODE} (stalled, eml)`);
 }
 
 /** server/main.ts in a child process on the bench's database, up once /readyz answers. */
@@ -518,8 +517,7 @@ async function checkProgress(server: BroadcastServer, id: string, started: numbe
     .executeTakeFirst();
   const written = await outboxRows(server.db, id);
   const hint = !row?.expanded_at
-    ? 'is the dispatcher (server/broadcasts/dispatcher.ts) started in server/main.ts' +
-      (what === 'expanding' && MAIL_MODE === 'off' ? ', and not switched off with SVC_MAIL_WORKER=false?' : '?')
+    ? 'is the dispatcher (server/broadcasts/dispatcher.ts) started in server/main.ts?'
     : 'the mail worker has not sent every message (its log: BENCH_LOG_LEVEL=info)';
   throw new Error(
     `${server.kind}: broadcast ${id} still ${what} after ${deadlineMs / 1000} s (status ${row?.status}, ` +
