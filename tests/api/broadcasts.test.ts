@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Scope } from '../../contract/enums.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
 import type { BroadcastStatus } from '../../server/db/schema-broadcasts.ts';
@@ -462,6 +462,36 @@ describe('error', () => {
       expect(res.headers.get('x-ratelimit-limit')).toBe('5');
       expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
       expect(await rowsOf(f.id)).toEqual(before);
+    });
+
+    it('with the clock moved forward: five sends through the API, the sixth waits until the oldest is 24 h old', async () => {
+      const f = await community(1);
+      // Only Date is faked: the server runs in this process and reads the time from it, while its
+      // sockets and timers keep real time.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        const t0 = Date.now();
+        for (let i = 0; i < 5; i++) {
+          vi.setSystemTime(t0 + i * 60_000);
+          expect((await send(f)).status).toBe(202);
+        }
+        vi.setSystemTime(t0 + DAY - 90_000);
+        const early = await send(f);
+        expect(early.status).toBe(429);
+        expect(early.headers.get('retry-after')).toBe('90');
+        expect(Number(early.headers.get('x-ratelimit-reset'))).toBe(Math.ceil((t0 + DAY) / 1000));
+
+        vi.setSystemTime(t0 + DAY + 1_000);
+        expect((await send(f)).status).toBe(202);
+        // Full again: the next place opens when the second send (t0 + 1 min) turns 24 h old.
+        vi.setSystemTime(t0 + DAY + 2_000);
+        const again = await send(f);
+        expect(again.status).toBe(429);
+        expect(again.headers.get('retry-after')).toBe('58');
+      } finally {
+        vi.useRealTimers();
+      }
+      expect((await rowsOf(f.id)).length).toBe(6);
     });
 
     it('slides: a send 24 h + 1 s after the oldest fits again', async () => {
