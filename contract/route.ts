@@ -15,6 +15,7 @@ export const API_TAGS = [
   'Rules',
   'Keys',
   'Community site',
+  'Leader console',
 ] as const;
 export type ApiTag = (typeof API_TAGS)[number];
 
@@ -38,8 +39,18 @@ export type RouteAuth =
    * `WIDGET_ACTIONS_BASE`; see server/http/widget-actions.ts and docs/api.md "Widget actions".
    */
   | { kind: 'widget' }
+  /**
+   * A leader of `{communityTag}`: a signed-in visitor (as `session`, the same cookie and CSRF rules)
+   * whose ACCEPTED membership in that community has the founder or admin role. Anyone else is
+   * refused with 403 NOT_A_LEADER and nothing more. The path must start with `LEADER_CONSOLE_BASE`;
+   * see server/http/leader.ts and docs/leader-console.md.
+   */
+  | { kind: 'leader' }
   /** No credentials at all. */
   | { kind: 'none' };
+
+/** Where every `leader` route lives: `{site_base}/api/admin/{communityTag}/...`. */
+export const LEADER_CONSOLE_BASE = '/api/admin/{communityTag}';
 
 /**
  * Where every `widget` route lives: `{site_base}/api/actions/{communityTag}/` followed by the

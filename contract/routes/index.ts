@@ -10,6 +10,7 @@ import * as members from './members.ts';
 import * as products from './products.ts';
 import * as rules from './rules.ts';
 import * as segments from './segments.ts';
+import * as admin from './admin.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -49,8 +50,10 @@ export const ROUTES: RouteDef[] = [
   ...visitor.VISITOR_ROUTES,
   ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
+  ...admin.ADMIN_ROUTES,
 ] as RouteDef[];
 export {
+  admin,
   applications,
   articles,
   atlas,

@@ -14,6 +14,7 @@ import type { FriendTables } from './schema-friends.ts';
 import type { ApplicationTables } from './schema-applications.ts';
 import type { MembershipBillingTables } from './schema-membership-billing.ts';
 import type { BroadcastTables } from './schema-broadcasts.ts';
+import type { LeaderConsoleTables } from './schema-leader-console.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -305,7 +306,8 @@ export interface Database
     DonationTables,
     ApplicationTables,
     MembershipBillingTables,
-    BroadcastTables {
+    BroadcastTables,
+    LeaderConsoleTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -3,7 +3,13 @@
 // rate-limit nor validation failures consume an idempotency key.
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { expressPath, WIDGET_ACTIONS_BASE, type RouteAuth, type RouteDef } from '../../contract/route.ts';
+import {
+  expressPath,
+  LEADER_CONSOLE_BASE,
+  WIDGET_ACTIONS_BASE,
+  type RouteAuth,
+  type RouteDef,
+} from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
 import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
 import { communityForSite } from '../domain/communities.ts';
@@ -30,6 +36,7 @@ import type { SmsSender } from '../sms/sender.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { TicketCodes } from '../domain/ticket-codes.ts';
 import { assertOwnOrigin, authenticateVisitor, type Visitor } from './session.ts';
+import { authenticateLeader, type Leader } from './leader.ts';
 import { authenticateWidget, widgetActionCors, type WidgetCaller } from './widget-actions.ts';
 
 export interface RouteDeps {
@@ -85,13 +92,15 @@ export interface RequestContext<P, Q, B> {
  * and what it cannot have is `null`.
  */
 export type CallerOf<A extends RouteAuth> = A extends { kind: 'apiKey' }
-  ? { key: ApiKeyIdentity; visitor: null; widget: null }
+  ? { key: ApiKeyIdentity; visitor: null; widget: null; leader: null }
   : A extends { kind: 'session' }
-    ? { key: null; visitor: Visitor; widget: null }
-    : // The visitor is optional on widget actions; it is also `widget.visitor`.
-      A extends { kind: 'widget' }
-      ? { key: null; visitor: Visitor | null; widget: WidgetCaller }
-      : { key: null; visitor: null; widget: null };
+    ? { key: null; visitor: Visitor; widget: null; leader: null }
+    : A extends { kind: 'leader' }
+      ? { key: null; visitor: Visitor; widget: null; leader: Leader }
+      : // The visitor is optional on widget actions; it is also `widget.visitor`.
+        A extends { kind: 'widget' }
+        ? { key: null; visitor: Visitor | null; widget: WidgetCaller; leader: null }
+        : { key: null; visitor: null; widget: null; leader: null };
 
 type Output<S, Otherwise> = NonNullable<S> extends z.ZodType ? z.output<NonNullable<S>> : Otherwise;
 
@@ -132,7 +141,12 @@ async function authenticate(
   def: RouteDef,
   deps: RouteDeps,
 ): Promise<ApiKeyIdentity | null> {
-  if (def.auth.kind === 'none' || def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') {
+  if (
+    def.auth.kind === 'none' ||
+    def.auth.kind === 'session' ||
+    def.auth.kind === 'leader' ||
+    def.auth.kind === 'sameOrigin'
+  ) {
     await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
     return null;
   }
@@ -231,6 +245,9 @@ export function mountRoute<D extends RouteDef>(
       `${def.operationId}: write routes need an API key or a signed-in visitor (no idempotency owner otherwise)`,
     );
   }
+  if (def.auth.kind === 'leader' && !def.path.startsWith(`${LEADER_CONSOLE_BASE}/`)) {
+    throw new Error(`${def.operationId}: a leader route's path must start with ${LEADER_CONSOLE_BASE}/`);
+  }
   if (def.auth.kind === 'widget') {
     // CORS for these paths is widgetActionCors alone: under /api/communities the public CORS
     // (any origin) would answer first. Reads go to /v1 with the publishable key.
@@ -246,7 +263,14 @@ export function mountRoute<D extends RouteDef>(
     const key = await authenticate(req, res, def, deps);
     const widget = def.auth.kind === 'widget' ? await authenticateWidget(req, res, deps) : null;
     const visitor =
-      def.auth.kind === 'session' ? await authenticateVisitor(req, res, def, deps) : (widget?.visitor ?? null);
+      def.auth.kind === 'session' || def.auth.kind === 'leader'
+        ? await authenticateVisitor(req, res, def, deps)
+        : (widget?.visitor ?? null);
+    // Judged on the raw path segment, like a key's community: a malformed tag is a 403 too.
+    const leader =
+      def.auth.kind === 'leader'
+        ? await authenticateLeader(deps.db, visitor!, String(req.params.communityTag ?? ''))
+        : null;
     if (def.auth.kind === 'sameOrigin' && def.method !== 'get') assertOwnOrigin(req);
     // Keyed by the URL as sent: an entry exists only for a URL that passed validation before,
     // so a hit can skip parsing it again. And by the kind of key: a secret key may read what
@@ -281,6 +305,7 @@ export function mountRoute<D extends RouteDef>(
       key,
       visitor,
       widget,
+      leader,
       req,
       res,
       transaction: async <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => {
@@ -336,7 +361,7 @@ export function mountRoute<D extends RouteDef>(
     if (cachedFor && status === 200)
       deps.readCache.set(cachedFor.communityId, cacheKey, { status, body: json, headers }, generation);
     // A successful write makes the community's cached reads stale, whatever the route.
-    const wrote = key?.communityId ?? widget?.community.id;
+    const wrote = key?.communityId ?? widget?.community.id ?? leader?.communityId;
     if (def.method !== 'get' && wrote && status < 400) deps.readCache.invalidate(wrote);
     send(res, status, json, headers);
   });

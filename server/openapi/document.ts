@@ -67,6 +67,9 @@ const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   Rules: "Acceptance of the community's rules.",
   Keys: 'The publishable key of a community, provisioned on first request.',
   'Community site': 'The unversioned site API on `{site_base}` used by widgets and hosted pages: the community object.',
+  'Leader console':
+    "The admin app's API on `{site_base}/api/admin/{communityTag}`: for the community's founder and admins, signed in " +
+    "on the community's own site (docs/leader-console.md).",
 };
 
 const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
@@ -346,7 +349,7 @@ const WIDGET_ACTION_NOTE =
 /** READ_PUBLIC is the one scope a publishable key has; everything else needs a secret key. */
 function securityFor(def: RouteDef): SecurityRequirement[] {
   if (def.auth.kind === 'none' || def.auth.kind === 'sameOrigin') return [];
-  if (def.auth.kind === 'session') return [{ signInCookie: [] }, { signInBearer: [] }];
+  if (def.auth.kind === 'session' || def.auth.kind === 'leader') return [{ signInCookie: [] }, { signInBearer: [] }];
   // The key from an embed origin; or, on the hosted site, the optional cookie (`{}`: anonymous).
   if (def.auth.kind === 'widget') return [{ publishableKey: [] }, { signInCookie: [] }, {}];
   if (def.auth.scope === 'READ_PUBLIC') return [{ publishableKey: [] }, { secretKey: [] }];
@@ -359,7 +362,11 @@ function securityFor(def: RouteDef): SecurityRequirement[] {
  */
 function acceptsIdempotencyKey(def: RouteDef): boolean {
   return (
-    def.method !== 'get' && (def.auth.kind === 'apiKey' || def.auth.kind === 'session' || def.auth.kind === 'widget')
+    def.method !== 'get' &&
+    (def.auth.kind === 'apiKey' ||
+      def.auth.kind === 'session' ||
+      def.auth.kind === 'leader' ||
+      def.auth.kind === 'widget')
   );
 }
 
@@ -488,7 +495,12 @@ function errorStatuses(def: RouteDef): number[] {
   if (def.params || def.query || def.body) statuses.add(400);
   if (def.auth.kind === 'apiKey') [401, 403].forEach((s) => statuses.add(s));
   if (def.auth.kind === 'session') statuses.add(401);
-  if ((def.auth.kind === 'session' || def.auth.kind === 'sameOrigin') && def.method !== 'get')
+  // Not signed in (401); not a leader of this community on its own site (403).
+  if (def.auth.kind === 'leader') [401, 403].forEach((s) => statuses.add(s));
+  if (
+    (def.auth.kind === 'session' || def.auth.kind === 'leader' || def.auth.kind === 'sameOrigin') &&
+    def.method !== 'get'
+  )
     [403, 415].forEach((s) => statuses.add(s));
   // Widget actions: a bad key (401), origin, secret key, other community or cross-site (403), not JSON (415).
   if (def.auth.kind === 'widget') [401, 403, 415].forEach((s) => statuses.add(s));
@@ -571,6 +583,7 @@ function exampleCode(status: number, def: RouteDef): ErrorCode | undefined {
   // Without a key there is no scope to lack; a keyless 403 is a feature switched off.
   if (status === 403 && def.auth.kind === 'none') return 'FEATURE_NOT_ENABLED';
   if (status === 403 && def.auth.kind === 'widget') return 'ORIGIN_NOT_ALLOWED';
+  if (status === 403 && def.auth.kind === 'leader') return 'NOT_A_LEADER';
   return EXAMPLE_CODE[status] ?? codesOf(status)[0];
 }
 

@@ -5,6 +5,7 @@ export const messages = {
   invalidApiKey: 'Invalid API key',
   keyOtherCommunity: 'API key does not belong to this community',
   signInRequired: 'Sign in to continue',
+  notALeader: 'Only the founder and admins of this community can do this',
   reauthRequired: 'Sign in again (within the last 10 minutes) to change how you sign in',
   signInChangesOnPlatform: "Ways to sign in are changed on the platform's own pages, not on a community's site",
   invalidCredentials: 'Incorrect e-mail or password',

@@ -7,6 +7,7 @@ import { ROUTES, WIDGET_ACTION_ROUTES } from '../../contract/routes/index.ts';
 import { publicCors } from '../http/cors.ts';
 import { methodNotAllowed } from '../http/routes.ts';
 import { handlerGroup, mountHandlers } from '../http/handlers.ts';
+import { adminHandlerGroups } from '../admin/index.ts';
 import { communityHandlers } from './communities.ts';
 import { visitorDeps, visitorHandlers } from './visitor.ts';
 import { authDeps, authHandlers } from './auth.ts';
@@ -31,6 +32,7 @@ export function siteApiRouter(deps: OAuthRouteDeps, chromeFor?: ChromeFor): Rout
       handlerGroup(visitorHandlers, visitorDeps(deps)),
       handlerGroup(authHandlers, authDeps(deps)),
       handlerGroup(oauthHandlers, setUpOAuth(deps)),
+      ...adminHandlerGroups(deps),
     ],
     deps,
     ROUTES,

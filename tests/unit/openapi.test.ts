@@ -122,7 +122,7 @@ describe('OpenAPI document', () => {
       if (def.auth.kind === 'none' || def.auth.kind === 'sameOrigin') {
         expect(op.security).toEqual([]);
         expect(op['x-required-scope']).toBeUndefined();
-      } else if (def.auth.kind === 'session') {
+      } else if (def.auth.kind === 'session' || def.auth.kind === 'leader') {
         expect(op.security).toEqual([{ signInCookie: [] }, { signInBearer: [] }]);
         expect(op['x-required-scope']).toBeUndefined();
       } else if (def.auth.kind === 'widget') {

@@ -1734,6 +1734,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/{communityTag}/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in leader and their role
+         * @description What the console shows in its header, and how it learns which actions the founder alone has. For the community's founder and admins only, signed in on the community's own site (its sign-in cookie; writes only from the site's own origin): anyone else, a leader of another community included, gets `403 NOT_A_LEADER`.
+         */
+        get: operations["getLeaderSelf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The community's audit log
+         * @description Every change made through the leader console, newest first (ties by id): who, what, when, before and after. Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list; `action` keeps one action. For the community's founder and admins only, signed in on the community's own site (its sign-in cookie; writes only from the site's own origin): anyone else, a leader of another community included, gets `403 NOT_A_LEADER`.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1808,6 +1848,25 @@ export interface components {
             longitude: number;
             categoryId: string;
             imageUrl: string | null;
+        };
+        AuditEntry: {
+            id: string;
+            actor: {
+                userId: string;
+                /** @description null once the account is gone */
+                name: string | null;
+            };
+            /** @description `<resource>.<verb>`, e.g. `settings.update`, `member.kick`, `key.create` */
+            action: string;
+            target: {
+                type: string;
+                id: string | null;
+            };
+            /** @description what the change replaced (JSON), null for a creation */
+            before: unknown;
+            /** @description what the change left (JSON), null for a deletion */
+            after: unknown;
+            createdAt: string;
         };
         AuthProviders: {
             /** @description e-mail + password */
@@ -1979,7 +2038,7 @@ export interface components {
              * @description Machine-readable and stable.
              * @enum {string}
              */
-            code?: "INVALID_INPUT" | "INVALID_EMAIL" | "INVALID_SLUG" | "INVALID_DATE" | "INVALID_AMOUNT" | "INVALID_DONATION_AMOUNT" | "ALREADY_MEMBER" | "APPLICATION_PENDING" | "MALFORMED_JSON" | "INVALID_SIGNATURE" | "RESET_TOKEN_INVALID" | "PHONE_CODE_INVALID" | "FRIEND_REQUEST_SELF" | "RULES_VERSION_MISMATCH" | "API_KEY_REQUIRED" | "INVALID_API_KEY" | "SIGN_IN_REQUIRED" | "INVALID_CREDENTIALS" | "REAUTH_REQUIRED" | "COMMUNITY_MISMATCH" | "INSUFFICIENT_SCOPE" | "FEATURE_NOT_ENABLED" | "PAGE_MEMBERS_ONLY" | "CROSS_SITE_REQUEST" | "PLATFORM_ONLY" | "ORIGIN_NOT_ALLOWED" | "SECRET_KEY_NOT_ALLOWED" | "NOT_A_MEMBER" | "APPLICANT_BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "EMAIL_IN_USE" | "USERTAG_TAKEN" | "PHONE_IN_USE" | "LAST_SIGN_IN_METHOD" | "FRIEND_REQUEST_EXISTS" | "ALREADY_FRIENDS" | "FRIEND_REQUEST_LIMIT" | "FRIEND_REQUEST_COOLDOWN" | "SEGMENT_NAME_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "IDEMPOTENCY_KEY_MISMATCH" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "PAYMENT_PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
+            code?: "INVALID_INPUT" | "INVALID_EMAIL" | "INVALID_SLUG" | "INVALID_DATE" | "INVALID_AMOUNT" | "INVALID_DONATION_AMOUNT" | "ALREADY_MEMBER" | "APPLICATION_PENDING" | "MALFORMED_JSON" | "INVALID_SIGNATURE" | "RESET_TOKEN_INVALID" | "PHONE_CODE_INVALID" | "FRIEND_REQUEST_SELF" | "RULES_VERSION_MISMATCH" | "API_KEY_REQUIRED" | "INVALID_API_KEY" | "SIGN_IN_REQUIRED" | "INVALID_CREDENTIALS" | "REAUTH_REQUIRED" | "COMMUNITY_MISMATCH" | "INSUFFICIENT_SCOPE" | "FEATURE_NOT_ENABLED" | "PAGE_MEMBERS_ONLY" | "CROSS_SITE_REQUEST" | "PLATFORM_ONLY" | "ORIGIN_NOT_ALLOWED" | "SECRET_KEY_NOT_ALLOWED" | "NOT_A_MEMBER" | "NOT_A_LEADER" | "APPLICANT_BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "EMAIL_IN_USE" | "USERTAG_TAKEN" | "PHONE_IN_USE" | "LAST_SIGN_IN_METHOD" | "FRIEND_REQUEST_EXISTS" | "ALREADY_FRIENDS" | "FRIEND_REQUEST_LIMIT" | "FRIEND_REQUEST_COOLDOWN" | "SEGMENT_NAME_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "IDEMPOTENCY_KEY_MISMATCH" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "PAYMENT_PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
             requestId?: string;
             extras?: {
                 field?: string;
@@ -2040,6 +2099,17 @@ export interface components {
              */
             createdAt: string;
             acceptedAt: string | null;
+        };
+        LeaderSelf: {
+            userId: string;
+            name: string;
+            /** @enum {string} */
+            role: "founder" | "admin";
+            community: {
+                id: string;
+                tag: string;
+                name: string;
+            };
         };
         Location: {
             name?: string | null;
@@ -2588,7 +2658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2679,7 +2749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2770,7 +2840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2861,7 +2931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2981,7 +3051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3158,7 +3228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3318,7 +3388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3473,7 +3543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3624,7 +3694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3739,7 +3809,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3890,7 +3960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3986,7 +4056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4084,7 +4154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4215,7 +4285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4314,7 +4384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4449,7 +4519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4564,7 +4634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4680,7 +4750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4771,7 +4841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4867,7 +4937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4967,7 +5037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5048,7 +5118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5138,7 +5208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5218,7 +5288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5299,7 +5369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5392,7 +5462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5491,7 +5561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5642,7 +5712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5777,7 +5847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5902,7 +5972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6049,7 +6119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6196,7 +6266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6342,7 +6412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6499,7 +6569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6597,7 +6667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6728,7 +6798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6823,7 +6893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6949,7 +7019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7343,7 +7413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7469,7 +7539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7591,7 +7661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7707,7 +7777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8036,7 +8106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8162,7 +8232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8370,7 +8440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8494,7 +8564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8694,7 +8764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8918,7 +8988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9056,7 +9126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9274,7 +9344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9451,7 +9521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9626,7 +9696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9801,7 +9871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9976,7 +10046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10146,7 +10216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10317,7 +10387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10471,7 +10541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10661,7 +10731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10773,7 +10843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10877,7 +10947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10999,7 +11069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11101,7 +11171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11193,7 +11263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11285,7 +11355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11387,7 +11457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11710,7 +11780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11853,7 +11923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11895,6 +11965,173 @@ export interface operations {
             };
             /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLeaderSelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leader */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderSelf"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+                action?: string;
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntry"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

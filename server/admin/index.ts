@@ -1,0 +1,9 @@
+// The leader console's API handlers (`{site_base}/api/admin/{communityTag}/...`), one module per
+// resource; mounted by the site API's router (server/site/index.ts) with the rest of `/api`.
+import { handlerGroup, type HandlerGroup } from '../http/handlers.ts';
+import type { RouteDeps } from '../http/routes.ts';
+import { auditLogHandlers } from './audit-log.ts';
+
+export function adminHandlerGroups(deps: RouteDeps): HandlerGroup[] {
+  return [handlerGroup(auditLogHandlers, deps)];
+}
