@@ -507,6 +507,22 @@ describe('error', () => {
       expect((await send(f, { sendAt: new Date(later + DAY + 1000).toISOString() })).status).toBe(202);
     });
 
+    it('answers a Retry-After that also clears the sends scheduled more than 24 h ahead', async () => {
+      const f = await community(1);
+      const now = Date.now();
+      // Today is full until an hour from now; the five of tomorrow (24.5 h ahead) are full too, and
+      // any send from then until they are 24 h old shares a window with them.
+      for (let i = 0; i < 5; i++) await insertSend(f.id, now - 23 * HOUR, 'SENT');
+      for (let i = 0; i < 5; i++) await insertSend(f.id, now + 24.5 * HOUR, 'SCHEDULED');
+      const res = await send(f);
+      expect(res.status).toBe(429);
+      const fits = now + 48.5 * HOUR;
+      expect(Number(res.headers.get('x-ratelimit-reset'))).toBe(Math.ceil(fits / 1000));
+      expect(Math.abs(Number(res.headers.get('retry-after')) - (fits - Date.now()) / 1000)).toBeLessThan(5);
+      // One hour from now (what only the sends within 24 h of now would suggest) is still refused.
+      expect((await send(f, { sendAt: new Date(now + HOUR + 60_000).toISOString() })).status).toBe(429);
+    });
+
     it('lets a scheduled send in the next 24 h take a place from the sends of today', async () => {
       const f = await community(1);
       for (let i = 0; i < 4; i++) await insertSend(f.id, Date.now() - HOUR);
