@@ -15,7 +15,7 @@ import { newId, nowIso } from '../../server/db/ids.ts';
 import { hashPassword } from '../../server/domain/passwords.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import { emlFileTransport } from '../../server/mail/eml-files.ts';
-import { listOutbox } from '../../server/mail/mailer.ts';
+import { listOutbox, retryOutboxMessage } from '../../server/mail/mailer.ts';
 import { smtpTransport } from '../../server/mail/smtp.ts';
 import type { MailTransport } from '../../server/mail/transport.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
@@ -386,6 +386,30 @@ describe('happy', () => {
     );
     expect(one.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     expect(decoded(partOfType(one, 'text/html')!).toString('utf8')).toContain('<p>Hi M0</p>');
+  });
+
+  it('svc mail retry of a failed broadcast message moves it from failed to sent once it goes: the counts add up to the recipients', async () => {
+    const c = await club();
+    const ada = await member(c.id, 'ACCEPTED', { name: 'Ada' });
+    await member(c.id, 'ACCEPTED', { name: 'Bob' });
+    refused.add(ada.email);
+    const id = await queueBroadcast(db, c.id, { subject: 'Retry me', text: 'Hi {{name}}' });
+    await send(smtpWorker());
+    refused.clear();
+    const b = await broadcastRow(db, id);
+    expect([b.status, b.sent_count, b.failed_count]).toEqual(['SENT', 1, 1]);
+
+    const failed = (await outboxOf(id)).find((r) => r.to_address === ada.email)!;
+    expect(await retryOutboxMessage(db, failed.id)).toBe('queued');
+    expect((await broadcastRow(db, id)).failed_count).toBe(0);
+    await drain(smtpWorker());
+    const after = await broadcastRow(db, id);
+    expect([after.status, after.recipients, after.sent_count, after.failed_count]).toEqual(['SENT', 2, 2, 0]);
+    // It was SENT before the retry: no second event.
+    expect(await sentEvents(id)).toEqual([expect.objectContaining({ recipients: 2, sent: 1, failed: 1 })]);
+    // A retry of what is not failed (now sent) changes no counter.
+    expect(await retryOutboxMessage(db, failed.id)).toBe('not_failed');
+    expect((await broadcastRow(db, id)).sent_count).toBe(2);
   });
 
   it('a test send goes to its one address marked [TEST], emits no webhook and counts no audience', async () => {
