@@ -296,6 +296,56 @@ describe('happy', () => {
     await db.updateTable('broadcasts').set({ status: 'CANCELLED' }).where('id', '=', id).execute();
   });
 
+  it('completes when the expansion ends after every message was already sent: the last (empty) batch emits broadcast.sent once', async () => {
+    const c = await club();
+    await member(c.id);
+    await member(c.id);
+    const id = await queueBroadcast(db, c.id, { subject: 'Sent before expanded', text: 'Hi.' });
+    // Batches of 2: the first writes both members, then the process dies before the empty last one.
+    let transactions = 0;
+    const dying = new Proxy(db, {
+      get(target, prop, receiver) {
+        if (prop === 'transaction' && ++transactions > 1) throw new Error('connection lost');
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await expect(dispatcherFor(server, { db: dying as Db, batchSize: 2 }).dispatchDue()).rejects.toThrow(
+      'connection lost',
+    );
+    await drain(emlWorker());
+    const sending = await broadcastRow(db, id);
+    expect([sending.status, sending.expanded_at, sending.sent_count]).toEqual(['SENDING', null, 2]);
+    expect(await sentEvents(id)).toEqual([]);
+
+    await db
+      .updateTable('broadcasts')
+      .set({ lease_until: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', id)
+      .execute();
+    const [resumed] = await dispatcherFor(server, { batchSize: 2 }).dispatchDue();
+    expect(resumed).toMatchObject({ broadcastId: id, written: 0, outcome: 'expanded' });
+    const b = await broadcastRow(db, id);
+    expect([b.status, b.recipients, b.sent_count, b.failed_count]).toEqual(['SENT', 2, 2, 0]);
+    expect(await sentEvents(id)).toEqual([expect.objectContaining({ recipients: 2, sent: 2, failed: 0 })]);
+    await drain(emlWorker());
+    expect((await sentEvents(id)).length).toBe(1);
+  });
+
+  it('an audience that is empty by send time completes at once with 0 recipients and one broadcast.sent', async () => {
+    const c = await club();
+    const ada = await member(c.id);
+    const id = await queueBroadcast(db, c.id, { subject: 'To nobody by now', text: 'Hi.' });
+    expect((await broadcastRow(db, id)).recipients).toBe(1);
+    await db.updateTable('memberships').set({ status: 'REJECTED' }).where('id', '=', ada.membershipId).execute();
+    const results = await dispatcherFor(server).dispatchDue();
+    expect(results.find((r) => r.broadcastId === id)).toMatchObject({ written: 0, outcome: 'expanded' });
+    const b = await broadcastRow(db, id);
+    expect([b.status, b.recipients, b.sent_count, b.failed_count]).toEqual(['SENT', 0, 0, 0]);
+    expect(await sentEvents(id)).toEqual([expect.objectContaining({ recipients: 0, sent: 0, failed: 0 })]);
+    expect(await outboxOf(id)).toEqual([]);
+  });
+
   it('writes each copy as an .eml file with List-Unsubscribe (URL and mailto), List-Unsubscribe-Post and {{name}} per recipient, escaped in the html', async () => {
     const c = await club({ name: 'Chess & Co' });
     const ada = await member(c.id, 'ACCEPTED', { name: 'Ada <b>Love</b> & Co' });
