@@ -128,6 +128,10 @@ export async function createBroadcast(
   input: NewBroadcast,
   now = Date.now(),
 ): Promise<QueuedBroadcast> {
+  // An input check, so before the feature (as the contract's own checks are).
+  const content = prepareBroadcastContent({ html: input.html, text: input.text }, sanitizeArticleHtml);
+  if ((content.html === null || content.html.trim() === '') && content.text.trim() === '')
+    throw new Refusal('broadcast_content_empty', { field: input.html !== undefined ? 'html' : 'text' });
   await assertBroadcastsEnabled(trx, communityId);
   const segmentIds = input.audience ? [...new Set(input.audience.segmentIds)] : null;
   if (segmentIds) await assertSegmentsOfCommunity(trx, communityId, segmentIds);
@@ -161,7 +165,6 @@ export async function createBroadcast(
   const recipients = test ? 1 : await countAudience(trx, { communityId, segmentIds });
   if (recipients === 0) throw new Refusal('broadcast_audience_empty');
 
-  const content = prepareBroadcastContent({ html: input.html, text: input.text }, sanitizeArticleHtml);
   const id = newId();
   const status = input.sendAt !== undefined ? 'SCHEDULED' : 'QUEUED';
   const sendAtIso = new Date(sendAt).toISOString();

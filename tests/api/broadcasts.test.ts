@@ -295,6 +295,19 @@ describe('error', () => {
     expect(await rowsOf(f.id)).toHaveLength(0);
   });
 
+  it('refuses a body with nothing to send with 400: html that sanitizes to nothing, blank text', async () => {
+    await refused({ subject: 'S', html: '<script>alert(1)</script>' }, 400, 'INVALID_INPUT', 'html');
+    await refused({ subject: 'S', html: '  <style>p{}</style> ' }, 400, 'INVALID_INPUT', 'html');
+    await refused({ subject: 'S', text: ' \n ' }, 400, 'INVALID_INPUT', 'text');
+    await refused({ subject: 'S', html: '<script>x()</script>', text: '' }, 400, 'INVALID_INPUT', 'html');
+    expect(await rowsOf(f.id)).toHaveLength(0);
+    // Either part with something in it is enough (a community of its own: these count toward the limit).
+    const g = await community(1);
+    expect((await post(g, { subject: 'S', html: '<script>x()</script>', text: 'Hi' }, g.key)).status).toBe(202);
+    const imageOnly = { subject: 'S', html: '<p><img src="https://x.example/a.png" alt=""></p>' };
+    expect((await post(g, imageOnly, g.key)).status).toBe(202);
+  });
+
   it('refuses hostile input with 400 on both databases: NUL bytes, huge and odd values', async () => {
     await refused({ subject: 'S\u0000', text: 'T' }, 400, 'INVALID_INPUT', 'subject');
     await refused({ subject: 'S', text: 'T\u0000' }, 400, 'INVALID_INPUT', 'text');
