@@ -235,3 +235,35 @@ describe('happy', () => {
     }
   });
 });
+
+describe('error', () => {
+  it('a cancel racing the dispatcher for a due scheduled broadcast: exactly one of them wins', async () => {
+    const c = await community();
+    await member(c.id, 'Ada');
+    for (let round = 0; round < 8; round++) {
+      const id = await queueBroadcast(db, c.id, {
+        subject: `Race ${round}`,
+        text: 'Hi',
+        sendAt: new Date(Date.now() - 1000).toISOString(),
+      });
+      const [cancel, dispatched] = await Promise.all([
+        server.request(`/v1/communities/${c.tag}/broadcasts/${id}`, { method: 'DELETE', key: c.key }),
+        dispatcherFor(server).dispatchDue(),
+      ]);
+      const row = await db.selectFrom('broadcasts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const written = await db.selectFrom('mail_outbox').select('id').where('broadcast_id', '=', id).execute();
+      if (cancel.status === 200) {
+        expect([row.status, written.length, dispatched.some((d) => d.broadcastId === id)]).toEqual([
+          'CANCELLED',
+          0,
+          false,
+        ]);
+      } else {
+        expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
+        expect([row.status, row.cancelled_at, written.length]).toEqual(['SENDING', null, 1]);
+      }
+    }
+    const worker = mailWorker();
+    while ((await worker.deliverDue()).length > 0);
+  });
+});
