@@ -717,6 +717,31 @@ describe('error', () => {
 });
 
 describe('security', () => {
+  it("the web version is not shown before the broadcast is SENT, nor on another community's site", async () => {
+    const c = await club();
+    const other = await club();
+    const ada = await member(c.id, 'ACCEPTED', { name: 'Ada' });
+    await makeMembership(db, other.id, ada.id, 'ACCEPTED');
+    const id = await queueBroadcast(db, c.id, { subject: 'Soon', text: 'Hi {{name}}' });
+    const get = async (tag: string, p: string) =>
+      rawRequest(port, 'GET', p, {
+        Host: `${tag}.localhost:${port}`,
+        Cookie: `svc_auth_${tag}=${(await server.sessions.issue(ada.id, Date.now(), undefined, tag)).token}`,
+      });
+    const post = `/feed/post/broadcast-${id}`;
+    expect((await get(c.tag, post)).status).toBe(404);
+    await dispatcherFor(server).dispatchDue();
+    expect((await broadcastRow(db, id)).status).toBe('SENDING');
+    expect((await get(c.tag, post)).status).toBe(404);
+    expect((await get(c.tag, '/feed')).text).not.toContain(id);
+    await drain(emlWorker());
+    expect((await broadcastRow(db, id)).status).toBe('SENT');
+    const shown = await get(c.tag, post);
+    expect([shown.status, shown.text.includes('Hi Ada')]).toEqual([200, true]);
+    // The same member, signed in on another community's site, gets nothing there.
+    expect((await get(other.tag, post)).status).toBe(404);
+  });
+
   it('a forged, altered or another community’s token is refused with 400 and records nothing', async () => {
     const c = await club();
     const other = await club();
