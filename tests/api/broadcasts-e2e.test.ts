@@ -3,8 +3,8 @@
 // chooses (no SMTP_URL: `.eml` files under SVC_DATA_DIR/mail), the List-Unsubscribe URL read from a
 // file and used as a mail provider's one-click POST on the community's host, then the counts the
 // API answers and `broadcast.sent` once. The delivery tests (broadcasts-delivery.test.ts) write
-// their broadcasts with tests/api/support/broadcasts.ts; the last test here shows that helper
-// writes the row the API writes.
+// their broadcasts with tests/api/support/broadcasts.ts; a test here shows that helper writes the
+// row the API writes. And a cancel racing the dispatcher's claim: one of them wins, never both.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
