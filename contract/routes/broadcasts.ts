@@ -95,7 +95,8 @@ export const createBroadcast = route({
     'send, SCHEDULED with `sendAt`. Accepts `Idempotency-Key`.\n\n' +
     `- \`subject\`: one line, 1-${BROADCAST_LIMITS.subject} characters after trimming.\n` +
     `- \`html\` (at most ${BROADCAST_LIMITS.html} characters, sanitized like article content) and/or \`text\` (at most ` +
-    `${BROADCAST_LIMITS.text}); neither is \`400 INVALID_INPUT\` with \`extras.field\` = \`html\`. Without \`text\` the ` +
+    `${BROADCAST_LIMITS.text}); neither is \`400 INVALID_INPUT\` with \`extras.field\` = \`html\`, and so is nothing to ` +
+    'send (an html empty once sanitized and no text, or a blank text alone; the field is the part given). Without `text` the ' +
     "text part is derived from the html. `{{name}}` (in the subject, html or text) becomes each recipient's name.\n" +
     `- \`audience.segmentIds\`: 1-${BROADCAST_LIMITS.segments} segment ids of this community; an unknown one is ` +
     '`422 UNPROCESSABLE` with `extras.field` = `audience.segmentIds`. An audience with nobody in it is ' +

@@ -87,8 +87,13 @@ async function lockCommunity(trx: Trx, communityId: string): Promise<void> {
   }
 }
 
-/** The counted sends whose time can share a 24 h window with `at` (ms since the epoch). */
-async function countedAround(trx: Trx, communityId: string, at: number): Promise<number[]> {
+/**
+ * The counted sends from 24 h before `at` (ms since the epoch) on, with no upper bound: judging `at`
+ * needs those within 24 h after it, but the earliest later time a refused send fits (Retry-After)
+ * can be pushed out by any send scheduled after that. Bounded all the same: at most
+ * BROADCASTS_PER_DAY in any 24 h, and none more than 30 days ahead.
+ */
+async function countedFrom(trx: Trx, communityId: string, at: number): Promise<number[]> {
   const rows = await trx
     .selectFrom('broadcasts')
     .select('send_at')
@@ -96,7 +101,6 @@ async function countedAround(trx: Trx, communityId: string, at: number): Promise
     .where('test_to', 'is', null)
     .where('status', '<>', 'CANCELLED')
     .where('send_at', '>', new Date(at - DAY_MS).toISOString())
-    .where('send_at', '<', new Date(at + DAY_MS).toISOString())
     .execute();
   return rows.map((r) => Date.parse(r.send_at));
 }
@@ -124,6 +128,10 @@ export async function createBroadcast(
   input: NewBroadcast,
   now = Date.now(),
 ): Promise<QueuedBroadcast> {
+  // An input check, so before the feature (as the contract's own checks are).
+  const content = prepareBroadcastContent({ html: input.html, text: input.text }, sanitizeArticleHtml);
+  if ((content.html === null || content.html.trim() === '') && content.text.trim() === '')
+    throw new Refusal('broadcast_content_empty', { field: input.html !== undefined ? 'html' : 'text' });
   await assertBroadcastsEnabled(trx, communityId);
   const segmentIds = input.audience ? [...new Set(input.audience.segmentIds)] : null;
   if (segmentIds) await assertSegmentsOfCommunity(trx, communityId, segmentIds);
@@ -134,7 +142,7 @@ export async function createBroadcast(
   if (!test) {
     // Taken before the window is read, so the next send in waits for this one's row.
     await lockCommunity(trx, communityId);
-    const counted = await countedAround(trx, communityId, sendAt);
+    const counted = await countedFrom(trx, communityId, sendAt);
     const busiest = busiestWindow(counted, sendAt);
     if (busiest > BROADCASTS_PER_DAY) {
       const fits = earliestFit(counted, sendAt);
@@ -157,7 +165,6 @@ export async function createBroadcast(
   const recipients = test ? 1 : await countAudience(trx, { communityId, segmentIds });
   if (recipients === 0) throw new Refusal('broadcast_audience_empty');
 
-  const content = prepareBroadcastContent({ html: input.html, text: input.text }, sanitizeArticleHtml);
   const id = newId();
   const status = input.sendAt !== undefined ? 'SCHEDULED' : 'QUEUED';
   const sendAtIso = new Date(sendAt).toISOString();

@@ -79,6 +79,8 @@ export interface RefusalDetails {
   /** A segment id of `audience.segmentIds` that is not a segment of this community. */
   broadcast_segment_unknown: { segmentId: string };
   broadcast_audience_empty: void;
+  /** Nothing to send: the html sanitizes to nothing (or is absent) and the text is blank. */
+  broadcast_content_empty: { field: 'html' | 'text' };
   /** QUEUED, SENDING or SENT: past the point a cancel can stop it. */
   broadcast_not_cancellable: { status: string };
   /** The 24 h limit: `retryAfter` seconds from now until it would fit, at `resetAt` (epoch s). */

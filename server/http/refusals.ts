@@ -234,6 +234,12 @@ export const REFUSALS = {
     extras: (d) => ({ field: 'audience.segmentIds', segmentId: d.segmentId }),
   },
   broadcast_audience_empty: fixed('UNPROCESSABLE', messages.broadcastAudienceEmpty, { field: 'audience' }),
+  broadcast_content_empty: {
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: () => messages.broadcastContentEmpty,
+    extras: (d) => ({ field: d.field }),
+  },
   broadcast_not_cancellable: {
     code: 'INVALID_STATE',
     status: 409,

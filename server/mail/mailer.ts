@@ -4,7 +4,7 @@
 // (worker.ts) drains the outbox outside any request: over SMTP with SMTP_URL, else into `.eml`
 // files under SVC_DATA_DIR/mail. `svc mail list|show` read it back. See docs/mail.md.
 import { sql, type Selectable } from 'kysely';
-import { afterCommit, type Db, type Trx } from '../db/index.ts';
+import { afterCommit, transaction, type Db, type Trx } from '../db/index.ts';
 import type { MailOutboxTable } from '../db/schema-accounts.ts';
 import { DEFAULT_MAIL_FROM } from './config.ts';
 import { envelopeAddress } from './transport.ts';
@@ -270,17 +270,31 @@ export type RetryOutcome = 'queued' | 'not_found' | 'not_failed';
 
 /**
  * Queues a failed message again, due now, with a fresh round of attempts. Only failed ones: a
- * queued message is already on its way and a sent one would go out twice.
+ * queued message is already on its way and a sent one would go out twice. A broadcast's message
+ * leaves its broadcast's failed_count in the same transaction: the worker counts its new outcome
+ * when it has one, so sent + failed stays the messages with an outcome (the broadcast stays SENT
+ * if it was, and emits nothing again).
  */
 export async function retryOutboxMessage(db: Db, id: string): Promise<RetryOutcome> {
-  const res = await db
-    .updateTable('mail_outbox')
-    .set({ failed_at: null, next_attempt_at: nowIso(), attempts: 0, lease_token: null })
-    .where('id', '=', id)
-    .where('failed_at', 'is not', null)
-    .where('sent_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 1) return 'queued';
+  const queued = await transaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('mail_outbox')
+      .set({ failed_at: null, next_attempt_at: nowIso(), attempts: 0, lease_token: null })
+      .where('id', '=', id)
+      .where('failed_at', 'is not', null)
+      .where('sent_at', 'is', null)
+      .returning('broadcast_id')
+      .executeTakeFirst();
+    if (row?.broadcast_id)
+      await trx
+        .updateTable('broadcasts')
+        .set((eb) => ({ failed_count: eb('failed_count', '-', 1) }))
+        .where('id', '=', row.broadcast_id)
+        .where('failed_count', '>', 0)
+        .execute();
+    return row !== undefined;
+  });
+  if (queued) return 'queued';
   const row = await db.selectFrom('mail_outbox').select('id').where('id', '=', id).executeTakeFirst();
   return row ? 'not_failed' : 'not_found';
 }

@@ -130,6 +130,8 @@ export const messages = {
   broadcastNotFound: 'Broadcast not found in this community',
   broadcastSegmentUnknown: (id: string) => `audience.segmentIds: ${id} is not a segment of this community`,
   broadcastAudienceEmpty: 'The audience has nobody in it: no member who has not unsubscribed',
+  broadcastContentEmpty:
+    'Nothing to send: the html is empty once sanitized (scripts and styles are removed) and there is no text',
   broadcastNotCancellable: (status: string) =>
     `Only a SCHEDULED broadcast can be cancelled; this one is ${status} (being sent or sent)`,
   broadcastLimit: (limit: number) => `At most ${limit} broadcasts per 24 hours per community; see Retry-After`,

@@ -15,7 +15,7 @@ import { newId, nowIso } from '../../server/db/ids.ts';
 import { hashPassword } from '../../server/domain/passwords.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import { emlFileTransport } from '../../server/mail/eml-files.ts';
-import { listOutbox } from '../../server/mail/mailer.ts';
+import { listOutbox, retryOutboxMessage } from '../../server/mail/mailer.ts';
 import { smtpTransport } from '../../server/mail/smtp.ts';
 import type { MailTransport } from '../../server/mail/transport.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
@@ -296,6 +296,56 @@ describe('happy', () => {
     await db.updateTable('broadcasts').set({ status: 'CANCELLED' }).where('id', '=', id).execute();
   });
 
+  it('completes when the expansion ends after every message was already sent: the last (empty) batch emits broadcast.sent once', async () => {
+    const c = await club();
+    await member(c.id);
+    await member(c.id);
+    const id = await queueBroadcast(db, c.id, { subject: 'Sent before expanded', text: 'Hi.' });
+    // Batches of 2: the first writes both members, then the process dies before the empty last one.
+    let transactions = 0;
+    const dying = new Proxy(db, {
+      get(target, prop, receiver) {
+        if (prop === 'transaction' && ++transactions > 1) throw new Error('connection lost');
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await expect(dispatcherFor(server, { db: dying as Db, batchSize: 2 }).dispatchDue()).rejects.toThrow(
+      'connection lost',
+    );
+    await drain(emlWorker());
+    const sending = await broadcastRow(db, id);
+    expect([sending.status, sending.expanded_at, sending.sent_count]).toEqual(['SENDING', null, 2]);
+    expect(await sentEvents(id)).toEqual([]);
+
+    await db
+      .updateTable('broadcasts')
+      .set({ lease_until: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', id)
+      .execute();
+    const [resumed] = await dispatcherFor(server, { batchSize: 2 }).dispatchDue();
+    expect(resumed).toMatchObject({ broadcastId: id, written: 0, outcome: 'expanded' });
+    const b = await broadcastRow(db, id);
+    expect([b.status, b.recipients, b.sent_count, b.failed_count]).toEqual(['SENT', 2, 2, 0]);
+    expect(await sentEvents(id)).toEqual([expect.objectContaining({ recipients: 2, sent: 2, failed: 0 })]);
+    await drain(emlWorker());
+    expect((await sentEvents(id)).length).toBe(1);
+  });
+
+  it('an audience that is empty by send time completes at once with 0 recipients and one broadcast.sent', async () => {
+    const c = await club();
+    const ada = await member(c.id);
+    const id = await queueBroadcast(db, c.id, { subject: 'To nobody by now', text: 'Hi.' });
+    expect((await broadcastRow(db, id)).recipients).toBe(1);
+    await db.updateTable('memberships').set({ status: 'REJECTED' }).where('id', '=', ada.membershipId).execute();
+    const results = await dispatcherFor(server).dispatchDue();
+    expect(results.find((r) => r.broadcastId === id)).toMatchObject({ written: 0, outcome: 'expanded' });
+    const b = await broadcastRow(db, id);
+    expect([b.status, b.recipients, b.sent_count, b.failed_count]).toEqual(['SENT', 0, 0, 0]);
+    expect(await sentEvents(id)).toEqual([expect.objectContaining({ recipients: 0, sent: 0, failed: 0 })]);
+    expect(await outboxOf(id)).toEqual([]);
+  });
+
   it('writes each copy as an .eml file with List-Unsubscribe (URL and mailto), List-Unsubscribe-Post and {{name}} per recipient, escaped in the html', async () => {
     const c = await club({ name: 'Chess & Co' });
     const ada = await member(c.id, 'ACCEPTED', { name: 'Ada <b>Love</b> & Co' });
@@ -386,6 +436,30 @@ describe('happy', () => {
     );
     expect(one.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     expect(decoded(partOfType(one, 'text/html')!).toString('utf8')).toContain('<p>Hi M0</p>');
+  });
+
+  it('svc mail retry of a failed broadcast message moves it from failed to sent once it goes: the counts add up to the recipients', async () => {
+    const c = await club();
+    const ada = await member(c.id, 'ACCEPTED', { name: 'Ada' });
+    await member(c.id, 'ACCEPTED', { name: 'Bob' });
+    refused.add(ada.email);
+    const id = await queueBroadcast(db, c.id, { subject: 'Retry me', text: 'Hi {{name}}' });
+    await send(smtpWorker());
+    refused.clear();
+    const b = await broadcastRow(db, id);
+    expect([b.status, b.sent_count, b.failed_count]).toEqual(['SENT', 1, 1]);
+
+    const failed = (await outboxOf(id)).find((r) => r.to_address === ada.email)!;
+    expect(await retryOutboxMessage(db, failed.id)).toBe('queued');
+    expect((await broadcastRow(db, id)).failed_count).toBe(0);
+    await drain(smtpWorker());
+    const after = await broadcastRow(db, id);
+    expect([after.status, after.recipients, after.sent_count, after.failed_count]).toEqual(['SENT', 2, 2, 0]);
+    // It was SENT before the retry: no second event.
+    expect(await sentEvents(id)).toEqual([expect.objectContaining({ recipients: 2, sent: 1, failed: 1 })]);
+    // A retry of what is not failed (now sent) changes no counter.
+    expect(await retryOutboxMessage(db, failed.id)).toBe('not_failed');
+    expect((await broadcastRow(db, id)).sent_count).toBe(2);
   });
 
   it('a test send goes to its one address marked [TEST], emits no webhook and counts no audience', async () => {
@@ -643,6 +717,31 @@ describe('error', () => {
 });
 
 describe('security', () => {
+  it("the web version is not shown before the broadcast is SENT, nor on another community's site", async () => {
+    const c = await club();
+    const other = await club();
+    const ada = await member(c.id, 'ACCEPTED', { name: 'Ada' });
+    await makeMembership(db, other.id, ada.id, 'ACCEPTED');
+    const id = await queueBroadcast(db, c.id, { subject: 'Soon', text: 'Hi {{name}}' });
+    const get = async (tag: string, p: string) =>
+      rawRequest(port, 'GET', p, {
+        Host: `${tag}.localhost:${port}`,
+        Cookie: `svc_auth_${tag}=${(await server.sessions.issue(ada.id, Date.now(), undefined, tag)).token}`,
+      });
+    const post = `/feed/post/broadcast-${id}`;
+    expect((await get(c.tag, post)).status).toBe(404);
+    await dispatcherFor(server).dispatchDue();
+    expect((await broadcastRow(db, id)).status).toBe('SENDING');
+    expect((await get(c.tag, post)).status).toBe(404);
+    expect((await get(c.tag, '/feed')).text).not.toContain(id);
+    await drain(emlWorker());
+    expect((await broadcastRow(db, id)).status).toBe('SENT');
+    const shown = await get(c.tag, post);
+    expect([shown.status, shown.text.includes('Hi Ada')]).toEqual([200, true]);
+    // The same member, signed in on another community's site, gets nothing there.
+    expect((await get(other.tag, post)).status).toBe(404);
+  });
+
   it('a forged, altered or another community’s token is refused with 400 and records nothing', async () => {
     const c = await club();
     const other = await club();

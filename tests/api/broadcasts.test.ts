@@ -295,6 +295,19 @@ describe('error', () => {
     expect(await rowsOf(f.id)).toHaveLength(0);
   });
 
+  it('refuses a body with nothing to send with 400: html that sanitizes to nothing, blank text', async () => {
+    await refused({ subject: 'S', html: '<script>alert(1)</script>' }, 400, 'INVALID_INPUT', 'html');
+    await refused({ subject: 'S', html: '  <style>p{}</style> ' }, 400, 'INVALID_INPUT', 'html');
+    await refused({ subject: 'S', text: ' \n ' }, 400, 'INVALID_INPUT', 'text');
+    await refused({ subject: 'S', html: '<script>x()</script>', text: '' }, 400, 'INVALID_INPUT', 'html');
+    expect(await rowsOf(f.id)).toHaveLength(0);
+    // Either part with something in it is enough (a community of its own: these count toward the limit).
+    const g = await community(1);
+    expect((await post(g, { subject: 'S', html: '<script>x()</script>', text: 'Hi' }, g.key)).status).toBe(202);
+    const imageOnly = { subject: 'S', html: '<p><img src="https://x.example/a.png" alt=""></p>' };
+    expect((await post(g, imageOnly, g.key)).status).toBe(202);
+  });
+
   it('refuses hostile input with 400 on both databases: NUL bytes, huge and odd values', async () => {
     await refused({ subject: 'S\u0000', text: 'T' }, 400, 'INVALID_INPUT', 'subject');
     await refused({ subject: 'S', text: 'T\u0000' }, 400, 'INVALID_INPUT', 'text');
@@ -535,6 +548,22 @@ describe('error', () => {
       const retryAfter = Number(sixth.headers.get('retry-after'));
       expect(Math.abs(retryAfter - (later + DAY - Date.now()) / 1000)).toBeLessThan(5);
       expect((await send(f, { sendAt: new Date(later + DAY + 1000).toISOString() })).status).toBe(202);
+    });
+
+    it('answers a Retry-After that also clears the sends scheduled more than 24 h ahead', async () => {
+      const f = await community(1);
+      const now = Date.now();
+      // Today is full until an hour from now; the five of tomorrow (24.5 h ahead) are full too, and
+      // any send from then until they are 24 h old shares a window with them.
+      for (let i = 0; i < 5; i++) await insertSend(f.id, now - 23 * HOUR, 'SENT');
+      for (let i = 0; i < 5; i++) await insertSend(f.id, now + 24.5 * HOUR, 'SCHEDULED');
+      const res = await send(f);
+      expect(res.status).toBe(429);
+      const fits = now + 48.5 * HOUR;
+      expect(Number(res.headers.get('x-ratelimit-reset'))).toBe(Math.ceil(fits / 1000));
+      expect(Math.abs(Number(res.headers.get('retry-after')) - (fits - Date.now()) / 1000)).toBeLessThan(5);
+      // One hour from now (what only the sends within 24 h of now would suggest) is still refused.
+      expect((await send(f, { sendAt: new Date(now + HOUR + 60_000).toISOString() })).status).toBe(429);
     });
 
     it('lets a scheduled send in the next 24 h take a place from the sends of today', async () => {

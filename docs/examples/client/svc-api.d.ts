@@ -765,7 +765,7 @@ export interface paths {
          * @description Queues one e-mail to every ACCEPTED member, or to the members of `audience.segmentIds`; members who unsubscribed from the community's broadcasts are left out. `202 {id, status, recipients, sendAt}`: QUEUED for an immediate send, SCHEDULED with `sendAt`. Accepts `Idempotency-Key`.
          *
          *     - `subject`: one line, 1-200 characters after trimming.
-         *     - `html` (at most 200000 characters, sanitized like article content) and/or `text` (at most 100000); neither is `400 INVALID_INPUT` with `extras.field` = `html`. Without `text` the text part is derived from the html. `{{name}}` (in the subject, html or text) becomes each recipient's name.
+         *     - `html` (at most 200000 characters, sanitized like article content) and/or `text` (at most 100000); neither is `400 INVALID_INPUT` with `extras.field` = `html`, and so is nothing to send (an html empty once sanitized and no text, or a blank text alone; the field is the part given). Without `text` the text part is derived from the html. `{{name}}` (in the subject, html or text) becomes each recipient's name.
          *     - `audience.segmentIds`: 1-100 segment ids of this community; an unknown one is `422 UNPROCESSABLE` with `extras.field` = `audience.segmentIds`. An audience with nobody in it is `422 UNPROCESSABLE` (`extras.field` = `audience`).
          *     - `sendAt`: an ISO 8601 date-time in the future, at most 30 days ahead (`400 INVALID_DATE` otherwise).
          *     - `testTo`: sends one copy marked [TEST] to that address (no `sendAt`). A test never counts toward the limit; tests have their own budget of 20 per hour per community.

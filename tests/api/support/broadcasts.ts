@@ -1,13 +1,17 @@
 // Broadcasts for delivery tests, written as `POST /v1/communities/{tag}/broadcasts` writes them
-// (docs/notes' design, slice A): one row, QUEUED with send_at now (or SCHEDULED with a later one),
-// recipients = the audience counted at queue time (1 for a test send), html already sanitized and
-// text given. Swap for the API once it exists.
+// (server/domain/broadcasts.ts): one row, QUEUED with send_at now (or SCHEDULED with a later one,
+// as an ISO string in UTC), recipients = the audience counted at queue time (1 for a test send),
+// the html sanitized and the text derived from it when absent. Without the API's checks (the
+// feature, the limit, the segments), so a test can write what it needs directly;
+// tests/api/broadcasts-e2e.test.ts shows the two write the same row.
 import { countAudience } from '../../../server/broadcasts/audience.ts';
+import { prepareBroadcastContent } from '../../../server/broadcasts/content.ts';
 import { BroadcastDispatcher } from '../../../server/broadcasts/dispatcher.ts';
 import { UnsubscribeTokens } from '../../../server/broadcasts/unsubscribe-token.ts';
 import { wakeBroadcastDispatchers } from '../../../server/broadcasts/wake.ts';
 import { transaction, afterCommit, type Db } from '../../../server/db/index.ts';
 import { newId, nowIso } from '../../../server/db/ids.ts';
+import { sanitizeArticleHtml } from '../../../server/domain/article-html.ts';
 import { createLogger } from '../../../server/http/logger.ts';
 import { loadMasterKey } from '../../../server/secrets.ts';
 import type { TestServer } from './harness.ts';
@@ -15,7 +19,8 @@ import type { TestServer } from './harness.ts';
 export interface BroadcastInput {
   subject: string;
   html?: string | null;
-  text: string;
+  /** Derived from the html when absent, as the API does. */
+  text?: string;
   segmentIds?: string[] | null;
   sendAt?: string;
   testTo?: string;
@@ -25,6 +30,7 @@ export async function queueBroadcast(db: Db, communityId: string, b: BroadcastIn
   const id = newId();
   const now = nowIso();
   const segmentIds = b.segmentIds ?? null;
+  const content = prepareBroadcastContent({ html: b.html, text: b.text }, sanitizeArticleHtml);
   await transaction(db, async (trx) => {
     const recipients = b.testTo ? 1 : await countAudience(trx, { communityId, segmentIds });
     await trx
@@ -33,12 +39,12 @@ export async function queueBroadcast(db: Db, communityId: string, b: BroadcastIn
         id,
         community_id: communityId,
         subject: b.subject,
-        html: b.html ?? null,
-        text: b.text,
+        html: content.html,
+        text: content.text,
         audience_segment_ids: segmentIds === null ? null : JSON.stringify(segmentIds),
         test_to: b.testTo ?? null,
         status: b.sendAt && !b.testTo ? 'SCHEDULED' : 'QUEUED',
-        send_at: b.testTo ? now : (b.sendAt ?? now),
+        send_at: b.testTo || !b.sendAt ? now : new Date(b.sendAt).toISOString(),
         recipients,
         created_at: now,
       })
