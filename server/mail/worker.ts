@@ -158,25 +158,44 @@ export class MailDeliveryWorker {
     return Promise.all(rows.map((row) => this.#deliver(token, row)));
   }
 
+  /**
+   * Claims up to `limit` due messages for one round under one lease token: first those that belong
+   * to no broadcast (a reset link, a ticket), then broadcast copies to fill the round, so
+   * transactional mail never queues behind a large broadcast (migration 0026's partial index makes
+   * the first claim cheap whatever the broadcast backlog).
+   */
   async #claim(limit: number): Promise<{ token: string; rows: Claimed[] }> {
-    const { db, dialect } = this.#deps;
     const token = crypto.randomUUID();
     const now = nowIso();
     const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
+    const rows = await this.#claimDue(token, now, leaseUntil, limit, true);
+    if (rows.length < limit) rows.push(...(await this.#claimDue(token, now, leaseUntil, limit - rows.length, false)));
+    return { token, rows };
+  }
+
+  async #claimDue(
+    token: string,
+    now: string,
+    leaseUntil: string,
+    limit: number,
+    transactionalOnly: boolean,
+  ): Promise<Claimed[]> {
+    const { db, dialect } = this.#deps;
     const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    const only = transactionalOnly ? sql`and broadcast_id is null` : sql``;
     const result = await sql<Claimed>`
       update mail_outbox
          set attempts = attempts + 1, lease_token = ${token}, next_attempt_at = ${leaseUntil}, last_attempt_at = ${now}
        where id in (
          select id from mail_outbox
-          where next_attempt_at <= ${now}
+          where next_attempt_at <= ${now} ${only}
           order by next_attempt_at
           limit ${limit}
           ${lock})
       returning id, to_address, subject, text_body, html_body, attachments, created_at, attempts, broadcast_id, merge_fields`.execute(
       db,
     );
-    return { token, rows: result.rows };
+    return result.rows;
   }
 
   async #deliver(token: string, row: Claimed): Promise<DeliveryResult> {

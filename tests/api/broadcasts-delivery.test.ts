@@ -25,6 +25,7 @@ import { onPostgres, startTestServer, type TestServer } from './support/harness.
 import { decoded, parseMime, partOfType } from './support/mime.ts';
 import { rawRequest } from './support/raw-http.ts';
 import { runSvc, schemaUrl } from './support/cli.ts';
+import { queueMail } from './support/mail.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-broadcasts-'));
 const dataDir = path.join(tmp, 'data');
@@ -58,8 +59,11 @@ const smtp = new SMTPServer({
 });
 let smtpPort = 0;
 
+/** Every worker made, stopped before the SMTP server closes: an open pooled connection would hold its close for 30 s. */
+const workers: MailDeliveryWorker[] = [];
+
 function mailWorker(transport: MailTransport): MailDeliveryWorker {
-  return new MailDeliveryWorker({
+  const worker = new MailDeliveryWorker({
     db,
     dialect: server.database.dialect,
     config: server.config.mail,
@@ -67,6 +71,8 @@ function mailWorker(transport: MailTransport): MailDeliveryWorker {
     logger: createLogger('silent'),
     seal: server.outboxSeal,
   });
+  workers.push(worker);
+  return worker;
 }
 
 /** Sends everything due now, round after round, until nothing is left. */
@@ -197,6 +203,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
   await server.close();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -246,6 +253,20 @@ describe('happy', () => {
     await dispatcherFor(server).dispatchDue();
     expect((await outboxOf(id)).map((r) => r.to_address)).toEqual([inGold.email]);
     await drain(emlWorker());
+  });
+
+  it('sends transactional mail written after a broadcast before the broadcast’s copies', async () => {
+    const c = await club();
+    for (let i = 0; i < 12; i++) await member(c.id);
+    const id = await queueBroadcast(db, c.id, { subject: 'Big news', text: 'Hi {{name}}.' });
+    await dispatcherFor(server).dispatchDue();
+    expect(await outboxOf(id)).toHaveLength(12);
+    // Written after all twelve copies, so it is the latest due message.
+    const reset = await queueMail(db, 'reset-me@example.com', 'Reset your password', 'Your link.');
+    const worker = emlWorker();
+    const firstRound = await worker.deliverDue();
+    expect(firstRound.map((r) => r.id)).toContain(reset);
+    await drain(worker);
   });
 
   it('writes 2,500 members in three batches of at most 1,000, each recipient once', async () => {
