@@ -5,6 +5,7 @@ import * as integrations from '../domain/integrations.ts';
 import type { Leader } from '../http/leader.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
+import { offsetPage } from '../http/pagination.ts';
 import { DEFAULT_ROTATION_OVERLAP_MS } from '../webhooks/endpoints.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -125,13 +126,7 @@ async function listWebhookDeliveries(
   return {
     body: page.items,
     headers: NO_STORE,
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 
