@@ -148,7 +148,12 @@ export const createSecretKey = route({
         .describe('ADMIN satisfies every scope; a key gets no scope it is not given'),
     })
     .strict(),
-  response: { status: 201, schema: CreatedSecretKey, description: 'The key, with its secret this once' },
+  response: {
+    status: 201,
+    schema: CreatedSecretKey,
+    description: 'The key, with its secret this once',
+    holdsSecret: true,
+  },
   errors: [400, 401, 403],
 });
 
@@ -201,7 +206,12 @@ export const createWebhookReceiver = route({
       description: Description.optional(),
     })
     .strict(),
-  response: { status: 201, schema: CreatedWebhookReceiver, description: 'The receiver, with its secret this once' },
+  response: {
+    status: 201,
+    schema: CreatedWebhookReceiver,
+    description: 'The receiver, with its secret this once',
+    holdsSecret: true,
+  },
   errors: [400, 401, 403],
 });
 
@@ -290,7 +300,12 @@ export const rotateWebhookSecret = route({
         .optional(),
     })
     .strict(),
-  response: { status: 200, schema: CreatedWebhookReceiver, description: 'The receiver, with its new secret this once' },
+  response: {
+    status: 200,
+    schema: CreatedWebhookReceiver,
+    description: 'The receiver, with its new secret this once',
+    holdsSecret: true,
+  },
   errors: [400, 401, 403, 404, 409],
 });
 

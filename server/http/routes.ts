@@ -325,6 +325,9 @@ export function mountRoute<D extends RouteDef>(
     } as unknown as HandlerContext<D>;
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
+    if (idemKey && def.response.holdsSecret) {
+      throw new ApiError('INVALID_INPUT', messages.secretAnswerNotReplayable, { field: 'Idempotency-Key' });
+    }
     let result: HandlerResult;
     // Widget actions: per visitor or client, never the (public, shared) publishable key.
     const owner = key ? `key:${key.id}` : widget ? widget.idempotencyOwner : visitor ? `user:${visitor.userId}` : null;

@@ -173,6 +173,8 @@ export const messages = {
   applyOriginNotAllowed:
     "origin must be one of the community's embed origins, its landing URL or its hosted site (scheme://host[:port])",
   // Leader console, integrations (server/admin/integrations.ts)
+  secretAnswerNotReplayable:
+    'This answer holds a secret shown once, so it is never stored to be replayed: send the request without Idempotency-Key',
   secretKeyNotFound: 'Secret key not found in this community',
   webhookReceiverNotFound: 'Webhook receiver not found in this community',
   webhookDeliveryNotFound: 'Delivery not found for this webhook receiver',

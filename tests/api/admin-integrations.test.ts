@@ -393,6 +393,27 @@ describe('security', () => {
     expect((await auditOf(club)).length).toBe(before);
   });
 
+  it('refuses an Idempotency-Key where the answer holds a secret, so no stored answer can show it again', async () => {
+    const { body } = await api(club, 'founder', 'POST', '/webhooks', { url: 'https://93.184.215.14/i' });
+    const keysBefore = (await api(club, 'founder', 'GET', '/keys')).body.length;
+    for (const [path, json] of [
+      ['/keys', { scopes: ['ADMIN'] }],
+      ['/webhooks', { url: 'https://93.184.215.14/j' }],
+      [`/webhooks/${body.receiver.id}/rotate-secret`, {}],
+    ] as const) {
+      const res = await onSite(server, club.tag, 'POST', `/api/admin/${club.tag}${path}`, {
+        cookie: club.cookies.founder,
+        json,
+        headers: { 'Idempotency-Key': crypto.randomUUID() },
+      });
+      expect(res.status, path).toBe(400);
+      expect(res.body.extras.field).toBe('Idempotency-Key');
+    }
+    expect((await api(club, 'founder', 'GET', '/keys')).body.length).toBe(keysBefore);
+    const stored = await server.database.db.selectFrom('idempotency_keys').selectAll().execute();
+    expect(JSON.stringify(stored)).not.toMatch(/sk_live_|whsec_/);
+  });
+
   it('refuses protected fields in a body (mass assignment) with 400', async () => {
     const { body } = await api(club, 'founder', 'POST', '/webhooks', { url: 'https://93.184.215.14/m' });
     for (const [method, path, json] of [
