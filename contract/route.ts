@@ -88,6 +88,11 @@ export interface RouteDef<
     description: string;
     /** List responses carry X-Total-Count, Link and (where a cursor applies) X-Next-Cursor. */
     paginated?: boolean;
+    /**
+     * The answer holds a secret shown once (a new key, a signing secret). It is never stored, so
+     * an `Idempotency-Key` (whose replay would show it again) is refused on the route.
+     */
+    holdsSecret?: boolean;
   };
   /** Error statuses this operation can answer with, beyond the ones every operation has. */
   errors: number[];

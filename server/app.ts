@@ -41,6 +41,8 @@ import { widgetActionsRouter } from './actions/index.ts';
 import { ChromeProxy } from './site/proxy/proxy.ts';
 import { UpstreamCache } from './site/proxy/cache.ts';
 import { createUpstreamClient } from './site/proxy/upstream.ts';
+import { loadSecretBox } from './webhooks/secret-box.ts';
+import { systemLookup } from './webhooks/ssrf.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -125,6 +127,10 @@ export function createApp(deps: AppDeps): Express {
     logger,
     payments: payments.payments,
     ticketCodes: ticketCodesFor(config),
+    webhooks: {
+      secrets: loadSecretBox(config),
+      policy: { allowPrivate: config.webhooks.allowPrivate, lookup: systemLookup },
+    },
   };
   // The hosted site (mounted last, below); its header and footer also go on /sign-in and /notifications,
   // and an anonymous page it kept is answered before any router (hostedPageCache).

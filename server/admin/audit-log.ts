@@ -3,6 +3,7 @@ import * as routes from '../../contract/routes/admin.ts';
 import { listAudit } from '../domain/audit-log.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
+import { offsetPage } from '../http/pagination.ts';
 
 async function getLeaderSelf({ leader }: HandlerContext<typeof routes.getLeaderSelf>, { db }: RouteDeps) {
   const [user, community] = await Promise.all([
@@ -26,13 +27,7 @@ async function listAuditLog({ query, leader }: HandlerContext<typeof routes.list
   return {
     body: page.items,
     headers: { 'Cache-Control': 'no-store' },
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 

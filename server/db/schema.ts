@@ -1,7 +1,7 @@
 // Table types for Kysely. Portable storage across SQLite and PostgreSQL: ids are UUIDv7 text,
 // timestamps are ISO 8601 UTC text (so they sort as strings), booleans are 0/1 integers, JSON
 // is text. Money is an integer in the smallest currency unit.
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { AccountTables } from './schema-accounts.ts';
 import type { SmsTables } from './schema-sms.ts';
 import type { OAuthTables } from './schema-oauth.ts';
@@ -85,6 +85,8 @@ export interface ApiKeysTable {
   name: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** Last time the key authenticated a request, to the minute (migration 0025); null when never. */
+  last_used_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventsTable {

@@ -47,32 +47,95 @@ export async function findApiKey(db: Db, presented: string): Promise<ApiKeyIdent
   };
 }
 
+/** A secret key's last use is written at most this often per key and process (docs/leader-console.md). */
+export const LAST_USE_EVERY_MS = 60_000;
+
+/**
+ * Keeps `api_keys.last_used_at` to the minute without slowing the requests that use a key: a use
+ * is remembered in memory, at most one write per key per `everyMs` is queued, and the writes run
+ * after the current request's work (setImmediate), one at a time, never awaited by a request. A
+ * failed write is dropped: the next use a minute later writes again. The `<` condition keeps a
+ * slower process from moving the time backwards.
+ */
+export function lastUseRecorder(db: Db, everyMs = LAST_USE_EVERY_MS, maxEntries = 10_000) {
+  const written = new Map<string, number>();
+  const due = new Map<string, string>();
+  let scheduled = false;
+  let writing: Promise<void> = Promise.resolve();
+  const writeDue = async () => {
+    scheduled = false;
+    const batch = [...due];
+    due.clear();
+    for (const [id, at] of batch) {
+      await db
+        .updateTable('api_keys')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+        .execute()
+        .catch(() => undefined);
+    }
+  };
+  return {
+    touch(keyId: string, now = Date.now()): void {
+      const last = written.get(keyId);
+      if (last !== undefined && now - last < everyMs) return;
+      written.delete(keyId);
+      if (written.size >= maxEntries) written.delete(written.keys().next().value!);
+      written.set(keyId, now);
+      due.set(keyId, new Date(now).toISOString());
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        writing = writing.then(writeDue);
+      });
+    },
+    /** Resolves once every use recorded so far is written (tests, shutdown). */
+    async settled(): Promise<void> {
+      while (scheduled || due.size > 0) await new Promise((r) => setImmediate(r));
+      await writing;
+    },
+  };
+}
+
 /**
  * `findApiKey` behind a short-lived in-process cache: every authenticated request starts with
- * this lookup. A revocation (made by the CLI, or another instance) is honoured within `ttlMs`
- * (SVC_KEY_CACHE_MS, default 5 s).
- * Unknown keys are not cached, so the map only ever holds real keys.
+ * this lookup. A revocation in this process (the leader console) is honoured at once (`forget`);
+ * one made by the CLI or another instance within `ttlMs` (SVC_KEY_CACHE_MS, default 5 s).
+ * Unknown keys are not cached, so the map only ever holds real keys. Each secret key's use is
+ * handed to `lastUseRecorder`, a map lookup on the hot path.
  */
 export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
   // Keyed by the key's hash, so no secret key sits in memory longer than its request.
   const cache = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
+  const lastUse = lastUseRecorder(db);
   const fresh = (hash: string) => {
     const hit = cache.get(hash);
     return hit && hit.expiresAt > Date.now() ? hit.identity : undefined;
+  };
+  const used = (identity: ApiKeyIdentity | null) => {
+    if (identity?.kind === 'secret') lastUse.touch(identity.id);
+    return identity;
   };
   return {
     async resolve(presented: string): Promise<ApiKeyIdentity | null> {
       const hash = hashKey(presented);
       const hit = fresh(hash);
-      if (hit) return hit;
+      if (hit) return used(hit);
       const identity = await findApiKey(db, presented);
       cache.delete(hash);
       if (identity && ttlMs > 0) {
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
         cache.set(hash, { identity, expiresAt: Date.now() + ttlMs });
       }
-      return identity;
+      return used(identity);
     },
+    /** Drops a revoked key from this process's cache, so its next request is refused. */
+    forget(keyId: string): void {
+      for (const [hash, entry] of cache) if (entry.identity.id === keyId) cache.delete(hash);
+    },
+    /** Resolves once the last-use times recorded so far are written. */
+    settled: () => lastUse.settled(),
   };
 }
 export type KeyResolver = ReturnType<typeof cachedKeyResolver>;
@@ -159,10 +222,12 @@ export interface ApiKeySummary {
   name: string | null;
   createdAt: string;
   revokedAt: string | null;
+  /** To the minute (LAST_USE_EVERY_MS); null when never used. */
+  lastUsedAt: string | null;
 }
 
 /** Lists keys without their secrets (only the display prefix). */
-export async function listApiKeys(db: Db, communityTag?: string): Promise<ApiKeySummary[]> {
+export async function listApiKeys(db: Db | Trx, communityTag?: string): Promise<ApiKeySummary[]> {
   let q = db
     .selectFrom('api_keys')
     .innerJoin('communities', 'communities.id', 'api_keys.community_id')
@@ -175,6 +240,7 @@ export async function listApiKeys(db: Db, communityTag?: string): Promise<ApiKey
       'api_keys.name',
       'api_keys.created_at',
       'api_keys.revoked_at',
+      'api_keys.last_used_at',
     ])
     .orderBy('api_keys.created_at');
   if (communityTag) q = q.where('communities.tag', '=', communityTag);
@@ -188,11 +254,12 @@ export async function listApiKeys(db: Db, communityTag?: string): Promise<ApiKey
     name: r.name,
     createdAt: r.created_at,
     revokedAt: r.revoked_at,
+    lastUsedAt: r.last_used_at,
   }));
 }
 
 /** Revokes a secret key by id. Returns false when there is no such live secret key. */
-export async function revokeApiKey(db: Db, id: string): Promise<boolean> {
+export async function revokeApiKey(db: Db | Trx, id: string): Promise<boolean> {
   const res = await db
     .updateTable('api_keys')
     .set({ revoked_at: nowIso() })

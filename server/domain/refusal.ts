@@ -109,6 +109,15 @@ export interface RefusalDetails {
   usertag_taken: void;
   oauth_not_linked: void;
   last_sign_in_method: void;
+  // The leader console's integrations (server/domain/integrations.ts)
+  secret_key_not_found: void;
+  webhook_receiver_not_found: void;
+  webhook_delivery_not_found: void;
+  webhook_receiver_removed: void;
+  /** Replay and resend need an ENABLED receiver; `status` is what it is. */
+  webhook_receiver_not_enabled: { status: string };
+  /** The SSRF guard refused the receiver URL; `why` is its advice. */
+  webhook_url_refused: { why: string };
 }
 
 export type RefusalReason = keyof RefusalDetails;

@@ -11,6 +11,11 @@ export interface PageInfo {
   hasMore: boolean;
 }
 
+/** The PageInfo of a list paged by offset only: `count` items of `total` from `offset`. */
+export function offsetPage(count: number, total: number, limit: number, offset: number): PageInfo {
+  return { total, limit, offset, nextCursor: null, hasMore: offset + count < total };
+}
+
 /**
  * `Link: rel="next"` continues the way the caller paged: by offset when they sent one, by
  * cursor otherwise (where the list has cursors).

@@ -264,6 +264,17 @@ export const REFUSALS = {
   usertag_taken: fixed('USERTAG_TAKEN', messages.usertagTaken, { field: 'usertag' }),
   oauth_not_linked: fixed('NOT_FOUND', messages.oauthNotLinked),
   last_sign_in_method: fixed('LAST_SIGN_IN_METHOD', messages.oauthLastSignInMethod),
+
+  secret_key_not_found: fixed('NOT_FOUND', messages.secretKeyNotFound),
+  webhook_receiver_not_found: fixed('NOT_FOUND', messages.webhookReceiverNotFound),
+  webhook_delivery_not_found: fixed('NOT_FOUND', messages.webhookDeliveryNotFound),
+  webhook_receiver_removed: fixed('INVALID_STATE', messages.webhookReceiverRemoved),
+  webhook_receiver_not_enabled: {
+    code: 'INVALID_STATE',
+    status: 409,
+    message: (d) => messages.webhookReceiverNotEnabled(d.status),
+  },
+  webhook_url_refused: { code: 'INVALID_INPUT', status: 400, message: (d) => d.why, extras: () => ({ field: 'url' }) },
 } satisfies RefusalTable;
 
 /** The refusal as the API's error. */

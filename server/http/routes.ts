@@ -35,6 +35,8 @@ import type { OutboxSeal } from '../outbox-seal.ts';
 import type { SmsSender } from '../sms/sender.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { TicketCodes } from '../domain/ticket-codes.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { ReceiverPolicy } from '../webhooks/ssrf.ts';
 import { assertOwnOrigin, authenticateVisitor, type Visitor } from './session.ts';
 import { authenticateLeader, type Leader } from './leader.ts';
 import { authenticateWidget, widgetActionCors, type WidgetCaller } from './widget-actions.ts';
@@ -67,6 +69,8 @@ export interface RouteDeps {
   payments?: Payments;
   /** Signs and checks ticket codes (the QR on every ticket). */
   ticketCodes?: TicketCodes;
+  /** Webhook receivers registered in the leader console: their secrets' box and the SSRF guard's policy. */
+  webhooks?: { secrets: SecretBox; policy: ReceiverPolicy };
 }
 
 /** What every handler gets, whatever its route's auth. */
@@ -321,6 +325,9 @@ export function mountRoute<D extends RouteDef>(
     } as unknown as HandlerContext<D>;
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
+    if (idemKey && def.response.holdsSecret) {
+      throw new ApiError('INVALID_INPUT', messages.secretAnswerNotReplayable, { field: 'Idempotency-Key' });
+    }
     let result: HandlerResult;
     // Widget actions: per visitor or client, never the (public, shared) publishable key.
     const owner = key ? `key:${key.id}` : widget ? widget.idempotencyOwner : visitor ? `user:${visitor.userId}` : null;

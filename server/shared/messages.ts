@@ -174,4 +174,13 @@ export const messages = {
     `This segment has no price for the application's billing cycle${cycle ? ` (${cycle})` : ''}; apply again with a cycle it offers`,
   applyOriginNotAllowed:
     "origin must be one of the community's embed origins, its landing URL or its hosted site (scheme://host[:port])",
+  // Leader console, integrations (server/admin/integrations.ts)
+  secretAnswerNotReplayable:
+    'This answer holds a secret shown once, so it is never stored to be replayed: send the request without Idempotency-Key',
+  secretKeyNotFound: 'Secret key not found in this community',
+  webhookReceiverNotFound: 'Webhook receiver not found in this community',
+  webhookDeliveryNotFound: 'Delivery not found for this webhook receiver',
+  webhookReceiverRemoved: 'This webhook receiver has been deleted; register the receiver again to receive deliveries',
+  webhookReceiverNotEnabled: (status: string) =>
+    `This webhook receiver is ${status.toLowerCase()}: enable it first, then send again`,
 } as const;

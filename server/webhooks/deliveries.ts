@@ -1,7 +1,7 @@
 // Reading the outbox (deliveries and their attempt log) and sending again: replay one delivery in
 // any state, or resend every permanently failed delivery of an endpoint since a time. Both keep
 // the delivery id (receivers deduplicate on it) and start a new round with the full schedule.
-import type { Db } from '../db/index.ts';
+import type { Db, Trx } from '../db/index.ts';
 import { nowIso } from '../db/ids.ts';
 import type { WebhookAttemptOutcome, WebhookDeliveryStatus } from '../db/schema.ts';
 import { WebhookAdminError, getEndpoint } from './endpoints.ts';
@@ -41,7 +41,7 @@ export interface AttemptSummary {
   error: string | null;
 }
 
-function deliveries(db: Db) {
+function deliveries(db: Db | Trx) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
@@ -85,20 +85,31 @@ const toSummary = (r: DeliveryRow): DeliverySummary => ({
 export async function listDeliveries(
   db: Db,
   endpointId: string,
-  opts: { status?: WebhookDeliveryStatus; since?: string; limit?: number } = {},
+  opts: { status?: WebhookDeliveryStatus; since?: string; limit?: number; offset?: number } = {},
 ): Promise<DeliverySummary[]> {
   await getEndpointIncludingRemoved(db, endpointId);
   let q = deliveries(db)
     .where('d.endpoint_id', '=', endpointId)
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id', 'desc')
-    .limit(opts.limit ?? 50);
+    .limit(opts.limit ?? 50)
+    .offset(opts.offset ?? 0);
   if (opts.status) q = q.where('d.status', '=', opts.status);
   if (opts.since) q = q.where('d.created_at', '>=', opts.since);
   return (await q.execute()).map(toSummary);
 }
 
-export async function getDelivery(db: Db, id: string): Promise<DeliverySummary> {
+/** How many deliveries `listDeliveries` pages through (with the same status filter). */
+export async function countDeliveries(db: Db, endpointId: string, status?: WebhookDeliveryStatus): Promise<number> {
+  let q = db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('endpoint_id', '=', endpointId);
+  if (status) q = q.where('status', '=', status);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+export async function getDelivery(db: Db | Trx, id: string): Promise<DeliverySummary> {
   const row = await deliveries(db).where('d.id', '=', id).executeTakeFirst();
   if (!row) throw new WebhookAdminError(`delivery ${id} not found (see \`svc webhook deliveries <endpointId>\`)`);
   return toSummary(row);
@@ -129,7 +140,7 @@ async function getEndpointIncludingRemoved(db: Db, id: string): Promise<void> {
   if (!row) throw new WebhookAdminError(`webhook endpoint ${id} not found (see \`svc webhook list\`)`);
 }
 
-export async function replayDelivery(db: Db, deliveryId: string): Promise<DeliverySummary> {
+export async function replayDelivery(db: Db | Trx, deliveryId: string): Promise<DeliverySummary> {
   const delivery = await getDelivery(db, deliveryId);
   const endpoint = await getEndpoint(db, delivery.endpointId);
   if (endpoint.status !== 'ENABLED') {
@@ -156,7 +167,7 @@ export async function replayDelivery(db: Db, deliveryId: string): Promise<Delive
 }
 
 /** Requeues every PERMANENTLY_FAILED delivery of the endpoint created at or after `since`. */
-export async function resendFailed(db: Db, endpointId: string, since: string): Promise<string[]> {
+export async function resendFailed(db: Db | Trx, endpointId: string, since: string): Promise<string[]> {
   const endpoint = await getEndpoint(db, endpointId);
   if (endpoint.status !== 'ENABLED') {
     throw new WebhookAdminError(

@@ -60,9 +60,26 @@ export async function createEndpoint(
   input: EndpointInput,
 ): Promise<CreatedEndpoint> {
   const events = normaliseEvents(input.events);
-  const checked = await checkReceiverUrl(input.url, policy).catch((err: Error) => {
+  const checked = await checkEndpointUrl(input.url, policy);
+  return insertEndpoint(db, box, { ...input, events }, checked);
+}
+
+/** The SSRF check of a receiver URL at registration (it resolves the host: run it outside a transaction). */
+export async function checkEndpointUrl(url: string, policy: ReceiverPolicy): Promise<CheckedUrl> {
+  return checkReceiverUrl(url, policy).catch((err: Error) => {
     throw new WebhookAdminError(err.message);
   });
+}
+export type CheckedUrl = Awaited<ReturnType<typeof checkReceiverUrl>>;
+
+/** Registers an endpoint whose URL `checkEndpointUrl` passed; the secret is in the answer only. */
+export async function insertEndpoint(
+  db: Db | Trx,
+  box: SecretBox,
+  input: EndpointInput,
+  checked: CheckedUrl,
+): Promise<CreatedEndpoint> {
+  const events = normaliseEvents(input.events);
   const community = await db
     .selectFrom('communities')
     .select(['tag'])
@@ -88,6 +105,39 @@ export async function createEndpoint(
   };
   await db.insertInto('webhook_endpoints').values(row).execute();
   return { ...toSummary({ ...row, community_tag: community.tag }), secret, resolved: checked.resolved };
+}
+
+/**
+ * Changes what an endpoint receives and where: a new URL (already through `checkEndpointUrl`),
+ * events, description. Deliveries already made keep going to the endpoint, now at its new URL.
+ */
+export async function updateEndpoint(
+  trx: Trx,
+  id: string,
+  change: { url?: CheckedUrl; events?: readonly string[]; description?: string | null },
+): Promise<EndpointSummary> {
+  await getEndpoint(trx, id);
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(change.url ? { url: change.url.url.href } : {}),
+      ...(change.events ? { events: JSON.stringify(normaliseEvents(change.events)) } : {}),
+      ...(change.description !== undefined ? { description: change.description } : {}),
+      updated_at: nowIso(),
+    })
+    .where('id', '=', id)
+    .execute();
+  return getEndpoint(trx, id);
+}
+
+/** An endpoint of this community (removed ones included), or null: ids of other communities are not there. */
+export async function findCommunityEndpoint(
+  db: Db | Trx,
+  communityId: string,
+  id: string,
+): Promise<EndpointSummary | null> {
+  const row = await summaries(db).where('w.id', '=', id).where('w.community_id', '=', communityId).executeTakeFirst();
+  return row ? toSummary(row) : null;
 }
 
 type SummaryRow = {
@@ -165,27 +215,35 @@ export async function rotateSecret(
   id: string,
   overlapMs = DEFAULT_ROTATION_OVERLAP_MS,
 ): Promise<CreatedEndpoint> {
-  return db.transaction().execute(async (trx) => {
-    await getEndpoint(trx, id);
-    const current = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['secret_ciphertext'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    const secret = newSigningSecret();
-    const now = nowIso();
-    await trx
-      .updateTable('webhook_endpoints')
-      .set({
-        secret_ciphertext: box.seal(secret, id),
-        previous_secret_ciphertext: overlapMs > 0 ? current.secret_ciphertext : null,
-        previous_secret_expires_at: overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .execute();
-    return { ...(await getEndpoint(trx, id)), secret, resolved: true };
-  });
+  return db.transaction().execute((trx) => rotateSecretIn(trx, box, id, overlapMs));
+}
+
+/** `rotateSecret` inside the caller's transaction (the console writes its audit entry with it). */
+export async function rotateSecretIn(
+  trx: Trx,
+  box: SecretBox,
+  id: string,
+  overlapMs = DEFAULT_ROTATION_OVERLAP_MS,
+): Promise<CreatedEndpoint> {
+  await getEndpoint(trx, id);
+  const current = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['secret_ciphertext'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  const secret = newSigningSecret();
+  const now = nowIso();
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({
+      secret_ciphertext: box.seal(secret, id),
+      previous_secret_ciphertext: overlapMs > 0 ? current.secret_ciphertext : null,
+      previous_secret_expires_at: overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+  return { ...(await getEndpoint(trx, id)), secret, resolved: true };
 }
 
 async function setStatus(
@@ -194,29 +252,40 @@ async function setStatus(
   status: WebhookEndpointStatus,
   reason: string | null,
 ): Promise<EndpointSummary> {
-  return db.transaction().execute(async (trx) => {
-    await getEndpoint(trx, id);
-    const now = nowIso();
-    const wipe =
-      status === 'REMOVED'
-        ? { secret_ciphertext: null, previous_secret_ciphertext: null, previous_secret_expires_at: null }
-        : {};
+  return db.transaction().execute((trx) => setEndpointStatusIn(trx, id, status, reason));
+}
+
+/**
+ * Enables, disables or removes an endpoint inside the caller's transaction; anything but ENABLED
+ * cancels its pending deliveries, and REMOVED also erases its secrets.
+ */
+export async function setEndpointStatusIn(
+  trx: Trx,
+  id: string,
+  status: WebhookEndpointStatus,
+  reason: string | null,
+): Promise<EndpointSummary> {
+  await getEndpoint(trx, id);
+  const now = nowIso();
+  const wipe =
+    status === 'REMOVED'
+      ? { secret_ciphertext: null, previous_secret_ciphertext: null, previous_secret_expires_at: null }
+      : {};
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({ status, disabled_reason: reason, updated_at: now, ...wipe })
+    .where('id', '=', id)
+    .execute();
+  if (status !== 'ENABLED') {
+    // Nothing more goes to an endpoint that is off; `svc webhook resend`/`replay` can send it later.
     await trx
-      .updateTable('webhook_endpoints')
-      .set({ status, disabled_reason: reason, updated_at: now, ...wipe })
-      .where('id', '=', id)
+      .updateTable('webhook_deliveries')
+      .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: now })
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'PENDING')
       .execute();
-    if (status !== 'ENABLED') {
-      // Nothing more goes to an endpoint that is off; `svc webhook resend`/`replay` can send it later.
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ status: 'CANCELLED', lease_token: null, next_attempt_at: null, updated_at: now })
-        .where('endpoint_id', '=', id)
-        .where('status', '=', 'PENDING')
-        .execute();
-    }
-    return status === 'REMOVED' ? { ...(await summaryOfRemoved(trx, id)) } : getEndpoint(trx, id);
-  });
+  }
+  return status === 'REMOVED' ? { ...(await summaryOfRemoved(trx, id)) } : getEndpoint(trx, id);
 }
 
 async function summaryOfRemoved(trx: Trx, id: string): Promise<EndpointSummary> {
