@@ -88,6 +88,11 @@ export interface RouteDef<
     description: string;
     /** List responses carry X-Total-Count, Link and (where a cursor applies) X-Next-Cursor. */
     paginated?: boolean;
+    /**
+     * A body that is not JSON (a CSV download): the handler answers with `stream`, and `schema`
+     * is the document's description of it. Default `application/json`.
+     */
+    contentType?: 'text/csv';
   };
   /** Error statuses this operation can answer with, beyond the ones every operation has. */
   errors: number[];

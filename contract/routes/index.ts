@@ -11,6 +11,7 @@ import * as products from './products.ts';
 import * as rules from './rules.ts';
 import * as segments from './segments.ts';
 import * as admin from './admin.ts';
+import * as adminMembers from './admin-members.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -51,9 +52,11 @@ export const ROUTES: RouteDef[] = [
   ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
   ...admin.ADMIN_ROUTES,
+  ...adminMembers.ADMIN_MEMBER_ROUTES,
 ] as RouteDef[];
 export {
   admin,
+  adminMembers,
   applications,
   articles,
   atlas,

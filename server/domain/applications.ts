@@ -397,7 +397,20 @@ async function mailContext(trx: Trx, r: RequestRow): Promise<{ name: string; seg
 export interface ApproveResult {
   membershipId: string;
   userId: string;
+  /** False when the request was already APPROVED: nothing was written or emitted. */
+  changed: boolean;
 }
+
+/**
+ * Who decides a request or removes a member: a server through /v1 (its API key) or a leader in
+ * the console (their user id). Either id is what `decided_by` and the events' `approvedBy`,
+ * `rejectedBy`, `kickedBy` and `bannedBy` carry (both are UUIDs of different tables, so they never
+ * collide); `member_audit.actor_key_id` keeps only a key, the console's own audit_log names the
+ * leader. docs/leader-console.md, "Members and the review queue".
+ */
+export type Decider = { kind: 'key'; keyId: string } | { kind: 'leader'; userId: string };
+
+const deciderId = (d: Decider) => (d.kind === 'key' ? d.keyId : d.userId);
 
 function undecidable(status: MembershipRequestStatus, action: 'approve' | 'reject'): Refusal {
   switch (status) {
@@ -422,21 +435,26 @@ export async function approveApplication(
   trx: Trx,
   communityId: string,
   requestId: string,
-  keyId: string,
+  decider: Decider,
 ): Promise<ApproveResult> {
+  const by = deciderId(decider);
   const request = await requestOf(trx, communityId, requestId);
   if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
   const won = await trx
     .updateTable('membership_requests')
-    .set({ status: 'APPROVED', decided_at: now, decided_by: keyId })
+    .set({ status: 'APPROVED', decided_at: now, decided_by: by })
     .where('id', '=', requestId)
     .where('status', '=', 'PENDING')
     .executeTakeFirst();
   if (Number(won.numUpdatedRows) === 0) {
     const settled = (await requestOf(trx, communityId, requestId))!;
     if (settled.status === 'APPROVED')
-      return { membershipId: await membershipIdOf(trx, communityId, settled.user_id), userId: settled.user_id };
+      return {
+        membershipId: await membershipIdOf(trx, communityId, settled.user_id),
+        userId: settled.user_id,
+        changed: false,
+      };
     throw undecidable(settled.status, 'approve');
   }
 
@@ -475,7 +493,7 @@ export async function approveApplication(
     memberId: membershipId,
     userId: request.user_id,
     approvedAt: now,
-    approvedBy: keyId,
+    approvedBy: by,
   });
   const { name, segmentName } = await mailContext(trx, request);
   await notify(trx, {
@@ -485,7 +503,7 @@ export async function approveApplication(
     data: { communityName: community.name, segmentName },
   });
   await sendMail(trx, 'approved', community, request.email, name, segmentName);
-  return { membershipId, userId: request.user_id };
+  return { membershipId, userId: request.user_id, changed: true };
 }
 
 /**
@@ -496,21 +514,22 @@ export async function rejectApplication(
   trx: Trx,
   communityId: string,
   requestId: string,
-  keyId: string,
+  decider: Decider,
   reason: string | null,
-): Promise<void> {
+): Promise<{ changed: boolean }> {
+  const by = deciderId(decider);
   const request = await requestOf(trx, communityId, requestId);
   if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
   const won = await trx
     .updateTable('membership_requests')
-    .set({ status: 'REJECTED', reason, decided_at: now, decided_by: keyId })
+    .set({ status: 'REJECTED', reason, decided_at: now, decided_by: by })
     .where('id', '=', requestId)
     .where('status', 'in', ['PENDING', 'PAYMENT_PENDING'])
     .executeTakeFirst();
   if (Number(won.numUpdatedRows) === 0) {
     const settled = (await requestOf(trx, communityId, requestId))!;
-    if (settled.status === 'REJECTED') return;
+    if (settled.status === 'REJECTED') return { changed: false };
     throw undecidable(settled.status, 'reject');
   }
 
@@ -545,10 +564,11 @@ export async function rejectApplication(
     membershipId,
     userId: request.user_id,
     rejectedAt: now,
-    rejectedBy: keyId,
+    rejectedBy: by,
   });
   const { name, segmentName } = await mailContext(trx, request);
   await sendMail(trx, 'rejected', community, request.email, name, segmentName);
+  return { changed: true };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -561,7 +581,7 @@ async function audit(
   membershipId: string,
   action: 'KICK' | 'BAN',
   reason: string | null,
-  keyId: string,
+  decider: Decider,
   at: string,
 ) {
   await trx
@@ -573,7 +593,7 @@ async function audit(
       membership_id: membershipId,
       action,
       reason,
-      actor_key_id: keyId,
+      actor_key_id: decider.kind === 'key' ? decider.keyId : null,
       created_at: at,
     })
     .execute();
@@ -596,13 +616,14 @@ export async function kickMember(
   trx: Trx,
   communityId: string,
   userId: string,
-  keyId: string,
+  decider: Decider,
   reason: string | null,
-): Promise<{ kickedAt: string }> {
+): Promise<{ kickedAt: string; changed: boolean }> {
   const now = nowIso();
   const kicked = await trx
     .updateTable('memberships')
-    .set({ status: 'REJECTED', kicked_at: now })
+    // The role goes with the membership: a kicked admin who applies again comes back a member.
+    .set({ status: 'REJECTED', kicked_at: now, role: 'member' })
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', '=', 'ACCEPTED')
@@ -613,17 +634,17 @@ export async function kickMember(
     const m = await membershipRow(trx, communityId, userId);
     if (!m) throw new Refusal('member_not_found');
     if (m.role === 'founder') throw new Refusal('founder');
-    if (m.status === 'REJECTED' && m.kicked_at) return { kickedAt: m.kicked_at };
+    if (m.status === 'REJECTED' && m.kicked_at) return { kickedAt: m.kicked_at, changed: false };
     throw new Refusal('not_accepted');
   }
-  await audit(trx, communityId, userId, kicked.id, 'KICK', reason, keyId, now);
+  await audit(trx, communityId, userId, kicked.id, 'KICK', reason, decider, now);
   await emit(trx, await communityOf(trx, communityId), 'member.kicked', {
     memberId: kicked.id,
     userId,
     kickedAt: now,
-    kickedBy: keyId,
+    kickedBy: deciderId(decider),
   });
-  return { kickedAt: now };
+  return { kickedAt: now, changed: true };
 }
 
 /**
@@ -635,13 +656,14 @@ export async function banMember(
   trx: Trx,
   communityId: string,
   userId: string,
-  keyId: string,
+  decider: Decider,
   reason: string | null,
-): Promise<{ bannedAt: string }> {
+): Promise<{ bannedAt: string; changed: boolean }> {
+  const by = deciderId(decider);
   const now = nowIso();
   let banned = await trx
     .updateTable('memberships')
-    .set({ status: 'BANNED', banned_at: now })
+    .set({ status: 'BANNED', banned_at: now, role: 'member' })
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', '!=', 'BANNED')
@@ -651,7 +673,7 @@ export async function banMember(
   if (!banned) {
     const m = await membershipRow(trx, communityId, userId);
     if (m?.role === 'founder') throw new Refusal('founder');
-    if (m?.status === 'BANNED') return { bannedAt: m.banned_at ?? now };
+    if (m?.status === 'BANNED') return { bannedAt: m.banned_at ?? now, changed: false };
     const applied = await trx
       .selectFrom('membership_requests')
       .select('created_at')
@@ -680,24 +702,24 @@ export async function banMember(
     if (!banned) {
       // A concurrent ban made the row first.
       const raced = await membershipRow(trx, communityId, userId);
-      return { bannedAt: raced?.banned_at ?? now };
+      return { bannedAt: raced?.banned_at ?? now, changed: false };
     }
   }
   await trx
     .updateTable('membership_requests')
-    .set({ status: 'CANCELLED', decided_at: now, decided_by: keyId })
+    .set({ status: 'CANCELLED', decided_at: now, decided_by: by })
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', 'in', ['PENDING', 'PAYMENT_PENDING'])
     .execute();
-  await audit(trx, communityId, userId, banned.id, 'BAN', reason, keyId, now);
+  await audit(trx, communityId, userId, banned.id, 'BAN', reason, decider, now);
   await emit(trx, await communityOf(trx, communityId), 'member.banned', {
     memberId: banned.id,
     userId,
     bannedAt: now,
-    bannedBy: keyId,
+    bannedBy: by,
   });
-  return { bannedAt: now };
+  return { bannedAt: now, changed: true };
 }
 
 // ---------------------------------------------------------------------------------------------
