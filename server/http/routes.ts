@@ -246,6 +246,8 @@ async function sendStream(
   if (headers) for (const k in headers) res.setHeader(k, headers[k]);
   res.statusCode = status;
   res.setHeader('Content-Type', contentType);
+  // HEAD has no body: reading every batch only to drop it would be a whole export for nothing.
+  if (res.req.method === 'HEAD') return void res.end();
   try {
     for await (const chunk of chunks) {
       if (res.destroyed) return;

@@ -40,7 +40,7 @@ const api = (
   return onSite(server, f.tag, method, `/api/admin/${f.tag}${path}`, {
     cookie: who ? f.cookies[who] : undefined,
     // A write is sent as the console's pages send it: JSON, `{}` when it has nothing to say.
-    json: json === undefined && method !== 'GET' ? {} : json,
+    json: json === undefined && method !== 'GET' && method !== 'HEAD' ? {} : json,
     origin: opts.origin,
   });
 };
@@ -223,6 +223,37 @@ describe('happy', () => {
     // The filters are the directory's.
     const one = await api('GET', `/members/export?q=${users[5].usertag}`, 'admin', undefined, { f: big });
     expect(one.text.split('\r\n').filter(Boolean)).toHaveLength(2);
+    const head = await api('HEAD', '/members/export', 'founder', undefined, { f: big });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(head.text).toBe('');
+  });
+
+  it('sends the search to the database as a bound parameter, never in the SQL text', async () => {
+    const seen: string[] = [];
+    const watched = await startTestServer({ onQuery: (q) => seen.push(q) });
+    try {
+      const f = await leaderFixture(watched, 'sqlw');
+      const needle = `needle'--${Date.now().toString(36)}`;
+      const res = await onSite(
+        watched,
+        f.tag,
+        'GET',
+        `/api/admin/${f.tag}/members?limit=5&q=${encodeURIComponent(needle)}`,
+        {
+          cookie: f.cookies.founder,
+        },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([]);
+      const search = seen.filter((q) => q.includes('lower("u"."name") like'));
+      // The page and its count.
+      expect(search).toHaveLength(2);
+      expect(search.every((q) => q.match(/like (\?|\$\d+) escape '\\'/g)?.length === 3)).toBe(true);
+      expect(seen.some((q) => q.includes('needle'))).toBe(false);
+    } finally {
+      await watched.close();
+    }
   });
 
   it('shows the review queue with labelled answers, and approving fires member.approved once with one audit entry', async () => {
