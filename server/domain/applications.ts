@@ -408,9 +408,22 @@ export interface ApproveResult {
  * collide); `member_audit.actor_key_id` keeps only a key, the console's own audit_log names the
  * leader. docs/leader-console.md, "Members and the review queue".
  */
-export type Decider = { kind: 'key'; keyId: string } | { kind: 'leader'; userId: string };
+export type Decider = { kind: 'key'; keyId: string } | { kind: 'leader'; userId: string; role: 'founder' | 'admin' };
 
 const deciderId = (d: Decider) => (d.kind === 'key' ? d.keyId : d.userId);
+
+/**
+ * The roles `decider` can never kick or ban: the founder, for anyone; other admins too, for an
+ * admin (admins are peers). In the UPDATE's condition, so a promotion landing meanwhile is seen.
+ */
+const untouchableFor = (d: Decider): ('founder' | 'admin')[] =>
+  d.kind === 'leader' && d.role === 'admin' ? ['founder', 'admin'] : ['founder'];
+
+function untouchable(d: Decider, role: string): Refusal | null {
+  if (role === 'founder') return new Refusal('founder');
+  if (role === 'admin' && untouchableFor(d).includes('admin')) return new Refusal('founder_only_remove_admin');
+  return null;
+}
 
 function undecidable(status: MembershipRequestStatus, action: 'approve' | 'reject'): Refusal {
   switch (status) {
@@ -627,13 +640,14 @@ export async function kickMember(
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', '=', 'ACCEPTED')
-    .where('role', '!=', 'founder')
+    .where('role', 'not in', untouchableFor(decider))
     .returning('id')
     .executeTakeFirst();
   if (!kicked) {
     const m = await membershipRow(trx, communityId, userId);
     if (!m) throw new Refusal('member_not_found');
-    if (m.role === 'founder') throw new Refusal('founder');
+    const refusal = untouchable(decider, m.role);
+    if (refusal) throw refusal;
     if (m.status === 'REJECTED' && m.kicked_at) return { kickedAt: m.kicked_at, changed: false };
     throw new Refusal('not_accepted');
   }
@@ -667,12 +681,13 @@ export async function banMember(
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', '!=', 'BANNED')
-    .where('role', '!=', 'founder')
+    .where('role', 'not in', untouchableFor(decider))
     .returning('id')
     .executeTakeFirst();
   if (!banned) {
     const m = await membershipRow(trx, communityId, userId);
-    if (m?.role === 'founder') throw new Refusal('founder');
+    const refusal = m ? untouchable(decider, m.role) : null;
+    if (refusal) throw refusal;
     if (m?.status === 'BANNED') return { bannedAt: m.banned_at ?? now, changed: false };
     const applied = await trx
       .selectFrom('membership_requests')

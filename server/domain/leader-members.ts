@@ -253,7 +253,7 @@ async function membershipState(trx: Trx, communityId: string, userId: string) {
     .executeTakeFirst();
 }
 
-const decider = (actor: Actor): applications.Decider => ({ kind: 'leader', userId: actor.userId });
+const decider = (actor: Actor): applications.Decider => ({ kind: 'leader', userId: actor.userId, role: actor.role });
 
 async function requestState(trx: Trx, communityId: string, requestId: string) {
   return trx
@@ -293,17 +293,11 @@ export async function rejectRequest(trx: Trx, actor: Actor, requestId: string, r
 }
 
 /**
- * An admin acts on members and applicants; on another admin only the founder does (admins are
- * peers: neither can throw the other out), and the founder is never removed (the domain's rule).
+ * An admin kicks and bans members and applicants; another admin only the founder does (admins are
+ * peers), and the founder nobody: the domain's conditional UPDATE holds both rules (Decider).
  */
-async function removableBy(trx: Trx, actor: Actor, userId: string) {
-  const before = await membershipState(trx, actor.communityId, userId);
-  if (before?.role === 'admin' && actor.role !== 'founder') throw new Refusal('founder_only_remove_admin');
-  return before;
-}
-
 export async function kick(trx: Trx, actor: Actor, userId: string, reason: string | null) {
-  const before = await removableBy(trx, actor, userId);
+  const before = await membershipState(trx, actor.communityId, userId);
   const r = await applications.kickMember(trx, actor.communityId, userId, decider(actor), reason);
   if (r.changed)
     await recordAudit(trx, actor, {
@@ -317,7 +311,7 @@ export async function kick(trx: Trx, actor: Actor, userId: string, reason: strin
 }
 
 export async function ban(trx: Trx, actor: Actor, userId: string, reason: string | null) {
-  const before = await removableBy(trx, actor, userId);
+  const before = await membershipState(trx, actor.communityId, userId);
   const r = await applications.banMember(trx, actor.communityId, userId, decider(actor), reason);
   if (r.changed)
     await recordAudit(trx, actor, {
