@@ -93,6 +93,11 @@ export interface RouteDef<
      * an `Idempotency-Key` (whose replay would show it again) is refused on the route.
      */
     holdsSecret?: boolean;
+    /**
+     * A body that is not JSON (a CSV download): the handler answers with `stream`, and `schema`
+     * is the document's description of it. Default `application/json`.
+     */
+    contentType?: 'text/csv';
   };
   /** Error statuses this operation can answer with, beyond the ones every operation has. */
   errors: number[];

@@ -161,7 +161,8 @@ export const kickMember = route({
     'The ACCEPTED membership becomes REJECTED (`platforms.svc.status` KICKED, docs/decisions/0012-a-kick-leaves-rejected.md) ' +
     "and leaves the directory at once (the write clears the community's read cache); `member.kicked` fires; the reason " +
     '(up to 1000 characters), the key that acted and the time go on the audit trail. The person may apply again (the ' +
-    'next submit starts over). Kicking again answers the first `kickedAt` and records and emits nothing. No e-mail is ' +
+    'next submit starts over; a kicked admin comes back with the member role). Kicking again answers the first ' +
+    '`kickedAt` and records and emits nothing. No e-mail is ' +
     'sent. 404 "Member not found in this community" when the user has no membership here; `409 INVALID_STATE` for one ' +
     'that is not ACCEPTED (an applicant is rejected, not kicked; a banned member stays banned), or the founder.',
   auth: { kind: 'apiKey', scope: 'WRITE_MEMBERS' },

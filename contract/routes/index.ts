@@ -12,6 +12,7 @@ import * as rules from './rules.ts';
 import * as segments from './segments.ts';
 import * as admin from './admin.ts';
 import * as adminIntegrations from './admin-integrations.ts';
+import * as adminMembers from './admin-members.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -52,11 +53,13 @@ export const ROUTES: RouteDef[] = [
   ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
   ...admin.ADMIN_ROUTES,
+  ...adminMembers.ADMIN_MEMBER_ROUTES,
   ...adminIntegrations.ADMIN_INTEGRATIONS_ROUTES,
 ] as RouteDef[];
 export {
   admin,
   adminIntegrations,
+  adminMembers,
   applications,
   articles,
   atlas,

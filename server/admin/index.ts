@@ -4,7 +4,12 @@ import { handlerGroup, type HandlerGroup } from '../http/handlers.ts';
 import type { RouteDeps } from '../http/routes.ts';
 import { auditLogHandlers } from './audit-log.ts';
 import { integrationHandlers } from './integrations.ts';
+import { memberHandlers } from './members.ts';
 
 export function adminHandlerGroups(deps: RouteDeps): HandlerGroup[] {
-  return [handlerGroup(auditLogHandlers, deps), handlerGroup(integrationHandlers, deps)];
+  return [
+    handlerGroup(auditLogHandlers, deps),
+    handlerGroup(memberHandlers, deps),
+    handlerGroup(integrationHandlers, deps),
+  ];
 }

@@ -397,6 +397,32 @@ async function mailContext(trx: Trx, r: RequestRow): Promise<{ name: string; seg
 export interface ApproveResult {
   membershipId: string;
   userId: string;
+  /** False when the request was already APPROVED: nothing was written or emitted. */
+  changed: boolean;
+}
+
+/**
+ * Who decides a request or removes a member: a server through /v1 (its API key) or a leader in
+ * the console (their user id). Either id is what `decided_by` and the events' `approvedBy`,
+ * `rejectedBy`, `kickedBy` and `bannedBy` carry (both are UUIDs of different tables, so they never
+ * collide); `member_audit.actor_key_id` keeps only a key, the console's own audit_log names the
+ * leader. docs/leader-console.md, "Members and the review queue".
+ */
+export type Decider = { kind: 'key'; keyId: string } | { kind: 'leader'; userId: string; role: 'founder' | 'admin' };
+
+const deciderId = (d: Decider) => (d.kind === 'key' ? d.keyId : d.userId);
+
+/**
+ * The roles `decider` can never kick or ban: the founder, for anyone; other admins too, for an
+ * admin (admins are peers). In the UPDATE's condition, so a promotion landing meanwhile is seen.
+ */
+const untouchableFor = (d: Decider): ('founder' | 'admin')[] =>
+  d.kind === 'leader' && d.role === 'admin' ? ['founder', 'admin'] : ['founder'];
+
+function untouchable(d: Decider, role: string): Refusal | null {
+  if (role === 'founder') return new Refusal('founder');
+  if (role === 'admin' && untouchableFor(d).includes('admin')) return new Refusal('founder_only_remove_admin');
+  return null;
 }
 
 function undecidable(status: MembershipRequestStatus, action: 'approve' | 'reject'): Refusal {
@@ -422,21 +448,26 @@ export async function approveApplication(
   trx: Trx,
   communityId: string,
   requestId: string,
-  keyId: string,
+  decider: Decider,
 ): Promise<ApproveResult> {
+  const by = deciderId(decider);
   const request = await requestOf(trx, communityId, requestId);
   if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
   const won = await trx
     .updateTable('membership_requests')
-    .set({ status: 'APPROVED', decided_at: now, decided_by: keyId })
+    .set({ status: 'APPROVED', decided_at: now, decided_by: by })
     .where('id', '=', requestId)
     .where('status', '=', 'PENDING')
     .executeTakeFirst();
   if (Number(won.numUpdatedRows) === 0) {
     const settled = (await requestOf(trx, communityId, requestId))!;
     if (settled.status === 'APPROVED')
-      return { membershipId: await membershipIdOf(trx, communityId, settled.user_id), userId: settled.user_id };
+      return {
+        membershipId: await membershipIdOf(trx, communityId, settled.user_id),
+        userId: settled.user_id,
+        changed: false,
+      };
     throw undecidable(settled.status, 'approve');
   }
 
@@ -475,7 +506,7 @@ export async function approveApplication(
     memberId: membershipId,
     userId: request.user_id,
     approvedAt: now,
-    approvedBy: keyId,
+    approvedBy: by,
   });
   const { name, segmentName } = await mailContext(trx, request);
   await notify(trx, {
@@ -485,7 +516,7 @@ export async function approveApplication(
     data: { communityName: community.name, segmentName },
   });
   await sendMail(trx, 'approved', community, request.email, name, segmentName);
-  return { membershipId, userId: request.user_id };
+  return { membershipId, userId: request.user_id, changed: true };
 }
 
 /**
@@ -496,21 +527,22 @@ export async function rejectApplication(
   trx: Trx,
   communityId: string,
   requestId: string,
-  keyId: string,
+  decider: Decider,
   reason: string | null,
-): Promise<void> {
+): Promise<{ changed: boolean }> {
+  const by = deciderId(decider);
   const request = await requestOf(trx, communityId, requestId);
   if (!request) throw new Refusal('request_not_found');
   const now = nowIso();
   const won = await trx
     .updateTable('membership_requests')
-    .set({ status: 'REJECTED', reason, decided_at: now, decided_by: keyId })
+    .set({ status: 'REJECTED', reason, decided_at: now, decided_by: by })
     .where('id', '=', requestId)
     .where('status', 'in', ['PENDING', 'PAYMENT_PENDING'])
     .executeTakeFirst();
   if (Number(won.numUpdatedRows) === 0) {
     const settled = (await requestOf(trx, communityId, requestId))!;
-    if (settled.status === 'REJECTED') return;
+    if (settled.status === 'REJECTED') return { changed: false };
     throw undecidable(settled.status, 'reject');
   }
 
@@ -545,10 +577,11 @@ export async function rejectApplication(
     membershipId,
     userId: request.user_id,
     rejectedAt: now,
-    rejectedBy: keyId,
+    rejectedBy: by,
   });
   const { name, segmentName } = await mailContext(trx, request);
   await sendMail(trx, 'rejected', community, request.email, name, segmentName);
+  return { changed: true };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -561,7 +594,7 @@ async function audit(
   membershipId: string,
   action: 'KICK' | 'BAN',
   reason: string | null,
-  keyId: string,
+  decider: Decider,
   at: string,
 ) {
   await trx
@@ -573,7 +606,7 @@ async function audit(
       membership_id: membershipId,
       action,
       reason,
-      actor_key_id: keyId,
+      actor_key_id: decider.kind === 'key' ? decider.keyId : null,
       created_at: at,
     })
     .execute();
@@ -596,34 +629,36 @@ export async function kickMember(
   trx: Trx,
   communityId: string,
   userId: string,
-  keyId: string,
+  decider: Decider,
   reason: string | null,
-): Promise<{ kickedAt: string }> {
+): Promise<{ kickedAt: string; changed: boolean }> {
   const now = nowIso();
   const kicked = await trx
     .updateTable('memberships')
-    .set({ status: 'REJECTED', kicked_at: now })
+    // The role goes with the membership: a kicked admin who applies again comes back a member.
+    .set({ status: 'REJECTED', kicked_at: now, role: 'member' })
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', '=', 'ACCEPTED')
-    .where('role', '!=', 'founder')
+    .where('role', 'not in', untouchableFor(decider))
     .returning('id')
     .executeTakeFirst();
   if (!kicked) {
     const m = await membershipRow(trx, communityId, userId);
     if (!m) throw new Refusal('member_not_found');
-    if (m.role === 'founder') throw new Refusal('founder');
-    if (m.status === 'REJECTED' && m.kicked_at) return { kickedAt: m.kicked_at };
+    const refusal = untouchable(decider, m.role);
+    if (refusal) throw refusal;
+    if (m.status === 'REJECTED' && m.kicked_at) return { kickedAt: m.kicked_at, changed: false };
     throw new Refusal('not_accepted');
   }
-  await audit(trx, communityId, userId, kicked.id, 'KICK', reason, keyId, now);
+  await audit(trx, communityId, userId, kicked.id, 'KICK', reason, decider, now);
   await emit(trx, await communityOf(trx, communityId), 'member.kicked', {
     memberId: kicked.id,
     userId,
     kickedAt: now,
-    kickedBy: keyId,
+    kickedBy: deciderId(decider),
   });
-  return { kickedAt: now };
+  return { kickedAt: now, changed: true };
 }
 
 /**
@@ -635,23 +670,25 @@ export async function banMember(
   trx: Trx,
   communityId: string,
   userId: string,
-  keyId: string,
+  decider: Decider,
   reason: string | null,
-): Promise<{ bannedAt: string }> {
+): Promise<{ bannedAt: string; changed: boolean }> {
+  const by = deciderId(decider);
   const now = nowIso();
   let banned = await trx
     .updateTable('memberships')
-    .set({ status: 'BANNED', banned_at: now })
+    .set({ status: 'BANNED', banned_at: now, role: 'member' })
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', '!=', 'BANNED')
-    .where('role', '!=', 'founder')
+    .where('role', 'not in', untouchableFor(decider))
     .returning('id')
     .executeTakeFirst();
   if (!banned) {
     const m = await membershipRow(trx, communityId, userId);
-    if (m?.role === 'founder') throw new Refusal('founder');
-    if (m?.status === 'BANNED') return { bannedAt: m.banned_at ?? now };
+    const refusal = m ? untouchable(decider, m.role) : null;
+    if (refusal) throw refusal;
+    if (m?.status === 'BANNED') return { bannedAt: m.banned_at ?? now, changed: false };
     const applied = await trx
       .selectFrom('membership_requests')
       .select('created_at')
@@ -680,24 +717,24 @@ export async function banMember(
     if (!banned) {
       // A concurrent ban made the row first.
       const raced = await membershipRow(trx, communityId, userId);
-      return { bannedAt: raced?.banned_at ?? now };
+      return { bannedAt: raced?.banned_at ?? now, changed: false };
     }
   }
   await trx
     .updateTable('membership_requests')
-    .set({ status: 'CANCELLED', decided_at: now, decided_by: keyId })
+    .set({ status: 'CANCELLED', decided_at: now, decided_by: by })
     .where('community_id', '=', communityId)
     .where('user_id', '=', userId)
     .where('status', 'in', ['PENDING', 'PAYMENT_PENDING'])
     .execute();
-  await audit(trx, communityId, userId, banned.id, 'BAN', reason, keyId, now);
+  await audit(trx, communityId, userId, banned.id, 'BAN', reason, decider, now);
   await emit(trx, await communityOf(trx, communityId), 'member.banned', {
     memberId: banned.id,
     userId,
     bannedAt: now,
-    bannedBy: keyId,
+    bannedBy: by,
   });
-  return { bannedAt: now };
+  return { bannedAt: now, changed: true };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -61,6 +61,11 @@ export interface RefusalDetails {
   member_not_found: void;
   not_accepted: void;
   founder: void;
+  // The leader console's member moderation (an admin acting where only the founder may)
+  founder_only_roles: void;
+  founder_only_remove_admin: void;
+  founder_role_fixed: void;
+  role_not_accepted: void;
   // The checkout of a paid application (answered on `requestId`, not `segmentId`)
   not_payment_pending: { status: string };
   no_price_for_cycle: { cycle: string | null };

@@ -152,6 +152,10 @@ export const REFUSALS = {
   member_not_found: fixed('NOT_FOUND', messages.memberNotFound),
   not_accepted: fixed('INVALID_STATE', messages.notAnAcceptedMember),
   founder: fixed('INVALID_STATE', messages.founderCannotBeRemoved),
+  founder_only_roles: fixed('FOUNDER_ONLY', messages.founderOnlyRoles),
+  founder_only_remove_admin: fixed('FOUNDER_ONLY', messages.founderOnlyRemoveAdmin),
+  founder_role_fixed: fixed('INVALID_STATE', messages.founderRoleFixed),
+  role_not_accepted: fixed('INVALID_STATE', messages.notAnAcceptedMemberRole),
 
   not_payment_pending: {
     code: 'INVALID_INPUT',

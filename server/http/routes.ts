@@ -124,6 +124,12 @@ export interface HandlerResult {
   body: unknown;
   headers?: Record<string, string>;
   page?: PageInfo;
+  /**
+   * A read whose route declares a non-JSON `contentType` (a CSV download) answers with its body
+   * in pieces, written as they come with the socket's backpressure, so a large answer is never
+   * held whole; `body` is then unused.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 export type Handler<D extends RouteDef> = (ctx: HandlerContext<D>) => Promise<HandlerResult>;
@@ -227,6 +233,43 @@ function send(res: Response, status: number, json: string, headers?: Record<stri
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(json);
+}
+
+/**
+ * Writes `chunks` as they come, waiting for the socket to drain. The status is sent with the first
+ * piece, so a failure after it cannot become an error envelope: the connection is cut instead, and
+ * the client sees a broken download rather than a file that looks complete.
+ */
+async function sendStream(
+  res: Response,
+  status: number,
+  contentType: string,
+  headers: Record<string, string> | undefined,
+  chunks: AsyncIterable<string>,
+) {
+  if (headers) for (const k in headers) res.setHeader(k, headers[k]);
+  res.statusCode = status;
+  res.setHeader('Content-Type', contentType);
+  // HEAD has no body: reading every batch only to drop it would be a whole export for nothing.
+  if (res.req.method === 'HEAD') return void res.end();
+  try {
+    for await (const chunk of chunks) {
+      if (res.destroyed) return;
+      if (!res.write(chunk))
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+    }
+    res.end();
+  } catch (err) {
+    res.destroy(err instanceof Error ? err : new Error(String(err)));
+  }
 }
 
 export function mountRoute<D extends RouteDef>(
@@ -354,6 +397,11 @@ export function mountRoute<D extends RouteDef>(
     }
 
     const status = result.status ?? def.response.status;
+    if (result.stream) {
+      if (!def.response.contentType || def.method !== 'get')
+        throw new Error(`${def.operationId}: only a GET declaring a contentType answers with a stream`);
+      return sendStream(res, status, `${def.response.contentType}; charset=utf-8`, result.headers, result.stream);
+    }
     if (deps.validateResponses && status === def.response.status) {
       const check = def.response.schema.safeParse(result.body);
       if (!check.success) {

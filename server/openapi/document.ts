@@ -479,7 +479,7 @@ function successResponse(def: RouteDef, schemas: SchemaCollector, hints: Respons
   const response: ResponseObject = { description: def.response.description, headers };
   if (def.response.status !== 204) {
     const schema = schemas.convert(def.response.schema, 'output', `${def.operationId} response`);
-    response.content = { 'application/json': { schema } };
+    response.content = { [def.response.contentType ?? 'application/json']: { schema } };
   }
   return response;
 }

@@ -13,7 +13,8 @@ import type { Handlers } from '../http/handlers.ts';
 import type { SaleRouteDeps } from '../use-cases/checkout.ts';
 import { applicationCheckout, submitApplication as submit } from '../use-cases/applications.ts';
 
-const reasonOf = (body: { reason?: string } | undefined) => body?.reason?.trim() || null;
+export const reasonOf = (body: { reason?: string } | undefined) => body?.reason?.trim() || null;
+const byKey = (key: { id: string }): applications.Decider => ({ kind: 'key', keyId: key.id });
 
 /**
  * Where a paid applicant is sent back to: the caller's `origin` when it belongs to the community
@@ -51,28 +52,28 @@ async function applyCheckout(
 
 async function approveApplication({ params, key, transaction }: HandlerContext<typeof routes.approveApplication>) {
   return transaction(async (trx) => {
-    const r = await applications.approveApplication(trx, key.communityId, params.requestId, key.id);
+    const r = await applications.approveApplication(trx, key.communityId, params.requestId, byKey(key));
     return { body: { ok: true as const, membershipId: r.membershipId, userId: r.userId } };
   });
 }
 
 async function rejectApplication({ params, body, key, transaction }: HandlerContext<typeof routes.rejectApplication>) {
   return transaction(async (trx) => {
-    await applications.rejectApplication(trx, key.communityId, params.requestId, key.id, reasonOf(body));
+    await applications.rejectApplication(trx, key.communityId, params.requestId, byKey(key), reasonOf(body));
     return { body: { ok: true as const } };
   });
 }
 
 async function kickMember({ params, body, key, transaction }: HandlerContext<typeof routes.kickMember>) {
   return transaction(async (trx) => {
-    const r = await applications.kickMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
+    const r = await applications.kickMember(trx, key.communityId, params.userId, byKey(key), reasonOf(body));
     return { body: { ok: true as const, kickedAt: r.kickedAt } };
   });
 }
 
 async function banMember({ params, body, key, transaction }: HandlerContext<typeof routes.banMember>) {
   return transaction(async (trx) => {
-    const r = await applications.banMember(trx, key.communityId, params.userId, key.id, reasonOf(body));
+    const r = await applications.banMember(trx, key.communityId, params.userId, byKey(key), reasonOf(body));
     return { body: { ok: true as const, bannedAt: r.bannedAt } };
   });
 }
