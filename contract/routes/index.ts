@@ -11,6 +11,7 @@ import * as products from './products.ts';
 import * as rules from './rules.ts';
 import * as segments from './segments.ts';
 import * as admin from './admin.ts';
+import * as adminInvites from './admin-invites.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -51,9 +52,11 @@ export const ROUTES: RouteDef[] = [
   ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
   ...admin.ADMIN_ROUTES,
+  ...adminInvites.ADMIN_INVITE_ROUTES,
 ] as RouteDef[];
 export {
   admin,
+  adminInvites,
   applications,
   articles,
   atlas,
