@@ -154,7 +154,7 @@ function setMode(m) {
   say('');
 }
 toggle.addEventListener('click', () => setMode(mode === 'sign-in' ? 'sign-up' : 'sign-in'));
-// `?mode=sign-up` (an invite link's "Create an account") opens on the new-account form.
+// ?mode=sign-up (an invite link's "Create an account") opens on the new-account form.
 if (new URLSearchParams(location.search).get('mode') === 'sign-up') setMode('sign-up');
 form.addEventListener('submit', (event) => {
   event.preventDefault();

@@ -11,7 +11,7 @@ import type { Db } from '../../db/index.ts';
 import { transaction } from '../../db/index.ts';
 import { inviteByCode, joinByInvite, joinPath, type InviteState } from '../../domain/invites.ts';
 import { escapeHtml } from '../../shared/html.ts';
-import { applyLink, type FormHandler, type PageBody, type PageContent, type SiteContext } from './context.ts';
+import { type FormHandler, type PageBody, type PageContent, type SiteContext } from './context.ts';
 import { csrfInput } from './forms.ts';
 import { signInHref } from './layout.ts';
 
@@ -44,14 +44,18 @@ const CLOSED: Record<Exclude<InviteState, 'ACTIVE'>, string> = {
 };
 
 function closed(ctx: SiteContext, state: Exclude<InviteState, 'ACTIVE'>): PageBody {
-  return page(ctx, 410, CLOSED[state], [`No one can join ${escapeHtml(ctx.community.name)} with it any more. ${askAgain}`, home]);
+  return page(ctx, 410, CLOSED[state], [
+    `No one can join ${escapeHtml(ctx.community.name)} with it any more. ${askAgain}`,
+    home,
+  ]);
 }
 
 function notInviteOnly(ctx: SiteContext): PageBody {
   // The community stopped being invite-only: its links rest, and /apply is the way in.
   return page(ctx, 410, 'Invite links are not used here any more', [
     `${escapeHtml(ctx.community.name)} now takes members without an invitation.`,
-    applyLink(ctx.community, `Join ${ctx.community.name}`) || home,
+    // Not applyLink: the row this request was served from may predate the change the domain saw.
+    `<a class="button" href="/apply">Join ${escapeHtml(ctx.community.name)}</a>`,
   ]);
 }
 
