@@ -77,7 +77,7 @@ export const createInviteLink = route({
   tag: 'Leader console',
   summary: 'Create an invite link',
   description:
-    'A link `/join/<code>` on the community\'s site that makes a signed-in visitor an ACCEPTED member ' +
+    "A link `/join/<code>` on the community's site that makes a signed-in visitor an ACCEPTED member " +
     '(`member.approved`, `approvedBy` null). Only for an INVITE_ONLY community (`409 INVALID_STATE` otherwise). ' +
     'The answer carries the code and the URL this once; afterwards the link is listed by its prefix. ' +
     `A segment must be a free one of this community (\`422 UNPROCESSABLE\`, \`extras.field\` = \`segmentId\`). ${NOTE}`,

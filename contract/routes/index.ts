@@ -12,6 +12,7 @@ import * as rules from './rules.ts';
 import * as segments from './segments.ts';
 import * as admin from './admin.ts';
 import * as adminInvites from './admin-invites.ts';
+import * as adminBroadcasts from './admin-broadcasts.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -53,9 +54,11 @@ export const ROUTES: RouteDef[] = [
   ...auth.AUTH_ROUTES,
   ...admin.ADMIN_ROUTES,
   ...adminInvites.ADMIN_INVITE_ROUTES,
+  ...adminBroadcasts.ADMIN_BROADCAST_ROUTES,
 ] as RouteDef[];
 export {
   admin,
+  adminBroadcasts,
   adminInvites,
   applications,
   articles,

@@ -4,7 +4,12 @@ import { handlerGroup, type HandlerGroup } from '../http/handlers.ts';
 import type { RouteDeps } from '../http/routes.ts';
 import { auditLogHandlers } from './audit-log.ts';
 import { inviteHandlers } from './invites.ts';
+import { leaderBroadcastHandlers } from './broadcasts.ts';
 
 export function adminHandlerGroups(deps: RouteDeps): HandlerGroup[] {
-  return [handlerGroup(auditLogHandlers, deps), handlerGroup(inviteHandlers, deps)];
+  return [
+    handlerGroup(auditLogHandlers, deps),
+    handlerGroup(inviteHandlers, deps),
+    handlerGroup(leaderBroadcastHandlers, deps),
+  ];
 }

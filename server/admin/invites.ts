@@ -30,7 +30,13 @@ async function listInviteLinks({ query, leader }: HandlerContext<typeof routes.l
   return {
     body: page.items,
     headers: { 'Cache-Control': 'no-store' },
-    page: { total: page.total, limit: query.limit, offset, nextCursor: null, hasMore: offset + page.items.length < page.total },
+    page: {
+      total: page.total,
+      limit: query.limit,
+      offset,
+      nextCursor: null,
+      hasMore: offset + page.items.length < page.total,
+    },
   };
 }
 
