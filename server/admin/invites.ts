@@ -58,7 +58,8 @@ async function revokeInviteLink({ params, leader, transaction }: HandlerContext<
 }
 
 export const inviteHandlers = {
-  createInviteLink,
+  // The code is in the answer: never kept in an idempotency record.
+  createInviteLink: { handler: createInviteLink, secretAnswer: true },
   listInviteLinks,
   revokeInviteLink,
 } satisfies Handlers<RoutesOf<typeof routes>>;

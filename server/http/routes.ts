@@ -216,6 +216,12 @@ export interface MountOptions {
    * the query.
    */
   cache?: boolean;
+  /**
+   * The answer carries a secret shown once (an invite link's code): it is never stored for replay,
+   * since the idempotency record would keep the secret the database otherwise holds only hashed.
+   * A request with an Idempotency-Key is refused (400 naming the header) rather than run unguarded.
+   */
+  secretAnswer?: boolean;
 }
 
 function send(res: Response, status: number, json: string, headers?: Record<string, string>) {
@@ -321,6 +327,8 @@ export function mountRoute<D extends RouteDef>(
     } as unknown as HandlerContext<D>;
 
     const idemKey = def.method === 'get' ? null : idempotencyKeyOf(req);
+    if (idemKey && opts.secretAnswer)
+      throw new ApiError('INVALID_INPUT', messages.idempotencyNotForSecrets, { field: 'Idempotency-Key' });
     let result: HandlerResult;
     // Widget actions: per visitor or client, never the (public, shared) publishable key.
     const owner = key ? `key:${key.id}` : widget ? widget.idempotencyOwner : visitor ? `user:${visitor.userId}` : null;

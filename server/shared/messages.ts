@@ -106,6 +106,8 @@ export const messages = {
   offsetAndCursor: 'Use either offset or cursor, not both',
   upcomingAndPast: 'upcoming and past cannot both be true',
   invalidCursor: 'Cursor is invalid or belongs to a different query',
+  idempotencyNotForSecrets:
+    'This answer carries a secret shown once, so it is never stored for replay: send the request without Idempotency-Key',
   idempotencyKeyInvalid: 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is recommended)',
   idempotencyKeysDiffer: 'Idempotency-Key and X-Idempotency-Key differ',
   idempotencyMismatch: 'This Idempotency-Key was used with a different request in the last 24 hours',

@@ -421,6 +421,18 @@ describe('security', () => {
     expect(await auditCount(club)).toBe(before);
   });
 
+  it('refuses an Idempotency-Key on create, so no stored answer ever holds a code', async () => {
+    const before = await auditCount(club, 'invite.create');
+    const res = await onSite(server, club.tag, 'POST', base(club), {
+      cookie: club.cookies.founder,
+      json: {},
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.extras?.field).toBe('Idempotency-Key');
+    expect(await auditCount(club, 'invite.create')).toBe(before);
+  });
+
   it('refuses a join without the form token, or from another site, and makes no member', async () => {
     const { id, code } = await newLink();
     const v = await visitor();

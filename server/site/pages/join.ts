@@ -17,7 +17,7 @@ import { signInHref } from './layout.ts';
 
 const codeOf = (req: Request): string => String(req.params.code ?? '');
 
-function page(ctx: SiteContext, status: number, heading: string, paragraphs: string[]): PageContent {
+function page(status: number, heading: string, paragraphs: string[]): PageContent {
   return {
     title: heading,
     status,
@@ -31,7 +31,7 @@ const home = '<a href="/">Go to the home page</a>';
 const askAgain = 'Ask the person who sent it to you for a new one.';
 
 function notValid(ctx: SiteContext): PageBody {
-  return page(ctx, 404, 'This invite link is not valid', [
+  return page(404, 'This invite link is not valid', [
     `It is not a link of ${escapeHtml(ctx.community.name)}; check that it was copied whole. ${askAgain}`,
     home,
   ]);
@@ -44,7 +44,7 @@ const CLOSED: Record<Exclude<InviteState, 'ACTIVE'>, string> = {
 };
 
 function closed(ctx: SiteContext, state: Exclude<InviteState, 'ACTIVE'>): PageBody {
-  return page(ctx, 410, CLOSED[state], [
+  return page(410, CLOSED[state], [
     `No one can join ${escapeHtml(ctx.community.name)} with it any more. ${askAgain}`,
     home,
   ]);
@@ -52,7 +52,7 @@ function closed(ctx: SiteContext, state: Exclude<InviteState, 'ACTIVE'>): PageBo
 
 function notInviteOnly(ctx: SiteContext): PageBody {
   // The community stopped being invite-only: its links rest, and /apply is the way in.
-  return page(ctx, 410, 'Invite links are not used here any more', [
+  return page(410, 'Invite links are not used here any more', [
     `${escapeHtml(ctx.community.name)} now takes members without an invitation.`,
     // Not applyLink: the row this request was served from may predate the change the domain saw.
     `<a class="button" href="/apply">Join ${escapeHtml(ctx.community.name)}</a>`,
@@ -60,7 +60,7 @@ function notInviteOnly(ctx: SiteContext): PageBody {
 }
 
 const alreadyMember = (ctx: SiteContext, welcome: boolean): PageBody =>
-  page(ctx, 200, welcome ? `Welcome to ${ctx.community.name}` : `You are already a member`, [
+  page(200, welcome ? `Welcome to ${ctx.community.name}` : `You are already a member`, [
     welcome
       ? `You are now a member of ${escapeHtml(ctx.community.name)}.`
       : `The account you are signed in with is already a member of ${escapeHtml(ctx.community.name)}.`,
@@ -68,7 +68,7 @@ const alreadyMember = (ctx: SiteContext, welcome: boolean): PageBody =>
   ]);
 
 const banned = (ctx: SiteContext): PageBody =>
-  page(ctx, 403, 'You cannot join', [
+  page(403, 'You cannot join', [
     `The account you are signed in with cannot join ${escapeHtml(ctx.community.name)}.`,
     home,
   ]);
@@ -88,13 +88,13 @@ export async function joinPage(ctx: SiteContext, db: Db, req: Request): Promise<
   const here = joinPath(code);
   if (ctx.viewer.userId === null || ctx.csrf === null) {
     const signUp = `/sign-in?mode=sign-up&next=${encodeURIComponent(here)}`;
-    return page(ctx, 200, `You are invited to join ${ctx.community.name}`, [
+    return page(200, `You are invited to join ${ctx.community.name}`, [
       `Create an account, or sign in if you have one; you come back here to join.`,
       `<a class="button" href="${escapeHtml(signUp)}">Create an account</a> <a href="${escapeHtml(signInHref(here))}">Sign in</a>`,
     ]);
   }
   return {
-    ...page(ctx, 200, `You are invited to join ${ctx.community.name}`, []),
+    ...page(200, `You are invited to join ${ctx.community.name}`, []),
     main: `<h1>You are invited to join ${name}</h1>
 <form method="post" action="${escapeHtml(here)}" class="join-form">
 ${csrfInput(ctx.csrf)}
