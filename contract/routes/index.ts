@@ -13,6 +13,8 @@ import * as segments from './segments.ts';
 import * as admin from './admin.ts';
 import * as adminIntegrations from './admin-integrations.ts';
 import * as adminMembers from './admin-members.ts';
+import * as adminInvites from './admin-invites.ts';
+import * as adminBroadcasts from './admin-broadcasts.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -55,10 +57,14 @@ export const ROUTES: RouteDef[] = [
   ...admin.ADMIN_ROUTES,
   ...adminMembers.ADMIN_MEMBER_ROUTES,
   ...adminIntegrations.ADMIN_INTEGRATIONS_ROUTES,
+  ...adminInvites.ADMIN_INVITE_ROUTES,
+  ...adminBroadcasts.ADMIN_BROADCAST_ROUTES,
 ] as RouteDef[];
 export {
   admin,
+  adminBroadcasts,
   adminIntegrations,
+  adminInvites,
   adminMembers,
   applications,
   articles,

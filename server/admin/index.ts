@@ -5,11 +5,15 @@ import type { RouteDeps } from '../http/routes.ts';
 import { auditLogHandlers } from './audit-log.ts';
 import { integrationHandlers } from './integrations.ts';
 import { memberHandlers } from './members.ts';
+import { inviteHandlers } from './invites.ts';
+import { leaderBroadcastHandlers } from './broadcasts.ts';
 
 export function adminHandlerGroups(deps: RouteDeps): HandlerGroup[] {
   return [
     handlerGroup(auditLogHandlers, deps),
     handlerGroup(memberHandlers, deps),
     handlerGroup(integrationHandlers, deps),
+    handlerGroup(inviteHandlers, deps),
+    handlerGroup(leaderBroadcastHandlers, deps),
   ];
 }

@@ -15,6 +15,7 @@ import type { ApplicationTables } from './schema-applications.ts';
 import type { MembershipBillingTables } from './schema-membership-billing.ts';
 import type { BroadcastTables } from './schema-broadcasts.ts';
 import type { LeaderConsoleTables } from './schema-leader-console.ts';
+import type { InviteTables } from './schema-invites.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -309,7 +310,8 @@ export interface Database
     ApplicationTables,
     MembershipBillingTables,
     BroadcastTables,
-    LeaderConsoleTables {
+    LeaderConsoleTables,
+    InviteTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

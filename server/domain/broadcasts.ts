@@ -16,6 +16,9 @@ import type { BroadcastsTable, BroadcastStatus } from '../db/schema-broadcasts.t
 import { countAudience } from '../broadcasts/audience.ts';
 import { prepareBroadcastContent } from '../broadcasts/content.ts';
 import { wakeBroadcastDispatchers } from '../broadcasts/wake.ts';
+import { renderBroadcastMail, renderSubject } from '../mail/broadcast-render.ts';
+import { DEFAULT_MAIL_FROM } from '../mail/config.ts';
+import { envelopeAddress } from '../mail/transport.ts';
 import { sanitizeArticleHtml } from './article-html.ts';
 import { hasFeature } from './communities.ts';
 import { Refusal } from './refusal.ts';
@@ -93,8 +96,8 @@ async function lockCommunity(trx: Trx, communityId: string): Promise<void> {
  * can be pushed out by any send scheduled after that. Bounded all the same: at most
  * BROADCASTS_PER_DAY in any 24 h, and none more than 30 days ahead.
  */
-async function countedFrom(trx: Trx, communityId: string, at: number): Promise<number[]> {
-  const rows = await trx
+async function countedFrom(db: Db | Trx, communityId: string, at: number): Promise<number[]> {
+  const rows = await db
     .selectFrom('broadcasts')
     .select('send_at')
     .where('community_id', '=', communityId)
@@ -106,8 +109,8 @@ async function countedFrom(trx: Trx, communityId: string, at: number): Promise<n
 }
 
 /** Every segment id is one of this community's, or the first that is not is refused. */
-async function assertSegmentsOfCommunity(trx: Trx, communityId: string, segmentIds: readonly string[]) {
-  const found = await trx
+async function assertSegmentsOfCommunity(db: Db | Trx, communityId: string, segmentIds: readonly string[]) {
+  const found = await db
     .selectFrom('segments')
     .select('id')
     .where('community_id', '=', communityId)
@@ -284,6 +287,16 @@ export async function getBroadcast(db: Db | Trx, communityId: string, id: string
  * has started (or is about to) and is refused.
  */
 export async function cancelBroadcast(trx: Trx, communityId: string, id: string, now = Date.now()) {
+  return (await cancelBroadcastChange(trx, communityId, id, now)).broadcast;
+}
+
+/** cancelBroadcast, saying whether this call made the change (the console audits only a change). */
+export async function cancelBroadcastChange(
+  trx: Trx,
+  communityId: string,
+  id: string,
+  now = Date.now(),
+): Promise<{ broadcast: Broadcast; changed: boolean }> {
   await assertBroadcastsEnabled(trx, communityId);
   const changed = await trx
     .updateTable('broadcasts')
@@ -293,7 +306,70 @@ export async function cancelBroadcast(trx: Trx, communityId: string, id: string,
     .where('status', '=', 'SCHEDULED')
     .executeTakeFirst();
   const current = await getBroadcast(trx, communityId, id);
-  if (Number(changed.numUpdatedRows) === 0 && current.status !== 'CANCELLED')
+  const won = Number(changed.numUpdatedRows) === 1;
+  if (!won && current.status !== 'CANCELLED')
     throw new Refusal('broadcast_not_cancellable', { status: current.status });
-  return current;
+  return { broadcast: current, changed: won };
+}
+
+export interface BroadcastAllowance {
+  limit: number;
+  /** The counted sends (not tests, not cancelled) in the busiest 24 h window a send now would join. */
+  used: number;
+  /** Sends that fit now. */
+  remaining: number;
+  /** The earliest time a send fits: now when `remaining` > 0. */
+  nextSendAt: string;
+}
+
+/**
+ * What is left of the limit for a send now: the same windows createBroadcast judges, so a send is
+ * accepted exactly when `remaining` > 0 (scheduled sends ahead count in the windows they share).
+ */
+export async function broadcastAllowance(db: Db, communityId: string, now = Date.now()): Promise<BroadcastAllowance> {
+  await assertBroadcastsEnabled(db, communityId);
+  const counted = await countedFrom(db, communityId, now);
+  const used = busiestWindow(counted, now) - 1;
+  const remaining = Math.max(0, BROADCASTS_PER_DAY - used);
+  const next = remaining > 0 ? now : earliestFit(counted, now);
+  return { limit: BROADCASTS_PER_DAY, used, remaining, nextSendAt: new Date(next).toISOString() };
+}
+
+export interface BroadcastPreview {
+  subject: string;
+  html: string | null;
+  text: string;
+  /** Who the send would reach now (1 for a test send); nothing is refused for an empty audience here. */
+  recipients: number;
+}
+
+/**
+ * One recipient's copy of a broadcast not yet sent, rendered as the mail worker renders it (the
+ * html sanitized as on write, `{{name}}` merged, the footer added), for the console's live preview.
+ * `unsubscribeUrl` is the caller's: a preview's link must not unsubscribe anyone.
+ */
+export async function previewBroadcast(
+  db: Db,
+  communityId: string,
+  input: NewBroadcast,
+  sample: { name: string; unsubscribeUrl: string },
+): Promise<BroadcastPreview> {
+  await assertBroadcastsEnabled(db, communityId);
+  const segmentIds = input.audience ? [...new Set(input.audience.segmentIds)] : null;
+  if (segmentIds) await assertSegmentsOfCommunity(db, communityId, segmentIds);
+  const test = input.testTo !== undefined;
+  const recipients = test ? 1 : await countAudience(db, { communityId, segmentIds });
+  const content = prepareBroadcastContent({ html: input.html, text: input.text }, sanitizeArticleHtml);
+  const community = await db
+    .selectFrom('communities')
+    .select('name')
+    .where('id', '=', communityId)
+    .executeTakeFirstOrThrow();
+  const mail = renderBroadcastMail(
+    { subject: input.subject, html: content.html, text: content.text, communityName: community.name, test },
+    { name: sample.name, unsubscribeUrl: sample.unsubscribeUrl },
+    // Only the List-Unsubscribe headers use the sender, and a preview has no headers.
+    envelopeAddress(DEFAULT_MAIL_FROM),
+  );
+  return { subject: renderSubject(input.subject, sample.name, test), html: mail.html, text: mail.text, recipients };
 }

@@ -90,6 +90,12 @@ export interface RefusalDetails {
   broadcast_not_cancellable: { status: string };
   /** The 24 h limit: `retryAfter` seconds from now until it would fit, at `resetAt` (epoch s). */
   broadcast_limit: { limit: number; retryAfter: number; resetAt: number };
+  // Invite links (server/domain/invites.ts)
+  /** Invite links exist only for INVITE_ONLY communities; `accessibility` is the community's. */
+  invites_need_invite_only: { accessibility: string };
+  invite_not_found: void;
+  invite_segment_unknown: void;
+  invite_segment_paid: void;
   // Lists
   invalid_cursor: void;
   // Friends (server/domain/friends.ts)

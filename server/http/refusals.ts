@@ -263,6 +263,16 @@ export const REFUSALS = {
     }),
   },
 
+  invites_need_invite_only: {
+    code: 'INVALID_STATE',
+    status: 409,
+    message: (d) => messages.invitesNeedInviteOnly(d.accessibility),
+    extras: (d) => ({ accessibility: d.accessibility }),
+  },
+  invite_not_found: fixed('NOT_FOUND', messages.inviteNotFound),
+  invite_segment_unknown: fixed('UNPROCESSABLE', messages.inviteSegmentUnknown, { field: 'segmentId' }),
+  invite_segment_paid: fixed('UNPROCESSABLE', messages.inviteSegmentPaid, { field: 'segmentId' }),
+
   email_in_use: fixed('EMAIL_IN_USE', messages.emailInUse, { field: 'email' }),
   phone_in_use: fixed('PHONE_IN_USE', messages.phoneInUse, { field: 'phone' }),
   usertag_taken: fixed('USERTAG_TAKEN', messages.usertagTaken, { field: 'usertag' }),

@@ -10,7 +10,7 @@ export interface MembershipEmailInput {
   segmentName: string;
 }
 
-export type MembershipEmailKind = 'received' | 'approved' | 'rejected';
+export type MembershipEmailKind = 'received' | 'approved' | 'rejected' | 'joined';
 
 function compose(input: MembershipEmailInput, subject: string, paragraphs: string[]): MailMessage {
   const lines = [`Hi ${input.name},`, ...paragraphs, input.community.name];
@@ -34,6 +34,11 @@ export function membershipEmail(kind: MembershipEmailKind, input: MembershipEmai
     case 'approved':
       return compose(input, `Welcome to ${community}`, [
         `Your membership of ${community} (${input.segmentName}) was approved. Welcome!`,
+      ]);
+    case 'joined':
+      // By an invite link (server/domain/invites.ts): no review happened, so nothing was "approved".
+      return compose(input, `Welcome to ${community}`, [
+        `You joined ${community} with an invite link${input.segmentName ? ` (${input.segmentName})` : ''}. Welcome!`,
       ]);
     case 'rejected':
       return compose(input, `Your application to ${community}`, [

@@ -152,6 +152,11 @@ export const messages = {
   rulesVersionMismatch: (sent: number, current: number) =>
     `Rules version ${sent} is not this community's current rules version (${current})`,
   inviteOnly: 'This community is invite-only: it takes no applications',
+  invitesNeedInviteOnly: (accessibility: string) =>
+    `Invite links are for INVITE_ONLY communities; this one is ${accessibility} and takes members at /apply`,
+  inviteNotFound: 'Invite link not found in this community',
+  inviteSegmentUnknown: 'segmentId is not a segment of this community',
+  inviteSegmentPaid: 'An invite link cannot sell a membership: choose a free segment',
   segmentClosed: 'This segment is closed to new members',
   alreadyMember: 'This e-mail address is already a member of this community',
   applicationPending: 'This e-mail address already has an application waiting for review',

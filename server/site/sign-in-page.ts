@@ -1,5 +1,5 @@
 // The hosted sign-in pages, on a community's own domain (and on the platform host):
-//   GET /sign-in?next=/path         e-mail + password (or a new account), or phone + a texted
+//   GET /sign-in?next=/path         e-mail + password (or a new account: `&mode=sign-up` opens on it), or phone + a texted
 //                                   code ("Text me a code"), then back to `next`
 //                                   (a path here, or a URL on one of the community's own sites);
 //                                   "Continue with Google/Slack/Discord" for enabled providers, and
@@ -154,6 +154,8 @@ function setMode(m) {
   say('');
 }
 toggle.addEventListener('click', () => setMode(mode === 'sign-in' ? 'sign-up' : 'sign-in'));
+// ?mode=sign-up (an invite link's "Create an account") opens on the new-account form.
+if (new URLSearchParams(location.search).get('mode') === 'sign-up') setMode('sign-up');
 form.addEventListener('submit', (event) => {
   event.preventDefault();
   submitting(form, async () => {

@@ -25,7 +25,11 @@ export interface SiteContext {
  * own entity's visibility decides (rule 4), or 'forbidden' for a page the viewer may never see
  * whatever their membership (leaders' pages).
  */
-export type PageContent = Omit<SitePage, 'status' | 'cache'> & { status?: number };
+export type PageContent = Omit<SitePage, 'status' | 'cache'> & {
+  status?: number;
+  /** Never kept by any cache, whoever asks (a page whose URL is a credential: `/join/<code>`). */
+  noStore?: boolean;
+};
 export type PageBody =
   PageContent | { file: { contentType: string; body: string; filename?: string } } | 'not-found' | 'gate' | 'forbidden';
 export type PageRenderer = (ctx: SiteContext, db: Db, req: Request) => Promise<PageBody>;

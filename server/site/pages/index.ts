@@ -29,6 +29,7 @@ import { rsvpAction } from './rsvp.ts';
 import { communityCalendar, eventCalendar } from './calendar.ts';
 import { conversationsPage, sendMessage, threadPage } from './chat.ts';
 import { applyAction, applyPage } from './apply.ts';
+import { joinAction, joinPage } from './join.ts';
 import {
   PRIVATE_PAGE_CACHE,
   renderSiteFile,
@@ -213,6 +214,9 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
   // No page key: where the gate's apply link leads, so no membership gate of its own.
   router.get('/apply', page(null, 'page', applyPage));
   router.post('/apply', form(null, 'page', applyAction));
+  // An invite link (INVITE_ONLY communities): no page key either, for the same reason as /apply.
+  router.get('/join/:code', page(null, 'page', joinPage));
+  router.post('/join/:code', form(null, 'page', joinAction));
   router.get('/blog', page('BLOG', 'page', blogPage));
   router.get('/blog/feed.xml', async (req, res, next) => {
     const community = res.locals.hostedCommunity as CommunityRow | undefined;
@@ -448,10 +452,11 @@ function renderBody(ctx: SiteContext, body: PageBody): RenderedPage {
   if ('file' in body) return renderSiteFile({ ...body.file, cache });
   // A page answering a refused form (4xx) is about this request only. Every rendered page has a
   // canonical URL and the basic cards, whether or not it says more.
+  const { noStore, ...content } = body;
   return renderSitePage(ctx.chrome, {
-    ...body,
-    head: body.head ?? {},
-    cache: body.status && body.status !== 200 ? 'private' : cache,
+    ...content,
+    head: content.head ?? {},
+    cache: noStore || (content.status && content.status !== 200) ? 'private' : cache,
   });
 }
 
