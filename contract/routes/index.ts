@@ -11,6 +11,7 @@ import * as products from './products.ts';
 import * as rules from './rules.ts';
 import * as segments from './segments.ts';
 import * as admin from './admin.ts';
+import * as adminSettings from './admin-settings.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -51,6 +52,7 @@ export const ROUTES: RouteDef[] = [
   ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
   ...admin.ADMIN_ROUTES,
+  ...adminSettings.ADMIN_SETTINGS_ROUTES,
 ] as RouteDef[];
 export {
   admin,

@@ -3,7 +3,8 @@
 import { handlerGroup, type HandlerGroup } from '../http/handlers.ts';
 import type { RouteDeps } from '../http/routes.ts';
 import { auditLogHandlers } from './audit-log.ts';
+import { settingsHandlers } from './settings.ts';
 
 export function adminHandlerGroups(deps: RouteDeps): HandlerGroup[] {
-  return [handlerGroup(auditLogHandlers, deps)];
+  return [handlerGroup(auditLogHandlers, deps), handlerGroup(settingsHandlers, deps)];
 }
