@@ -7,7 +7,7 @@
 // see the change when their caches expire: COMMUNITY_CACHE_MS (5 s) and SVC_READ_CACHE_MS (1 s).
 // Documented in docs/leader-console.md, "Settings".
 import crypto from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** The channel unless told otherwise; instances sharing a database must share it. */
@@ -88,5 +88,29 @@ export class CommunityChanges {
         this.opts.logger?.warn({ err: (err as Error).message, communityId }, 'forgetting a community failed');
       }
     }
+  }
+}
+
+/**
+ * For a process that serves nothing (`svc community update`): announce one change to the servers
+ * and disconnect. False when Redis could not be reached; the servers then follow within their TTLs.
+ */
+export async function announceToServers(
+  redisUrl: string,
+  communityId: string,
+  channel = COMMUNITY_CHANGES_CHANNEL,
+): Promise<boolean> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000 });
+  redis.on('error', () => {
+    /* reported by the result */
+  });
+  try {
+    await redis.connect();
+    await redis.publish(channel, JSON.stringify({ communityId, from: 'cli' }));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
   }
 }
