@@ -71,7 +71,20 @@ export class CommunityChanges {
       if (message.from === this.#instance || typeof message.communityId !== 'string') return;
       this.#notify(message.communityId);
     });
-    await subscriber.subscribe(this.channel);
+    try {
+      await subscriber.subscribe(this.channel);
+    } catch (err) {
+      // Redis is not there yet: subscribe once it is (after that, ioredis resubscribes by itself
+      // whenever it reconnects).
+      subscriber.once('ready', () => {
+        subscriber
+          .subscribe(this.channel)
+          .catch((e: unknown) =>
+            this.opts.logger?.warn({ err: (e as Error).message }, 'settings-change subscription failed'),
+          );
+      });
+      throw err;
+    }
   }
 
   async close(): Promise<void> {
