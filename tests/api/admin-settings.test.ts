@@ -151,6 +151,39 @@ describe('happy', () => {
     expect((await preflight()).headers['access-control-allow-origin']).toBe('https://shop.example');
   });
 
+  it('changes accessibility, the landing URL, chromeProxy and externalPages; a replayed Idempotency-Key writes once', async () => {
+    const current = (await read(club, club.cookies.founder)).body;
+    const before = await auditCount(club);
+    const body = {
+      accessibility: 'APPLICATION',
+      landingUrl: 'https://www.club.example/',
+      storefrontConfig: {
+        ...current.storefrontConfig,
+        chromeProxy: { enabled: true, headless: false },
+        externalPages: ['BLOG'],
+      },
+    };
+    const send = () =>
+      onSite(server, club.tag, 'PATCH', settingsPath(club), {
+        cookie: club.cookies.founder,
+        json: body,
+        headers: { 'Idempotency-Key': `settings-${club.tag}` },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ accessibility: 'APPLICATION', landingUrl: 'https://www.club.example/' });
+    expect(first.body.storefrontConfig).toMatchObject({ chromeProxy: { enabled: true }, externalPages: ['BLOG'] });
+    const replay = await send();
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(await auditCount(club)).toBe(before + 1);
+
+    const community = await publicCommunity(club.tag);
+    expect(community.accessibility).toBe('APPLICATION');
+    expect(community.storefrontConfig.externalPages).toEqual(['BLOG']);
+    expect(community.storefrontConfig.nav).toEqual(current.storefrontConfig.nav.slice(0, 1));
+  });
+
   it('writes nothing, not even an audit entry, when the patch changes nothing', async () => {
     const before = await auditCount(club);
     const same = await patch(club, { embedOrigins: ['https://shop.example'], visibility: 'PUBLIC' });
