@@ -290,6 +290,8 @@ function refineSettings(
 export const CommunitySettingsUpdate = z.object(settingsFields).partial().strict().superRefine(refineSettings);
 export type CommunitySettingsUpdate = z.output<typeof CommunitySettingsUpdate>;
 export type CommunitySettingsField = keyof typeof settingsFields;
+/** Every setting, as `svc community update` and the leader console read them back. */
+export const CommunitySettingsValues = z.object(settingsFields);
 export const COMMUNITY_SETTINGS_FIELDS = Object.keys(settingsFields) as CommunitySettingsField[];
 
 // ---------------------------------------------------------------------------------------------

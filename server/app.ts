@@ -15,6 +15,8 @@ import { ROUTES } from '../contract/routes/index.ts';
 import { ApiError } from './http/api-error.ts';
 import { messages } from './shared/messages.ts';
 import { ReadCache } from './http/read-cache.ts';
+import { CommunityChanges } from './http/community-changes.ts';
+import { forgetCommunityCaches } from './domain/communities.ts';
 import { assertEveryRouteMounted } from './http/handlers.ts';
 import { cachedKeyResolver, type KeyResolver } from './domain/api-keys.ts';
 import { getOpenApiDocument } from './openapi/document.ts';
@@ -57,6 +59,8 @@ export interface AppDeps {
   keys?: KeyResolver;
   /** Public read cache; domain writes invalidate it per community. */
   readCache?: ReadCache;
+  /** Settings changes across processes (Redis pub/sub); default: this process only. */
+  communityChanges?: CommunityChanges;
   /** Where the built widget bundle lives (`dist/`). */
   distDir?: string;
   /** Visitor session tokens; default: keyed by SVC_SESSION_SECRET or a key derived from the master key. */
@@ -108,10 +112,18 @@ export function createApp(deps: AppDeps): Express {
     points: config.rateLimits.donationsPerIpPerHour ?? DONATIONS_PER_IP_PER_HOUR,
     durationSec: 60 * 60,
   });
+  const readCache = deps.readCache ?? new ReadCache(config.readCacheMs);
+  const communityChanges = deps.communityChanges ?? new CommunityChanges();
+  // A settings change, here or in another process: what this process keeps of the community goes.
+  communityChanges.onChange((communityId) => {
+    forgetCommunityCaches(database.db);
+    readCache.invalidate(communityId);
+  });
   const routeDeps = {
     db: database.db,
     keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),
-    readCache: deps.readCache ?? new ReadCache(config.readCacheMs),
+    readCache,
+    communityChanges,
     rateLimits: deps.rateLimits,
     publicUrl: config.publicUrl,
     siteDomain: config.siteDomain,

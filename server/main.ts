@@ -9,6 +9,7 @@ import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { createHttpServer } from './http/http-server.ts';
 import { createLogger } from './http/logger.ts';
 import { connectRedis, createRateLimits } from './http/rate-limit.ts';
+import { CommunityChanges } from './http/community-changes.ts';
 import { secretsReadable } from './webhooks/endpoints.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
@@ -55,7 +56,13 @@ async function main(): Promise<void> {
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis error; rate limits fall back to memory'));
   const rateLimits = createRateLimits(config.rateLimits, redis);
   const payments = setUpPayments(config, database.db, logger);
-  const app = createApp({ config, database, logger, rateLimits, payments });
+  // A leader's settings change reaches every instance at once through Redis; without it, within the cache TTLs.
+  const communityChanges = new CommunityChanges(redis, { logger });
+  // Not awaited: a Redis that is down must not stop the start; until it subscribes, the TTLs apply.
+  communityChanges
+    .start()
+    .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'settings-change subscription failed'));
+  const app = createApp({ config, database, logger, rateLimits, payments, communityChanges });
 
   // Timeouts and the envelope for requests Node refuses itself (server/http/http-server.ts).
   const server: Server = createHttpServer(config, logger, app);
@@ -152,6 +159,7 @@ async function main(): Promise<void> {
         await workerStopped;
         await mailWorkerStopped;
         await dispatcherStopped;
+        await communityChanges.close();
         await rateLimits.close();
         await database.close();
       } catch (err) {

@@ -11,10 +11,11 @@ import * as products from './products.ts';
 import * as rules from './rules.ts';
 import * as segments from './segments.ts';
 import * as admin from './admin.ts';
-import * as adminIntegrations from './admin-integrations.ts';
-import * as adminMembers from './admin-members.ts';
-import * as adminInvites from './admin-invites.ts';
 import * as adminBroadcasts from './admin-broadcasts.ts';
+import * as adminIntegrations from './admin-integrations.ts';
+import * as adminInvites from './admin-invites.ts';
+import * as adminMembers from './admin-members.ts';
+import * as adminSettings from './admin-settings.ts';
 import * as applications from './applications.ts';
 import * as tickets from './tickets.ts';
 import * as donations from './donations.ts';
@@ -55,6 +56,7 @@ export const ROUTES: RouteDef[] = [
   ...WIDGET_ACTION_ROUTES,
   ...auth.AUTH_ROUTES,
   ...admin.ADMIN_ROUTES,
+  ...adminSettings.ADMIN_SETTINGS_ROUTES,
   ...adminMembers.ADMIN_MEMBER_ROUTES,
   ...adminIntegrations.ADMIN_INTEGRATIONS_ROUTES,
   ...adminInvites.ADMIN_INVITE_ROUTES,
@@ -66,6 +68,7 @@ export {
   adminIntegrations,
   adminInvites,
   adminMembers,
+  adminSettings,
   applications,
   articles,
   atlas,

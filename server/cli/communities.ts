@@ -7,7 +7,8 @@ import {
   type SettingsUpdateResult,
 } from '../domain/community-settings.ts';
 import { readFixtureFile } from '../domain/import.ts';
-import { CliError, out, printJson, withDatabase, type JsonOption } from './runtime.ts';
+import { announceToServers } from '../http/community-changes.ts';
+import { CliError, note, out, printJson, withDatabase, type JsonOption } from './runtime.ts';
 
 type Row = [path: string, what: string];
 
@@ -84,8 +85,15 @@ export function registerCommunityCommands(program: Command): void {
     .action(async (tag: string, file: string, opts: JsonOption & { dryRun?: boolean }) => {
       const input = await readFixtureFile(file, 'settings file');
       const dryRun = opts.dryRun === true;
-      const result = await withDatabase((db) => updateCommunitySettings(db, tag, input, { dryRun, source: file }));
+      const { result, redisUrl } = await withDatabase(async (db, ctx) => ({
+        result: await updateCommunitySettings(db, tag, input, { dryRun, source: file }),
+        redisUrl: ctx.config.redisUrl,
+      }));
       if (!result) throw new CliError(`community "${tag}" not found`);
+      // With REDIS_URL the servers forget their caches of the community at once, as for a change
+      // made in the leader console; otherwise they follow within COMMUNITY_CACHE_MS.
+      if (result.applied && redisUrl && !(await announceToServers(redisUrl, result.communityId)))
+        note('warning: Redis could not be reached; servers see the change within 5 s');
       if (opts.json) printJson({ tag: result.tag, dryRun, applied: result.applied, changes: result.changes });
       else printResult(result, dryRun);
     });

@@ -10,7 +10,6 @@ import {
   CommunitySettingsUpdate,
   fixtureIssues,
   type CommunitySettingsField,
-  type FixtureIssue,
 } from '../../contract/fixture.ts';
 import { isUniqueViolation, transaction, type Db, type Trx } from '../db/index.ts';
 import { nowIso, parseJson } from '../db/ids.ts';
@@ -73,12 +72,13 @@ function changesBetween(before: CommunitySettings, update: CommunitySettingsUpda
   ).map((field) => ({ field, before: before[field], after: update[field] }));
 }
 
-/** Domains this update adds that another community already serves. */
-async function domainConflicts(
-  trx: Trx,
-  communityId: string,
-  update: CommunitySettingsUpdate,
-): Promise<FixtureIssue[]> {
+/** A domain of an update that another community already serves: its index, and that community's tag. */
+export interface TakenDomain {
+  index: number;
+  owner: string;
+}
+
+async function domainConflicts(trx: Trx, communityId: string, update: CommunitySettingsUpdate): Promise<TakenDomain[]> {
   const domains = update.domains ?? [];
   if (domains.length === 0) return [];
   const owners = await trx
@@ -89,9 +89,9 @@ async function domainConflicts(
     .where('community_domains.community_id', '<>', communityId)
     .execute();
   const ownerOf = new Map(owners.map((o) => [o.hostname, o.tag]));
-  return domains.flatMap((d, i) => {
+  return domains.flatMap((d, index) => {
     const owner = ownerOf.get(d);
-    return owner ? [{ path: `domains[${i}]`, message: `domain is already used by community "${owner}"` }] : [];
+    return owner ? [{ index, owner }] : [];
   });
 }
 
@@ -130,10 +130,65 @@ async function applyChanges(trx: Trx, communityId: string, changes: SettingsChan
       .execute();
 }
 
+/** What changeSettingsIn found: the changes (applied unless a dry run), or the domains that clash. */
+export type SettingsChangeOutcome =
+  | { communityId: string; changes: SettingsChange[]; takenDomains: [] }
+  | { communityId: string; changes: []; takenDomains: TakenDomain[] };
+
 /**
- * Validates `input` (a FixtureError naming each field otherwise), compares it with the stored
- * settings and, unless `dryRun`, writes the changes in one transaction. Null when there is no
- * community `tag`. `source` names the file in error messages.
+ * The settings of one community as stored (the import file's fields), read in `db` or a
+ * transaction; null when there is no such community.
+ */
+export async function readCommunitySettings(db: Db | Trx, communityId: string): Promise<CommunitySettings | null> {
+  const row = await db.selectFrom('communities').selectAll().where('id', '=', communityId).executeTakeFirst();
+  if (!row) return null;
+  return storedSettings(row, await domainsOf(db, row.id));
+}
+
+async function domainsOf(db: Db | Trx, communityId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('community_domains')
+    .select('hostname')
+    .where('community_id', '=', communityId)
+    .orderBy('hostname')
+    .execute();
+  return rows.map((d) => d.hostname);
+}
+
+/**
+ * Compares a validated update with the stored settings of the community `where` names and, unless
+ * `dryRun`, writes the changes, all in the caller's transaction (so the leader console writes its
+ * audit entry beside them). Null when there is no such community. A domain another community
+ * serves changes nothing: its index is in `takenDomains`. The caller forgets the caches once the
+ * transaction has committed (forgetCommunityCaches, and the console tells other processes).
+ */
+export async function changeSettingsIn(
+  trx: Trx,
+  where: { tag: string } | { id: string },
+  update: CommunitySettingsUpdate,
+  opts: { dryRun?: boolean } = {},
+): Promise<SettingsChangeOutcome | null> {
+  const [column, value] = 'tag' in where ? (['tag', where.tag] as const) : (['id', where.id] as const);
+  // A no-op write that takes the row's lock first: two updates of one community run one after
+  // the other, each comparing with what the other wrote.
+  await trx
+    .updateTable('communities')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where(column, '=', value)
+    .execute();
+  const row = await trx.selectFrom('communities').selectAll().where(column, '=', value).executeTakeFirst();
+  if (!row) return null;
+  const takenDomains = await domainConflicts(trx, row.id, update);
+  if (takenDomains.length > 0) return { communityId: row.id, changes: [], takenDomains };
+  const changes = changesBetween(storedSettings(row, await domainsOf(trx, row.id)), update);
+  if (!opts.dryRun && changes.length > 0) await applyChanges(trx, row.id, changes);
+  return { communityId: row.id, changes, takenDomains: [] };
+}
+
+/**
+ * `svc community update`: validates `input` (a FixtureError naming each field otherwise), compares
+ * it with the stored settings and, unless `dryRun`, writes the changes in one transaction. Null
+ * when there is no community `tag`. `source` names the file in error messages.
  */
 export async function updateCommunitySettings(
   db: Db,
@@ -145,33 +200,19 @@ export async function updateCommunitySettings(
   if (!parsed.success) throw new FixtureError(fixtureIssues(parsed.error), opts.source, SETTINGS_FILE);
   const update = parsed.data;
   const result = await transaction(db, async (trx) => {
-    // A no-op write that takes the row's lock first: two updates of one community run one after
-    // the other, each comparing with what the other wrote.
-    await trx
-      .updateTable('communities')
-      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-      .where('tag', '=', tag)
-      .execute();
-    const row = await trx.selectFrom('communities').selectAll().where('tag', '=', tag).executeTakeFirst();
-    if (!row) return null;
-    const conflicts = await domainConflicts(trx, row.id, update);
-    if (conflicts.length > 0) throw new FixtureError(conflicts, opts.source, SETTINGS_FILE);
-    const domains = await trx
-      .selectFrom('community_domains')
-      .select('hostname')
-      .where('community_id', '=', row.id)
-      .orderBy('hostname')
-      .execute();
-    const changes = changesBetween(
-      storedSettings(
-        row,
-        domains.map((d) => d.hostname),
-      ),
-      update,
-    );
-    const applied = !opts.dryRun && changes.length > 0;
-    if (applied) await applyChanges(trx, row.id, changes);
-    return { tag, communityId: row.id, changes, applied };
+    const outcome = await changeSettingsIn(trx, { tag }, update, opts);
+    if (!outcome) return null;
+    if (outcome.takenDomains.length > 0)
+      throw new FixtureError(
+        outcome.takenDomains.map(({ index, owner }) => ({
+          path: `domains[${index}]`,
+          message: `domain is already used by community "${owner}"`,
+        })),
+        opts.source,
+        SETTINGS_FILE,
+      );
+    const { communityId, changes } = outcome;
+    return { tag, communityId, changes, applied: !opts.dryRun && changes.length > 0 };
   }).catch((err: unknown) => {
     // Another community took one of the domains since it was checked.
     if (isUniqueViolation(err))
@@ -184,4 +225,16 @@ export async function updateCommunitySettings(
   });
   if (result?.applied) forgetCommunityCaches(db);
   return result;
+}
+
+/**
+ * The index of the first of `domains` that is one of the platform's own hosts, or -1: `localhost`
+ * and `*.localhost`, the host of SVC_PUBLIC_URL, SVC_SITE_DOMAIN and its subdomains. A registered
+ * domain is looked up before `<tag>.localhost` and `<tag>.<SVC_SITE_DOMAIN>`
+ * (findCommunityForSite), so one of these on a community would take another community's site.
+ */
+export function platformHostIndex(domains: readonly string[], platform: { publicUrl: string; siteDomain?: string }) {
+  const own = [new URL(platform.publicUrl).hostname.toLowerCase(), 'localhost'];
+  if (platform.siteDomain) own.push(platform.siteDomain.toLowerCase());
+  return domains.findIndex((d) => own.some((host) => d === host || d.endsWith(`.${host}`)));
 }

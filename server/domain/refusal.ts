@@ -78,6 +78,9 @@ export interface RefusalDetails {
   installment_partial: { field: string };
   renews_needs_plan: { field: string };
   segment_name_taken: void;
+  // Settings (the leader console): `field` is `domains.<i>`, or `domains` for a race lost at commit
+  domain_taken: { field: string };
+  domain_of_platform: { field: string };
   // Broadcasts (server/domain/broadcasts.ts)
   broadcasts_not_enabled: void;
   broadcast_not_found: void;

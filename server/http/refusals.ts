@@ -198,6 +198,18 @@ export const REFUSALS = {
     extras: (d) => ({ field: d.field }),
   },
   segment_name_taken: fixed('SEGMENT_NAME_TAKEN', messages.segmentNameTaken, { field: 'name' }),
+  domain_taken: {
+    code: 'DOMAIN_TAKEN',
+    status: 409,
+    message: (d) => messages.domainTaken(d.field),
+    extras: (d) => ({ field: d.field }),
+  },
+  domain_of_platform: {
+    code: 'INVALID_INPUT',
+    status: 400,
+    message: (d) => messages.domainOfPlatform(d.field),
+    extras: (d) => ({ field: d.field }),
+  },
 
   invalid_cursor: fixed('INVALID_INPUT', messages.invalidCursor, { field: 'cursor' }),
 

@@ -28,6 +28,7 @@ import { messages } from '../shared/messages.ts';
 import { paginationHeaders, type PageInfo } from './pagination.ts';
 import type { RateLimits } from './rate-limit.ts';
 import type { ReadCache } from './read-cache.ts';
+import type { CommunityChanges } from './community-changes.ts';
 import { parseOrThrow } from './validate.ts';
 import type { SessionTokens } from '../domain/sessions.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -48,6 +49,8 @@ export interface RouteDeps {
   idempotency?: IdempotencyOptions;
   keys: KeyResolver;
   readCache: ReadCache;
+  /** Settings changes: forgotten here at once, and announced to the other processes (server/http/community-changes.ts). */
+  communityChanges?: CommunityChanges;
   rateLimits: RateLimits;
   publicUrl: string;
   /** Tests turn this on: every success body is checked against the route's response schema. */

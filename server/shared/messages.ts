@@ -10,6 +10,9 @@ export const messages = {
   founderOnlyRemoveAdmin: "Only the community's founder can kick or ban an admin",
   founderRoleFixed: "The founder's role cannot be changed",
   notAnAcceptedMemberRole: 'Only an ACCEPTED member can be made an admin',
+  domainTaken: (field: string) => `${field}: this domain is already used by another community`,
+  domainOfPlatform: (field: string) =>
+    `${field}: this is one of the platform's own hosts (localhost, the site domain or the platform's host); use your own domain`,
   reauthRequired: 'Sign in again (within the last 10 minutes) to change how you sign in',
   signInChangesOnPlatform: "Ways to sign in are changed on the platform's own pages, not on a community's site",
   invalidCredentials: 'Incorrect e-mail or password',

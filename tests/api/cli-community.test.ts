@@ -248,6 +248,40 @@ describe('svc community update', { timeout: 90_000 }, () => {
       expect(goneAfter).toBeLessThanOrEqual(COMMUNITY_CACHE_MS + 1000);
       expect(await preflight(base, tagA, site)).toBe(204);
     });
+
+    it.runIf(Boolean(process.env.REDIS_URL))(
+      'with REDIS_URL, a running server forgets the community at once, well within the cache lifetime',
+      async () => {
+        const port = randomPort(4300);
+        const fast = runServer({
+          PORT: port,
+          SVC_DATA_DIR: env.SVC_DATA_DIR,
+          SVC_SEED_DEMO: 'false',
+          REDIS_URL: process.env.REDIS_URL!,
+          ...(onPostgres ? { DATABASE_URL: env.DATABASE_URL } : {}),
+        });
+        try {
+          const base = `http://127.0.0.1:${port}`;
+          await waitFor(`${base}/readyz`);
+          // The server subscribes in the background at start; give it a moment.
+          await new Promise((r) => setTimeout(r, 500));
+          const origin = `https://fast-${RUN}.example`;
+          // Looked up now, and cached for COMMUNITY_CACHE_MS: not an embed origin of B.
+          expect(await preflight(base, tagB, origin)).toBe(403);
+          const warmedAt = Date.now();
+          const r = await update(tagB, { embedOrigins: [origin] });
+          expect(r.code, r.stderr).toBe(0);
+          expect(r.stderr).not.toContain('Redis could not be reached');
+          const after = await timeUntil(() => preflight(base, tagB, origin), 204, COMMUNITY_CACHE_MS + 3000);
+          expect(after).toBeLessThanOrEqual(1000);
+          // Seen while the cached lookup was still fresh: the announcement did it, not the TTL.
+          expect(Date.now() - warmedAt).toBeLessThan(COMMUNITY_CACHE_MS);
+        } finally {
+          fast.child.kill('SIGTERM');
+          await fast.exited;
+        }
+      },
+    );
   });
 
   describe('error', () => {

@@ -14,11 +14,14 @@ import { createHttpServer } from '../../../server/http/http-server.ts';
 import { createLogger } from '../../../server/http/logger.ts';
 import { ReadCache } from '../../../server/http/read-cache.ts';
 import { connectRedis, createRateLimits } from '../../../server/http/rate-limit.ts';
+import { CommunityChanges } from '../../../server/http/community-changes.ts';
 import { SessionTokens } from '../../../server/domain/sessions.ts';
 import { loadOutboxSeal, type OutboxSeal } from '../../../server/outbox-seal.ts';
 
 export interface TestServer {
   url: string;
+  /** The test database's unique name (the PostgreSQL schema); a prefix for what the test shares. */
+  schema: string;
   /** The app's read cache, for tests that change data behind the API's back. */
   readCache: ReadCache;
   /** The chrome proxy (externalPages), for tests that look into its upstream cache. */
@@ -64,6 +67,12 @@ export interface StartOptions {
   chromeProxy?: (config: Config, logger: import('pino').Logger) => ChromeProxy;
   /** The dist/ directory with the widget build (default: the repository's). */
   distDir?: string;
+  /**
+   * Another test server's database: this server opens its own connection to it (a second
+   * "process" on the same data, with caches of its own) and leaves it to that server to drop.
+   * With REDIS_URL the two share the settings-change channel, as instances of one deployment do.
+   */
+  sharedWith?: TestServer;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -112,8 +121,18 @@ export async function openTestDatabase(
   };
 }
 
+/** A second connection to another test server's database; closing it leaves the data to that server. */
+function joinTestDatabase(other: TestServer, onQuery?: (sql: string) => void): TestDatabase {
+  if (other.databaseTarget.kind === 'sqlite' && other.databaseTarget.file === ':memory:')
+    throw new Error('sharedWith needs a database two connections can open: PostgreSQL, or a SQLite file');
+  const database = openDatabase(other.databaseTarget, { onQuery });
+  return { database, target: other.databaseTarget, schema: other.schema, close: () => database.close() };
+}
+
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
-  const testDb = await openTestDatabase({ sqliteFile: opts.sqliteFile, onQuery: opts.onQuery });
+  const testDb = opts.sharedWith
+    ? joinTestDatabase(opts.sharedWith, opts.onQuery)
+    : await openTestDatabase({ sqliteFile: opts.sqliteFile, onQuery: opts.onQuery });
   const { database, target: databaseTarget, schema } = testDb;
 
   const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
@@ -144,6 +163,9 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const sessions = new SessionTokens(crypto.randomBytes(32));
   const payments = setUpPayments(config, database.db, logger, opts.payments);
   const chromeProxy = (opts.chromeProxy ?? chromeProxyFor)(config, logger);
+  // One channel per test database, so parallel test files on one Redis do not hear each other.
+  const communityChanges = new CommunityChanges(redis, { channel: `svc:test:${schema}:settings`, logger });
+  await communityChanges.start();
   server.on(
     'request',
     createApp({
@@ -157,11 +179,13 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       validateResponses: true,
       distDir: opts.distDir,
       chromeProxy,
+      communityChanges,
     }),
   );
 
   return {
     url,
+    schema,
     readCache,
     chromeProxy,
     database,
@@ -174,6 +198,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       chromeProxy.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await communityChanges.close();
       await rateLimits.close();
       await testDb.close();
     },
