@@ -687,7 +687,7 @@ export interface paths {
         put?: never;
         /**
          * Remove a member
-         * @description The ACCEPTED membership becomes REJECTED (`platforms.svc.status` KICKED, docs/decisions/0012-a-kick-leaves-rejected.md) and leaves the directory at once (the write clears the community's read cache); `member.kicked` fires; the reason (up to 1000 characters), the key that acted and the time go on the audit trail. The person may apply again (the next submit starts over). Kicking again answers the first `kickedAt` and records and emits nothing. No e-mail is sent. 404 "Member not found in this community" when the user has no membership here; `409 INVALID_STATE` for one that is not ACCEPTED (an applicant is rejected, not kicked; a banned member stays banned), or the founder.
+         * @description The ACCEPTED membership becomes REJECTED (`platforms.svc.status` KICKED, docs/decisions/0012-a-kick-leaves-rejected.md) and leaves the directory at once (the write clears the community's read cache); `member.kicked` fires; the reason (up to 1000 characters), the key that acted and the time go on the audit trail. The person may apply again (the next submit starts over; a kicked admin comes back with the member role). Kicking again answers the first `kickedAt` and records and emits nothing. No e-mail is sent. 404 "Member not found in this community" when the user has no membership here; `409 INVALID_STATE` for one that is not ACCEPTED (an applicant is rejected, not kicked; a banned member stays banned), or the founder.
          */
         post: operations["kickMember"];
         delete?: never;
@@ -1774,6 +1774,558 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/{communityTag}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The community's settings
+         * @description Every setting as stored, unfiltered (the public community object filters the nav per viewer). For the community's founder and admins only, signed in on the community's own site (its sign-in cookie; writes only from the site's own origin): anyone else, a leader of another community included, gets `403 NOT_A_LEADER`.
+         */
+        get: operations["getCommunitySettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the community's settings
+         * @description Validated by the import file's schema: a failure is `400 INVALID_INPUT` with `extras.field` the path of the first problem (`pageSettings.2.visibility`, `storefrontConfig.externalPages.0`, `domains.1`); an unknown field (`tag`, `features`, `id`, ...) is a 400 naming it. Hostnames are lowercased. A domain another community serves is `409 DOMAIN_TAKEN` naming it (`domains.<i>`); one of the platform's own hosts (`*.localhost`, the site domain) is a 400. The changed fields are written with one audit entry (`settings.update`, before and after of those fields) in one transaction; a patch that changes nothing writes nothing. The change is seen at once by the public community object, the hosted site and the API, on every instance (docs/leader-console.md, "Settings"). Accepts `Idempotency-Key`. Answers the settings as they now are. For the community's founder and admins only, signed in on the community's own site (its sign-in cookie; writes only from the site's own origin): anyone else, a leader of another community included, gets `403 NOT_A_LEADER`.
+         */
+        patch: operations["updateCommunitySettings"];
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The community's members with their private fields
+         * @description Every membership of the community, any status (PENDING, ACCEPTED, REJECTED, BANNED; `status` keeps one), oldest request first (ties by membership id), each with the private fields the public directory never shows: e-mail, phone, role, status, segment, when they asked and joined, kicked or banned. `q` searches the name, usertag and e-mail. Page with `limit` and `offset`; `X-Total-Count` and `Link` as on every list. `Cache-Control: no-store`. For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        get: operations["adminListMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member directory as CSV
+         * @description The same members as the directory (`q` and `status` filter alike), all of them, as `text/csv` (RFC 4180, CRLF, a header row `user_id,name,usertag,email,phone,role,status,segment,requested_at,joined_at,kicked_at,banned_at`) with `Content-Disposition: attachment`. A cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a CR) starts with an apostrophe. Written in batches of 500 as they are read, so a large community is never held in memory. For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        get: operations["adminExportMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review queue
+         * @description The PENDING membership requests, oldest first (ties by id), each with the applicant, the segment and the form answers labelled by the segment's form. Paid requests waiting for their payment are not here: the payment decides them. Page with `limit` and `offset`. `Cache-Control: no-store`. For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        get: operations["adminListRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members/requests/{requestId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a request
+         * @description `POST /v1/.../applications/{requestId}/approve` with the leader as the actor: the same outcomes and refusals, `member.approved` with `approvedBy` the leader's user id, the notification and the welcome e-mail, all in one transaction with the audit entry `member.approve`. Approving again answers the same ids and writes and emits nothing. Takes no body. For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        post: operations["adminApproveRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members/requests/{requestId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a request
+         * @description `POST /v1/.../applications/{requestId}/reject` with the leader as the actor: `member.rejected` with `rejectedBy` the leader's user id, the applicant told without the reason; audit entry `member.reject` (with the reason). Rejecting again changes nothing (the first reason stays). For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        post: operations["adminRejectRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members/{userId}/kick": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Kick a member
+         * @description `POST /v1/.../members/{userId}/kick` with the leader as the actor (`member.kicked` with `kickedBy` the leader's user id; audit entry `member.kick`). The founder cannot be kicked (`409 INVALID_STATE`); an admin can be kicked by the founder only (`403 FOUNDER_ONLY` for an admin), and leaves as a member (a kicked admin who is accepted again is not an admin). For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        post: operations["adminKickMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members/{userId}/ban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ban a member or applicant
+         * @description `POST /v1/.../members/{userId}/ban` with the leader as the actor (`member.banned` with `bannedBy` the leader's user id; audit entry `member.ban`). The founder cannot be banned (`409 INVALID_STATE`); an admin can be banned by the founder only (`403 FOUNDER_ONLY`). For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        post: operations["adminBanMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/members/{userId}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make a member an admin, or an admin a member
+         * @description The founder only: an admin gets `403 FOUNDER_ONLY`. The member must be ACCEPTED (`409 INVALID_STATE` otherwise); the founder's own role never changes (`409 INVALID_STATE`); a user with no membership here is 404. Setting the role a member already has answers 200 and writes nothing. Audit entry `member.role` with the role before and after. No webhook (the catalog has no role event). For the community's founder and admins (`403 NOT_A_LEADER` for anyone else, a leader of another community included); writes only from the community site's own origin. Every change writes one audit-log entry in its transaction; a request that changes nothing (a repeat) writes none.
+         */
+        put: operations["adminSetMemberRole"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The community's secret keys
+         * @description Every secret key, live and revoked, oldest first, by prefix with its scopes and last use; never a secret. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        get: operations["listSecretKeys"];
+        put?: never;
+        /**
+         * Create a secret key
+         * @description A new `sk_live_` key for `/v1` with these scopes. The secret is in this answer only: it is stored hashed or encrypted and never shown again. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["createSecretKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a secret key
+         * @description The key stops working at once on this server, and within `SVC_KEY_CACHE_MS` (5 s) on every other. Revoking a revoked key changes nothing. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["revokeSecretKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The community's webhook receivers
+         * @description Enabled and disabled receivers, oldest first (deleted ones are not listed); never a secret. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        get: operations["listWebhookReceivers"];
+        put?: never;
+        /**
+         * Register a webhook receiver
+         * @description The URL must be `https://` on a public address (the SSRF guard of docs/webhooks.md; a refused URL is `400` with `extras.field` `url`). The secret is in this answer only: it is stored hashed or encrypted and never shown again. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["createWebhookReceiver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook receiver
+         * @description Deleted receivers too (their deliveries stay readable). For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        get: operations["getWebhookReceiver"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a receiver
+         * @description Nothing more is sent to it, its pending deliveries are cancelled and its secrets erased; its delivery history stays readable. Deleting it again changes nothing. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        delete: operations["deleteWebhookReceiver"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a receiver's URL, events or description
+         * @description A new URL passes the SSRF guard as at registration. New events apply to events emitted from now on; deliveries already made go to the receiver's URL as it is when they are sent. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        patch: operations["updateWebhookReceiver"];
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a receiver
+         * @description New events are delivered to it again; deliveries cancelled while it was off stay cancelled (replay them). For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["enableWebhookReceiver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a receiver
+         * @description Nothing is sent to it and its pending deliveries are cancelled, until it is enabled. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["disableWebhookReceiver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a receiver's signing secret
+         * @description A new secret. For `overlapSeconds` (default 86400, 24 h; 0 ends the old one at once) every delivery carries two `v1=` signatures in `Svc-Signature`, one per secret, so the receiver switches without rejecting any. The secret is in this answer only: it is stored hashed or encrypted and never shown again. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A receiver's deliveries
+         * @description Newest first; `status` keeps one state. Each delivery's attempt log is its own read. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A delivery with its attempt log
+         * @description Every attempt: round, outcome, start, duration, status code, the start of the response body, error. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}/deliveries/{deliveryId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delivery
+         * @description Sends the delivery again, in any state, with the same `Svc-Delivery-Id` and body and a fresh signature: a new round with the full retry schedule, queued for the server's delivery worker (its attempts appear in the log). The receiver must be enabled (`409` otherwise). For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/webhooks/{endpointId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend failed deliveries
+         * @description Requeues every `PERMANENTLY_FAILED` delivery of the receiver created at or after `since`, each with its own id, as a replay does. The receiver must be enabled (`409` otherwise). For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         */
+        post: operations["resendWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invite links
+         * @description Every link of the community, newest first (ties by id), with its uses so far and status. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin.
+         */
+        get: operations["listInviteLinks"];
+        put?: never;
+        /**
+         * Create an invite link
+         * @description A link `/join/<code>` on the community's site that makes a signed-in visitor an ACCEPTED member (`member.approved`, `approvedBy` null). Only for an INVITE_ONLY community (`409 INVALID_STATE` otherwise). The answer carries the code and the URL this once; afterwards the link is listed by its prefix. A segment must be a free one of this community (`422 UNPROCESSABLE`, `extras.field` = `segmentId`). For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin.
+         */
+        post: operations["createInviteLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/invites/{inviteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invite link
+         * @description The link stops working at once (its page says it was revoked); the members who joined by it stay. Revoking a revoked link answers it unchanged. Another community's link, or none, is 404. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin.
+         */
+        delete: operations["revokeInviteLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List broadcasts (console)
+         * @description As `listBroadcasts`: newest first, tests and cancelled ones included; `status` keeps one. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin. Without the broadcasts feature every route answers `403 FEATURE_NOT_ENABLED`.
+         */
+        get: operations["listLeaderBroadcasts"];
+        put?: never;
+        /**
+         * Send, schedule or test a broadcast (console)
+         * @description As `createBroadcast`, with the same body, validation, limit (`429 RATE_LIMITED` with `Retry-After` when it does not fit; `X-RateLimit-*` on the 202) and test budget. Writes an audit entry (`broadcast.send`, `broadcast.schedule` or `broadcast.test`) with the change. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin. Without the broadcasts feature every route answers `403 FEATURE_NOT_ENABLED`.
+         */
+        post: operations["sendLeaderBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/broadcasts/allowance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sends left in the 24 h window
+         * @description The limit of 5 sends per rolling 24 h judged as a send now would be: `remaining` > 0 exactly when a send now is accepted; otherwise `nextSendAt` is when one fits. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin. Without the broadcasts feature every route answers `403 FEATURE_NOT_ENABLED`.
+         */
+        get: operations["getBroadcastAllowance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/broadcasts/{broadcastId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one broadcast (console)
+         * @description As `getBroadcast`. Another community's broadcast, or none, is 404. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin. Without the broadcasts feature every route answers `403 FEATURE_NOT_ENABLED`.
+         */
+        get: operations["getLeaderBroadcast"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled broadcast (console)
+         * @description As `cancelBroadcast`: SCHEDULED becomes CANCELLED (an audit entry `broadcast.cancel`); QUEUED, SENDING or SENT is `409 INVALID_STATE`; a CANCELLED one is answered unchanged (no entry). For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin. Without the broadcasts feature every route answers `403 FEATURE_NOT_ENABLED`.
+         */
+        delete: operations["cancelLeaderBroadcast"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/{communityTag}/broadcasts/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a broadcast
+         * @description The subject, html and text one recipient would get, for the signed-in leader as the sample recipient (`{{name}}` is their name; the html sanitized as on send; the footer added, its unsubscribe link a placeholder that unsubscribes nobody), and how many the audience reaches now. The body is the send's and is validated alike; nothing is stored, sent or counted, and no audit entry is written. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin. Without the broadcasts feature every route answers `403 FEATURE_NOT_ENABLED`.
+         */
+        post: operations["previewLeaderBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1914,6 +2466,24 @@ export interface components {
                 unsubscribed: number;
             };
         };
+        BroadcastAllowance: {
+            /** @description sends per rolling 24 h (5) */
+            limit: number;
+            /** @description counted sends in the busiest 24 h window a send now would join */
+            used: number;
+            /** @description sends that fit now */
+            remaining: number;
+            /** @description the earliest time a send fits: now when `remaining` > 0 */
+            nextSendAt: string;
+        };
+        BroadcastPreview: {
+            subject: string;
+            /** @description null for a text-only broadcast */
+            html: string | null;
+            text: string;
+            /** @description who it would reach now (1 for a test send) */
+            recipients: number;
+        };
         BroadcastQueued: {
             /** Format: uuid */
             id: string;
@@ -1953,6 +2523,46 @@ export interface components {
             themeConfig: components["schemas"]["ThemeConfig"];
             features: string[];
             domains: string[];
+        };
+        /** @description The community's configuration as the import file writes it: visibility, accessibility, domains, landingUrl, embedOrigins, pageSettings, storefrontConfig (header, nav with visibleWhen and children, footer, modules, pages, chromeProxy, externalPages, rules) and themeConfig. */
+        CommunitySettings: {
+            /** @enum {string} */
+            visibility: "PUBLIC" | "MEMBERS_ONLY";
+            /** @enum {string} */
+            accessibility: "OPEN" | "APPLICATION" | "INVITE_ONLY";
+            domains: string[];
+            landingUrl: string | null;
+            embedOrigins: string[];
+            pageSettings: {
+                /** @enum {string} */
+                pageKey: "HOME" | "EVENTS" | "MARKETPLACE" | "FEED" | "MEMBERS" | "ATLAS" | "BLOG" | "CHAT";
+                /** @default true */
+                enabled: boolean;
+                /** @default null */
+                visibility: ("PUBLIC" | "MEMBERS_ONLY") | null;
+            }[];
+            storefrontConfig: components["schemas"]["StorefrontConfig"];
+            themeConfig: components["schemas"]["ThemeConfig"];
+        };
+        /** @description Any of the settings; a field sent replaces the stored value whole (`storefrontConfig` included: send all of it), a field left out stays. Unknown fields are refused. */
+        CommunitySettingsPatch: {
+            /** @enum {string} */
+            visibility?: "PUBLIC" | "MEMBERS_ONLY";
+            /** @enum {string} */
+            accessibility?: "OPEN" | "APPLICATION" | "INVITE_ONLY";
+            domains?: string[];
+            landingUrl?: string | null;
+            embedOrigins?: string[];
+            pageSettings?: {
+                /** @enum {string} */
+                pageKey: "HOME" | "EVENTS" | "MARKETPLACE" | "FEED" | "MEMBERS" | "ATLAS" | "BLOG" | "CHAT";
+                /** @default true */
+                enabled: boolean;
+                /** @default null */
+                visibility: ("PUBLIC" | "MEMBERS_ONLY") | null;
+            }[];
+            storefrontConfig?: components["schemas"]["StorefrontConfig"];
+            themeConfig?: components["schemas"]["ThemeConfigInput"];
         };
         Conversation: {
             /** Format: uuid */
@@ -2015,6 +2625,60 @@ export interface components {
             /** @description the other participants (the caller is added) */
             usertags: string[];
         };
+        CreateInviteLink: {
+            /**
+             * Format: date-time
+             * @description when the link stops working; default 7 days from now
+             */
+            expiresAt?: string;
+            /** @description how many people may join by it; absent or null: no limit but the expiry */
+            maxUses?: number | null;
+            /**
+             * Format: uuid
+             * @description a free segment of this community the new members are put in
+             */
+            segmentId?: string;
+            /** @description the leaders' own note: who the link is for */
+            note?: string;
+        };
+        CreatedInviteLink: {
+            id: string;
+            /** @description the first characters of the code: how a link is told apart after creation */
+            prefix: string;
+            /**
+             * @description ACTIVE until revoked, past `expiresAt`, or used `maxUses` times
+             * @enum {string}
+             */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED" | "USED_UP";
+            /** @description the segment new members are put in; null for none */
+            segmentId: string | null;
+            note: string | null;
+            expiresAt: string;
+            /** @description null: as many as come before `expiresAt` */
+            maxUses: number | null;
+            /** @description members who joined by it so far */
+            uses: number;
+            createdBy: {
+                userId: string;
+                name: string | null;
+            };
+            createdAt: string;
+            revokedAt: string | null;
+            /** @description the code, shown this once: it cannot be read again */
+            code: string;
+            /** @description `/join/<code>` on the community's site, shown this once */
+            url: string;
+        };
+        CreatedSecretKey: {
+            key: components["schemas"]["SecretKey"];
+            /** @description the whole `sk_live_` key. The secret is in this answer only: it is stored hashed or encrypted and never shown again. */
+            secret: string;
+        };
+        CreatedWebhookReceiver: {
+            receiver: components["schemas"]["WebhookReceiver"];
+            /** @description the signing secret (`whsec_...`) receivers verify `Svc-Signature` with. The secret is in this answer only: it is stored hashed or encrypted and never shown again. */
+            secret: string;
+        };
         DonationConfig: {
             enabled: boolean;
             /** @enum {string} */
@@ -2038,7 +2702,7 @@ export interface components {
              * @description Machine-readable and stable.
              * @enum {string}
              */
-            code?: "INVALID_INPUT" | "INVALID_EMAIL" | "INVALID_SLUG" | "INVALID_DATE" | "INVALID_AMOUNT" | "INVALID_DONATION_AMOUNT" | "ALREADY_MEMBER" | "APPLICATION_PENDING" | "MALFORMED_JSON" | "INVALID_SIGNATURE" | "RESET_TOKEN_INVALID" | "PHONE_CODE_INVALID" | "FRIEND_REQUEST_SELF" | "RULES_VERSION_MISMATCH" | "API_KEY_REQUIRED" | "INVALID_API_KEY" | "SIGN_IN_REQUIRED" | "INVALID_CREDENTIALS" | "REAUTH_REQUIRED" | "COMMUNITY_MISMATCH" | "INSUFFICIENT_SCOPE" | "FEATURE_NOT_ENABLED" | "PAGE_MEMBERS_ONLY" | "CROSS_SITE_REQUEST" | "PLATFORM_ONLY" | "ORIGIN_NOT_ALLOWED" | "SECRET_KEY_NOT_ALLOWED" | "NOT_A_MEMBER" | "NOT_A_LEADER" | "APPLICANT_BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "EMAIL_IN_USE" | "USERTAG_TAKEN" | "PHONE_IN_USE" | "LAST_SIGN_IN_METHOD" | "FRIEND_REQUEST_EXISTS" | "ALREADY_FRIENDS" | "FRIEND_REQUEST_LIMIT" | "FRIEND_REQUEST_COOLDOWN" | "SEGMENT_NAME_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "IDEMPOTENCY_KEY_MISMATCH" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "PAYMENT_PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
+            code?: "INVALID_INPUT" | "INVALID_EMAIL" | "INVALID_SLUG" | "INVALID_DATE" | "INVALID_AMOUNT" | "INVALID_DONATION_AMOUNT" | "ALREADY_MEMBER" | "APPLICATION_PENDING" | "MALFORMED_JSON" | "INVALID_SIGNATURE" | "RESET_TOKEN_INVALID" | "PHONE_CODE_INVALID" | "FRIEND_REQUEST_SELF" | "RULES_VERSION_MISMATCH" | "API_KEY_REQUIRED" | "INVALID_API_KEY" | "SIGN_IN_REQUIRED" | "INVALID_CREDENTIALS" | "REAUTH_REQUIRED" | "COMMUNITY_MISMATCH" | "INSUFFICIENT_SCOPE" | "FEATURE_NOT_ENABLED" | "PAGE_MEMBERS_ONLY" | "CROSS_SITE_REQUEST" | "PLATFORM_ONLY" | "ORIGIN_NOT_ALLOWED" | "SECRET_KEY_NOT_ALLOWED" | "NOT_A_MEMBER" | "NOT_A_LEADER" | "FOUNDER_ONLY" | "APPLICANT_BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "EMAIL_IN_USE" | "USERTAG_TAKEN" | "PHONE_IN_USE" | "LAST_SIGN_IN_METHOD" | "FRIEND_REQUEST_EXISTS" | "ALREADY_FRIENDS" | "FRIEND_REQUEST_LIMIT" | "FRIEND_REQUEST_COOLDOWN" | "SEGMENT_NAME_TAKEN" | "DOMAIN_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "IDEMPOTENCY_KEY_MISMATCH" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "PAYMENT_PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
             requestId?: string;
             extras?: {
                 field?: string;
@@ -2099,6 +2763,74 @@ export interface components {
              */
             createdAt: string;
             acceptedAt: string | null;
+        };
+        InviteLink: {
+            id: string;
+            /** @description the first characters of the code: how a link is told apart after creation */
+            prefix: string;
+            /**
+             * @description ACTIVE until revoked, past `expiresAt`, or used `maxUses` times
+             * @enum {string}
+             */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED" | "USED_UP";
+            /** @description the segment new members are put in; null for none */
+            segmentId: string | null;
+            note: string | null;
+            expiresAt: string;
+            /** @description null: as many as come before `expiresAt` */
+            maxUses: number | null;
+            /** @description members who joined by it so far */
+            uses: number;
+            createdBy: {
+                userId: string;
+                name: string | null;
+            };
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        LeaderMember: {
+            userId: string;
+            membershipId: string;
+            name: string;
+            usertag: string;
+            email: string;
+            phone: string | null;
+            /** @enum {string} */
+            role: "founder" | "admin" | "member";
+            /** @enum {string} */
+            status: "PENDING" | "ACCEPTED" | "REJECTED" | "BANNED";
+            segment: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description when the membership was asked for (the last application; kept on approval) */
+            requestedAt: string;
+            /** @description when it was ACCEPTED (null when it never was) */
+            joinedAt: string | null;
+            /** @description set while the member is out by a kick (status REJECTED) */
+            kickedAt: string | null;
+            bannedAt: string | null;
+        };
+        LeaderReviewRequest: {
+            requestId: string;
+            userId: string;
+            name: string;
+            usertag: string;
+            /** @description the address the application was made with */
+            email: string;
+            segment: {
+                id: string;
+                name: string;
+            };
+            /** @description in the form's order, then any the form no longer has */
+            answers: {
+                fieldId: string;
+                /** @description the form field's label (the field id when the form no longer has it) */
+                label: string;
+                answer: unknown;
+            }[];
+            source: string | null;
+            requestedAt: string;
         };
         LeaderSelf: {
             userId: string;
@@ -2163,6 +2895,11 @@ export interface components {
             bio: string | null;
             /** Format: date-time */
             joinedAt: string;
+        };
+        MemberRole: {
+            userId: string;
+            /** @enum {string} */
+            role: "admin" | "member";
         };
         Membership: {
             communityTag: string;
@@ -2315,6 +3052,17 @@ export interface components {
              */
             acceptedAt: string;
         };
+        SecretKey: {
+            id: string;
+            /** @description the first characters of the key (`sk_live_AbC1…`), to recognise it by */
+            prefix: string;
+            name: string | null;
+            scopes: ("READ_PUBLIC" | "WRITE_MEMBERS" | "WRITE_SALES" | "WRITE_BROADCASTS" | "ADMIN")[];
+            createdAt: string;
+            /** @description the last request the key authenticated, to the minute; null when never used */
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+        };
         Segment: {
             /** Format: uuid */
             id: string;
@@ -2441,6 +3189,23 @@ export interface components {
             secondaryBtnText?: string;
             secondaryBtnBorder?: string;
         };
+        ThemeConfigInput: {
+            bgColor?: string;
+            textColor?: string;
+            brandColor?: string;
+            linkColor?: string;
+            accentColor?: string;
+            bodyFont?: string;
+            headingFont?: string;
+            buttonRadius?: string;
+            inputRadius?: string;
+            cardRadius?: string;
+            primaryBtnBg?: string;
+            primaryBtnText?: string;
+            secondaryBtnBg?: string;
+            secondaryBtnText?: string;
+            secondaryBtnBorder?: string;
+        };
         Tier: {
             /** Format: uuid */
             id: string;
@@ -2500,6 +3265,52 @@ export interface components {
                 refunded: boolean;
                 issuedAt: string;
             };
+        };
+        WebhookAttempt: {
+            number: number;
+            round: number;
+            /** @enum {string} */
+            outcome: "SUCCEEDED" | "FAILED" | "ABANDONED";
+            startedAt: string;
+            durationMs: number | null;
+            statusCode: number | null;
+            /** @description the first 4 KiB of the receiver's answer */
+            responseBody: string | null;
+            error: string | null;
+        };
+        WebhookDelivery: {
+            /** @description `del_...`, the `Svc-Delivery-Id` of every attempt */
+            id: string;
+            event: string;
+            eventId: string;
+            /** @enum {string} */
+            status: "PENDING" | "SUCCEEDED" | "PERMANENTLY_FAILED" | "CANCELLED";
+            /** @description attempts in the current round */
+            attempts: number;
+            totalAttempts: number;
+            /** @description 1, plus one per replay or resend */
+            round: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            createdAt: string;
+        };
+        WebhookDeliveryDetail: {
+            delivery: components["schemas"]["WebhookDelivery"];
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookReceiver: {
+            id: string;
+            url: string;
+            description: string | null;
+            events: string[];
+            /** @enum {string} */
+            status: "ENABLED" | "DISABLED" | "REMOVED";
+            disabledReason: string | null;
+            /** @description during a rotation: until when deliveries are also signed with the previous secret */
+            previousSecretExpiresAt: string | null;
+            createdAt: string;
         };
     };
     responses: never;
@@ -2658,7 +3469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2749,7 +3560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2840,7 +3651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2931,7 +3742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3051,7 +3862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3071,7 +3882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3228,7 +4039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3248,7 +4059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3388,7 +4199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3408,7 +4219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3543,7 +4354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3563,7 +4374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3694,7 +4505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3809,7 +4620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3829,7 +4640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3960,7 +4771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4056,7 +4867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4154,7 +4965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4174,7 +4985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4285,7 +5096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4384,7 +5195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4404,7 +5215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4519,7 +5330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4539,7 +5350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4634,7 +5445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4654,7 +5465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4750,7 +5561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4841,7 +5652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4937,7 +5748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5037,7 +5848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5118,7 +5929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5208,7 +6019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5288,7 +6099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5369,7 +6180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5462,7 +6273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5561,7 +6372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5581,7 +6392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5712,7 +6523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5732,7 +6543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5847,7 +6658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5867,7 +6678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5972,7 +6783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5992,7 +6803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6119,7 +6930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6139,7 +6950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6266,7 +7077,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6286,7 +7097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6412,7 +7223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6432,7 +7243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6569,7 +7380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6667,7 +7478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6687,7 +7498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6798,7 +7609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6893,7 +7704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6913,7 +7724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7019,7 +7830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7029,7 +7840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7413,7 +8224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7423,7 +8234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7539,7 +8350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7549,7 +8360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7661,7 +8472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7671,7 +8482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7777,7 +8588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7787,7 +8598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8106,7 +8917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8116,7 +8927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8232,7 +9043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8252,7 +9063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8440,7 +9251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8460,7 +9271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8564,7 +9375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8584,7 +9395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8764,7 +9575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8784,7 +9595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8988,7 +9799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9008,7 +9819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9126,7 +9937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9146,7 +9957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9344,7 +10155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9364,7 +10175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9521,7 +10332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9541,7 +10352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9696,7 +10507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9716,7 +10527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9871,7 +10682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9891,7 +10702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10046,7 +10857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10066,7 +10877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10216,7 +11027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10236,7 +11047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10387,7 +11198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10407,7 +11218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10541,7 +11352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10561,7 +11372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10731,7 +11542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10741,7 +11552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10843,7 +11654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10947,7 +11758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10957,7 +11768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11069,7 +11880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11079,7 +11890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11171,7 +11982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11263,7 +12074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11355,7 +12166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11457,7 +12268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11780,7 +12591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11800,7 +12611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11923,7 +12734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11943,7 +12754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12043,7 +12854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12130,8 +12941,3930 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `APPLICANT_BANNED`. */
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCommunitySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommunitySettings"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCommunitySettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CommunitySettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommunitySettings"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListMembers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+                /** @description case-insensitive part of the name, usertag or e-mail (`%` and `_` are literal characters, not wildcards) */
+                q?: string;
+                /** @description one status only */
+                status?: "PENDING" | "ACCEPTED" | "REJECTED" | "BANNED";
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderMember"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminExportMembers: {
+        parameters: {
+            query?: {
+                /** @description case-insensitive part of the name, usertag or e-mail (`%` and `_` are literal characters, not wildcards) */
+                q?: string;
+                /** @description one status only */
+                status?: "PENDING" | "ACCEPTED" | "REJECTED" | "BANNED";
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListRequests: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderReviewRequest"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminApproveRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The membership */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationApproved"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminRejectRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description internal note, kept on the audit trail and the audit log; never sent to the person */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminKickMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description internal note, kept on the audit trail and the audit log; never sent to the person */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** Format: date-time */
+                        kickedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminBanMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description internal note, kept on the audit trail and the audit log; never sent to the person */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Banned */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** Format: date-time */
+                        bannedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminSetMemberRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `admin` promotes, `member` demotes
+                     * @enum {string}
+                     */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description The role now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRole"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSecretKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretKey"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSecretKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a label to recognise the key by */
+                    name?: string;
+                    /** @description ADMIN satisfies every scope; a key gets no scope it is not given */
+                    scopes: ("READ_PUBLIC" | "WRITE_MEMBERS" | "WRITE_SALES" | "WRITE_BROADCASTS" | "ADMIN")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The key, with its secret this once */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedSecretKey"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSecretKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretKey"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookReceivers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receivers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceiver"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookReceiver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    url: string;
+                    /** @description default `["*"]`, every event */
+                    events?: ("*" | "member.requested" | "member.approved" | "member.rejected" | "member.kicked" | "member.banned" | "article.published" | "product.purchased" | "donation.received" | "donation.refunded" | "rsvp.confirmed" | "order.completed" | "order.refunded" | "broadcast.sent")[];
+                    /** @description a note to recognise the receiver by */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The receiver, with its secret this once */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookReceiver"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookReceiver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receiver */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceiver"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookReceiver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receiver, REMOVED */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceiver"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhookReceiver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    url?: string;
+                    /** @description event names from the catalog, or `["*"]` for every event, present and future */
+                    events?: ("*" | "member.requested" | "member.approved" | "member.rejected" | "member.kicked" | "member.banned" | "article.published" | "product.purchased" | "donation.received" | "donation.refunded" | "rsvp.confirmed" | "order.completed" | "order.refunded" | "broadcast.sent")[];
+                    /** @description a note to recognise the receiver by */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The receiver */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceiver"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enableWebhookReceiver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receiver */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceiver"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableWebhookReceiver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receiver */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceiver"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The receiver, with its new secret this once */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookReceiver"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "SUCCEEDED" | "PERMANENTLY_FAILED" | "CANCELLED";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+                endpointId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery and its attempts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                endpointId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the delivery ids queued, sorted */
+                        requeued: string[];
+                    };
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInviteLinks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of links */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteLink"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInviteLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateInviteLink"];
+            };
+        };
+        responses: {
+            /** @description The link, with its code shown once */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInviteLink"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInviteLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteLink"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLeaderBroadcasts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+                status?: "QUEUED" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
+            };
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of broadcasts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendLeaderBroadcast: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBroadcast"];
+            };
+        };
+        responses: {
+            /** @description Queued or scheduled */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastQueued"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBroadcastAllowance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The allowance now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastAllowance"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLeaderBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+                broadcastId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelLeaderBroadcast: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+                broadcastId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast, cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The community or the resource does not exist. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewLeaderBroadcast: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; `X-Idempotency-Key` is accepted too). Scoped to the caller (the API key; the signed-in user; on widget actions the visitor, else the client IP): the same key with the same request within 24 h replays the first status and body (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422; while the first is still running a duplicate waits for it, or gets a 409 to retry. Failed validation, auth and rate-limit answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBroadcast"];
+            };
+        };
+        responses: {
+            /** @description One rendered copy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastPreview"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid state transition, or a request with the same Idempotency-Key is still being processed. Codes: `INVALID_STATE`, `EMAIL_IN_USE`, `USERTAG_TAKEN`, `PHONE_IN_USE`, `LAST_SIGN_IN_METHOD`, `FRIEND_REQUEST_EXISTS`, `ALREADY_FRIENDS`, `FRIEND_REQUEST_LIMIT`, `FRIEND_REQUEST_COOLDOWN`, `SEGMENT_NAME_TAKEN`, `DOMAIN_TAKEN`, `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
