@@ -32,7 +32,10 @@ export const joinPath = (code: string): string => `/join/${code}`;
 
 type Row = InviteLinksTable & { creator_name: string | null };
 
-export function inviteStatus(row: Pick<InviteLinksTable, 'revoked_at' | 'expires_at' | 'max_uses' | 'uses'>, now = Date.now()) {
+export function inviteStatus(
+  row: Pick<InviteLinksTable, 'revoked_at' | 'expires_at' | 'max_uses' | 'uses'>,
+  now = Date.now(),
+) {
   if (row.revoked_at !== null) return 'REVOKED' as const;
   if (Date.parse(row.expires_at) <= now) return 'EXPIRED' as const;
   if (row.max_uses !== null && Number(row.uses) >= Number(row.max_uses)) return 'USED_UP' as const;
@@ -316,7 +319,11 @@ async function joinIn(trx: Trx, communityId: string, userId: string, code: strin
     approvedAt: now,
     approvedBy: null,
   });
-  const user = await trx.selectFrom('users').select(['email', 'name']).where('id', '=', userId).executeTakeFirstOrThrow();
+  const user = await trx
+    .selectFrom('users')
+    .select(['email', 'name'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   const segment = found.row.segment_id
     ? await trx.selectFrom('segments').select('name').where('id', '=', found.row.segment_id).executeTakeFirst()
     : undefined;
