@@ -36,6 +36,8 @@ let s: TestServer;
 let port: string;
 let secretKey: string;
 let visitorId: string;
+/** The demo community's founder: the leader console's routes are fuzzed as a leader would call them. */
+let founderId: string;
 let ctx: SchemaContext;
 /** Real values for each path parameter name, so most requests address something that exists. */
 const known: Record<string, string[]> = {};
@@ -87,6 +89,15 @@ beforeAll(async () => {
     .where('memberships.status', '=', 'ACCEPTED')
     .executeTakeFirstOrThrow();
   visitorId = member.id;
+  founderId = (
+    await db
+      .selectFrom('memberships')
+      .select('user_id')
+      .where('community_id', '=', community.id)
+      .where('role', '=', 'founder')
+      .where('status', '=', 'ACCEPTED')
+      .executeTakeFirstOrThrow()
+  ).user_id;
   const column = async <T extends string>(rows: Promise<Record<T, string>[]>, name: T) =>
     (await rows).map((r) => r[name]);
   const inDemo = community.id;
@@ -192,12 +203,13 @@ function bodyArbitrary(op: OperationObject): fc.Arbitrary<string | undefined> {
   return fc.oneof({ arbitrary: valid, weight: 9 }, { arbitrary: junk, weight: 1 });
 }
 
-/** Who calls: the ADMIN key for keyed routes, else the hosted site as its own pages would. */
+/** Who calls: the ADMIN key for keyed routes, the founder for the leader console, else the hosted site as its own pages would. */
 async function callerHeaders(def: RouteDef): Promise<Record<string, string>> {
   if (def.auth.kind === 'apiKey') return { Host: `127.0.0.1:${port}`, 'X-API-Key': secretKey };
   const site = { Host: `${HOSTED}:${port}`, Origin: `http://${HOSTED}:${port}` };
-  if (def.auth.kind === 'session') {
-    const { token } = await s.sessions.issue(visitorId, Date.now(), undefined, 'demo');
+  if (def.auth.kind === 'session' || def.auth.kind === 'leader') {
+    const who = def.auth.kind === 'leader' ? founderId : visitorId;
+    const { token } = await s.sessions.issue(who, Date.now(), undefined, 'demo');
     return { ...site, Authorization: `Bearer ${token}` };
   }
   return site;
