@@ -14,6 +14,7 @@ const actorOf = (leader: Leader): integrations.ConsoleActor => ({
   userId: leader.userId,
   communityId: leader.communityId,
   communityTag: leader.communityTag,
+  role: leader.role,
 });
 
 function webhookDeps(deps: RouteDeps) {

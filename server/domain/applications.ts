@@ -488,8 +488,10 @@ export async function approveApplication(
     .onConflict((oc) =>
       oc
         .columns(['community_id', 'user_id'])
+        // A REJECTED row may still say admin (kicked before kicks reset the role): approval makes a member.
         .doUpdateSet({
           status: 'ACCEPTED',
+          role: 'member',
           segment_id: request.segment_id,
           accepted_at: now,
           kicked_at: null,

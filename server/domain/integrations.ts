@@ -37,7 +37,14 @@ import { Refusal } from './refusal.ts';
 /** The community a leader acts on, and who they are (the audit log's actor). */
 export interface ConsoleActor extends AuditActor {
   communityTag: string;
+  role: 'founder' | 'admin';
 }
+
+/**
+ * The scopes that let a key kick and ban (`/v1` members): a key removes any admin, so an admin who
+ * could make one would get round "admins are peers" (docs/leader-console.md, "Who may remove whom").
+ */
+const MEMBER_REMOVING_SCOPES: readonly Scope[] = ['WRITE_MEMBERS', 'ADMIN'];
 
 /** What the audit log keeps of a secret: enough to tell two apart, far too little to use one. */
 const secretPrefix = (secret: string) => `${secret.slice(0, secret.startsWith('whsec_') ? 12 : 14)}…`;
@@ -63,6 +70,8 @@ export async function createConsoleKey(
   actor: ConsoleActor,
   input: { name?: string; scopes: Scope[] },
 ): Promise<{ key: ConsoleKey; secret: string }> {
+  if (actor.role !== 'founder' && input.scopes.some((s) => MEMBER_REMOVING_SCOPES.includes(s)))
+    throw new Refusal('founder_only_member_keys');
   const created = await createSecretKey(trx, actor.communityId, input.scopes, input.name ?? null);
   const key = await secretKeyOf(trx, actor, created.id);
   await recordAudit(trx, actor, {

@@ -285,8 +285,10 @@ async function joinIn(trx: Trx, communityId: string, userId: string, code: strin
     .onConflict((oc) =>
       oc
         .columns(['community_id', 'user_id'])
+        // A REJECTED row may still say admin (kicked before kicks reset the role): a join makes a member.
         .doUpdateSet({
           status: 'ACCEPTED',
+          role: 'member',
           segment_id: found.row.segment_id,
           accepted_at: now,
           kicked_at: null,

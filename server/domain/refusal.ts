@@ -64,6 +64,7 @@ export interface RefusalDetails {
   // The leader console's member moderation (an admin acting where only the founder may)
   founder_only_roles: void;
   founder_only_remove_admin: void;
+  founder_only_member_keys: void;
   founder_role_fixed: void;
   role_not_accepted: void;
   // The checkout of a paid application (answered on `requestId`, not `segmentId`)

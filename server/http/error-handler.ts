@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.ts';
+import { loggablePath } from './logger.ts';
 import { asApiError } from './refusals.ts';
 import { messages } from '../shared/messages.ts';
 
@@ -42,7 +43,7 @@ export function errorHandler(logger: Logger, bodyLimit: string): ErrorRequestHan
     const apiError = err instanceof ApiError ? err : fromFrameworkError(err ?? {}, bodyLimit);
     const final = apiError ?? new ApiError('INTERNAL', messages.internal);
     if (!apiError) {
-      logger.error({ err, requestId: req.id, path: req.path }, 'unhandled error');
+      logger.error({ err, requestId: req.id, path: loggablePath(req.path) }, 'unhandled error');
     }
     if (res.headersSent) {
       res.destroy();

@@ -20,6 +20,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
+/**
+ * A request path as logs may keep it: an invite link's code (`/join/<code>`, a credential that
+ * makes its bearer a member) is replaced, so anyone who reads the logs cannot join by it.
+ */
+export function loggablePath(path: string): string {
+  return path.replace(/^\/join\/[^/?]+/, '/join/[redacted]');
+}
+
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
@@ -33,7 +41,7 @@ export function requestLogger(logger: Logger): RequestHandler {
           req: {
             id: req.id,
             method: req.method,
-            path: q === -1 ? req.originalUrl : req.originalUrl.slice(0, q),
+            path: loggablePath(q === -1 ? req.originalUrl : req.originalUrl.slice(0, q)),
             remoteAddress: req.ip,
           },
           res: { statusCode: status },

@@ -154,6 +154,7 @@ export const REFUSALS = {
   founder: fixed('INVALID_STATE', messages.founderCannotBeRemoved),
   founder_only_roles: fixed('FOUNDER_ONLY', messages.founderOnlyRoles),
   founder_only_remove_admin: fixed('FOUNDER_ONLY', messages.founderOnlyRemoveAdmin),
+  founder_only_member_keys: fixed('FOUNDER_ONLY', messages.founderOnlyMemberKeys, { field: 'scopes' }),
   founder_role_fixed: fixed('INVALID_STATE', messages.founderRoleFixed),
   role_not_accepted: fixed('INVALID_STATE', messages.notAnAcceptedMemberRole),
 

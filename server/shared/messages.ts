@@ -8,6 +8,8 @@ export const messages = {
   notALeader: 'Only the founder and admins of this community can do this',
   founderOnlyRoles: "Only the community's founder can make or unmake admins",
   founderOnlyRemoveAdmin: "Only the community's founder can kick or ban an admin",
+  founderOnlyMemberKeys:
+    "Only the community's founder can make a key with WRITE_MEMBERS or ADMIN: such a key can kick or ban an admin",
   founderRoleFixed: "The founder's role cannot be changed",
   notAnAcceptedMemberRole: 'Only an ACCEPTED member can be made an admin',
   domainTaken: (field: string) => `${field}: this domain is already used by another community`,

@@ -318,6 +318,20 @@ describe('error', () => {
 });
 
 describe('security', () => {
+  it('an admin cannot make a key that kicks or bans (WRITE_MEMBERS, ADMIN): it would remove other admins through /v1', async () => {
+    const f = await leaderFixture(server, 'intkeys');
+    const keysBefore = (await api(f, 'founder', 'GET', '/keys')).body.length;
+    for (const scopes of [['WRITE_MEMBERS'], ['ADMIN'], ['READ_PUBLIC', 'WRITE_MEMBERS']]) {
+      const res = await api(f, 'admin', 'POST', '/keys', { scopes });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ code: 'FOUNDER_ONLY', extras: { field: 'scopes' } });
+    }
+    expect((await api(f, 'founder', 'GET', '/keys')).body).toHaveLength(keysBefore);
+    expect(await auditOf(f)).toHaveLength(0);
+    expect((await api(f, 'admin', 'POST', '/keys', { scopes: ['WRITE_SALES'] })).status).toBe(201);
+    expect((await api(f, 'founder', 'POST', '/keys', { scopes: ['WRITE_MEMBERS'] })).status).toBe(201);
+  });
+
   it('answers only the founder and admins: every other person gets 403 NOT_A_LEADER, no cookie 401', async () => {
     const before = (await auditOf(club)).length;
     for (const who of ['member', 'pending', 'bannedAdmin', 'stranger'] as const) {

@@ -452,6 +452,21 @@ describe('security', () => {
     expect(await usesOf(id)).toBe(0);
   });
 
+  it('an admin kicked before kicks reset the role comes back by a link as a member, not an admin', async () => {
+    const { code } = await newLink();
+    const v = await visitor();
+    await makeMembership(db(), club.id, v.id, 'REJECTED');
+    // What a kick left before it reset the role: a REJECTED membership still marked admin.
+    await db()
+      .updateTable('memberships')
+      .set({ role: 'admin', kicked_at: new Date().toISOString() })
+      .where('community_id', '=', club.id)
+      .where('user_id', '=', v.id)
+      .execute();
+    expect((await join(club, code, v.cookie)).status).toBe(303);
+    expect(await membershipOf(club, v.id)).toMatchObject({ status: 'ACCEPTED', role: 'member' });
+  });
+
   it('concurrent joins at the use limit: exactly the limit succeed', async () => {
     const limit = 3;
     const { id, code } = await newLink({ maxUses: limit });

@@ -414,6 +414,19 @@ describe('error', () => {
 });
 
 describe('security', () => {
+  it('approving a former admin (kicked before kicks reset the role) makes a member, not an admin', async () => {
+    const a = await applicant('exadmin');
+    // What a kick left before it reset the role: the membership still marked admin, applying again.
+    await db()
+      .updateTable('memberships')
+      .set({ role: 'admin' })
+      .where('community_id', '=', club.id)
+      .where('user_id', '=', a.userId)
+      .execute();
+    expect((await api('POST', `/members/requests/${a.requestId}/approve`, 'founder')).status).toBe(200);
+    expect(await membership(a.userId)).toMatchObject({ status: 'ACCEPTED', role: 'member' });
+  });
+
   const reads = ['/members?limit=10', '/members/export', '/members/requests?limit=10'];
 
   it('answers nobody but the founder and admins, on every route, the same 403', async () => {

@@ -47,4 +47,14 @@ describe('request logs: security', () => {
       expect(all).not.toContain(secret);
     }
   });
+
+  it("keep no invite link's code: the path of /join/<code> is logged with the code redacted", async () => {
+    const code = 'Zq3vK9xLmN2pR7sT1uW4yA6bC8dE0fG5hJ-_kMnOpQr';
+    await s.request(`/join/${code}`);
+    await s.request(`/join/${code}`, { method: 'POST' });
+    const all = lines.join('');
+    expect(all).not.toContain(code);
+    expect(all).not.toContain(code.slice(0, 12));
+    expect(all).toContain('"path":"/join/[redacted]"');
+  });
 });

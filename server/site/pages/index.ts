@@ -15,6 +15,7 @@ import { unreadNotificationCount } from '../../domain/notifications.ts';
 import type { AccessConfig, PageKey, Viewer } from '../../domain/page-access.ts';
 import type { SessionTokens } from '../../domain/sessions.ts';
 import { requestSiteTag, signedInVisitor } from '../../http/session.ts';
+import { loggablePath } from '../../http/logger.ts';
 import type { SaleDeps } from '../../use-cases/checkout.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { pageSiteOf } from '../sign-in-page.ts';
@@ -467,7 +468,7 @@ const carriesSignIn = (req: Request): boolean => /(^|;\s*)svc_auth/.test(req.hea
 const anonymousPageKey = (req: Request): string => `${req.protocol}://${req.get('host') ?? ''}${req.originalUrl}`;
 
 function sendError(deps: HostedSiteDeps, req: Request, res: Response, ctx: SiteContext, err: unknown): void {
-  deps.logger.error({ err, path: req.path }, 'hosted page failed');
+  deps.logger.error({ err, path: loggablePath(req.path) }, 'hosted page failed');
   // The plain chrome: whatever failed may have been the widgets.
   sendSitePage(res, { ...ctx.chrome, widgets: undefined }, { ...errorBody(), status: 500, cache: 'private' });
 }
@@ -527,7 +528,7 @@ async function serveAction(
         cache: 'private',
       });
     }
-    deps.logger.error({ err, path: req.path }, 'hosted form post failed');
+    deps.logger.error({ err, path: loggablePath(req.path) }, 'hosted form post failed');
     sendSitePage(res, { ...ctx.chrome, widgets: undefined }, { ...errorBody(), status: 500, cache: 'private' });
   }
 }
