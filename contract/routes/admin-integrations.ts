@@ -135,7 +135,10 @@ export const createSecretKey = route({
   path: `${ADMIN_BASE}/keys`,
   tag: TAG,
   summary: 'Create a secret key',
-  description: `A new \`sk_live_\` key for \`/v1\` with these scopes. ${ONCE} ${LEADER_NOTE}`,
+  description:
+    `A new \`sk_live_\` key for \`/v1\` with these scopes. Only the founder may give a key \`WRITE_MEMBERS\` or \`ADMIN\` ` +
+    '(an admin gets `403 FOUNDER_ONLY` naming `scopes`): with those a key removes admins, which admins may not do to each other. ' +
+    `${ONCE} ${LEADER_NOTE}`,
   auth,
   params: InAdminCommunity,
   body: z

@@ -1973,7 +1973,7 @@ export interface paths {
         put?: never;
         /**
          * Create a secret key
-         * @description A new `sk_live_` key for `/v1` with these scopes. The secret is in this answer only: it is stored hashed or encrypted and never shown again. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
+         * @description A new `sk_live_` key for `/v1` with these scopes. Only the founder may give a key `WRITE_MEMBERS` or `ADMIN` (an admin gets `403 FOUNDER_ONLY` naming `scopes`): with those a key removes admins, which admins may not do to each other. The secret is in this answer only: it is stored hashed or encrypted and never shown again. For the community's founder and admins only, signed in on the community's own site (writes only from the site's own origin); anyone else gets `403 NOT_A_LEADER`. Every change is written to the audit log with it.
          */
         post: operations["createSecretKey"];
         delete?: never;
