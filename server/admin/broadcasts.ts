@@ -7,6 +7,7 @@ import { BROADCAST_TESTS_BUCKET } from '../http/rate-limit.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import { requestOrigin } from '../http/session.ts';
+import { offsetPage } from '../http/pagination.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -24,13 +25,7 @@ async function listLeaderBroadcasts(
   return {
     body: page.items,
     headers: NO_STORE,
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 

@@ -6,6 +6,7 @@ import * as invites from '../domain/invites.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import { requestOrigin } from '../http/session.ts';
+import { offsetPage } from '../http/pagination.ts';
 
 async function createInviteLink({ body, leader, req, transaction }: HandlerContext<typeof routes.createInviteLink>) {
   const actor = { userId: leader.userId, communityId: leader.communityId };
@@ -30,13 +31,7 @@ async function listInviteLinks({ query, leader }: HandlerContext<typeof routes.l
   return {
     body: page.items,
     headers: { 'Cache-Control': 'no-store' },
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 

@@ -5,6 +5,7 @@ import * as routes from '../../contract/routes/admin-members.ts';
 import * as members from '../domain/leader-members.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
+import { offsetPage } from '../http/pagination.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 const reasonOf = (body: { reason?: string } | undefined) => body?.reason?.trim() || null;
@@ -15,13 +16,7 @@ async function adminListMembers({ query, leader }: HandlerContext<typeof routes.
   return {
     body: page.items,
     headers: NO_STORE,
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 
@@ -48,13 +43,7 @@ async function adminListRequests(
   return {
     body: page.items,
     headers: NO_STORE,
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 

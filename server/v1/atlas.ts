@@ -9,6 +9,7 @@ import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import { readerOf } from './page-visibility.ts';
 import { Refusal } from '../domain/refusal.ts';
+import { offsetPage } from '../http/pagination.ts';
 
 /** Every atlas route answers the same 403 when the community has no atlas, or hides it from this key. */
 async function accessOf(db: Db, key: ApiKeyIdentity) {
@@ -24,13 +25,7 @@ async function listAtlasHotspots({ query, key }: HandlerContext<typeof routes.li
   const page = await atlas.listHotspots(db, await accessOf(db, key), { ...query, offset });
   return {
     body: page.items,
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 

@@ -4,6 +4,7 @@ import * as broadcasts from '../domain/broadcasts.ts';
 import { BROADCAST_TESTS_BUCKET } from '../http/rate-limit.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
+import { offsetPage } from '../http/pagination.ts';
 
 async function createBroadcast(
   { body, key, res, transaction }: HandlerContext<typeof routes.createBroadcast>,
@@ -38,13 +39,7 @@ async function listBroadcasts({ query, key }: HandlerContext<typeof routes.listB
   });
   return {
     body: page.items,
-    page: {
-      total: page.total,
-      limit: query.limit,
-      offset,
-      nextCursor: null,
-      hasMore: offset + page.items.length < page.total,
-    },
+    page: offsetPage(page.items.length, page.total, query.limit, offset),
   };
 }
 
