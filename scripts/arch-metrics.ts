@@ -149,7 +149,7 @@ function main() {
   );
   const sqlOutsideData = files.filter(
     (f) =>
-      /^server[\\/](v1|site|actions)[\\/]/.test(f) &&
+      /^server[\\/](v1|site|actions|admin)[\\/]/.test(f) &&
       /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')),
   );
   console.log(

@@ -96,10 +96,12 @@ async function previewLeaderBroadcast(
   { body, leader, req }: HandlerContext<typeof routes.previewLeaderBroadcast>,
   { db }: RouteDeps,
 ) {
-  const user = await db.selectFrom('users').select('name').where('id', '=', leader.userId).executeTakeFirstOrThrow();
   // A placeholder token: the unsubscribe page refuses it, so the preview's link unsubscribes nobody.
   const unsubscribeUrl = `${requestOrigin(req) ?? ''}/unsubscribe?token=preview`;
-  const preview = await broadcasts.previewBroadcast(db, leader.communityId, body, { name: user.name, unsubscribeUrl });
+  const preview = await broadcasts.previewBroadcast(db, leader.communityId, body, {
+    name: leader.name,
+    unsubscribeUrl,
+  });
   return { body: preview, headers: NO_STORE };
 }
 

@@ -14,9 +14,12 @@ export type LeaderRole = 'founder' | 'admin';
 
 export interface Leader {
   userId: string;
+  /** The leader's own name (the console's header, a preview's sample recipient). */
+  name: string;
   membershipId: string;
   communityId: string;
   communityTag: string;
+  communityName: string;
   role: LeaderRole;
 }
 
@@ -30,7 +33,15 @@ export async function authenticateLeader(db: Db, visitor: Visitor, communityTag:
   const row = await db
     .selectFrom('memberships as m')
     .innerJoin('communities as c', 'c.id', 'm.community_id')
-    .select(['m.id as membershipId', 'm.role', 'c.id as communityId', 'c.tag as communityTag'])
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select([
+      'm.id as membershipId',
+      'm.role',
+      'c.id as communityId',
+      'c.tag as communityTag',
+      'c.name as communityName',
+      'u.name',
+    ])
     .where('c.tag', '=', communityTag)
     .where('m.user_id', '=', visitor.userId)
     .where('m.status', '=', 'ACCEPTED')
@@ -39,9 +50,11 @@ export async function authenticateLeader(db: Db, visitor: Visitor, communityTag:
   if (!row) throw notALeader();
   return {
     userId: visitor.userId,
+    name: row.name,
     membershipId: row.membershipId,
     communityId: row.communityId,
     communityTag: row.communityTag,
+    communityName: row.communityName,
     role: row.role as LeaderRole,
   };
 }

@@ -44,9 +44,10 @@ describe('server architecture', () => {
     expect(folderCycles(edges)).toEqual([]);
   });
 
-  it('keeps SQL out of v1/, site/ and the widget actions, beyond the known files', () => {
+  it('keeps SQL out of v1/, site/, the widget actions and the leader console, beyond the known files', () => {
     const found = files.filter(
-      (f) => /^server[\\/](v1|site|actions)[\\/]/.test(f) && SQL.test(fs.readFileSync(path.join(ROOT, f), 'utf8')),
+      (f) =>
+        /^server[\\/](v1|site|actions|admin)[\\/]/.test(f) && SQL.test(fs.readFileSync(path.join(ROOT, f), 'utf8')),
     );
     expect(found.filter((f) => !KNOWN_SQL.has(f))).toEqual([]);
     expect(
