@@ -2,8 +2,8 @@
 // with the leader's community, each send and cancel with its audit entry in the same transaction.
 import * as routes from '../../contract/routes/admin-broadcasts.ts';
 import { recordAudit } from '../domain/audit-log.ts';
+import { sendBroadcast } from '../use-cases/broadcasts.ts';
 import * as broadcasts from '../domain/broadcasts.ts';
-import { BROADCAST_TESTS_BUCKET } from '../http/rate-limit.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import { requestOrigin } from '../http/session.ts';
@@ -46,26 +46,19 @@ async function getLeaderBroadcast(
 
 async function sendLeaderBroadcast(
   { body, leader, res, transaction }: HandlerContext<typeof routes.sendLeaderBroadcast>,
-  { db, rateLimits }: RouteDeps,
+  deps: RouteDeps,
 ) {
-  if (body.testTo !== undefined) {
-    // The same test budget as the API's (server/v1/broadcasts.ts), judged after the feature.
-    await broadcasts.assertBroadcastsEnabled(db, leader.communityId);
-    await rateLimits.consume(BROADCAST_TESTS_BUCKET, leader.communityId, res);
-  }
-  return transaction(async (trx) => {
-    const { limit, ...queued } = await broadcasts.createBroadcast(trx, leader.communityId, body);
-    const action =
-      body.testTo !== undefined
-        ? 'broadcast.test'
-        : body.sendAt !== undefined
-          ? 'broadcast.schedule'
-          : 'broadcast.send';
-    await recordAudit(
+  return sendBroadcast(deps, leader.communityId, body, { res, transaction, headers: NO_STORE }, (trx, queued) =>
+    recordAudit(
       trx,
       { userId: leader.userId, communityId: leader.communityId },
       {
-        action,
+        action:
+          body.testTo !== undefined
+            ? 'broadcast.test'
+            : body.sendAt !== undefined
+              ? 'broadcast.schedule'
+              : 'broadcast.send',
         targetType: 'broadcast',
         targetId: queued.id,
         before: null,
@@ -79,17 +72,8 @@ async function sendLeaderBroadcast(
           testTo: body.testTo ?? null,
         },
       },
-    );
-    const headers: Record<string, string> = limit
-      ? {
-          ...NO_STORE,
-          'X-RateLimit-Limit': String(limit.limit),
-          'X-RateLimit-Remaining': String(limit.remaining),
-          'X-RateLimit-Reset': String(limit.resetAt),
-        }
-      : NO_STORE;
-    return { status: 202, body: queued, headers };
-  });
+    ),
+  );
 }
 
 async function previewLeaderBroadcast(

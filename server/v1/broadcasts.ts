@@ -1,32 +1,16 @@
 // Broadcasts: send or schedule, list, get, cancel (server/domain/broadcasts.ts).
 import * as routes from '../../contract/routes/broadcasts.ts';
 import * as broadcasts from '../domain/broadcasts.ts';
-import { BROADCAST_TESTS_BUCKET } from '../http/rate-limit.ts';
+import { sendBroadcast } from '../use-cases/broadcasts.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
 import type { Handlers, RoutesOf } from '../http/handlers.ts';
 import { offsetPage } from '../http/pagination.ts';
 
 async function createBroadcast(
   { body, key, res, transaction }: HandlerContext<typeof routes.createBroadcast>,
-  { db, rateLimits }: RouteDeps,
+  deps: RouteDeps,
 ) {
-  if (body.testTo !== undefined) {
-    // Test sends never count toward the 24 h limit; this budget is what holds them back. Judged
-    // after the feature, so a community without broadcasts spends nothing of it.
-    await broadcasts.assertBroadcastsEnabled(db, key.communityId);
-    await rateLimits.consume(BROADCAST_TESTS_BUCKET, key.communityId, res);
-  }
-  return transaction(async (trx) => {
-    const { limit, ...queued } = await broadcasts.createBroadcast(trx, key.communityId, body);
-    const headers: Record<string, string> = limit
-      ? {
-          'X-RateLimit-Limit': String(limit.limit),
-          'X-RateLimit-Remaining': String(limit.remaining),
-          'X-RateLimit-Reset': String(limit.resetAt),
-        }
-      : {};
-    return { status: 202, body: queued, headers };
-  });
+  return sendBroadcast(deps, key.communityId, body, { res, transaction });
 }
 
 async function listBroadcasts({ query, key }: HandlerContext<typeof routes.listBroadcasts>, { db }: RouteDeps) {
