@@ -11,7 +11,7 @@ import path from 'node:path';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Trx } from '../../server/db/index.ts';
-import { newId, nowIso } from '../../server/db/ids.ts';
+import { nowIso } from '../../server/db/ids.ts';
 import { hashPassword } from '../../server/domain/passwords.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import { emlFileTransport } from '../../server/mail/eml-files.ts';
@@ -20,7 +20,7 @@ import { smtpTransport } from '../../server/mail/smtp.ts';
 import type { MailTransport } from '../../server/mail/transport.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
 import { broadcastRow, dispatcherFor, queueBroadcast, tokensOf } from './support/broadcasts.ts';
-import { makeCommunity, makeMembership, makeSegment, makeUser } from './support/factory.ts';
+import { makeAcceptedMembers, makeCommunity, makeMembership, makeSegment, makeUser } from './support/factory.ts';
 import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 import { decoded, parseMime, partOfType } from './support/mime.ts';
 import { rawRequest } from './support/raw-http.ts';
@@ -119,41 +119,7 @@ async function member(
 }
 
 /** `n` ACCEPTED members written in bulk (the batch tests need thousands). */
-async function manyMembers(communityId: string, n: number): Promise<void> {
-  const now = nowIso();
-  for (let start = 0; start < n; start += 400) {
-    const users = Array.from({ length: Math.min(400, n - start) }, (_, i) => {
-      const tag = `bulk${seq}x${start + i}`;
-      return {
-        id: newId(),
-        email: `${tag}@example.com`,
-        name: `Bulk ${start + i}`,
-        usertag: tag,
-        profile_image: null,
-        bio: null,
-        phone: null,
-        password_hash: null,
-        created_at: now,
-      };
-    });
-    await db.insertInto('users').values(users).execute();
-    await db
-      .insertInto('memberships')
-      .values(
-        users.map((u) => ({
-          id: newId(),
-          community_id: communityId,
-          user_id: u.id,
-          status: 'ACCEPTED' as const,
-          role: 'member' as const,
-          segment_id: null,
-          created_at: now,
-          accepted_at: now,
-        })),
-      )
-      .execute();
-  }
-}
+const manyMembers = (communityId: string, n: number) => makeAcceptedMembers(db, communityId, n, `bulk${++seq}x`);
 
 const outboxOf = (broadcastId: string) =>
   db.selectFrom('mail_outbox').selectAll().where('broadcast_id', '=', broadcastId).orderBy('to_address').execute();

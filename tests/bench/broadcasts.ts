@@ -54,6 +54,7 @@ import { createLogger } from '../../server/http/logger.ts';
 import { OutboxMailer } from '../../server/mail/mailer.ts';
 import { smtpTransport } from '../../server/mail/smtp.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
+import { makeAcceptedMembers } from '../api/support/factory.ts';
 import { OutboxSeal } from '../../server/outbox-seal.ts';
 
 const PARTS = (process.env.BENCH_BROADCAST_PARTS ?? 'smtp,queue,send').split(',');
@@ -306,37 +307,7 @@ async function seedCommunity(db: Db, members: number): Promise<{ tag: string; ke
         updated_at: now,
       })
       .execute();
-    for (let i = 0; i < members; i += CHUNK) {
-      const users = Array.from({ length: Math.min(CHUNK, members - i) }, (_, k) => ({
-        id: newId(),
-        email: `member${i + k}.${run}@example.com`,
-        name: `Member ${i + k}`,
-        usertag: `member${i + k}`,
-        profile_image: null,
-        bio: null,
-        phone: null,
-        password_hash: null,
-        created_at: now,
-      }));
-      await trx.insertInto('users').values(users).execute();
-      await trx
-        .insertInto('memberships')
-        .values(
-          users.map((u) => ({
-            id: newId(),
-            community_id: communityId,
-            user_id: u.id,
-            status: 'ACCEPTED' as const,
-            role: 'member' as const,
-            segment_id: null,
-            created_at: now,
-            accepted_at: now,
-            kicked_at: null,
-            banned_at: null,
-          })),
-        )
-        .execute();
-    }
+    await makeAcceptedMembers(trx, communityId, members, `m${run}x`, CHUNK);
   });
   const { key } = await createSecretKey(db, communityId, ['WRITE_BROADCASTS'], 'bench');
   return { tag, key };

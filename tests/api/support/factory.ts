@@ -2,7 +2,7 @@
 // data it depends on.
 import type { Insertable } from 'kysely';
 import { createSecretKey, provisionPublishableKey } from '../../../server/domain/api-keys.ts';
-import type { Db } from '../../../server/db/index.ts';
+import type { Db, Trx } from '../../../server/db/index.ts';
 import type { SegmentsTable } from '../../../server/db/schema.ts';
 import { newId, nowIso } from '../../../server/db/ids.ts';
 import type { Scope } from '../../../contract/enums.ts';
@@ -154,6 +154,49 @@ export async function makeMembership(
  * `usertag`, ACCEPTED in the founder role and named the community's founder: with OPEN
  * accessibility, what makes a community live (its auto-approving segments approve).
  */
+/**
+ * `count` ACCEPTED members written with multi-row inserts (what the broadcast batch tests and the
+ * broadcast bench need by the thousand): usertag and address `<tagPrefix><i>`, name `Member <i>`.
+ */
+export async function makeAcceptedMembers(
+  db: Db | Trx,
+  communityId: string,
+  count: number,
+  tagPrefix: string,
+  chunk = 500,
+): Promise<void> {
+  const now = nowIso();
+  for (let start = 0; start < count; start += chunk) {
+    const users = Array.from({ length: Math.min(chunk, count - start) }, (_, k) => ({
+      id: newId(),
+      email: `${tagPrefix}${start + k}@example.com`,
+      name: `Member ${start + k}`,
+      usertag: `${tagPrefix}${start + k}`,
+      profile_image: null,
+      bio: null,
+      phone: null,
+      password_hash: null,
+      created_at: now,
+    }));
+    await db.insertInto('users').values(users).execute();
+    await db
+      .insertInto('memberships')
+      .values(
+        users.map((u) => ({
+          id: newId(),
+          community_id: communityId,
+          user_id: u.id,
+          status: 'ACCEPTED' as const,
+          role: 'member' as const,
+          segment_id: null,
+          created_at: now,
+          accepted_at: now,
+        })),
+      )
+      .execute();
+  }
+}
+
 export async function makeFounder(db: Db, communityId: string, usertag: string) {
   const founder = await makeUser(db, usertag);
   await db
