@@ -27,7 +27,15 @@ export interface WidgetManifest {
   loader: string;
   /** Widget name -> its entry chunk and every chunk that entry imports statically. */
   widgets: Record<string, { file: string; imports: string[] }>;
+  /**
+   * Browser modules of the same build that are not widgets, so the loader never learns them:
+   * `console`, the leader console's islands (console/index.tsx), which share the widgets' runtime.
+   */
+  entries?: Record<string, { file: string; imports: string[] }>;
 }
+
+/** Entries of the widgets build that are not widgets (see WidgetManifest.entries). */
+export const OTHER_ENTRIES = { console: 'console/index.tsx' } as const;
 
 function widgetEntries(): Record<string, string> {
   const entries: Record<string, string> = {};
@@ -37,6 +45,7 @@ function widgetEntries(): Record<string, string> {
       .find((f) => fs.existsSync(f));
     if (file) entries[name] = file;
   }
+  for (const [name, file] of Object.entries(OTHER_ENTRIES)) entries[name] = path.join(ROOT, file);
   return entries;
 }
 
@@ -54,7 +63,7 @@ function writeWidgetManifest(): Plugin {
     name: 'svc:widget-manifest',
     applyToEnvironment: (env) => env.name === 'widgets',
     writeBundle(_options, bundle) {
-      const manifest: WidgetManifest = { loader: 'loader.js', widgets: {} };
+      const manifest: WidgetManifest = { loader: 'loader.js', widgets: {}, entries: {} };
       const chunks = Object.values(bundle).filter((o) => o.type === 'chunk');
       const importsOf = (file: string, seen = new Set<string>()): string[] => {
         for (const dep of chunks.find((c) => c.fileName === file)?.imports ?? []) {
@@ -66,7 +75,10 @@ function writeWidgetManifest(): Plugin {
         return [...seen];
       };
       for (const chunk of chunks) {
-        if (chunk.isEntry) manifest.widgets[chunk.name] = { file: chunk.fileName, imports: importsOf(chunk.fileName) };
+        if (!chunk.isEntry) continue;
+        const entry = { file: chunk.fileName, imports: importsOf(chunk.fileName) };
+        if (Object.hasOwn(OTHER_ENTRIES, chunk.name)) manifest.entries![chunk.name] = entry;
+        else manifest.widgets[chunk.name] = entry;
       }
       fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
     },

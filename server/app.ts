@@ -159,6 +159,8 @@ export function createApp(deps: AppDeps): Express {
     pageCache: routeDeps.readCache,
     proxy: deps.chromeProxy ?? chromeProxyFor(config, logger),
     unsubscribeTokens: new UnsubscribeTokens(loadMasterKey(config)),
+    // The leader console's pages act through the API's own operations, with its services.
+    console: routeDeps,
   };
   app.use(hostedPageCache(hostedDeps));
   // The public API next: it is the hot path (the page cache in front lets every /v1 path through at once).

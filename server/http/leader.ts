@@ -28,7 +28,11 @@ export interface Leader {
  * two communities signed in on one's site never acts on the other from there (a cookie of one
  * community never writes another).
  */
-export async function authenticateLeader(db: Db, visitor: Visitor, communityTag: string | undefined): Promise<Leader> {
+export async function authenticateLeader(
+  db: Db,
+  visitor: Pick<Visitor, 'userId' | 'communityTag'>,
+  communityTag: string | undefined,
+): Promise<Leader> {
   if (!communityTag || visitor.communityTag !== communityTag) throw notALeader();
   const row = await db
     .selectFrom('memberships as m')

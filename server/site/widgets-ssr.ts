@@ -105,6 +105,15 @@ export class PageWidgets {
     return [...this.styles].map(cspHash);
   }
 
+  /**
+   * A browser module of the build that is not a widget (`console`, the console's islands): the
+   * URLs of the chunks it imports and, last, its own; none when the build has no such entry.
+   */
+  entryFiles(name: 'console'): string[] {
+    const entry = this.build.manifest.entries?.[name];
+    return entry ? [...entry.imports, entry.file].map((f) => `/widgets/${f}`) : [];
+  }
+
   /** The widget names on the page, in the order first rendered. */
   widgetNames(): string[] {
     return [...this.names];

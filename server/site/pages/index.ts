@@ -60,6 +60,8 @@ import type { ChromeProxy, ProxyContext, VisitorChrome } from '../proxy/proxy.ts
 import { proxyTargetFor } from '../proxy/routes.ts';
 import type { UnsubscribeTokens } from '../../broadcasts/unsubscribe-token.ts';
 import { unsubscribeAction, unsubscribePage } from './unsubscribe.ts';
+import { mountConsole } from '../console/index.ts';
+import type { RouteDeps } from '../../http/routes.ts';
 
 export interface HostedSiteDeps {
   db: Db;
@@ -80,6 +82,8 @@ export interface HostedSiteDeps {
   pageCache?: ReadCache;
   /** The chrome proxy for externalPages and yielded pages (docs/chrome-proxy.md); without it, the built-in pages only. */
   proxy?: ChromeProxy;
+  /** The API's services, which the leader console's pages act through (`/admin`); without them, no console pages. */
+  console?: RouteDeps;
   /** Verifies the broadcast unsubscribe links (`/unsubscribe`); without it, that page is not found. */
   unsubscribeTokens?: UnsubscribeTokens;
 }
@@ -140,6 +144,21 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     res.locals.hostedCommunity = community;
     next();
   });
+  const page =
+    (pageKey: PageKey | null, step2: 'page' | 'entity', render: PageRenderer) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      const community = res.locals.hostedCommunity as CommunityRow | undefined;
+      if (!community) return next();
+      await servePage(deps, formKey, req, res, community, pageKey, step2, render);
+    };
+  const form =
+    (pageKey: PageKey | null, step2: 'page' | 'entity', handle: FormHandler) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      const community = res.locals.hostedCommunity as CommunityRow | undefined;
+      if (!community) return next();
+      await serveForm(deps, formKey, req, res, community, pageKey, step2, handle);
+    };
+
   // The unsubscribe page is the platform's, whatever the customer's site has at that path (so before
   // the proxy), and takes no sign-in, page gate or CSRF token: the link's signed token is its authority.
   if (deps.unsubscribeTokens) {
@@ -161,24 +180,19 @@ export function hostedSiteRouter(deps: HostedSiteDeps): Router {
     router.get('/unsubscribe', unsubscribe(unsubscribePage));
     router.post('/unsubscribe', oneClickBody, unsubscribe(unsubscribeAction));
   }
+  // The leader console (server/site/console/): the platform's too, before the proxy for the same reason.
+  if (deps.console) {
+    mountConsole(
+      {
+        page: (path, render) => router.get(path, page(null, 'page', render)),
+        form: (path, handle) => router.post(path, form(null, 'page', handle)),
+      },
+      { api: deps.console, distDir: deps.distDir },
+    );
+  }
   // Before every page route: an external or yielded page's GET goes to the customer's site first,
   // and comes back here (next) when that answers 404 or fails.
   if (deps.proxy) router.use(proxiedPages(deps, deps.proxy, formKey, 'read'));
-
-  const page =
-    (pageKey: PageKey | null, step2: 'page' | 'entity', render: PageRenderer) =>
-    async (req: Request, res: Response, next: NextFunction) => {
-      const community = res.locals.hostedCommunity as CommunityRow | undefined;
-      if (!community) return next();
-      await servePage(deps, formKey, req, res, community, pageKey, step2, render);
-    };
-  const form =
-    (pageKey: PageKey | null, step2: 'page' | 'entity', handle: FormHandler) =>
-    async (req: Request, res: Response, next: NextFunction) => {
-      const community = res.locals.hostedCommunity as CommunityRow | undefined;
-      if (!community) return next();
-      await serveForm(deps, formKey, req, res, community, pageKey, step2, handle);
-    };
 
   router.get('/', page('HOME', 'page', homePage));
   router.get('/robots.txt', (req, res, next) => {

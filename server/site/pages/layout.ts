@@ -76,6 +76,10 @@ export interface SitePage {
   head?: PageHead;
   /** Sources a page adds to its CSP (an article's images and embeds, the atlas's script and tiles). */
   csp?: CspExtras;
+  /** CSS of the page's own, appended to the site's style (one `<style>`, allowed by its hash). */
+  style?: string;
+  /** Module scripts of this origin the page runs (the console's islands): preloaded files first, the entry last. */
+  moduleScripts?: string[];
 }
 
 export interface PageHead {
@@ -221,14 +225,15 @@ export function writeRendered(res: Response, page: RenderedPage): void {
 export function renderSitePage(chrome: SiteChrome, page: SitePage): RenderedPage {
   const widgets = chrome.widgets;
   const theme = widgets ? `:root{${widgets.themeDeclarations()}}` : '';
-  const style = `${STYLE}${brandStyle(chrome.site)}${theme}`;
+  const style = `${STYLE}${page.style ?? ''}${brandStyle(chrome.site)}${theme}`;
+  const modules = page.moduleScripts ?? [];
   // Rendered before the CSP is written: their styles are in it.
   const [header, footer] = widgetChrome(chrome) ?? [plainHeader(chrome), plainFooter(chrome)];
   const headers: Record<string, string> = {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': sitePageCsp(
       [cspHash(style), ...(widgets?.styleHashes() ?? [])],
-      (widgets?.widgetNames().length ?? 0) > 0,
+      (widgets?.widgetNames().length ?? 0) > 0 || modules.length > 0,
       page.csp,
     ),
     'Cache-Control': page.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE,
@@ -239,7 +244,12 @@ export function renderSitePage(chrome: SiteChrome, page: SitePage): RenderedPage
   // A shared cache must not hand the anonymous copy to someone who sends a sign-in cookie.
   if (page.cache === 'public') headers.Vary = 'Cookie';
   const name = escapeHtml(chrome.site.name);
-  const scripts = widgets?.head() ?? '';
+  const own = modules.map((src, i) =>
+    i === modules.length - 1
+      ? `<script type="module" src="${escapeHtml(src)}"></script>`
+      : `<link rel="modulepreload" href="${escapeHtml(src)}">`,
+  );
+  const scripts = [widgets?.head() ?? '', ...own].filter(Boolean).join('\n');
   const html = `<!doctype html>
 <html lang="en">
 <head>

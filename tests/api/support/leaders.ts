@@ -79,3 +79,44 @@ export function onSite(
     opts.json !== undefined ? JSON.stringify(opts.json) : undefined,
   );
 }
+
+/** A plain form post on the community's site, as a console page's form sends it (Origin, urlencoded). */
+export function formOnSite(
+  server: TestServer,
+  tag: string,
+  path: string,
+  fields: Record<string, string | string[]>,
+  opts: { cookie?: string; origin?: string | null; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  const port = new URL(server.url).port;
+  const host = `${tag}.localhost:${port}`;
+  const origin = opts.origin === undefined ? `http://${host}` : opts.origin;
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+  return rawRequest(
+    port,
+    'POST',
+    path,
+    {
+      Host: host,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      ...(origin ? { Origin: origin } : {}),
+      ...(opts.cookie ? { Cookie: opts.cookie } : {}),
+      ...opts.headers,
+    },
+    body.toString(),
+  );
+}
+
+/** The `_csrf` token of a signed-in person's forms on the site (read from a console page they may open). */
+export async function csrfFor(
+  server: TestServer,
+  tag: string,
+  cookie: string,
+  path = '/admin/invites',
+): Promise<string> {
+  const page = await onSite(server, tag, 'GET', path, { cookie });
+  const m = /name="_csrf" value="([^"]+)"/.exec(page.text);
+  if (!m) throw new Error(`no _csrf on ${path} (status ${page.status})`);
+  return m[1];
+}

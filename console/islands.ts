@@ -1,0 +1,5 @@
+// The console's islands by name: an element with `data-island="<name>"` gets `mount(element)`.
+// Each island enhances markup the server rendered (and that works without it); add one here.
+export type Island = (el: HTMLElement) => void;
+
+export const ISLANDS: Record<string, Island> = {};
