@@ -65,7 +65,7 @@ export async function signedInContext(
     });
     await res.text();
     return res.status;
-  }, who);
+  }, { email: who.email, password: who.password });
   expect(status).toBe(200);
   const storageState = await signingIn.storageState();
   await signingIn.close();
