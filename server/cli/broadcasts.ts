@@ -8,6 +8,7 @@ import { recordUnsubscribe } from '../broadcasts/unsubscribe.ts';
 import { UnsubscribeTokens } from '../broadcasts/unsubscribe-token.ts';
 import { existingMasterKey } from '../secrets.ts';
 import { CliError, out, withDatabase } from './runtime.ts';
+import { sayWhatMoved } from './console-moved.ts';
 
 /** The token from what was pasted: the token, the mail's subject `unsubscribe <token>`, or the page's URL. */
 function tokenFrom(input: string): string {
@@ -22,6 +23,7 @@ function tokenFrom(input: string): string {
 
 export function registerBroadcastCommands(program: Command): void {
   const broadcasts = program.command('broadcasts').description("Broadcasts: e-mails to a community's members.");
+  sayWhatMoved(broadcasts, 'broadcasts');
   broadcasts
     .command('unsubscribe')
     .description(

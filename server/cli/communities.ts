@@ -9,6 +9,7 @@ import {
 import { readFixtureFile } from '../domain/import.ts';
 import { announceToServers } from '../http/community-changes.ts';
 import { CliError, note, out, printJson, withDatabase, type JsonOption } from './runtime.ts';
+import { sayWhatMoved } from './console-moved.ts';
 
 type Row = [path: string, what: string];
 
@@ -70,6 +71,7 @@ export function registerCommunityCommands(program: Command): void {
   const community = program
     .command('community')
     .description('Manage communities: change the settings of an existing one.');
+  sayWhatMoved(community, 'community');
 
   community
     .command('update')

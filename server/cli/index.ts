@@ -3,6 +3,7 @@
 // success, 1 on any error (message on stderr; a stack trace only with SVC_DEBUG=1).
 import { Command } from 'commander';
 import { registerBroadcastCommands } from './broadcasts.ts';
+import { sayConsoleExists } from './console-moved.ts';
 import { registerCommunityCommands } from './communities.ts';
 import { registerImportCommands } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
@@ -27,6 +28,7 @@ function buildProgram(): Command {
   registerPaymentsCommands(program);
   registerSmsCommands(program);
   registerWebhookCommands(program);
+  sayConsoleExists(program);
   return program;
 }
 

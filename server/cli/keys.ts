@@ -6,6 +6,7 @@ import { createSecretKey, listApiKeys, revokeApiKey, type ApiKeySummary } from '
 import { findCommunityByTag } from '../domain/communities.ts';
 import type { Db } from '../db/index.ts';
 import { CliError, note, out, printJson, table, withDatabase, type JsonOption } from './runtime.ts';
+import { sayWhatMoved } from './console-moved.ts';
 
 function parseScopes(value: string): Scope[] {
   const scopes = value
@@ -28,6 +29,7 @@ const status = (k: ApiKeySummary) => (k.revokedAt ? `revoked ${k.revokedAt}` : '
 
 export function registerKeyCommands(program: Command): void {
   const key = program.command('key').description('Manage API keys: create, list and revoke secret keys.');
+  sayWhatMoved(key, 'key');
 
   key
     .command('create')

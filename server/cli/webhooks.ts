@@ -36,6 +36,7 @@ import type { AttemptResult } from '../webhooks/send.ts';
 import { systemLookup } from '../webhooks/ssrf.ts';
 import { DeliveryWorker } from '../webhooks/worker.ts';
 import { CliError, note, out, printJson, table, withDatabase, type CliContext, type JsonOption } from './runtime.ts';
+import { sayWhatMoved } from './console-moved.ts';
 
 const MAX_DESCRIPTION = 1000;
 const MAX_LIST = 1000;
@@ -647,6 +648,7 @@ export function registerWebhookCommands(program: Command): void {
     .description(
       'Manage outgoing webhooks: receiver endpoints, signing secrets, and the delivery log (replay, resend).',
     );
+  sayWhatMoved(webhook, 'webhook');
   for (const def of WEBHOOK_COMMANDS) {
     const command = webhook.command(def.name).description(def.description);
     if (def.argument) command.argument(def.argument.name, def.argument.description);

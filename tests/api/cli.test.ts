@@ -129,6 +129,9 @@ describe('svc command line', { timeout: 60_000 }, () => {
     });
     expect(runs[1].stdout).toContain('--json');
     expect(runs[4].stdout).toMatch(/--community <tag>[\s\S]*--scopes <list>[\s\S]*--name <name>/);
+    // The CLI is the operator's; its help says where leaders do the same themselves.
+    expect(runs[0].stdout).toContain('leader console at https://<community site>/admin');
+    expect(runs[3].stdout).toContain('https://<community site>/admin/integrations');
   });
 
   it('import --json creates everything and prints the publishable and secret keys', async () => {

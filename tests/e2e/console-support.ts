@@ -57,15 +57,18 @@ export async function signedInContext(
   const signingIn = await browser.newContext();
   const page = await signingIn.newPage();
   await page.goto(`${community.origin}/`);
-  const status = await page.evaluate(async (body) => {
-    const res = await fetch('/api/auth/sign-in', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    await res.text();
-    return res.status;
-  }, { email: who.email, password: who.password });
+  const status = await page.evaluate(
+    async (body) => {
+      const res = await fetch('/api/auth/sign-in', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await res.text();
+      return res.status;
+    },
+    { email: who.email, password: who.password },
+  );
   expect(status).toBe(200);
   const storageState = await signingIn.storageState();
   await signingIn.close();
