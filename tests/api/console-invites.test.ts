@@ -183,10 +183,10 @@ describe('error', () => {
   it('answers the question page for a revoke without confirmed=yes, and revokes nothing', async () => {
     await post('/admin/invites', 'founder', {});
     const row = (await links()).at(-1)!;
-    const res = await post(`/admin/invites/${row.id}/revoke`, 'admin', { prefix: row.prefix });
+    const res = await post(`/admin/invites/${row.id}/revoke`, 'admin', { prefix: row.code_prefix });
     expect(res.status).toBe(200);
     expect(res.text).toContain('<h1>Are you sure?</h1>');
-    expect(res.text).toContain(`Revoke the invite link ${row.prefix}…?`);
+    expect(res.text).toContain(`Revoke the invite link ${row.code_prefix}…?`);
     expect(res.text).toContain(`action="/admin/invites/${row.id}/revoke"`);
     expect(res.text).toContain('name="confirmed" value="yes"');
     expect((await links()).find((l) => l.id === row.id)!.revoked_at).toBeNull();
@@ -240,7 +240,7 @@ describe('security', () => {
     expect(here.status).toBe(403);
     expect(await links()).toHaveLength(before);
     const there = await page('/admin/invites', 'founder', other);
-    for (const l of await links()) expect(there.text).not.toContain(l.prefix);
+    for (const l of await links()) expect(there.text).not.toContain(l.code_prefix);
   });
 
   it('refuses a create without a token, with a forged one, without a cookie or from another site', async () => {

@@ -48,7 +48,10 @@ function csrfOfAny(cookie: string): string {
 }
 
 /** A user with a membership in `club` of the given status and role. */
-async function person(status: 'ACCEPTED' | 'PENDING' | 'REJECTED' | 'BANNED' = 'ACCEPTED', role = 'member') {
+async function person(
+  status: 'ACCEPTED' | 'PENDING' | 'REJECTED' | 'BANNED' = 'ACCEPTED',
+  role: 'member' | 'admin' = 'member',
+) {
   const u = await makeUser(db(), `cm${++seq}${Date.now().toString(36)}`);
   const membershipId = await makeMembership(db(), club.id, u.id, status);
   if (role !== 'member') await db().updateTable('memberships').set({ role }).where('id', '=', membershipId).execute();

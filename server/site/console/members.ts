@@ -93,7 +93,6 @@ function memberActions(m: LeaderMember, leader: Leader, csrf: string | null, fil
   // Admins are peers: only the founder removes one (the API answers 403 FOUNDER_ONLY otherwise).
   if (m.role === 'admin' && leader.role !== 'founder')
     return '<span class="meta">Only the founder can remove an admin</span>';
-  if (m.userId === leader.userId) return '';
   const carried = { ...filter, name: m.name };
   const reason = (verb: string) =>
     `<input name="reason" maxlength="1000" aria-label="Reason to ${verb} ${escapeHtml(m.name)} (optional, kept for the leaders)" placeholder="Reason (optional)"> `;
@@ -246,7 +245,7 @@ function requestCard(r: LeaderReviewRequest, csrf: string | null): string {
 <p class="meta">${escapeHtml(r.email)} · segment ${escapeHtml(r.segment.name)} · asked ${consoleTime(r.requestedAt)}${r.source ? ` · from ${escapeHtml(r.source)}` : ''}</p>
 ${answers}
 <div class="actions">
-${actionForm({ action: `/admin/members/requests/${r.requestId}/approve`, label: 'Approve', csrf, fields: { name: r.name } })}
+${actionForm({ action: `/admin/members/requests/${r.requestId}/approve`, label: 'Approve', csrf })}
 ${actionForm({
   action: `/admin/members/requests/${r.requestId}/reject`,
   label: 'Reject',
