@@ -176,6 +176,10 @@ describe('happy', () => {
     const adminView = await page('/admin/members', 'admin');
     expect(adminView.text).not.toContain('/role"');
     expect(adminView.text).not.toContain('Make admin');
+    // Nor kick or ban on another admin's row, nor anything on the founder's.
+    expect(adminView.text).toContain('Only the founder can remove an admin');
+    expect(adminView.text).not.toContain(`action="/admin/members/${club.users.founder.id}/`);
+    expect(founderView.text).toContain(`action="/admin/members/${club.users.admin.id}/kick"`);
     const up = await post(`/admin/members/${m.id}/role`, 'founder', { role: 'admin' });
     expect(up.status).toBe(303);
     expect(up.headers.location).toBe('/admin/members?done=promoted');

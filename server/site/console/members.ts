@@ -96,9 +96,9 @@ function memberActions(m: LeaderMember, leader: Leader, csrf: string | null, fil
   const carried = { ...filter, name: m.name };
   const reason = (verb: string) =>
     `<input name="reason" maxlength="1000" aria-label="Reason to ${verb} ${escapeHtml(m.name)} (optional, kept for the leaders)" placeholder="Reason (optional)"> `;
-  const forms: string[] = [];
+  const removals: string[] = [];
   if (m.status === 'ACCEPTED')
-    forms.push(
+    removals.push(
       actionForm({
         action: `/admin/members/${m.userId}/kick`,
         label: 'Kick',
@@ -110,7 +110,7 @@ function memberActions(m: LeaderMember, leader: Leader, csrf: string | null, fil
       }),
     );
   if (m.status !== 'BANNED')
-    forms.push(
+    removals.push(
       actionForm({
         action: `/admin/members/${m.userId}/ban`,
         label: 'Ban',
@@ -121,36 +121,36 @@ function memberActions(m: LeaderMember, leader: Leader, csrf: string | null, fil
         danger: true,
       }),
     );
+  const controls: string[] = [];
   // Roles are the founder's alone: an admin does not see the control (the API refuses it anyway).
   if (leader.role === 'founder' && m.status === 'ACCEPTED')
-    forms.push(
-      m.role === 'admin'
-        ? actionForm({
-            action: `/admin/members/${m.userId}/role`,
-            label: 'Make member',
-            csrf,
-            fields: { ...filter, role: 'member' },
-          })
-        : actionForm({
-            action: `/admin/members/${m.userId}/role`,
-            label: 'Make admin',
-            csrf,
-            fields: { ...filter, role: 'admin' },
-          }),
+    controls.push(
+      actionForm({
+        action: `/admin/members/${m.userId}/role`,
+        label: m.role === 'admin' ? 'Make member' : 'Make admin',
+        csrf,
+        fields: { ...filter, role: m.role === 'admin' ? 'member' : 'admin' },
+      }),
     );
-  return forms.join('\n');
+  // Folded away, so a row stays one line until a leader means to remove someone.
+  if (removals.length)
+    controls.push(
+      `<details><summary>${m.status === 'ACCEPTED' ? 'Kick or ban' : 'Ban'}</summary>\n${removals.join('\n')}\n</details>`,
+    );
+  return controls.join('\n');
 }
 
 function memberRow(m: LeaderMember, leader: Leader, csrf: string | null, filter: Filter): string {
+  const out = [
+    m.kickedAt ? `<br><span class="meta">kicked ${consoleTime(m.kickedAt)}</span>` : '',
+    m.bannedAt ? `<br><span class="meta">banned ${consoleTime(m.bannedAt)}</span>` : '',
+  ].join('');
   return `<tr>
 <th scope="row">${escapeHtml(m.name)}<br><span class="meta">@${escapeHtml(m.usertag)}</span></th>
-<td><a href="mailto:${escapeHtml(m.email)}">${escapeHtml(m.email)}</a></td>
-<td>${m.phone ? escapeHtml(m.phone) : '<span class="meta">none</span>'}</td>
-<td>${m.role}</td>
-<td>${m.status}${m.kickedAt ? `<br><span class="meta">kicked ${consoleTime(m.kickedAt)}</span>` : ''}${m.bannedAt ? `<br><span class="meta">banned ${consoleTime(m.bannedAt)}</span>` : ''}</td>
+<td><a href="mailto:${escapeHtml(m.email)}">${escapeHtml(m.email)}</a><br>${m.phone ? escapeHtml(m.phone) : '<span class="meta">no phone</span>'}</td>
+<td>${m.status}<br><span class="meta">${m.role}</span>${out}</td>
 <td>${m.segment ? escapeHtml(m.segment.name) : '<span class="meta">none</span>'}</td>
-<td>${consoleTime(m.requestedAt)}</td>
-<td>${m.joinedAt ? consoleTime(m.joinedAt) : '<span class="meta">never</span>'}</td>
+<td>asked ${consoleTime(m.requestedAt)}<br>${m.joinedAt ? `joined ${consoleTime(m.joinedAt)}` : '<span class="meta">never joined</span>'}</td>
 <td>${memberActions(m, leader, csrf, filter)}</td>
 </tr>`;
 }
@@ -190,7 +190,7 @@ ${searchForm(filter)}`;
   const table = out.body.length
     ? `<div class="table-wrap"><table>
 <caption class="meta">Oldest request first</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Phone</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Segment</th><th scope="col">Requested</th><th scope="col">Joined</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">E-mail and phone</th><th scope="col">Status and role</th><th scope="col">Segment</th><th scope="col">Requested and joined</th><th scope="col">Actions</th></tr></thead>
 <tbody>
 ${out.body.map((m) => memberRow(m, leader, ctx.csrf, filter)).join('\n')}
 </tbody>
