@@ -140,6 +140,10 @@ function memberActions(m: LeaderMember, leader: Leader, csrf: string | null, fil
   return controls.join('\n');
 }
 
+/** A date in the directory, to the day (the full time, UTC, on hover): the table is wide enough as it is. */
+const day = (iso: string): string =>
+  `<time datetime="${escapeHtml(iso)}" title="${escapeHtml(iso.slice(0, 16).replace('T', ' '))} UTC">${escapeHtml(iso.slice(0, 10))}</time>`;
+
 function memberRow(m: LeaderMember, leader: Leader, csrf: string | null, filter: Filter): string {
   const out = [
     m.kickedAt ? `<br><span class="meta">kicked ${consoleTime(m.kickedAt)}</span>` : '',
@@ -150,7 +154,7 @@ function memberRow(m: LeaderMember, leader: Leader, csrf: string | null, filter:
 <td><a href="mailto:${escapeHtml(m.email)}">${escapeHtml(m.email)}</a><br>${m.phone ? escapeHtml(m.phone) : '<span class="meta">no phone</span>'}</td>
 <td>${m.status}<br><span class="meta">${m.role}</span>${out}</td>
 <td>${m.segment ? escapeHtml(m.segment.name) : '<span class="meta">none</span>'}</td>
-<td>asked ${consoleTime(m.requestedAt)}<br>${m.joinedAt ? `joined ${consoleTime(m.joinedAt)}` : '<span class="meta">never joined</span>'}</td>
+<td>asked ${day(m.requestedAt)}<br>${m.joinedAt ? `joined ${day(m.joinedAt)}` : '<span class="meta">never joined</span>'}</td>
 <td>${memberActions(m, leader, csrf, filter)}</td>
 </tr>`;
 }
