@@ -12,9 +12,7 @@ const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i
 
 /** The background of the header's "Sign in" button: the primary button, in the brand colour. */
 const signInBackground = (page: Page) =>
-  page
-    .locator('svc-header [part~="sign-in"]')
-    .evaluate((el) => getComputedStyle(el).backgroundColor);
+  page.locator('svc-header [part~="sign-in"]').evaluate((el) => getComputedStyle(el).backgroundColor);
 
 /** A page in a fresh context: nothing cached from an earlier look (the community object has max-age 60). */
 async function freshPage(browser: Browser): Promise<Page> {

@@ -204,13 +204,7 @@ const HEADER_LABELS: Record<string, string> = {
 };
 const HEADER_KEYS = [...Object.keys(HEADER_TEXT), ...Object.keys(HEADER_CHOICES), 'showBell'];
 /** Header keys whose bare number means px (or a weight): stored as a number, as the widget reads it. */
-const HEADER_NUMERIC = new Set([
-  'navFontSize',
-  'navFontWeight',
-  'navSpacing',
-  'navLetterSpacing',
-  'navLinkPadding',
-]);
+const HEADER_NUMERIC = new Set(['navFontSize', 'navFontWeight', 'navSpacing', 'navLetterSpacing', 'navLinkPadding']);
 const headerField = (key: string) => `header.${key}`;
 
 function headerValues(header: unknown): Values {
@@ -219,7 +213,9 @@ function headerValues(header: unknown): Values {
   for (const key of HEADER_KEYS) {
     const v = h[key];
     if (key === 'showBell') values[headerField(key)] = v === true ? 'yes' : '';
-    else values[headerField(key)] = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+    else
+      values[headerField(key)] =
+        typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
   }
   return values;
 }
@@ -497,9 +493,7 @@ function groupForm(
   inner: string,
   opts: { preview?: boolean } = {},
 ): string {
-  const preview = opts.preview
-    ? `<input type="hidden" name="draft" value="${group}">`
-    : '';
+  const preview = opts.preview ? `<input type="hidden" name="draft" value="${group}">` : '';
   const previewButton = opts.preview
     ? '\n<button type="submit" class="secondary" formaction="/admin/settings/preview" formtarget="settings-preview">Preview</button>'
     : '';
@@ -527,7 +521,7 @@ function accessForm(ctx: SiteContext, fp: string, s: GroupState): string {
         label: o === 'PUBLIC' ? 'Everyone (PUBLIC)' : 'Members only (MEMBERS_ONLY)',
       })),
       errors: s.errors,
-      hint: "Pages follow this unless the Pages form sets their own.",
+      hint: 'Pages follow this unless the Pages form sets their own.',
     })}
 ${selectField({
   name: 'accessibility',
@@ -535,7 +529,12 @@ ${selectField({
   value: v.accessibility,
   options: Accessibility.options.map((o) => ({
     value: o,
-    label: o === 'OPEN' ? 'Anyone can join (OPEN)' : o === 'APPLICATION' ? 'By application (APPLICATION)' : 'By invite link only (INVITE_ONLY)',
+    label:
+      o === 'OPEN'
+        ? 'Anyone can join (OPEN)'
+        : o === 'APPLICATION'
+          ? 'By application (APPLICATION)'
+          : 'By invite link only (INVITE_ONLY)',
   })),
   errors: s.errors,
 })}`,
@@ -666,7 +665,9 @@ ${rows}
 }
 
 function advancedForm(ctx: SiteContext, fp: string, s: GroupState, storefront: Settings['storefrontConfig']): string {
-  const keys = [...new Set([...advancedKeys(storefront), ...Object.keys(s.values).map((k) => k.replace(/^advanced\./, ''))])];
+  const keys = [
+    ...new Set([...advancedKeys(storefront), ...Object.keys(s.values).map((k) => k.replace(/^advanced\./, ''))]),
+  ];
   const fields = keys.map((key) =>
     textField({
       name: advancedField(key),
@@ -697,7 +698,13 @@ interface RenderOpts {
   status?: number;
 }
 
-function settingsPage(ctx: SiteContext, leader: Leader, req: Request, settings: Settings, opts: RenderOpts = {}): PageContent {
+function settingsPage(
+  ctx: SiteContext,
+  leader: Leader,
+  req: Request,
+  settings: Settings,
+  opts: RenderOpts = {},
+): PageContent {
   const fp = settingsFingerprint(settings);
   const stateOf = (group: Group, values: () => Values): GroupState =>
     opts.failed?.group === group ? opts.failed.state : { values: values(), errors: noErrors() };
@@ -706,7 +713,12 @@ function settingsPage(ctx: SiteContext, leader: Leader, req: Request, settings: 
     domains: settings.domains.join('\n'),
     embedOrigins: settings.embedOrigins.join('\n'),
   }));
-  const section = (group: Group, title: string, intro: string, form: string) => `<section class="settings-group" aria-labelledby="settings-${group}-title">
+  const section = (
+    group: Group,
+    title: string,
+    intro: string,
+    form: string,
+  ) => `<section class="settings-group" aria-labelledby="settings-${group}-title">
 <h2 id="settings-${group}-title">${escapeHtml(title)}</h2>
 <p class="hint">${escapeHtml(intro)}</p>
 ${form}
@@ -719,17 +731,63 @@ ${form}
     main: `<h1>Settings</h1>
 ${notice(doneNotice(req, DONE))}
 <p>Each form saves its own settings only, at once, for every visitor and widget. Every change is in the <a href="/admin/audit-log?action=settings.update">audit log</a>.</p>
-${section('access', 'Access', 'Who can see the site, and how people join.', accessForm(ctx, fp, stateOf('access', () => ({ visibility: settings.visibility, accessibility: settings.accessibility }))))}
+${section(
+  'access',
+  'Access',
+  'Who can see the site, and how people join.',
+  accessForm(
+    ctx,
+    fp,
+    stateOf('access', () => ({ visibility: settings.visibility, accessibility: settings.accessibility })),
+  ),
+)}
 ${section('site', 'Site', 'Where the community lives: its landing site, its domains, and the sites that embed its widgets.', siteForm(ctx, fp, site))}
-${section('theme', 'Theme', 'Colours, fonts and corners of the hosted site and of every widget, wherever it is embedded.', themeForm(ctx, fp, stateOf('theme', () => themeValues(settings.themeConfig))))}
-${section('header', 'Header', 'The header at the top of every page (and of the header widget on your own site).', headerForm(ctx, fp, stateOf('header', () => headerValues(settings.storefrontConfig.header))))}
+${section(
+  'theme',
+  'Theme',
+  'Colours, fonts and corners of the hosted site and of every widget, wherever it is embedded.',
+  themeForm(
+    ctx,
+    fp,
+    stateOf('theme', () => themeValues(settings.themeConfig)),
+  ),
+)}
+${section(
+  'header',
+  'Header',
+  'The header at the top of every page (and of the header widget on your own site).',
+  headerForm(
+    ctx,
+    fp,
+    stateOf('header', () => headerValues(settings.storefrontConfig.header)),
+  ),
+)}
 <section class="settings-group" aria-labelledby="settings-preview-title">
 <h2 id="settings-preview-title">Preview</h2>
 <p class="hint">The header and theme as drafted in the two forms above, on a sample page. Press Preview to update it; nothing is saved until you press Save.</p>
 <div data-island="settings-preview"><iframe class="preview-frame" name="settings-preview" title="Preview" src="/admin/settings/preview"></iframe></div>
 </section>
-${section('pages', 'Pages', 'Which pages are on, and who can see each.', pagesForm(ctx, fp, stateOf('pages', () => pageValues(settings.pageSettings))))}
-${section('advanced', 'Advanced', 'The rest of the storefront configuration, as JSON, one part per box: the navigation, footer, modules and more. Each box replaces its part whole; an empty box removes it.', advancedForm(ctx, fp, stateOf('advanced', () => advancedValues(settings.storefrontConfig)), settings.storefrontConfig))}`,
+${section(
+  'pages',
+  'Pages',
+  'Which pages are on, and who can see each.',
+  pagesForm(
+    ctx,
+    fp,
+    stateOf('pages', () => pageValues(settings.pageSettings)),
+  ),
+)}
+${section(
+  'advanced',
+  'Advanced',
+  'The rest of the storefront configuration, as JSON, one part per box: the navigation, footer, modules and more. Each box replaces its part whole; an empty box removes it.',
+  advancedForm(
+    ctx,
+    fp,
+    stateOf('advanced', () => advancedValues(settings.storefrontConfig)),
+    settings.storefrontConfig,
+  ),
+)}`,
   });
   return { ...page, style: `${page.style ?? ''}${SETTINGS_STYLE}` };
 }
