@@ -340,7 +340,7 @@ describe('error', () => {
   });
 
   it("refuses another community's domain with 409 next to the domains, and a platform host with 400", async () => {
-    const taken = `taken-${other.tag}.example.org`;
+    const taken = `taken-${Date.now().toString(36)}.example.org`;
     await onSite(server, other.tag, 'PATCH', `/api/admin/${other.tag}/settings`, {
       cookie: other.cookies.founder,
       json: { domains: [taken] },
@@ -350,7 +350,8 @@ describe('error', () => {
     expect(errorNextTo(res.text, 'domains').message).toBe(
       `"${taken}": this domain is already used by another community`,
     );
-    expect(res.text).not.toContain(other.tag + '</');
+    // The answer does not say which community has it.
+    expect(res.text).not.toContain(other.tag);
     expect(formFields(res.text, 'settings-site').domains).toBe(`free-${club.tag}.example.org\n${taken}`);
     const platform = await save('site', { domains: `${club.tag}.localhost` });
     expect(platform.status).toBe(400);
