@@ -29,7 +29,7 @@ async function customerPage(browser: Browser, name: string, community: ConsoleCo
 
 test.use({ locale: 'en-US', timezoneId: 'UTC' });
 // Several browser contexts and a fresh community each, on a machine shared with other runs.
-test.setTimeout(90_000);
+test.setTimeout(120_000);
 
 test('a leader changes the brand colour: the preview, the hosted site and an embedded widget follow', async ({
   browser,
