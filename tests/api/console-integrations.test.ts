@@ -445,7 +445,7 @@ describe('security', () => {
         [`${PAGE}/webhooks`, { url: hook.url, events: ['*'] }],
         [`${PAGE}/webhooks/${made.id}/delete`, { confirmed: 'yes' }],
         [`${PAGE}/webhooks/${made.id}/rotate-secret`, { confirmed: 'yes' }],
-      ] as const) {
+      ] as Array<[string, Record<string, string | string[]>]>) {
         const res = await formOnSite(server, club.tag, path, { _csrf: csrfOfCookie(cookie), ...fields }, { cookie });
         expect(res.status, `${who} ${path}`).toBe(403);
         expect(res.text).not.toMatch(/sk_live_|whsec_/);
@@ -496,7 +496,7 @@ describe('security', () => {
       [`${theirPath}/delete`, { confirmed: 'yes' }],
       [`${theirPath}/deliveries/${delivery.id}/replay`, {}],
       [`${theirPath}/resend`, { since: '2020-01-01T00:00' }],
-    ] as const) {
+    ] as Array<[string, Record<string, string | string[]>]>) {
       const res = await post(path, fields);
       expect(res.status, path).toBe(404);
       expect(res.text).not.toContain('whsec_');

@@ -35,7 +35,7 @@ const CONSOLE_STYLE = `
 @media (max-width: 44em) { .console { grid-template-columns: 1fr; } }
 .console-nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 0.2em; }
 .console-nav a { display: block; padding: 0.35em 0.6em; border-radius: 6px; text-decoration: none; }
-.console-nav a[aria-current="page"] { background: color-mix(in srgb, var(--brand) 14%, transparent); font-weight: 600; }
+.console-nav a[aria-current="page"] { background: color-mix(in srgb, var(--brand) 14%, transparent); font-weight: 600; color: CanvasText; }
 .console-who { margin: 0 0 0.6em; font-weight: 600; }
 .console-section { min-width: 0; }
 .field { margin: 0 0 1em; display: flex; flex-direction: column; gap: 0.25em; max-width: 40em; }
