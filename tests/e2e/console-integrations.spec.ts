@@ -33,11 +33,27 @@ test('a leader creates a secret key, uses it on /v1, and revokes it through the 
   browser,
   request,
 }) => {
-  const community = await importConsoleCommunity('cikey');
+  const admin = { email: `cikey-a-${Date.now()}@example.com`, password: 'admin-password' };
+  const usertag = `cikeya${Date.now().toString(36)}`;
+  const community = await importConsoleCommunity('cikey', {
+    users: [{ email: admin.email, name: 'Ada Admin', usertag, password: admin.password }],
+    memberships: [{ usertag, status: 'ACCEPTED', role: 'admin' }],
+  });
+  // An admin sees the scopes only the founder may give disabled, with the reason.
+  const adminContext = await signedInContext(browser, community, admin);
+  const adminPage = await adminContext.newPage();
+  await adminPage.goto(`${community.origin}/admin/integrations`);
+  await expect(adminPage.getByRole('checkbox', { name: /WRITE_MEMBERS/ })).toBeDisabled();
+  await expect(adminPage.getByRole('checkbox', { name: /^ADMIN/ })).toBeDisabled();
+  await expect(adminPage.getByRole('checkbox', { name: /WRITE_SALES/ })).toBeEnabled();
+  expect(await axeViolations(adminPage)).toEqual([]);
+  await adminContext.close();
+
   const context = await signedInContext(browser, community, community.founder);
   const page = await context.newPage();
   await page.goto(`${community.origin}/admin/integrations`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
+  await expect(page.getByRole('checkbox', { name: /WRITE_MEMBERS/ })).toBeEnabled();
   expect(await axeViolations(page)).toEqual([]);
 
   const secret = await createKey(page, 'Shop sync', ['READ_PUBLIC']);
@@ -93,8 +109,13 @@ test('a leader replays a failed delivery to their receiver and sees it succeed',
     const key = await createKey(page, 'Publisher', ['ADMIN']);
     await page.goto(`${community.origin}/admin/integrations`);
 
+    // No event chosen: refused, the reason under the events and the URL kept.
     await page.getByLabel('URL', { exact: true }).fill(receiverUrl);
     await page.getByLabel('Every event').uncheck();
+    await page.getByRole('button', { name: 'Add receiver' }).click();
+    await expect(page.getByRole('group', { name: 'Events' })).toContainText('must list at least one event');
+    await expect(page.getByLabel('URL', { exact: true })).toHaveValue(receiverUrl);
+    expect(await axeViolations(page)).toEqual([]);
     await page.getByLabel('article.published').check();
     await page.getByRole('button', { name: 'Add receiver' }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your new webhook receiver');
