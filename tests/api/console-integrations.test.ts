@@ -62,7 +62,7 @@ const auditOf = (f: LeaderFixture) =>
   server.database.db.selectFrom('audit_log').selectAll().where('community_id', '=', f.id).execute();
 
 const shownSecret = (html: string, prefix: 'sk_live_' | 'whsec_'): string => {
-  const m = new RegExp(`<output id="new-secret">(${prefix}[^<]+)</output>`).exec(html);
+  const m = new RegExp(`<output id="new-secret"[^>]*>(${prefix}[^<]+)</output>`).exec(html);
   if (!m) throw new Error(`no ${prefix} secret on the page`);
   return m[1];
 };

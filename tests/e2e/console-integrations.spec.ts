@@ -58,6 +58,8 @@ test('a leader creates a secret key, uses it on /v1, and revokes it through the 
 
   const secret = await createKey(page, 'Shop sync', ['READ_PUBLIC']);
   expect(secret).toMatch(/^sk_live_/);
+  // The console's module adds a copy button beside it.
+  await expect(page.getByRole('button', { name: 'Copy' })).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
   const events = `${API_ORIGIN}/v1/communities/${community.tag}/events`;
   expect((await request.get(events, { headers: { 'X-API-Key': secret } })).status()).toBe(200);
@@ -184,6 +186,7 @@ test('with JavaScript off, a leader creates a key and revokes it through the con
   const page = await context.newPage();
   await page.goto(`${community.origin}/admin/integrations`);
   const secret = await createKey(page, 'No script', ['READ_PUBLIC', 'WRITE_SALES']);
+  await expect(page.getByRole('button', { name: 'Copy' })).toHaveCount(0);
   const events = `${API_ORIGIN}/v1/communities/${community.tag}/events`;
   expect((await request.get(events, { headers: { 'X-API-Key': secret } })).status()).toBe(200);
 

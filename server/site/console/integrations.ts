@@ -346,7 +346,7 @@ ${receiverFields(receiverForm)}
 ${opts.about}
 <p class="notice" role="status"><strong>This is the only time it is shown: copy it now.</strong> It is stored so that nobody, here or on the server, can read it again; a lost one cannot be shown again.</p>
 <p><label for="new-secret">The secret</label></p>
-<p class="secret"><output id="new-secret">${escapeHtml(opts.secret)}</output></p>
+<p><output id="new-secret" class="secret" data-island="copy-secret">${escapeHtml(opts.secret)}</output></p>
 ${opts.use}
 <p><a href="${escapeHtml(opts.back)}">${escapeHtml(opts.backLabel)}</a></p>`,
     });
