@@ -56,6 +56,10 @@ export default defineConfig({
       // The atlas draws its map from these; the specs serve them (tests/e2e/support.ts, serveTiles).
       SVC_MAP_TILES_URL: 'https://tiles.e2e.test/{z}/{x}/{y}.png',
       SVC_MAP_TILES_ATTRIBUTION: '© E2E tiles',
+      // The console's webhook spec posts to a receiver it runs on 127.0.0.1 (the SSRF guard refuses
+      // private addresses when this is false, as in production); the delivery worker runs in the
+      // server by default (SVC_WEBHOOK_WORKER).
+      SVC_ALLOW_PRIVATE_WEBHOOKS: 'true',
     },
     reuseExistingServer: false,
     timeout: 60_000,

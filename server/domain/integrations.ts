@@ -44,7 +44,7 @@ export interface ConsoleActor extends AuditActor {
  * The scopes that let a key kick and ban (`/v1` members): a key removes any admin, so an admin who
  * could make one would get round "admins are peers" (docs/leader-console.md, "Who may remove whom").
  */
-const MEMBER_REMOVING_SCOPES: readonly Scope[] = ['WRITE_MEMBERS', 'ADMIN'];
+export const MEMBER_REMOVING_SCOPES: readonly Scope[] = ['WRITE_MEMBERS', 'ADMIN'];
 
 /** What the audit log keeps of a secret: enough to tell two apart, far too little to use one. */
 const secretPrefix = (secret: string) => `${secret.slice(0, secret.startsWith('whsec_') ? 12 : 14)}…`;

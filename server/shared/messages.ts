@@ -188,6 +188,10 @@ export const messages = {
     `This segment has no price for the application's billing cycle${cycle ? ` (${cycle})` : ''}; apply again with a cycle it offers`,
   applyOriginNotAllowed:
     "origin must be one of the community's embed origins, its landing URL or its hosted site (scheme://host[:port])",
+  // Leader console pages, settings (server/site/console/settings.ts)
+  settingsChangedMeanwhile:
+    'The settings were changed since you opened this page (by another leader, or in another tab). Your values are below: check them against the current settings and save again to replace them.',
+  settingsNotJson: (part: string, detail: string) => `${part} is not valid JSON: ${detail}`,
   // Leader console, integrations (server/admin/integrations.ts)
   secretAnswerNotReplayable:
     'This answer holds a secret shown once, so it is never stored to be replayed: send the request without Idempotency-Key',
