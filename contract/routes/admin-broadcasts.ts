@@ -49,6 +49,30 @@ export const listLeaderBroadcasts = route({
   errors: [400, 401, 403],
 });
 
+export const AudienceSegment = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    active: z.boolean().describe('false for a closed segment: nobody joins it, its members are still reached'),
+  })
+  .meta({ id: 'AudienceSegment' });
+
+// Declared (so mounted) before getLeaderBroadcast, whose `{broadcastId}` would otherwise take `audiences`.
+export const listBroadcastAudiences = route({
+  operationId: 'listBroadcastAudiences',
+  method: 'get',
+  path: `${ADMIN_BASE}/broadcasts/audiences`,
+  tag: 'Leader console',
+  summary: 'Segments a broadcast may go to',
+  description:
+    "Every segment of the community, closed ones included, in the site's order: the ids `audience.segmentIds` " +
+    `takes. ${NOTE}`,
+  auth: { kind: 'leader' },
+  params: InAdminCommunity,
+  response: { status: 200, schema: z.array(AudienceSegment), description: "The community's segments" },
+  errors: [401, 403],
+});
+
 // Declared (so mounted) before getLeaderBroadcast, whose `{broadcastId}` would otherwise take `allowance`.
 export const getBroadcastAllowance = route({
   operationId: 'getBroadcastAllowance',
@@ -130,6 +154,7 @@ export const cancelLeaderBroadcast = route({
 
 export const ADMIN_BROADCAST_ROUTES = [
   listLeaderBroadcasts,
+  listBroadcastAudiences,
   getBroadcastAllowance,
   getLeaderBroadcast,
   sendLeaderBroadcast,

@@ -1,5 +1,5 @@
 // The leader console's API (`{site_base}/api/admin/{communityTag}/...`, docs/leader-console.md):
-// who the signed-in leader is, and the audit log. The settings, members, integrations and invite
+// who the signed-in leader is, the audit log and the overview. The settings, members, integrations and invite
 // routes are declared in the admin-*.ts modules beside this one; every one of them has
 // `auth: {kind: 'leader'}` (server/http/leader.ts).
 import { z } from 'zod';
@@ -72,4 +72,51 @@ export const listAuditLog = route({
   errors: [400, 401, 403],
 });
 
-export const ADMIN_ROUTES = [getLeaderSelf, listAuditLog];
+const Count = z.int().min(0);
+const Day = z.string().describe('a UTC day, `YYYY-MM-DD`');
+const CurrencyAmount = z.object({
+  currency: z.string().describe('ISO 4217, upper case'),
+  amount: Count.describe("in the currency's minor unit"),
+});
+
+export const LeaderOverview = z
+  .object({
+    members: z.object({ accepted: Count.describe('ACCEPTED members, leaders included') }),
+    requests: z.object({ pending: Count.describe('PENDING membership requests (the review queue)') }),
+    events: z.object({
+      upcoming: Count.describe('events starting now or later'),
+      next: z
+        .array(z.object({ id: z.string(), slug: z.string(), name: z.string(), startDate: z.string() }))
+        .describe('the next five, soonest first'),
+    }),
+    since: Day.describe('the first day of `donations.days` and `rsvps.days`; the last is today (UTC)'),
+    donations: z.object({
+      days: z
+        .array(z.object({ date: Day, count: Count, amounts: z.array(CurrencyAmount).describe('per currency') }))
+        .describe('every day of the last 30, oldest first, refunded donations left out'),
+      totals: z.array(CurrencyAmount.extend({ count: Count })).describe('the 30 days per currency'),
+    }),
+    rsvps: z.object({
+      days: z.array(z.object({ date: Day, count: Count })).describe('RSVPs (free tickets) by day, as `donations.days`'),
+      total: Count,
+    }),
+  })
+  .meta({ id: 'LeaderOverview' });
+
+export const getLeaderOverview = route({
+  operationId: 'getLeaderOverview',
+  method: 'get',
+  path: `${ADMIN_BASE}/overview`,
+  tag: 'Leader console',
+  summary: "The community's overview",
+  description:
+    'What the console opens on: ACCEPTED members, PENDING requests, upcoming events (the next five by name) and the ' +
+    'last 30 days (UTC, today included) of donations and RSVPs by day. Amounts are per currency and never added ' +
+    `across currencies; refunded donations and tickets are left out. ${LEADER_NOTE}`,
+  auth: { kind: 'leader' },
+  params: InAdminCommunity,
+  response: { status: 200, schema: LeaderOverview, description: 'The overview now' },
+  errors: [401, 403],
+});
+
+export const ADMIN_ROUTES = [getLeaderSelf, listAuditLog, getLeaderOverview];

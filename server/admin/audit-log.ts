@@ -1,4 +1,4 @@
-// The leader console: who the leader is, and the audit log.
+// The leader console: who the leader is, and the audit log (the overview is ./overview.ts).
 import * as routes from '../../contract/routes/admin.ts';
 import { listAudit } from '../domain/audit-log.ts';
 import type { HandlerContext, RouteDeps } from '../http/routes.ts';
@@ -28,4 +28,6 @@ async function listAuditLog({ query, leader }: HandlerContext<typeof routes.list
   };
 }
 
-export const auditLogHandlers = { getLeaderSelf, listAuditLog } satisfies Handlers<RoutesOf<typeof routes>>;
+export const auditLogHandlers = { getLeaderSelf, listAuditLog } satisfies Handlers<
+  Exclude<RoutesOf<typeof routes>, typeof routes.getLeaderOverview>
+>;

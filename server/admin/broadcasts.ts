@@ -29,6 +29,14 @@ async function listLeaderBroadcasts(
   };
 }
 
+async function listBroadcastAudiences(
+  { leader }: HandlerContext<typeof routes.listBroadcastAudiences>,
+  { db }: RouteDeps,
+) {
+  await broadcasts.assertBroadcastsEnabled(db, leader.communityId);
+  return { body: await broadcasts.listAudienceSegments(db, leader.communityId), headers: NO_STORE };
+}
+
 async function getBroadcastAllowance(
   { leader }: HandlerContext<typeof routes.getBroadcastAllowance>,
   { db }: RouteDeps,
@@ -114,6 +122,7 @@ async function cancelLeaderBroadcast({
 
 export const leaderBroadcastHandlers = {
   listLeaderBroadcasts,
+  listBroadcastAudiences,
   getBroadcastAllowance,
   getLeaderBroadcast,
   sendLeaderBroadcast,

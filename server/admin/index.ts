@@ -7,11 +7,13 @@ import { integrationHandlers } from './integrations.ts';
 import { memberHandlers } from './members.ts';
 import { inviteHandlers } from './invites.ts';
 import { leaderBroadcastHandlers } from './broadcasts.ts';
+import { overviewHandlers } from './overview.ts';
 import { settingsHandlers } from './settings.ts';
 
 export function adminHandlerGroups(deps: RouteDeps): HandlerGroup[] {
   return [
     handlerGroup(auditLogHandlers, deps),
+    handlerGroup(overviewHandlers, deps),
     handlerGroup(settingsHandlers, deps),
     handlerGroup(memberHandlers, deps),
     handlerGroup(integrationHandlers, deps),

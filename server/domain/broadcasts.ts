@@ -108,6 +108,26 @@ async function countedFrom(db: Db | Trx, communityId: string, at: number): Promi
   return rows.map((r) => Date.parse(r.send_at));
 }
 
+/** A segment a broadcast may go to: any of the community's, closed ones too (their members stay). */
+export interface AudienceSegment {
+  id: string;
+  name: string;
+  active: boolean;
+}
+
+/** The community's segments, as the compose form offers them, in the site's order. */
+export async function listAudienceSegments(db: Db, communityId: string): Promise<AudienceSegment[]> {
+  const rows = await db
+    .selectFrom('segments')
+    .select(['id', 'name', 'is_active'])
+    .where('community_id', '=', communityId)
+    .orderBy('sort_order')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, active: Boolean(r.is_active) }));
+}
+
 /** Every segment id is one of this community's, or the first that is not is refused. */
 async function assertSegmentsOfCommunity(db: Db | Trx, communityId: string, segmentIds: readonly string[]) {
   const found = await db

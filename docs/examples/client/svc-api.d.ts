@@ -1774,6 +1774,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/{communityTag}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The community's overview
+         * @description What the console opens on: ACCEPTED members, PENDING requests, upcoming events (the next five by name) and the last 30 days (UTC, today included) of donations and RSVPs by day. Amounts are per currency and never added across currencies; refunded donations and tickets are left out. For the community's founder and admins only, signed in on the community's own site (its sign-in cookie; writes only from the site's own origin): anyone else, a leader of another community included, gets `403 NOT_A_LEADER`.
+         */
+        get: operations["getLeaderOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/{communityTag}/settings": {
         parameters: {
             query?: never;
@@ -2262,6 +2282,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/{communityTag}/broadcasts/audiences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Segments a broadcast may go to
+         * @description Every segment of the community, closed ones included, in the site's order: the ids `audience.segmentIds` takes. For the community's founder and admins only (`403 NOT_A_LEADER` for anyone else), signed in on its own site; writes only from that origin. Without the broadcasts feature every route answers `403 FEATURE_NOT_ENABLED`.
+         */
+        get: operations["listBroadcastAudiences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/{communityTag}/broadcasts/allowance": {
         parameters: {
             query?: never;
@@ -2400,6 +2440,13 @@ export interface components {
             longitude: number;
             categoryId: string;
             imageUrl: string | null;
+        };
+        AudienceSegment: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description false for a closed segment: nobody joins it, its members are still reached */
+            active: boolean;
         };
         AuditEntry: {
             id: string;
@@ -2810,6 +2857,61 @@ export interface components {
             /** @description set while the member is out by a kick (status REJECTED) */
             kickedAt: string | null;
             bannedAt: string | null;
+        };
+        LeaderOverview: {
+            members: {
+                /** @description ACCEPTED members, leaders included */
+                accepted: number;
+            };
+            requests: {
+                /** @description PENDING membership requests (the review queue) */
+                pending: number;
+            };
+            events: {
+                /** @description events starting now or later */
+                upcoming: number;
+                /** @description the next five, soonest first */
+                next: {
+                    id: string;
+                    slug: string;
+                    name: string;
+                    startDate: string;
+                }[];
+            };
+            /** @description the first day of `donations.days` and `rsvps.days`; the last is today (UTC) */
+            since: string;
+            donations: {
+                /** @description every day of the last 30, oldest first, refunded donations left out */
+                days: {
+                    /** @description a UTC day, `YYYY-MM-DD` */
+                    date: string;
+                    count: number;
+                    /** @description per currency */
+                    amounts: {
+                        /** @description ISO 4217, upper case */
+                        currency: string;
+                        /** @description in the currency's minor unit */
+                        amount: number;
+                    }[];
+                }[];
+                /** @description the 30 days per currency */
+                totals: {
+                    /** @description ISO 4217, upper case */
+                    currency: string;
+                    /** @description in the currency's minor unit */
+                    amount: number;
+                    count: number;
+                }[];
+            };
+            rsvps: {
+                /** @description RSVPs (free tickets) by day, as `donations.days` */
+                days: {
+                    /** @description a UTC day, `YYYY-MM-DD` */
+                    date: string;
+                    count: number;
+                }[];
+                total: number;
+            };
         };
         LeaderReviewRequest: {
             requestId: string;
@@ -12977,6 +13079,86 @@ export interface operations {
             };
         };
     };
+    getLeaderOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderOverview"];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCommunitySettings: {
         parameters: {
             query?: never;
@@ -16441,6 +16623,86 @@ export interface operations {
             };
             /** @description Semantically invalid, or the Idempotency-Key was already used with a different request. Codes: `UNPROCESSABLE`, `IDEMPOTENCY_KEY_MISMATCH`. */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded. Retry after `Retry-After` seconds (also in `extras.retryAfter`). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Quote `requestId` when reporting it; retrying with backoff is safe (send the same Idempotency-Key on writes). Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBroadcastAudiences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                communityTag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The community's segments */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudienceSegment"][];
+                };
+            };
+            /** @description Invalid input (`extras.field` names the offending value) or a rejected business rule. Codes: `INVALID_INPUT`, `INVALID_EMAIL`, `INVALID_SLUG`, `INVALID_DATE`, `INVALID_AMOUNT`, `INVALID_DONATION_AMOUNT`, `ALREADY_MEMBER`, `APPLICATION_PENDING`, `MALFORMED_JSON`, `INVALID_SIGNATURE`, `RESET_TOKEN_INVALID`, `PHONE_CODE_INVALID`, `FRIEND_REQUEST_SELF`, `RULES_VERSION_MISMATCH`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-API-Key` is missing, empty or unknown. Codes: `API_KEY_REQUIRED`, `INVALID_API_KEY`, `SIGN_IN_REQUIRED`, `INVALID_CREDENTIALS`, `REAUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key belongs to another community, lacks the required scope (`extras.grantedScopes` lists what it has), or the feature is not enabled for this community. On widget actions also: the `Origin` is not one of the community's embed origins, or a secret key was sent. Codes: `COMMUNITY_MISMATCH`, `INSUFFICIENT_SCOPE`, `FEATURE_NOT_ENABLED`, `PAGE_MEMBERS_ONLY`, `CROSS_SITE_REQUEST`, `PLATFORM_ONLY`, `ORIGIN_NOT_ALLOWED`, `SECRET_KEY_NOT_ALLOWED`, `NOT_A_MEMBER`, `NOT_A_LEADER`, `FOUNDER_ONLY`, `APPLICANT_BANNED`. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
