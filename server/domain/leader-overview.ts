@@ -43,7 +43,9 @@ const dayOf = (column: string) => sql<string>`substr(${sql.ref(column)}, 1, 10)`
 
 export async function leaderOverview(db: Db, communityId: string, now = Date.now()): Promise<LeaderOverview> {
   const nowIso = new Date(now).toISOString();
-  const sinceMs = Date.parse(`${new Date(now - (OVERVIEW_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)}T00:00:00.000Z`);
+  const sinceMs = Date.parse(
+    `${new Date(now - (OVERVIEW_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)}T00:00:00.000Z`,
+  );
   const sinceIso = new Date(sinceMs).toISOString();
   const [accepted, pending, upcoming, next, donationRows, rsvpRows] = await Promise.all([
     db

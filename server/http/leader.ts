@@ -16,6 +16,8 @@ export interface Leader {
   userId: string;
   /** The leader's own name (the console's header, a preview's sample recipient). */
   name: string;
+  /** The leader's account e-mail: where the console's "Send a test to me" goes. */
+  email: string;
   membershipId: string;
   communityId: string;
   communityTag: string;
@@ -45,6 +47,7 @@ export async function authenticateLeader(
       'c.tag as communityTag',
       'c.name as communityName',
       'u.name',
+      'u.email',
     ])
     .where('c.tag', '=', communityTag)
     .where('m.user_id', '=', visitor.userId)
@@ -55,6 +58,7 @@ export async function authenticateLeader(
   return {
     userId: visitor.userId,
     name: row.name,
+    email: row.email,
     membershipId: row.membershipId,
     communityId: row.communityId,
     communityTag: row.communityTag,

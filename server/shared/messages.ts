@@ -144,6 +144,10 @@ export const messages = {
   broadcastNotCancellable: (status: string) =>
     `Only a SCHEDULED broadcast can be cancelled; this one is ${status} (being sent or sent)`,
   broadcastLimit: (limit: number) => `At most ${limit} broadcasts per 24 hours per community; see Retry-After`,
+  // Leader console, the compose page (server/site/console/broadcasts.ts)
+  consoleScheduleNeedsTime: 'Choose when to send it (a date and time in UTC), or press Send now',
+  consoleScheduleTimeFormat: 'A date and time in UTC, such as 2026-12-01T09:30',
+  consoleAudienceNeedsSegment: 'Tick at least one segment, or choose every member',
   segmentNameTaken: 'Another segment of this community already has this name',
   installmentUnit: (missing: string[]) =>
     `The installment fields are set together or not at all: also send ${missing.join(', ')}`,

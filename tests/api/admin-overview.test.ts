@@ -126,7 +126,9 @@ describe('error', () => {
   });
 
   it('answers 403 for an unknown community tag on this site', async () => {
-    const res = await onSite(server, club.tag, 'GET', `/api/admin/nosuchclub/overview`, { cookie: club.cookies.founder });
+    const res = await onSite(server, club.tag, 'GET', `/api/admin/nosuchclub/overview`, {
+      cookie: club.cookies.founder,
+    });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('NOT_A_LEADER');
   });

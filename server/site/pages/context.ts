@@ -31,7 +31,12 @@ export type PageContent = Omit<SitePage, 'status' | 'cache'> & {
   noStore?: boolean;
 };
 export type PageBody =
-  PageContent | { file: { contentType: string; body: string; filename?: string } } | 'not-found' | 'gate' | 'forbidden';
+  | PageContent
+  // `csp` replaces the file's default policy (the console's broadcast preview is a framed document).
+  | { file: { contentType: string; body: string; filename?: string; csp?: string } }
+  | 'not-found'
+  | 'gate'
+  | 'forbidden';
 export type PageRenderer = (ctx: SiteContext, db: Db, req: Request) => Promise<PageBody>;
 
 /** What a form post answers: a page (a refusal, re-rendered) or a 303 to where the result shows. */

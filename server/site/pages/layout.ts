@@ -363,12 +363,13 @@ export function renderSiteFile(file: {
   contentType: string;
   body: string;
   filename?: string;
+  csp?: string;
   cache: 'public' | 'private';
 }): RenderedPage {
   const headers: Record<string, string> = {
     'Content-Type': file.contentType,
     'Cache-Control': file.cache === 'public' ? PUBLIC_PAGE_CACHE : PRIVATE_PAGE_CACHE,
-    'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+    'Content-Security-Policy': file.csp ?? "default-src 'none'; frame-ancestors 'none'",
     'X-Content-Type-Options': 'nosniff',
   };
   if (file.filename) {
