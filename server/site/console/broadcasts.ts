@@ -338,7 +338,7 @@ ${pager('/admin/broadcasts', {}, list.result.page)}`,
     );
     if (!out.ok) {
       const errors = formErrorsOf(out.error, composeField);
-      if (errors.fields.sendAt && out.error.code === 'INVALID_INPUT' && !/future|ahead/.test(out.error.message))
+      if (errors.fields.sendAt && !/future|ahead/.test(out.error.message))
         errors.fields.sendAt = messages.consoleScheduleTimeFormat;
       return composePage(ctx, leader, req, draft, errors, out.error.status);
     }
