@@ -216,6 +216,19 @@ describe('happy', () => {
       { id: b, name: 'Beta', active: false },
       { id: a, name: 'Alpha', active: true },
     ]);
+    for (const who of ['member', 'pending', 'bannedAdmin', 'stranger'] as Person[]) {
+      const refused = await onSite(server, f.tag, 'GET', `/api/admin/${f.tag}/broadcasts/audiences`, {
+        cookie: f.cookies[who],
+      });
+      expect(refused.status, who).toBe(403);
+      expect(refused.body.code, who).toBe('NOT_A_LEADER');
+    }
+    const theirs = await onSite(server, f.tag, 'GET', `/api/admin/${f.tag}/broadcasts/audiences`, {
+      cookie: other.cookies.founder,
+    });
+    // Their cookie is their site's: here it signs nobody in.
+    expect(theirs.status).toBe(401);
+    expect(JSON.stringify(theirs.body)).not.toContain('Alpha');
   });
 });
 
