@@ -67,7 +67,11 @@ describe('happy', () => {
 
   it('draws two SVG bar charts with a name, a description and a table of the same numbers', async () => {
     const res = await page(club.cookies.founder);
-    const charts = [...res.text.matchAll(/<svg class="chart" id="([^"]+)" role="img" aria-labelledby="([^"]+)" aria-describedby="([^"]+)"/g)];
+    const charts = [
+      ...res.text.matchAll(
+        /<svg class="chart" id="([^"]+)" role="img" aria-labelledby="([^"]+)" aria-describedby="([^"]+)"/g,
+      ),
+    ];
     expect(charts.map((c) => c[1])).toEqual(['donations-chart', 'rsvps-chart']);
     for (const c of charts) {
       expect(res.text).toContain(`id="${c[2]}"`);

@@ -186,8 +186,8 @@ function previewDocument(
 ): PageBody {
   const body =
     'error' in content
-      ? `<main><p>${escapeHtml(content.error)}</p></main>`
-      : `<header><p><strong>Subject:</strong> ${escapeHtml(content.subject)}</p><p>Would reach ${content.recipients} ${content.recipients === 1 ? 'person' : 'people'} now.</p><hr></header>
+      ? `<main><h1>Preview</h1><p>${escapeHtml(content.error)}</p></main>`
+      : `<header><h1>Subject: ${escapeHtml(content.subject)}</h1><p>Would reach ${content.recipients} ${content.recipients === 1 ? 'person' : 'people'} now.</p><hr></header>
 <main>${content.html ?? `<pre>${escapeHtml(content.text)}</pre>`}</main>`;
   return {
     file: {
@@ -200,8 +200,9 @@ ${body}
 </body>
 </html>`,
       // The e-mail's own inline styles are kept (it is shown as mail clients show it); nothing
-      // else loads, no script runs (`sandbox` too), and only the console may frame it.
-      csp: "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; sandbox; form-action 'none'; base-uri 'none'; frame-ancestors 'self'",
+      // else loads, no script runs (no script source at all; the frame is `sandbox` too), and only
+      // the console may frame it.
+      csp: "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'",
     },
   };
 }
