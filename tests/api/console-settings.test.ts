@@ -323,6 +323,13 @@ describe('error', () => {
       ['access', { visibility: 'SECRET' }, 'visibility', 'visibility'],
       ['advanced', { 'advanced.nav': '[{"href": "/x\\u0000", "label": "X"}]' }, 'advanced.nav', 'nav.0.href'],
       ['advanced', { 'advanced.chromeProxy': '{"enabled": "yes"}' }, 'advanced.chromeProxy', 'chromeProxy.enabled'],
+      // Valid JSON a few kilobytes long that nests deeper than any walk of it may recurse.
+      [
+        'advanced',
+        { 'advanced.footer': `{"columns": ${'['.repeat(5000)}${']'.repeat(5000)}}` },
+        'advanced.footer',
+        'nested too deeply',
+      ],
       ['header', { 'header.storeName': 'bad\u0007name' }, 'header.storeName', 'storeName'],
     ];
     for (const [group, changes, field, says] of cases) {
