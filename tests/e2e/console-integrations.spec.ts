@@ -70,8 +70,22 @@ test('a leader creates a secret key, uses it on /v1, and revokes it through the 
   await expect(row).toContainText('Active');
   // The list shows the key by its prefix only.
   expect(await page.content()).not.toContain(secret);
-  await row.getByRole('button', { name: 'Revoke' }).click();
+  // Cancelled (by its button, or by Escape): nothing revoked, and focus back on the button that asked.
+  const revoke = row.getByRole('button', { name: 'Revoke' });
   const dialog = page.getByRole('dialog');
+  await revoke.click();
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(revoke).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(revoke).toBeFocused();
+  await expect(row).toContainText('Active');
+  await revoke.click();
   await expect(dialog).toContainText('Revoke the key');
   expect(await axeViolations(page)).toEqual([]);
   await dialog.getByRole('button', { name: 'Confirm' }).click();
