@@ -595,9 +595,9 @@ function themeForm(ctx: SiteContext, fp: string, s: GroupState): string {
     // Ten boxes all called "Not set" would be told apart by nobody using a screen reader: each is
     // named by its colour too.
     return `<div class="field colour">
-<label for="${id}" id="${id}-label">${escapeHtml(label)}</label>
+<label for="${id}">${escapeHtml(label)}</label>
 <span class="colour-row"><input type="color" id="${id}" name="${name}" value="${escapeHtml((value || PICKER_START[key] || '#1f5bd8').toLowerCase())}"${err.attrs}>
-<label class="unset"><input type="checkbox" name="${unsetField(key)}" value="yes" aria-labelledby="${id}-label ${id}-unset"${value === '' ? ' checked' : ''}> <span id="${id}-unset">Not set (the default)</span></label></span>
+<label class="unset"><input type="checkbox" name="${unsetField(key)}" value="yes" aria-label="${escapeHtml(label)}: not set (the default)"${value === '' ? ' checked' : ''}> Not set (the default)</label></span>
 ${err.html}
 </div>`;
   }).join('\n');
