@@ -48,6 +48,9 @@ export function enhanceConfirmations(root: ParentNode): void {
       field.value = 'yes';
       form.append(field);
       form.requestSubmit();
+      // The post has its fields now. Left in the form, the field would let the next press (after a
+      // stopped navigation, or on this page brought back by the Back button) skip the question.
+      field.remove();
     };
     render(<ConfirmDialog question={form.dataset.confirm} onAnswer={close} />, host);
   });
