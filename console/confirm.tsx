@@ -31,18 +31,26 @@ export function enhanceConfirmations(root: ParentNode): void {
     if (!(form instanceof HTMLFormElement) || !form.dataset.confirm) return;
     if (form.querySelector('input[name="confirmed"][value="yes"]')) return;
     event.preventDefault();
+    // Where focus goes back to on Cancel: the dialog is removed, not closed, so the browser does not.
+    const opener = (event as SubmitEvent).submitter ?? form.querySelector<HTMLElement>('button');
     const host = document.createElement('div');
     document.body.append(host);
     const close = (yes: boolean) => {
       render(null, host);
       host.remove();
-      if (!yes) return;
+      if (!yes) {
+        opener?.focus();
+        return;
+      }
       const field = document.createElement('input');
       field.type = 'hidden';
       field.name = 'confirmed';
       field.value = 'yes';
       form.append(field);
       form.requestSubmit();
+      // The post has its fields now. Left in the form, the field would let the next press (after a
+      // stopped navigation, or on this page brought back by the Back button) skip the question.
+      field.remove();
     };
     render(<ConfirmDialog question={form.dataset.confirm} onAnswer={close} />, host);
   });

@@ -39,11 +39,20 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
 }
 
 /**
+ * How deep a body's arrays and objects may nest. Free-form parts (storefrontConfig's) take any
+ * JSON, and a few kilobytes of `[[[[...` would otherwise exhaust the stack of this walk (and of
+ * zod's and the database's after it): a 500 where a 400 is due.
+ */
+export const MAX_NESTING = 64;
+
+/**
  * Refuses the first string (or object key) anywhere in `value` that holds what no text may,
  * naming it by its dotted path as zod failures are named. A key is named by the object it is in.
  */
 export function assertPlainText(value: unknown, kind: 'line' | 'text', where: Where, at: string[] = []): void {
   const field = () => (at.length ? at.join('.') : where);
+  if (at.length > MAX_NESTING && typeof value === 'object' && value !== null)
+    throw new ApiError('INVALID_INPUT', messages.nestedTooDeeply(field(), MAX_NESTING), { field: field() });
   if (typeof value === 'string') {
     const why = refusedText(value, kind);
     if (why) throw new ApiError('INVALID_INPUT', messages.refusedText(field(), why), { field: field() });

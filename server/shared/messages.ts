@@ -100,6 +100,8 @@ export const messages = {
       : `${field}: must not contain an unpaired UTF-16 surrogate (not valid Unicode text)`,
   refusedKey: (field: string, why: 'control character' | 'unpaired surrogate') =>
     `${field}: a field name must not contain ${why === 'control character' ? 'control characters' : 'an unpaired UTF-16 surrogate'}`,
+  nestedTooDeeply: (field: string, max: number) =>
+    `${field}: nested too deeply (at most ${max} levels of lists and objects)`,
   badRequest: 'Bad request',
   headersTooLarge: 'The request headers are larger than the server accepts (16 KB in all)',
   requestTimeout: 'The request was not received in time; send it again',

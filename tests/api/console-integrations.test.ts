@@ -334,6 +334,17 @@ describe('error', () => {
     expect((await api(club, 'GET', '/keys')).body).toHaveLength(keysBefore);
   });
 
+  it("answers a receiver page whose deliveries filter the API refuses with that refusal's status, the message shown", async () => {
+    const { id } = await makeReceiver(club, 'https://93.184.215.14/filtered');
+    for (const query of ['status=DELIVERED', 'offset=-1', 'offset=abc']) {
+      const res = await page(`${PAGE}/webhooks/${id}?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.text, query).toMatch(/<p class="notice error" role="alert">(status|offset): /);
+      expect(res.headers['cache-control']).toBe('private, no-store');
+    }
+    expect((await page(`${PAGE}/webhooks/${id}?status=SUCCEEDED`)).status).toBe(200);
+  });
+
   it('refuses a malformed receiver URL and no events next to their fields, keeping what was typed', async () => {
     const res = await post(`${PAGE}/webhooks`, { url: 'not a url', events: ['member.approved'], description: 'x' });
     expect(res.status).toBe(400);

@@ -270,6 +270,18 @@ describe('happy', () => {
     expect(await storedSettings(club)).toEqual(settings);
   });
 
+  it('names each colour\'s "Not set" box by its colour, so ten boxes are not all called the same', async () => {
+    const html = (await settingsPage(club)).text;
+    const names = new Set<string>();
+    for (const box of html.matchAll(/<input type="checkbox" name="themeConfig\.(\w+)\.unset"[^>]*>/g)) {
+      const name = attr(box[0], 'aria-label') ?? '';
+      expect(name, box[1]).toMatch(/^\S.*: not set \(the default\)$/);
+      names.add(name);
+    }
+    expect(names.size).toBe(10);
+    expect(names).toContain('Brand: not set (the default)');
+  });
+
   it('removes a theme key whose box says "Not set", and a header key whose input is emptied', async () => {
     const res = await save('theme', { 'themeConfig.accentColor.unset': 'yes' });
     expect(res.status).toBe(303);
@@ -323,6 +335,13 @@ describe('error', () => {
       ['access', { visibility: 'SECRET' }, 'visibility', 'visibility'],
       ['advanced', { 'advanced.nav': '[{"href": "/x\\u0000", "label": "X"}]' }, 'advanced.nav', 'nav.0.href'],
       ['advanced', { 'advanced.chromeProxy': '{"enabled": "yes"}' }, 'advanced.chromeProxy', 'chromeProxy.enabled'],
+      // Valid JSON a few kilobytes long that nests deeper than any walk of it may recurse.
+      [
+        'advanced',
+        { 'advanced.footer': `{"columns": ${'['.repeat(5000)}${']'.repeat(5000)}}` },
+        'advanced.footer',
+        'nested too deeply',
+      ],
       ['header', { 'header.storeName': 'bad\u0007name' }, 'header.storeName', 'storeName'],
     ];
     for (const [group, changes, field, says] of cases) {

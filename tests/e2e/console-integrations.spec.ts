@@ -70,8 +70,30 @@ test('a leader creates a secret key, uses it on /v1, and revokes it through the 
   await expect(row).toContainText('Active');
   // The list shows the key by its prefix only.
   expect(await page.content()).not.toContain(secret);
-  await row.getByRole('button', { name: 'Revoke' }).click();
+  // Cancelled (by its button, or by Escape): nothing revoked, and focus back on the button that asked.
+  const revoke = row.getByRole('button', { name: 'Revoke' });
   const dialog = page.getByRole('dialog');
+  await revoke.click();
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(revoke).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(revoke).toBeFocused();
+  await expect(row).toContainText('Active');
+  // Confirmed, but the post led nowhere (a 204 here; a stopped navigation, a page brought back by
+  // Back): the page is still there, and the next press asks again.
+  const held = page.waitForRequest((r) => r.url().endsWith('/revoke'));
+  await page.route('**/revoke', (route) => route.fulfill({ status: 204 }), { times: 1 });
+  await revoke.click();
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  expect((await held).postData()).toContain('confirmed=yes');
+  await expect(dialog).toHaveCount(0);
+  await revoke.click();
   await expect(dialog).toContainText('Revoke the key');
   expect(await axeViolations(page)).toEqual([]);
   await dialog.getByRole('button', { name: 'Confirm' }).click();

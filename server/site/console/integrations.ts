@@ -517,7 +517,8 @@ ${textField({
     return consolePage(ctx, leader, {
       section: 'integrations',
       title: `Receiver ${rc.url}`,
-      status: opts.status,
+      // A refused filter (`?status=`, `?offset=`) is the page's answer too, not a 200 with an error on it.
+      status: opts.status ?? (deliveries.ok ? undefined : deliveries.error.status),
       main: `<p><a href="${BASE}">Integrations</a></p>
 <h1>Webhook receiver</h1>
 ${notice(doneNotice(req, RECEIVER_NOTICES))}

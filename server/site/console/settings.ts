@@ -592,10 +592,12 @@ function themeForm(ctx: SiteContext, fp: string, s: GroupState): string {
     // A colour input always has a colour: "Not set" is how the key is removed.
     const id = fieldId(name);
     const err = fieldError(s.errors, name);
+    // Ten boxes all called "Not set" would be told apart by nobody using a screen reader: each is
+    // named by its colour too.
     return `<div class="field colour">
 <label for="${id}">${escapeHtml(label)}</label>
 <span class="colour-row"><input type="color" id="${id}" name="${name}" value="${escapeHtml((value || PICKER_START[key] || '#1f5bd8').toLowerCase())}"${err.attrs}>
-<label class="unset"><input type="checkbox" name="${unsetField(key)}" value="yes"${value === '' ? ' checked' : ''}> Not set (the default)</label></span>
+<label class="unset"><input type="checkbox" name="${unsetField(key)}" value="yes" aria-label="${escapeHtml(label)}: not set (the default)"${value === '' ? ' checked' : ''}> Not set (the default)</label></span>
 ${err.html}
 </div>`;
   }).join('\n');
