@@ -46,7 +46,7 @@ export async function runOperation<D extends RouteDef>(
   if (def.auth.kind !== 'leader') throw new Error(`${def.operationId}: not a leader operation`);
   try {
     const params = def.params
-      ? parseOrThrow(def.params, { communityTag: leader.communityTag, ...input.params }, 'params')
+      ? parseOrThrow(def.params, { ...input.params, communityTag: leader.communityTag }, 'params')
       : {};
     const query = def.query ? parseOrThrow(def.query, input.query ?? {}, 'query') : {};
     const body = def.body ? parseOrThrow(def.body, input.body ?? {}, 'body') : undefined;
