@@ -29,10 +29,7 @@ export function auditLogPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { query },
-      {
-        req,
-        res: req.res!,
-      },
+      req,
     );
     const filter = `<form method="get" action="/admin/audit-log" class="actions" role="search">
 <label for="audit-action">Action</label>

@@ -208,11 +208,10 @@ ${body}
 }
 
 export function broadcastPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
-  const http = (req: Request) => ({ req, res: req.res! });
   const audiences = (leader: Leader, req: Request) =>
-    runOperation(routes.listBroadcastAudiences, handlers.listBroadcastAudiences, deps.api, leader, {}, http(req));
+    runOperation(routes.listBroadcastAudiences, handlers.listBroadcastAudiences, deps.api, leader, {}, req);
   const allowanceNow = (leader: Leader, req: Request) =>
-    runOperation(routes.getBroadcastAllowance, handlers.getBroadcastAllowance, deps.api, leader, {}, http(req));
+    runOperation(routes.getBroadcastAllowance, handlers.getBroadcastAllowance, deps.api, leader, {}, req);
 
   async function composePage(
     ctx: SiteContext,
@@ -245,7 +244,7 @@ ${composeForm(ctx, leader, { draft, errors, segments: segments.body, allowance: 
         deps.api,
         leader,
         { query: { limit: String(PAGE_SIZE), ...(offset ? { offset } : {}) } },
-        http(req),
+        req,
       ),
       allowanceNow(leader, req),
       audiences(leader, req),
@@ -305,7 +304,7 @@ ${pager('/admin/broadcasts', {}, list.result.page)}`,
       deps.api,
       leader,
       { body: bodyOf(draftOf(req, form), 'preview', leader) },
-      http(req),
+      req,
     );
     if (!out.ok) {
       const field = typeof out.error.extras?.field === 'string' ? `${out.error.extras.field}: ` : '';
@@ -335,7 +334,7 @@ ${pager('/admin/broadcasts', {}, list.result.page)}`,
       deps.api,
       leader,
       { body: bodyOf(draft, intent, leader) },
-      http(req),
+      req,
     );
     if (!out.ok) {
       const errors = formErrorsOf(out.error, composeField);
@@ -356,7 +355,7 @@ ${pager('/admin/broadcasts', {}, list.result.page)}`,
         deps.api,
         leader,
         { params: { broadcastId: id } },
-        http(req),
+        req,
       ),
       audiences(leader, req),
     ]);
@@ -416,7 +415,7 @@ ${cancel}`,
       deps.api,
       leader,
       { params: { broadcastId: id } },
-      http(req),
+      req,
     );
     if (!out.ok) return refusedPage(ctx, leader, 'Broadcast', out.error);
     return { redirect: `/admin/broadcasts/${out.body.id}?done=cancelled` };

@@ -227,7 +227,7 @@ export function integrationPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
     req: Request,
     leader: Leader,
     input: OperationInput = {},
-  ) => runOperation(def, handler, deps.api, leader, input, { req, res: req.res! });
+  ) => runOperation(def, handler, deps.api, leader, input, req);
 
   /** The integrations page: keys, receivers, the two create forms (again, with errors, after a refusal). */
   async function integrationsPage(

@@ -38,8 +38,6 @@ const PAGE_SIZE = 50;
 const CREATE_FIELDS = ['expiresAt', 'maxUses', 'segmentId', 'note'] as const;
 type CreateForm = Partial<Record<(typeof CREATE_FIELDS)[number], string>>;
 
-const http = (req: Request) => ({ req, res: req.res! });
-
 /** The segments a link may put people in: the free ones (a link pays nothing: the API refuses a paid one). */
 const isFree = (s: Segment) =>
   [s.priceMonthly, s.priceQuarterly, s.priceYearly, s.priceOneTime, s.installmentTotalPrice].every((p) => p === null);
@@ -180,7 +178,7 @@ async function invitesPage(
     deps.api,
     leader,
     { query: { limit: String(PAGE_SIZE), offset } },
-    http(req),
+    req,
   );
   const segments = await listPublicSegments(db, leader.communityId);
   const segmentNames = new Map(segments.map((s) => [s.id, s.name]));
@@ -236,7 +234,7 @@ export function invitePages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { body: createBody(submitted) },
-      http(req),
+      req,
     );
     if (!out.ok)
       return invitesPage(ctx, db, req, leader, deps, {
@@ -268,7 +266,7 @@ export function invitePages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { params: { inviteId } },
-      http(req),
+      req,
     );
     if (out.ok) return { redirect: '/admin/invites?done=revoked' };
     return invitesPage(ctx, _db, req, leader, deps, {

@@ -66,8 +66,6 @@ function reasonBody(form: Record<string, string>): { reason?: string } {
   return reason ? { reason } : {};
 }
 
-const http = (req: Request) => ({ req, res: req.res! });
-
 // ---- The directory ------------------------------------------------------------------------------
 
 function searchForm(filter: Filter): string {
@@ -175,7 +173,7 @@ async function directoryPage(
     deps.api,
     leader,
     { query: { limit: String(PAGE_SIZE), offset, ...filter } },
-    http(req),
+    req,
   );
   const exportHref = withFilter(`/api/admin/${leader.communityTag}/members/export`, filter);
   const head = `<h1>Members</h1>
@@ -277,7 +275,7 @@ async function queuePage(
     deps.api,
     leader,
     { query: { limit: String(PAGE_SIZE), offset } },
-    http(req),
+    req,
   );
   const head = `<h1>Requests</h1>
 ${notice(refusal ? null : doneNotice(req, REQUEST_NOTICES))}
@@ -340,7 +338,7 @@ export function memberPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { params: { userId: String(req.params.userId) }, body: reasonBody(form) },
-      http(req),
+      req,
     );
     return afterMemberAction(ctx, req, leader, deps, filterOf(form), out, 'kicked');
   });
@@ -361,7 +359,7 @@ export function memberPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { params: { userId: String(req.params.userId) }, body: reasonBody(form) },
-      http(req),
+      req,
     );
     return afterMemberAction(ctx, req, leader, deps, filterOf(form), out, 'banned');
   });
@@ -374,7 +372,7 @@ export function memberPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { params: { userId: String(req.params.userId) }, body: { role: form.role } },
-      http(req),
+      req,
     );
     return afterMemberAction(
       ctx,
@@ -398,7 +396,7 @@ export function memberPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { params: { requestId: String(req.params.requestId) } },
-      http(req),
+      req,
     );
     return afterRequestAction(ctx, req, leader, deps, out, 'approved');
   });
@@ -419,7 +417,7 @@ export function memberPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       { params: { requestId: String(req.params.requestId) }, body: reasonBody(form) },
-      http(req),
+      req,
     );
     return afterRequestAction(ctx, req, leader, deps, out, 'rejected');
   });

@@ -41,7 +41,8 @@ export async function runOperation<D extends RouteDef>(
   deps: RouteDeps,
   leader: Leader,
   input: OperationInput,
-  http: { req: Request; res: Response },
+  /** The page's request: a handler may read the site's origin from it (an invite's link). */
+  req: Request,
 ): Promise<OperationOutcome<BodyOf<D>>> {
   if (def.auth.kind !== 'leader') throw new Error(`${def.operationId}: not a leader operation`);
   try {
@@ -58,8 +59,9 @@ export async function runOperation<D extends RouteDef>(
       widget: null,
       visitor: null,
       leader,
-      req: http.req,
-      res: http.res,
+      req,
+      // Express gives every request its response; a handler only reads it.
+      res: req.res as Response,
       transaction: <R extends HandlerResult>(fn: (trx: Trx) => Promise<R>) => transaction(deps.db, fn),
     } as unknown as HandlerContext<D>;
     const result = await handler(ctx, deps);

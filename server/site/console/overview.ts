@@ -133,7 +133,7 @@ export function overviewPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
       deps.api,
       leader,
       {},
-      { req, res: req.res! },
+      req,
     );
     if (!out.ok)
       return consolePage(ctx, leader, {

@@ -79,7 +79,7 @@ async function readSettings(deps: ConsoleDeps, leader: Leader, req: Request): Pr
     deps.api,
     leader,
     {},
-    { req, res: req.res! },
+    req,
   );
   // The gate has just read this community: a refusal here is a fault, answered by the error page.
   if (!out.ok) throw out.error;
@@ -887,7 +887,7 @@ export function settingsPages(r: ConsoleRoutes, deps: ConsoleDeps): void {
         deps.api,
         leader,
         { body: draft.patch },
-        { req, res: req.res! },
+        req,
       );
       if (!out.ok) return refuse(refusalOf(group, out.error, draft.patch, stored), out.error.status);
       return { redirect: `/admin/settings?done=${group}` };
