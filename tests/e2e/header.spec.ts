@@ -247,6 +247,29 @@ test.describe('on a customer site (the demo page)', () => {
     // The customer's fallback paragraph is hidden once the widget renders.
     await expect(page.getByText('A made-up club on a made-up website')).toBeHidden();
   });
+  test('inside the page\'s own <header> and <footer>, landmarks="none" nests no second banner or contentinfo (axe clean)', async ({
+    page,
+  }) => {
+    const key = await publishableKey(page.request);
+    // As a WordPress block theme places them: in the theme's header and footer template parts.
+    const body = (landmarks: string) =>
+      `<header><svc-header ${landmarks}></svc-header></header><main><h1>Page</h1></main>` +
+      `<footer><svc-footer ${landmarks}></svc-footer></footer>${snippet(key)}`;
+    await openCustomerPage(page, 'nested-landmarks', body('landmarks="none"'), '<title>Nested</title>');
+    await expect(topLevel(header(page))).toHaveText(ANONYMOUS_NAV);
+    await expect(page.locator('svc-footer [part~="copyright"]')).toBeVisible();
+    await expect(page.getByRole('banner')).toHaveCount(1);
+    await expect(page.getByRole('contentinfo')).toHaveCount(1);
+    // The nav keeps its landmark and its name inside the page's banner.
+    await expect(page.getByRole('banner').getByRole('navigation', { name: 'Demo Hikers' })).toBeVisible();
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Without the attribute the widgets bring their own landmarks: nested, as the issue found.
+    await openCustomerPage(page, 'nested-landmarks-own', body(''), '<title>Nested</title>');
+    await expect(topLevel(header(page))).toHaveText(ANONYMOUS_NAV);
+    await expect(page.locator('svc-footer [part~="copyright"]')).toBeVisible();
+    await expect(page.getByRole('banner')).toHaveCount(2);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -15,18 +15,20 @@ const A = ({ link, part }: { link: FooterLink; part: string }) => (
 export function Footer({ config, attrs }: WidgetProps) {
   const community = storeSignal($community).value;
   const id = `svc-ft-${useId()}`;
+  // landmarks="none": inside the page's own <footer> (a block theme's footer template part).
+  const Root = attrs.landmarks === 'none' ? 'div' : 'footer';
   // The customer's fallback (light DOM) stays up until the community arrives, and if it fails.
   if (community.status !== 'ready')
     return (
-      <footer class="ftr" part="footer">
+      <Root class="ftr" part="footer">
         <slot />
-      </footer>
+      </Root>
     );
   const block = selectFooter(community.community.storefrontConfig, attrs.route);
   if (!block) return null;
   const f = footerModel(block, siteOrigin(config, community.community, location.origin));
   return (
-    <footer class="ftr" part="footer">
+    <Root class="ftr" part="footer">
       {f.title && (
         <p class="title" part="title">
           {f.title}
@@ -66,6 +68,6 @@ export function Footer({ config, attrs }: WidgetProps) {
           {f.copyright}
         </p>
       )}
-    </footer>
+    </Root>
   );
 }

@@ -1,5 +1,6 @@
 // <svc-footer>: the community's site footer: title, columns of links, social links, copyright.
 //   route="/events"   use storefrontConfig.pages[route].footer when the config has one
+//   landmarks="none"  a <div> instead of the <footer> contentinfo, inside a page's own <footer>
 //   locale            formatting locale (else the page's lang)
 import { h } from 'preact';
 import { defineWidget } from '../lib/define-element.ts';
@@ -9,6 +10,6 @@ import styles from './styles.css?inline';
 export default defineWidget({
   name: 'footer',
   styles,
-  attributes: ['route'],
+  attributes: ['route', 'landmarks'],
   render: (props) => h(Footer, props),
 });

@@ -59,14 +59,18 @@ export function Header({ api, config, attrs, emit, state }: WidgetProps) {
     (state as { unread?: number } | undefined)?.unread,
   );
 
+  // landmarks="none": placed inside the page's own <header> (a block theme's header template
+  // part), where a second banner would nest; a plain <div> then, and the nav stays labelled.
+  const Root = attrs.landmarks === 'none' ? 'div' : 'header';
+
   // The customer's fallback (light DOM) stays up until the community arrives, and if it fails.
   if (!ready) {
     return (
-      <header class="hdr" part="header" aria-busy={community.status === 'error' ? undefined : 'true'}>
+      <Root class="hdr" part="header" aria-busy={community.status === 'error' ? undefined : 'true'}>
         <div class="bar" part="bar">
           <slot />
         </div>
-      </header>
+      </Root>
     );
   }
 
@@ -107,7 +111,7 @@ export function Header({ api, config, attrs, emit, state }: WidgetProps) {
   };
 
   return (
-    <header class={`hdr ${look.classes}`} part="header" style={look.vars}>
+    <Root class={`hdr ${look.classes}`} part="header" style={look.vars}>
       <div class="bar" part="bar">
         {entries.length > 0 && (
           <button
@@ -195,7 +199,7 @@ export function Header({ api, config, attrs, emit, state }: WidgetProps) {
           ) : null}
         </div>
       </div>
-    </header>
+    </Root>
   );
 }
 
