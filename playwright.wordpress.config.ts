@@ -38,6 +38,7 @@ export default defineConfig({
     browserName: 'chromium',
     locale: 'en-US',
     timezoneId: 'UTC',
+    actionTimeout: 20_000,
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: '/usr/bin/chromium',
