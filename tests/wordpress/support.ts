@@ -351,9 +351,9 @@ export async function composeEveryWidget(page: Page, title: string): Promise<{ i
 }
 
 /** After a reload: the blocks composeEveryWidget made, in order, with their attributes. */
-export async function expectEveryWidgetInEditor(page: Page): Promise<void> {
+export async function expectEveryWidgetInEditor(page: Page, before: string[] = []): Promise<void> {
   const blocks = await editorBlocks(page);
-  expect(blocks.map((b) => b.name)).toEqual([...BLOCKS.map((b) => b.name), 'core/shortcode']);
+  expect(blocks.map((b) => b.name)).toEqual([...before, ...BLOCKS.map((b) => b.name), 'core/shortcode']);
   const attributes = (name: string) => blocks.find((b) => b.name === name)!.attributes;
   expect(attributes('svc/events')).toMatchObject({ limit: 3 });
   expect(attributes('svc/rsvp')).toMatchObject({ event: EVENT });
