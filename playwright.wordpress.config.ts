@@ -1,0 +1,81 @@
+// The WordPress plugin against a real WordPress (issue 19): Debian's WordPress 6.1 served by
+// `php -S` (integrations/wordpress/test-site/, set up by `npm run test:wordpress` before this runs)
+// with the plugin of this worktree, and the svc server as in playwright.config.ts. Pages are opened
+// on the WordPress origin (http://127.0.0.1:<wp port>); the widgets call the platform on
+// http://localhost:<svc port>, a cross-origin embed as on a customer's site.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+export const E2E_PORT = Number(process.env.SVC_E2E_PORT ?? 3100);
+export const WP_PORT = Number(process.env.SVC_WP_PORT ?? 8100);
+
+// As in playwright.config.ts: created once by the runner, inherited by the workers.
+process.env.SVC_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-wp-'));
+
+export default defineConfig({
+  testDir: 'tests/wordpress',
+  outputDir: 'test-results/e2e-wordpress-artifacts',
+  // One WordPress: a theme switch or the DISALLOW_UNFILTERED_HTML flag is site-wide, so the specs
+  // run one after another.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  // wp-admin on `php -S` is slow to first paint (the block editor loads ~100 scripts).
+  timeout: 120_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e-wordpress.json' }]],
+  projects: [
+    // Imports the community and configures the plugin through Settings → svc; everything else
+    // needs both.
+    { name: 'setup', testMatch: /settings\.setup\.ts/ },
+    { name: 'wordpress', testMatch: /\.spec\.ts/, dependencies: ['setup'] },
+  ],
+  use: {
+    baseURL: `http://127.0.0.1:${WP_PORT}`,
+    browserName: 'chromium',
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    actionTimeout: 20_000,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: [
+    {
+      command: 'node_modules/.bin/tsx server/main.ts',
+      url: `http://127.0.0.1:${E2E_PORT}/readyz`,
+      env: {
+        PORT: String(E2E_PORT),
+        SVC_PUBLIC_URL: `http://localhost:${E2E_PORT}`,
+        SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR,
+        LOG_LEVEL: 'warn',
+      },
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: 'bash integrations/wordpress/test-site/serve.sh',
+      url: `http://127.0.0.1:${WP_PORT}/wp-login.php`,
+      env: { SVC_WP_PORT: String(WP_PORT) },
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
+});
