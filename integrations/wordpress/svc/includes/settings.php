@@ -33,7 +33,7 @@ function svc_settings_fields() {
 		'platform_url'    => array( __( 'Platform URL', 'svc' ), __( 'Where the platform runs, e.g. https://svc.example (no trailing slash needed).', 'svc' ) ),
 		'community'       => array( __( 'Community tag', 'svc' ), __( 'Your community\'s tag, e.g. acme.', 'svc' ) ),
 		'publishable_key' => array( __( 'Publishable key', 'svc' ), __( 'pk_live_…, from GET {platform}/v1/communities/{tag}/publishable-key. Browser-safe: it only reads public data.', 'svc' ) ),
-		'theme'           => array( __( 'Theme', 'svc' ), __( 'Light or Dark is given to every widget as its theme attribute; Auto gives none. The widgets show the community\'s theme colours either way for now.', 'svc' ) ),
+		'theme'           => array( __( 'Theme', 'svc' ), __( 'Dark draws the widgets light on dark, for a dark theme. Auto and Light show the community\'s own colours.', 'svc' ) ),
 	);
 }
 
