@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import {
-  composeEveryWidget,
   EVERY_WIDGET_TWICE,
   expectEveryWidgetInEditor,
   expectPostWorks,
+  insertEveryWidget,
   openEditor,
   rest,
   signedIn,
@@ -36,7 +36,7 @@ test('with DISALLOW_UNFILTERED_HTML the blocks and shortcodes work unchanged', a
         .dispatch('core/block-editor')
         .insertBlocks([wp.blocks.createBlock('core/html', { content: '<svc-members limit="3"></svc-members>' })]);
     });
-    const post = await composeEveryWidget(page, 'Widgets on a host without unfiltered HTML');
+    const post = await insertEveryWidget(page, 'Widgets on a host without unfiltered HTML');
 
     const saved = await api.get<{ content: { raw: string } }>(`/wp/v2/posts/${post.id}?context=edit`);
     expect(saved.content.raw).not.toContain('<svc-members'); // kses took the pasted element
