@@ -1,6 +1,7 @@
 // What the WordPress specs share: the test site (integrations/wordpress/test-site/), its users,
 // the community the plugin is configured with, and the steps an editor takes in wp-admin.
 import fs from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
 import path from 'node:path';
 import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { API_ORIGIN, recordProblems } from '../e2e/support.ts';
@@ -350,9 +351,9 @@ export async function composeEveryWidget(page: Page, title: string): Promise<{ i
 }
 
 /** After a reload: the blocks composeEveryWidget made, in order, with their attributes. */
-export async function expectEveryWidgetInEditor(page: Page): Promise<void> {
+export async function expectEveryWidgetInEditor(page: Page, before: string[] = []): Promise<void> {
   const blocks = await editorBlocks(page);
-  expect(blocks.map((b) => b.name)).toEqual([...BLOCKS.map((b) => b.name), 'core/shortcode']);
+  expect(blocks.map((b) => b.name)).toEqual([...before, ...BLOCKS.map((b) => b.name), 'core/shortcode']);
   const attributes = (name: string) => blocks.find((b) => b.name === name)!.attributes;
   expect(attributes('svc/events')).toMatchObject({ limit: 3 });
   expect(attributes('svc/rsvp')).toMatchObject({ event: EVENT });
@@ -388,3 +389,51 @@ export async function expectPostWorks(
   expect(pluginLogLines()).toEqual([]);
   await context.close();
 }
+
+export interface Rest {
+  get<T>(path: string): Promise<T>;
+  post<T>(path: string, data: unknown): Promise<T>;
+  delete<T>(path: string): Promise<T>;
+}
+/**
+ * WordPress's REST API as the signed-in user of `context` (cookie + a nonce from admin-ajax's
+ * rest-nonce action, as wp-admin's own scripts do), for set-up steps that are not what a spec is
+ * about.
+ */
+export async function rest(context: BrowserContext): Promise<Rest> {
+  const nonceRes = await context.request.get('/wp-admin/admin-ajax.php?action=rest-nonce');
+  expect(nonceRes.ok()).toBe(true);
+  const headers = { 'X-WP-Nonce': (await nonceRes.text()).trim() };
+  const call = async <T>(method: 'GET' | 'POST' | 'DELETE', path: string, data?: unknown): Promise<T> => {
+    const res = await context.request.fetch(`/wp-json${path}`, { method, headers, data });
+    expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
+    return (await res.json()) as T;
+  };
+  return {
+    get: (path) => call('GET', path),
+    post: (path, data) => call('POST', path, data),
+    delete: (path) => call('DELETE', path),
+  };
+}
+
+/** Activates a theme the way a site owner does, on Appearance → Themes. */
+export async function activateTheme(page: Page, name: string): Promise<void> {
+  await page.goto('/wp-admin/themes.php');
+  if ((await page.locator('.theme.active .theme-name').textContent())?.includes(name)) return;
+  const activate = page.getByRole('link', { name: `Activate ${name}` });
+  await activate.focus(); // the button shows on hover or focus
+  await activate.click();
+  await expect(page.locator('.theme.active .theme-name')).toContainText(name);
+}
+
+/**
+ * Axe's violations on the whole page, one line each (as tests/e2e/support.ts's helper), less
+ * WordPress 6.1's own skip link: core prints it for block themes as the body's first child,
+ * outside every landmark (axe's `region` rule), whatever the page holds.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).exclude('.skip-link').analyze();
+  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+export { recordProblems } from '../e2e/support.ts';
