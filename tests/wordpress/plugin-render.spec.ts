@@ -1,7 +1,8 @@
 // What the plugin's renderer promises, seen on the real site: shortcode values that do not fit are
 // dropped or clamped and everything is escaped; the loader comes once, and only where a widget
 // is; the Header and Footer blocks in a block theme's header and footer template parts nest no
-// second banner or contentinfo (the issue's 5 axe violations).
+// second banner or contentinfo (the issue's 5 axe violations); the Theme setting reaches every
+// widget.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { COMMUNITY, COMMUNITY_NAME, FOOTER_TITLE, loaderScripts, openEditor, signedIn, wpApi } from './support.ts';
@@ -112,4 +113,36 @@ test('in a block theme’s header and footer template parts, the Header and Foot
     for (const { id } of parts) await wpApi(admin, `/wp/v2/template-parts/${id}?force=true`, 'DELETE');
     await context.close();
   }
+});
+
+test('Theme: Dark on Settings → svc draws the widgets dark; Auto takes it off again', async ({ browser }) => {
+  const context = await signedIn(browser, 'administrator');
+  const admin = await context.newPage();
+  await openEditor(admin); // where wp.apiFetch is loaded
+  const post = await publishPost(admin, 'Themed widgets', '[svc_events limit="1"]\n\n[svc_members limit="1"]');
+  const setTheme = async (label: string) => {
+    await admin.goto('/wp-admin/options-general.php?page=svc');
+    await admin.getByLabel('Theme').selectOption({ label });
+    await admin.getByRole('button', { name: 'Save Changes' }).click();
+    await expect(admin.locator('.notice-success').first()).toBeVisible();
+  };
+  const visitor = await (await browser.newContext()).newPage();
+  const card = () =>
+    visitor
+      .locator('svc-events [part~="item"]')
+      .first()
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
+  try {
+    await setTheme('Dark');
+    await visitor.goto(post.link);
+    await expect(visitor.locator('svc-events[theme="dark"], svc-members[theme="dark"]')).toHaveCount(2);
+    expect(await card()).toBe('rgb(23, 25, 28)');
+  } finally {
+    await setTheme('Auto');
+  }
+  await visitor.goto(post.link);
+  await expect(visitor.locator('svc-events')).toHaveCount(1);
+  await expect(visitor.locator('[theme]')).toHaveCount(0);
+  expect(await card()).not.toBe('rgb(23, 25, 28)');
+  await context.close();
 });
