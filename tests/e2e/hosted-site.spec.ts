@@ -4,26 +4,21 @@
 // hydrated RSVP books with the sign-in cookie and no publishable key. On the demo community's own
 // host (demo.localhost: Chromium resolves *.localhost to loopback).
 import { expect, test, type Page } from '@playwright/test';
-import { HOSTED_ORIGIN, recordProblems, serveTiles, uniqueEmail, widgetManifest } from './support.ts';
+import {
+  HOSTED_ORIGIN,
+  cls,
+  recordProblems,
+  serveTiles,
+  uniqueEmail,
+  watchLayoutShifts,
+  widgetManifest,
+} from './support.ts';
 
 const EVENT = 'big-summit-day';
 const EVENT_URL = `${HOSTED_ORIGIN}/events/${EVENT}`;
 const MAYA = { email: 'maya@example.com', password: 'demo-password' };
 
 test.use({ locale: 'en-US', timezoneId: 'UTC' });
-
-/** Sums every layout shift from the start of the page, before any script of ours runs. */
-async function watchLayoutShifts(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __cls: number };
-    w.__cls = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
-        if (!entry.hadRecentInput) w.__cls += entry.value;
-    }).observe({ type: 'layout-shift', buffered: true });
-  });
-}
-const cls = (page: Page) => page.evaluate(() => (window as unknown as { __cls: number }).__cls);
 
 /** Every widget on the page has connected: its chunk ran and hydrated the server's markup. */
 async function hydrated(page: Page, tags: string[]): Promise<void> {
