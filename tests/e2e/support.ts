@@ -145,7 +145,7 @@ export async function watchLayoutShifts(page: Page): Promise<void> {
     const w = window as unknown as { __cls: number; __firstInput: number };
     w.__cls = 0;
     w.__firstInput = Infinity;
-    const touched = (e: Event) => {
+    const touched = (e: { timeStamp: number }) => {
       w.__firstInput = Math.min(w.__firstInput, e.timeStamp);
     };
     for (const type of ['pointerdown', 'keydown']) addEventListener(type, touched, { capture: true });
