@@ -6,9 +6,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle, Db } from '../../server/db/index.ts';
 import { COMMUNITY_CACHE_MS } from '../../server/domain/communities.ts';
+import { COMMUNITY_CHANGES_CHANNEL } from '../../server/http/community-changes.ts';
 import { updateCommunitySettings } from '../../server/domain/community-settings.ts';
 import { FixtureError } from '../../server/domain/import.ts';
 import { closeSharedDatabase, onPostgres, openSharedDatabase, ROOT, runSvc as svc, schemaUrl } from './support/cli.ts';
@@ -16,6 +18,7 @@ import { makeCommunity } from './support/factory.ts';
 import { rawRequest } from './support/raw-http.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { randomPort, runServer, waitFor, type ServerProcess } from './support/server-process.ts';
+import { waitFor as waitUntil } from './support/wait.ts';
 
 const RUN = crypto.randomBytes(4).toString('hex');
 const tagA = `cli-a-${RUN}`;
@@ -253,6 +256,10 @@ describe('svc community update', { timeout: 90_000 }, () => {
       'with REDIS_URL, a running server forgets the community at once, well within the cache lifetime',
       async () => {
         const port = randomPort(4300);
+        const redis = new Redis(process.env.REDIS_URL!);
+        const subscribers = async () =>
+          Number(((await redis.pubsub('NUMSUB', COMMUNITY_CHANGES_CHANNEL)) as [string, number])[1]);
+        const before = await subscribers();
         const fast = runServer({
           PORT: port,
           SVC_DATA_DIR: env.SVC_DATA_DIR,
@@ -263,8 +270,9 @@ describe('svc community update', { timeout: 90_000 }, () => {
         try {
           const base = `http://127.0.0.1:${port}`;
           await waitFor(`${base}/readyz`);
-          // The server subscribes in the background at start; give it a moment.
-          await new Promise((r) => setTimeout(r, 500));
+          // The server subscribes in the background at start (not before it is ready): until Redis
+          // counts its subscription, an announcement would pass it by and only the TTL would apply.
+          await waitUntil(async () => (await subscribers()) > before, 'the server subscribing to settings changes');
           const origin = `https://fast-${RUN}.example`;
           // Looked up now, and cached for COMMUNITY_CACHE_MS: not an embed origin of B.
           expect(await preflight(base, tagB, origin)).toBe(403);
@@ -279,6 +287,7 @@ describe('svc community update', { timeout: 90_000 }, () => {
         } finally {
           fast.child.kill('SIGTERM');
           await fast.exited;
+          redis.disconnect();
         }
       },
     );

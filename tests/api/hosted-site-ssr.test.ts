@@ -121,6 +121,14 @@ describe('hosted site SSR: happy path', () => {
     expect(root((await get('/events', 'club.localhost')).text, 'footer').markup).toContain('Events footer');
   });
 
+  it('holds the first paint until the header is parsed whole: rel=expect names <main>, which follows it', async () => {
+    const { text } = await get('/events', 'club.localhost');
+    const head = text.slice(0, text.indexOf('</head>'));
+    expect(head).toContain('<link rel="expect" href="#main" blocking="render">');
+    // Painted halfway through the header, its nav moved when its sign-in link arrived.
+    expect(text.indexOf('<main id="main">')).toBeGreaterThan(text.indexOf('</svc-header>'));
+  });
+
   it("applies the theme as custom properties, on the page and in each widget's root", async () => {
     const { text } = await get('/events', 'club.localhost');
     const pageStyle = /<style>([\s\S]*?)<\/style>/.exec(text)![1];

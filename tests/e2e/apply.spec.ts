@@ -18,6 +18,8 @@ import {
   svc,
   uniqueEmail,
   usd,
+  watchLayoutShifts,
+  cls,
 } from './support.ts';
 
 const RULES = 'I have read and accept the community rules';
@@ -375,19 +377,6 @@ test('the demo page with the apply widget has no axe violations: cards, the form
 // and their forms, hydrated in place; its reads and its application same-origin and keyless; the
 // page's plain forms in its place without JavaScript.
 const APPLY_URL = `${HOSTED_ORIGIN}/apply`;
-
-/** Sums every layout shift from the start of the page, before any script of ours runs. */
-async function watchLayoutShifts(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __cls: number };
-    w.__cls = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
-        if (!entry.hadRecentInput) w.__cls += entry.value;
-    }).observe({ type: 'layout-shift', buffered: true });
-  });
-}
-const cls = (page: Page) => page.evaluate(() => (window as unknown as { __cls: number }).__cls);
 
 /** Every widget on the page has connected (its chunk ran and hydrated the server's markup), plus two frames. */
 async function hydrated(page: Page, tags: string[]): Promise<void> {

@@ -132,3 +132,29 @@ export async function serveTiles(context: BrowserContext): Promise<{ requested: 
   });
   return { requested };
 }
+
+/**
+ * Sums every layout shift from the start of the page, before any script of ours runs, until the
+ * visitor first touches it (a press or a key): what moves after that is the visitor's doing, such
+ * as a form a radio reveals. The layout-shift API's own `hadRecentInput` only covers 500 ms after
+ * an input, so on a busy machine, where the next frame can come later than that, a revealed form
+ * counted as a shift of the page's own.
+ */
+export async function watchLayoutShifts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __cls: number; __firstInput: number };
+    w.__cls = 0;
+    w.__firstInput = Infinity;
+    const touched = (e: { timeStamp: number }) => {
+      w.__firstInput = Math.min(w.__firstInput, e.timeStamp);
+    };
+    for (const type of ['pointerdown', 'keydown']) addEventListener(type, touched, { capture: true });
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
+        if (!entry.hadRecentInput && entry.startTime < w.__firstInput) w.__cls += entry.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+}
+
+/** The layout shifts watchLayoutShifts has summed so far. */
+export const cls = (page: Page) => page.evaluate(() => (window as unknown as { __cls: number }).__cls);
