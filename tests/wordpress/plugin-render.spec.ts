@@ -35,6 +35,12 @@ test('shortcode attributes are validated and escaped; the loader comes once, and
       '[svc_footer route="/events" landmarks="bogus"]',
     ].join('\n\n'),
   );
+  // A named attribute whose value is a boolean's name does not set that boolean.
+  const bare = await publishPost(
+    admin,
+    'Values that look like bare words',
+    '[svc_events note="past" title="featured"]',
+  );
   const plain = await publishPost(admin, 'No widgets here', 'Just words.');
   await context.close();
 
@@ -53,6 +59,7 @@ test('shortcode attributes are validated and escaped; the loader comes once, and
   // A protocol-relative URL is not a site path; "own" leaves the landmark to the widget.
   expect(html).toContain('<svc-header>');
   expect(html).toContain('<svc-footer route="/events" landmarks="none">');
+  expect(await (await page.request.get(bare.link)).text()).toContain('<svc-events limit="10">');
 
   await page.goto(widgets.link);
   const loaders = await loaderScripts(page);

@@ -41,8 +41,18 @@ fi
 # The content folder: Debian's two themes and the plugin under test, by symlink, so an edit in
 # the worktree is live on the next request.
 content=$site_dir/wp-content
+# The folder is deleted and made afresh, as root: only one this script made (its marker, or the
+# plugin symlink of sites set up before the marker), or an empty one, never a mistyped
+# SVC_WP_SITE_DIR such as / or $HOME.
+[[ $site_dir == /* && $site_dir != / ]] || { echo "SVC_WP_SITE_DIR must be an absolute path below /" >&2; exit 2; }
+if [[ -e $site_dir && ! -e $site_dir/.svc-wp-test-site && ! -L $content/plugins/svc ]] \
+  && [[ -n $(ls -A "$site_dir" 2>/dev/null) || ! -d $site_dir ]]; then
+  echo "$site_dir exists and is not a test site made by setup.sh: not deleting it" >&2
+  exit 2
+fi
 rm -rf "$site_dir"
 mkdir -p "$content/themes" "$content/plugins" "$content/mu-plugins" "$content/uploads"
+touch "$site_dir/.svc-wp-test-site"
 for theme in twentytwentythree twentytwentyone; do
   ln -s "/usr/share/wordpress/wp-content/themes/$theme" "$content/themes/$theme"
 done

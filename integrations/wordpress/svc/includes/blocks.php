@@ -63,12 +63,28 @@ function svc_shortcode_attributes( $name, array $atts ) {
 		foreach ( array_unique( array( $spec['html'], str_replace( '_', '-', $snake ), $snake, strtolower( $key ) ) ) as $alias ) {
 			if ( array_key_exists( $alias, $atts ) ) {
 				$given[ $key ] = $atts[ $alias ];
-			} elseif ( 'boolean' === $spec['type'] && in_array( $alias, $atts, true ) ) {
+			} elseif ( 'boolean' === $spec['type'] && in_array( $alias, svc_bare_words( $atts ), true ) ) {
 				$given[ $key ] = true;
 			}
 		}
 	}
 	return $given;
+}
+
+/**
+ * The bare words of a shortcode (`featured` in `[svc_events featured]`): WordPress gives them
+ * numeric keys. A named attribute's value (`note="featured"`) is not one.
+ *
+ * @param array $atts As WordPress parsed them.
+ */
+function svc_bare_words( array $atts ) {
+	$words = array();
+	foreach ( $atts as $position => $word ) {
+		if ( is_int( $position ) && is_string( $word ) ) {
+			$words[] = strtolower( $word );
+		}
+	}
+	return $words;
 }
 
 add_action(

@@ -103,18 +103,25 @@ function svc_sanitize_settings( $input ) {
 	if ( isset( $done[ $memo ] ) ) {
 		return $done[ $memo ];
 	}
-	$platform = trim( (string) ( $input['platform_url'] ?? '' ) );
-	$platform = rtrim( esc_url_raw( $platform, array( 'http', 'https' ) ), '/' );
+	// A field posted as an array (svc_settings[community][]=x) is junk, not a PHP warning.
+	$field    = function ( $key ) use ( $input ) {
+		return isset( $input[ $key ] ) && is_scalar( $input[ $key ] ) ? trim( (string) $input[ $key ] ) : '';
+	};
+	$given    = $field( 'platform_url' );
+	$platform = rtrim( esc_url_raw( $given, array( 'http', 'https' ) ), '/' );
 	$s        = array(
 		'platform_url'    => $platform,
-		'community'       => strtolower( trim( (string) ( $input['community'] ?? '' ) ) ),
-		'publishable_key' => trim( (string) ( $input['publishable_key'] ?? '' ) ),
-		'theme'           => in_array( $input['theme'] ?? '', array( 'auto', 'light', 'dark' ), true ) ? $input['theme'] : 'auto',
+		'community'       => strtolower( $field( 'community' ) ),
+		'publishable_key' => $field( 'publishable_key' ),
+		'theme'           => in_array( $field( 'theme' ), array( 'auto', 'light', 'dark' ), true ) ? $field( 'theme' ) : 'auto',
 		'site_url'        => '',
 	);
 	$parts = wp_parse_url( $platform );
 	$error = null;
-	if ( '' === $platform || empty( $parts['host'] ) || isset( $parts['query'] ) || isset( $parts['fragment'] ) ) {
+	// esc_url_raw prepends http:// to "ftp.example" or "localhost:3100"; only an address that
+	// names its http(s) scheme is taken. Credentials in it would be printed into every page's
+	// loader URL, so they are refused too.
+	if ( '' === $platform || ! preg_match( '#^https?://#i', $given ) || empty( $parts['host'] ) || isset( $parts['user'] ) || isset( $parts['pass'] ) || isset( $parts['query'] ) || isset( $parts['fragment'] ) ) {
 		$error = array( 'platform_url', __( 'The Platform URL must be an http:// or https:// address, e.g. https://svc.example.', 'svc' ) );
 	} elseif ( ! preg_match( '/^[a-z0-9][a-z0-9-]{1,63}$/', $s['community'] ) ) {
 		$error = array( 'community', __( 'The Community tag is 2 to 64 lowercase letters, digits and hyphens.', 'svc' ) );
@@ -127,13 +134,14 @@ function svc_sanitize_settings( $input ) {
 		}
 	}
 	if ( null !== $error ) {
-		add_settings_error( 'svc_settings', 'svc_' . $error[0], $error[1], 'error' );
+		// settings_errors() prints the message as HTML: the platform's URL and answer are text.
+		add_settings_error( 'svc_settings', 'svc_' . $error[0], esc_html( $error[1] ), 'error' );
 		$done[ $memo ] = is_array( $previous ) ? $previous : array();
 		return $done[ $memo ];
 	}
 	$s['site_url'] = svc_site_url( $s['platform_url'], $s['community'] );
 	/* translators: %s: the community tag */
-	add_settings_error( 'svc_settings', 'svc_saved', sprintf( __( 'Settings saved. The platform confirmed the publishable key of community "%s".', 'svc' ), $s['community'] ), 'success' );
+	add_settings_error( 'svc_settings', 'svc_saved', esc_html( sprintf( __( 'Settings saved. The platform confirmed the publishable key of community "%s".', 'svc' ), $s['community'] ) ), 'success' );
 	$done[ $memo ]                     = $s;
 	$done[ md5( wp_json_encode( $s ) ) ] = $s;
 	return $s;

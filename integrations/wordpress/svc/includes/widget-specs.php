@@ -13,6 +13,9 @@
  * @package svc
  */
 
+// Not a page of its own: only WordPress (or PHP's command line, for the tests) reads it.
+defined( 'ABSPATH' ) || 'cli' === PHP_SAPI || exit;
+
 $svc_locale = array(
 	'type'    => 'string',
 	'html'    => 'locale',
