@@ -100,8 +100,11 @@ export async function publishableKey(): Promise<string> {
   return ((await res.json()) as { publishableKey: string }).publishableKey;
 }
 
+/** Where auth.setup.ts keeps each role's signed-in cookies for the run (made afresh every run). */
+export const authFile = (role: WpUser['role']) => path.resolve('test-results/e2e-wordpress-auth', `${role}.json`);
+
 /** A context signed in to wp-admin as `role`, through the real login form. */
-export async function signedIn(browser: Browser, role: WpUser['role']): Promise<BrowserContext> {
+export async function logIn(browser: Browser, role: WpUser['role']): Promise<BrowserContext> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const { login, password } = user(role);
@@ -112,6 +115,14 @@ export async function signedIn(browser: Browser, role: WpUser['role']): Promise<
   await page.waitForURL(/\/wp-admin\//);
   await page.close();
   return context;
+}
+
+/**
+ * A context signed in as `role` with the cookies auth.setup.ts saved after its real login, so a
+ * spec does not go through the login form again (one login per role per run).
+ */
+export async function signedIn(browser: Browser, role: WpUser['role']): Promise<BrowserContext> {
+  return browser.newContext({ storageState: authFile(role) });
 }
 
 type Wp = {
@@ -467,3 +478,10 @@ export async function axeViolations(page: Page): Promise<string[]> {
 }
 
 export { recordProblems } from '../e2e/support.ts';
+
+/**
+ * The tag of a test that changes the whole site (the theme, its template parts, Settings → svc,
+ * the DISALLOW_UNFILTERED_HTML flag): playwright.wordpress.config.ts runs those one at a time,
+ * after the tests that each keep to their own post, never beside another test.
+ */
+export const SITE_WIDE = '@site-wide';
