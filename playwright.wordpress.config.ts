@@ -17,10 +17,10 @@ process.env.SVC_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-
 export default defineConfig({
   testDir: 'tests/wordpress',
   outputDir: 'test-results/e2e-wordpress-artifacts',
-  // One WordPress: a theme switch or the DISALLOW_UNFILTERED_HTML flag is site-wide, so the specs
-  // run one after another.
-  workers: 1,
-  fullyParallel: false,
+  // One WordPress. Tests that keep to their own post (a role per user, each its own post) run two
+  // at a time; the ones tagged @site-wide (SITE_WIDE in tests/wordpress/support.ts: a theme switch,
+  // template parts, Settings → svc, the DISALLOW_UNFILTERED_HTML flag) one at a time, after them.
+  workers: 2,
   forbidOnly: !!process.env.CI,
   retries: 0,
   // wp-admin on `php -S` is slow to first paint (the block editor loads ~100 scripts).
@@ -28,10 +28,24 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e-wordpress.json' }]],
   projects: [
-    // Imports the community and configures the plugin through Settings → svc; everything else
-    // needs both.
-    { name: 'setup', testMatch: /settings\.setup\.ts/ },
-    { name: 'wordpress', testMatch: /\.spec\.ts/, dependencies: ['setup'] },
+    // Imports the community and configures the plugin through Settings → svc (the Administrator's
+    // real login), and saves each role's signed-in cookies (auth.setup.ts); everything else needs
+    // both.
+    { name: 'setup', testMatch: /\.setup\.ts/, fullyParallel: true },
+    {
+      name: 'own-post',
+      testMatch: /\.spec\.ts/,
+      grepInvert: /@site-wide/,
+      fullyParallel: true,
+      dependencies: ['setup'],
+    },
+    {
+      name: 'site-wide',
+      testMatch: /\.spec\.ts/,
+      grep: /@site-wide/,
+      workers: 1,
+      dependencies: ['own-post'],
+    },
   ],
   use: {
     baseURL: `http://127.0.0.1:${WP_PORT}`,
@@ -71,7 +85,8 @@ export default defineConfig({
     {
       command: 'bash integrations/wordpress/test-site/serve.sh',
       url: `http://127.0.0.1:${WP_PORT}/wp-login.php`,
-      env: { SVC_WP_PORT: String(WP_PORT) },
+      // Two block editors at once, each sending requests in parallel: more than serve.sh's four.
+      env: { SVC_WP_PORT: String(WP_PORT), PHP_CLI_SERVER_WORKERS: '8' },
       reuseExistingServer: false,
       timeout: 30_000,
       stdout: 'ignore',

@@ -5,7 +5,16 @@
 // widget.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { COMMUNITY, COMMUNITY_NAME, FOOTER_TITLE, loaderScripts, openEditor, signedIn, wpApi } from './support.ts';
+import {
+  COMMUNITY,
+  COMMUNITY_NAME,
+  FOOTER_TITLE,
+  loaderScripts,
+  openEditor,
+  signedIn,
+  SITE_WIDE,
+  wpApi,
+} from './support.ts';
 
 interface WpPost {
   id: number;
@@ -73,83 +82,89 @@ test('shortcode attributes are validated and escaped; the loader comes once, and
   await page.close();
 });
 
-test('in a block theme’s header and footer template parts, the Header and Footer blocks nest no landmark (axe clean)', async ({
-  browser,
-}) => {
-  const context = await signedIn(browser, 'administrator');
-  const admin = await context.newPage();
-  await admin.goto('/wp-admin/themes.php');
-  const activate = admin.locator('.theme[data-slug="twentytwentythree"] .button.activate');
-  if (await activate.count()) await activate.click();
-  await expect(admin.locator('.theme.active[data-slug="twentytwentythree"]')).toHaveCount(1);
+test(
+  'in a block theme’s header and footer template parts, the Header and Footer blocks nest no landmark (axe clean)',
+  { tag: SITE_WIDE },
+  async ({ browser }) => {
+    const context = await signedIn(browser, 'administrator');
+    const admin = await context.newPage();
+    await admin.goto('/wp-admin/themes.php');
+    const activate = admin.locator('.theme[data-slug="twentytwentythree"] .button.activate');
+    if (await activate.count()) await activate.click();
+    await expect(admin.locator('.theme.active[data-slug="twentytwentythree"]')).toHaveCount(1);
 
-  // The theme's own header and footer parts, saved with the svc blocks in them (as the Site
-  // Editor saves them); deleted afterwards, which puts the theme's files back.
-  await openEditor(admin); // where wp.apiFetch is loaded
-  const parts: { id: string }[] = [];
-  try {
-    for (const [slug, content] of [
-      ['header', '<!-- wp:site-title /-->\n<!-- wp:svc/header /-->'],
-      ['footer', '<!-- wp:svc/footer /-->'],
-    ]) {
-      parts.push(
-        await wpApi<{ id: string }>(admin, '/wp/v2/template-parts', 'POST', {
-          slug,
-          theme: 'twentytwentythree',
-          area: slug,
-          title: slug,
-          content,
-          status: 'publish',
-        }),
-      );
+    // The theme's own header and footer parts, saved with the svc blocks in them (as the Site
+    // Editor saves them); deleted afterwards, which puts the theme's files back.
+    await openEditor(admin); // where wp.apiFetch is loaded
+    const parts: { id: string }[] = [];
+    try {
+      for (const [slug, content] of [
+        ['header', '<!-- wp:site-title /-->\n<!-- wp:svc/header /-->'],
+        ['footer', '<!-- wp:svc/footer /-->'],
+      ]) {
+        parts.push(
+          await wpApi<{ id: string }>(admin, '/wp/v2/template-parts', 'POST', {
+            slug,
+            theme: 'twentytwentythree',
+            area: slug,
+            title: slug,
+            content,
+            status: 'publish',
+          }),
+        );
+      }
+      const post = await publishPost(admin, 'Inside the theme header', 'The page.');
+
+      // A visitor's view: no admin bar.
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(post.link);
+      await expect(page.locator('header.wp-block-template-part svc-header[landmarks="none"]')).toHaveCount(1);
+      await expect(page.locator('footer.wp-block-template-part svc-footer[landmarks="none"]')).toHaveCount(1);
+      await expect(page.locator('svc-header').getByText(COMMUNITY_NAME).first()).toBeVisible();
+      await expect(page.locator('svc-footer').getByText(FOOTER_TITLE)).toBeVisible();
+      await expect(page.getByRole('banner')).toHaveCount(1);
+      await expect(page.getByRole('contentinfo')).toHaveCount(1);
+      const { violations } = await new AxeBuilder({ page }).analyze();
+      expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    } finally {
+      for (const { id } of parts) await wpApi(admin, `/wp/v2/template-parts/${id}?force=true`, 'DELETE');
+      await context.close();
     }
-    const post = await publishPost(admin, 'Inside the theme header', 'The page.');
+  },
+);
 
-    // A visitor's view: no admin bar.
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(post.link);
-    await expect(page.locator('header.wp-block-template-part svc-header[landmarks="none"]')).toHaveCount(1);
-    await expect(page.locator('footer.wp-block-template-part svc-footer[landmarks="none"]')).toHaveCount(1);
-    await expect(page.locator('svc-header').getByText(COMMUNITY_NAME).first()).toBeVisible();
-    await expect(page.locator('svc-footer').getByText(FOOTER_TITLE)).toBeVisible();
-    await expect(page.getByRole('banner')).toHaveCount(1);
-    await expect(page.getByRole('contentinfo')).toHaveCount(1);
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  } finally {
-    for (const { id } of parts) await wpApi(admin, `/wp/v2/template-parts/${id}?force=true`, 'DELETE');
-    await context.close();
-  }
-});
-
-test('Theme: Dark on Settings → svc draws the widgets dark; Auto takes it off again', async ({ browser }) => {
-  const context = await signedIn(browser, 'administrator');
-  const admin = await context.newPage();
-  await openEditor(admin); // where wp.apiFetch is loaded
-  const post = await publishPost(admin, 'Themed widgets', '[svc_events limit="1"]\n\n[svc_members limit="1"]');
-  const setTheme = async (label: string) => {
-    await admin.goto('/wp-admin/options-general.php?page=svc');
-    await admin.getByLabel('Theme').selectOption({ label });
-    await admin.getByRole('button', { name: 'Save Changes' }).click();
-    await expect(admin.locator('.notice-success').first()).toBeVisible();
-  };
-  const visitor = await (await browser.newContext()).newPage();
-  const card = () =>
-    visitor
-      .locator('svc-events [part~="item"]')
-      .first()
-      .evaluate((el) => getComputedStyle(el).backgroundColor);
-  try {
-    await setTheme('Dark');
+test(
+  'Theme: Dark on Settings → svc draws the widgets dark; Auto takes it off again',
+  { tag: SITE_WIDE },
+  async ({ browser }) => {
+    const context = await signedIn(browser, 'administrator');
+    const admin = await context.newPage();
+    await openEditor(admin); // where wp.apiFetch is loaded
+    const post = await publishPost(admin, 'Themed widgets', '[svc_events limit="1"]\n\n[svc_members limit="1"]');
+    const setTheme = async (label: string) => {
+      await admin.goto('/wp-admin/options-general.php?page=svc');
+      await admin.getByLabel('Theme').selectOption({ label });
+      await admin.getByRole('button', { name: 'Save Changes' }).click();
+      await expect(admin.locator('.notice-success').first()).toBeVisible();
+    };
+    const visitor = await (await browser.newContext()).newPage();
+    const card = () =>
+      visitor
+        .locator('svc-events [part~="item"]')
+        .first()
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
+    try {
+      await setTheme('Dark');
+      await visitor.goto(post.link);
+      await expect(visitor.locator('svc-events[theme="dark"], svc-members[theme="dark"]')).toHaveCount(2);
+      expect(await card()).toBe('rgb(23, 25, 28)');
+    } finally {
+      await setTheme('Auto');
+    }
     await visitor.goto(post.link);
-    await expect(visitor.locator('svc-events[theme="dark"], svc-members[theme="dark"]')).toHaveCount(2);
-    expect(await card()).toBe('rgb(23, 25, 28)');
-  } finally {
-    await setTheme('Auto');
-  }
-  await visitor.goto(post.link);
-  await expect(visitor.locator('svc-events')).toHaveCount(1);
-  await expect(visitor.locator('[theme]')).toHaveCount(0);
-  expect(await card()).not.toBe('rgb(23, 25, 28)');
-  await context.close();
-});
+    await expect(visitor.locator('svc-events')).toHaveCount(1);
+    await expect(visitor.locator('[theme]')).toHaveCount(0);
+    expect(await card()).not.toBe('rgb(23, 25, 28)');
+    await context.close();
+  },
+);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { API_ORIGIN, svc } from '../e2e/support.ts';
-import { COMMUNITY, COMMUNITY_FIXTURE, publishableKey, signedIn } from './support.ts';
+import { COMMUNITY, COMMUNITY_FIXTURE, logIn, publishableKey } from './support.ts';
 
 test('the Administrator configures the plugin on Settings → svc; a wrong key is refused with a notice', async ({
   browser,
@@ -16,7 +16,7 @@ test('the Administrator configures the plugin on Settings → svc; a wrong key i
   await svc('import', file);
   const key = await publishableKey();
 
-  const context = await signedIn(browser, 'administrator');
+  const context = await logIn(browser, 'administrator');
   const page = await context.newPage();
   await page.goto('/wp-admin/options-general.php');
   // Through the admin menu, where a site owner finds it.

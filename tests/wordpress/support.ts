@@ -100,8 +100,11 @@ export async function publishableKey(): Promise<string> {
   return ((await res.json()) as { publishableKey: string }).publishableKey;
 }
 
+/** Where auth.setup.ts keeps each role's signed-in cookies for the run (made afresh every run). */
+export const authFile = (role: WpUser['role']) => path.resolve('test-results/e2e-wordpress-auth', `${role}.json`);
+
 /** A context signed in to wp-admin as `role`, through the real login form. */
-export async function signedIn(browser: Browser, role: WpUser['role']): Promise<BrowserContext> {
+export async function logIn(browser: Browser, role: WpUser['role']): Promise<BrowserContext> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const { login, password } = user(role);
@@ -112,6 +115,14 @@ export async function signedIn(browser: Browser, role: WpUser['role']): Promise<
   await page.waitForURL(/\/wp-admin\//);
   await page.close();
   return context;
+}
+
+/**
+ * A context signed in as `role` with the cookies auth.setup.ts saved after its real login, so a
+ * spec does not go through the login form again (one login per role per run).
+ */
+export async function signedIn(browser: Browser, role: WpUser['role']): Promise<BrowserContext> {
+  return browser.newContext({ storageState: authFile(role) });
 }
 
 type Wp = {
@@ -142,8 +153,12 @@ export async function openEditor(page: Page, postId?: number): Promise<void> {
   await expect(page.locator('.edit-post-welcome-guide')).toHaveCount(0);
 }
 
-/** Adds a block through the inserter's search, as a person would; the new block is selected. */
-export async function insertBlock(page: Page, search: string, title: string): Promise<void> {
+/**
+ * Adds a block through the inserter's search, as a person would; the new block is selected.
+ * `keepOpen` leaves the inserter open for the next block (closing it is only needed to reach the
+ * block's settings), as a person adding several blocks in a row would.
+ */
+export async function insertBlock(page: Page, search: string, title: string, keepOpen = false): Promise<void> {
   const toggle = page.getByRole('button', { name: 'Toggle block inserter' });
   if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
   const searchBox = page.getByRole('searchbox', { name: /Search/ });
@@ -155,7 +170,7 @@ export async function insertBlock(page: Page, search: string, title: string): Pr
     .filter({ has: page.getByText(title, { exact: true }) })
     .click();
   // Close the inserter so the block's settings are in view.
-  if ((await toggle.getAttribute('aria-pressed')) === 'true') await toggle.click();
+  if (!keepOpen && (await toggle.getAttribute('aria-pressed')) === 'true') await toggle.click();
 }
 
 /** The selected block's setting called `label` in the sidebar: a number, a select or a text field. */
@@ -338,8 +353,9 @@ export const EVERY_WIDGET_TWICE = {
  */
 export async function composeEveryWidget(page: Page, title: string): Promise<{ id: number; link: string }> {
   await setTitle(page, title);
+  const withSettings = new Set(['svc/events', 'svc/rsvp', 'svc/donate', 'svc/donate-button']);
   for (const block of BLOCKS) {
-    await insertBlock(page, 'svc', block.title);
+    await insertBlock(page, 'svc', block.title, !withSettings.has(block.name));
     if (block.name === 'svc/events') await setBlockSetting(page, 'Events per page', '3');
     if (block.name === 'svc/rsvp') await setBlockSetting(page, 'Event', EVENT);
     if (block.name === 'svc/donate' || block.name === 'svc/donate-button')
@@ -467,3 +483,10 @@ export async function axeViolations(page: Page): Promise<string[]> {
 }
 
 export { recordProblems } from '../e2e/support.ts';
+
+/**
+ * The tag of a test that changes the whole site (the theme, its template parts, Settings → svc,
+ * the DISALLOW_UNFILTERED_HTML flag): playwright.wordpress.config.ts runs those one at a time,
+ * after the tests that each keep to their own post, never beside another test.
+ */
+export const SITE_WIDE = '@site-wide';
