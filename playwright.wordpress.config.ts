@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_LAUNCH } from './tests/chromium.ts';
 
 export const E2E_PORT = Number(process.env.SVC_E2E_PORT ?? 3100);
 export const WP_PORT = Number(process.env.SVC_WP_PORT ?? 8100);
@@ -54,18 +55,7 @@ export default defineConfig({
     timezoneId: 'UTC',
     actionTimeout: 20_000,
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH,
   },
   webServer: [
     {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import {
+  insertBlocks,
   EVERY_WIDGET_TWICE,
   expectEveryWidgetInEditor,
   expectPostWorks,
@@ -29,17 +30,7 @@ test(
       const page = await context.newPage();
       await openEditor(page);
       // A pasted snippet in a Custom HTML block, to show the constant is in force.
-      await page.evaluate(() => {
-        const { wp } = window as unknown as {
-          wp: {
-            blocks: { createBlock: (name: string, attrs: object) => unknown };
-            data: { dispatch: (s: string) => { insertBlocks: (b: unknown[]) => void } };
-          };
-        };
-        wp.data
-          .dispatch('core/block-editor')
-          .insertBlocks([wp.blocks.createBlock('core/html', { content: '<svc-members limit="3"></svc-members>' })]);
-      });
+      await insertBlocks(page, [['core/html', { content: '<svc-members limit="3"></svc-members>' }]]);
       const post = await insertEveryWidget(page, 'Widgets on a host without unfiltered HTML');
 
       const saved = await api.get<{ content: { raw: string } }>(`/wp/v2/posts/${post.id}?context=edit`);

@@ -366,6 +366,21 @@ export async function composeEveryWidget(page: Page, title: string): Promise<{ i
   return publish(page);
 }
 
+/** Blocks (name, attributes) put into the open editor through its data store, as a script would. */
+export async function insertBlocks(page: Page, blocks: [string, object][]): Promise<void> {
+  await page.evaluate((blocks) => {
+    const { wp } = window as unknown as {
+      wp: {
+        blocks: { createBlock: (name: string, attrs: object) => unknown };
+        data: { dispatch: (s: string) => { insertBlocks: (b: unknown[]) => void } };
+      };
+    };
+    wp.data
+      .dispatch('core/block-editor')
+      .insertBlocks(blocks.map(([name, attrs]) => wp.blocks.createBlock(name, attrs)));
+  }, blocks);
+}
+
 /**
  * The same blocks as composeEveryWidget, put in through the editor's data store rather than the
  * inserter (quicker, for specs where the inserter is not the point), then published.
@@ -382,17 +397,7 @@ export async function insertEveryWidget(page: Page, title: string): Promise<{ id
     ...BLOCKS.map((b): [string, object] => [b.name, attributes[b.name] ?? {}]),
     ['core/shortcode', { text: SHORTCODES }],
   ];
-  await page.evaluate((blocks) => {
-    const { wp } = window as unknown as {
-      wp: {
-        blocks: { createBlock: (name: string, attrs: object) => unknown };
-        data: { dispatch: (s: string) => { insertBlocks: (b: unknown[]) => void } };
-      };
-    };
-    wp.data
-      .dispatch('core/block-editor')
-      .insertBlocks(blocks.map(([name, attrs]) => wp.blocks.createBlock(name, attrs)));
-  }, blocks);
+  await insertBlocks(page, blocks);
   return publish(page);
 }
 
