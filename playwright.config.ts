@@ -1,22 +1,8 @@
 // End-to-end: the real server (fresh data directory per run, so it seeds the demo community)
 // and Debian's Chromium. Pages are opened on http://127.0.0.1:3100 while the API and widget
 // bundle are http://localhost:3100: a genuine cross-origin embed, as on a customer's site.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_LAUNCH } from './tests/chromium.ts';
-
-/**
- * 3100 unless SVC_E2E_PORT says otherwise (two runs on one machine). The demo's embed origins
- * name 127.0.0.1:3100, so the cross-origin embed specs need the default; the hosted-site specs
- * (same-origin on demo.localhost) run on any port.
- */
-export const E2E_PORT = Number(process.env.SVC_E2E_PORT ?? 3100);
-
-// The config is evaluated by the runner and again by every worker; workers inherit the
-// runner's environment, so the directory is created once per run.
-process.env.SVC_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+import { CHROMIUM_LAUNCH, E2E_PORT, e2eDataDir, svcWebServer } from './tests/playwright-shared.ts';
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -35,25 +21,13 @@ export default defineConfig({
     trace: 'retain-on-failure',
     launchOptions: CHROMIUM_LAUNCH,
   },
-  webServer: {
-    command: 'node_modules/.bin/tsx server/main.ts',
-    url: `http://127.0.0.1:${E2E_PORT}/readyz`,
-    env: {
-      PORT: String(E2E_PORT),
-      SVC_PUBLIC_URL: `http://localhost:${E2E_PORT}`,
-      SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR,
-      LOG_LEVEL: 'warn',
-      // The atlas draws its map from these; the specs serve them (tests/e2e/support.ts, serveTiles).
-      SVC_MAP_TILES_URL: 'https://tiles.e2e.test/{z}/{x}/{y}.png',
-      SVC_MAP_TILES_ATTRIBUTION: '© E2E tiles',
-      // The console's webhook spec posts to a receiver it runs on 127.0.0.1 (the SSRF guard refuses
-      // private addresses when this is false, as in production); the delivery worker runs in the
-      // server by default (SVC_WEBHOOK_WORKER).
-      SVC_ALLOW_PRIVATE_WEBHOOKS: 'true',
-    },
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: svcWebServer(e2eDataDir('svc-e2e-'), {
+    // The atlas draws its map from these; the specs serve them (tests/e2e/support.ts, serveTiles).
+    SVC_MAP_TILES_URL: 'https://tiles.e2e.test/{z}/{x}/{y}.png',
+    SVC_MAP_TILES_ATTRIBUTION: '© E2E tiles',
+    // The console's webhook spec posts to a receiver it runs on 127.0.0.1 (the SSRF guard refuses
+    // private addresses when this is false, as in production); the delivery worker runs in the
+    // server by default (SVC_WEBHOOK_WORKER).
+    SVC_ALLOW_PRIVATE_WEBHOOKS: 'true',
+  }),
 });

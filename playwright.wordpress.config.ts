@@ -3,17 +3,10 @@
 // with the plugin of this worktree, and the svc server as in playwright.config.ts. Pages are opened
 // on the WordPress origin (http://127.0.0.1:<wp port>); the widgets call the platform on
 // http://localhost:<svc port>, a cross-origin embed as on a customer's site.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_LAUNCH } from './tests/chromium.ts';
+import { CHROMIUM_LAUNCH, e2eDataDir, svcWebServer } from './tests/playwright-shared.ts';
 
-export const E2E_PORT = Number(process.env.SVC_E2E_PORT ?? 3100);
 export const WP_PORT = Number(process.env.SVC_WP_PORT ?? 8100);
-
-// As in playwright.config.ts: created once by the runner, inherited by the workers.
-process.env.SVC_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-wp-'));
 
 export default defineConfig({
   testDir: 'tests/wordpress',
@@ -58,20 +51,7 @@ export default defineConfig({
     launchOptions: CHROMIUM_LAUNCH,
   },
   webServer: [
-    {
-      command: 'node_modules/.bin/tsx server/main.ts',
-      url: `http://127.0.0.1:${E2E_PORT}/readyz`,
-      env: {
-        PORT: String(E2E_PORT),
-        SVC_PUBLIC_URL: `http://localhost:${E2E_PORT}`,
-        SVC_DATA_DIR: process.env.SVC_E2E_DATA_DIR,
-        LOG_LEVEL: 'warn',
-      },
-      reuseExistingServer: false,
-      timeout: 60_000,
-      stdout: 'ignore',
-      stderr: 'pipe',
-    },
+    svcWebServer(e2eDataDir('svc-e2e-wp-')),
     {
       command: 'bash integrations/wordpress/test-site/serve.sh',
       url: `http://127.0.0.1:${WP_PORT}/wp-login.php`,

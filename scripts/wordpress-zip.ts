@@ -59,7 +59,7 @@ export function zip(entries: { name: string; data: Buffer }[]): Buffer {
     common.writeUInt16LE(nameBytes.length, 22);
     common.writeUInt16LE(0, 24); // extra field length
     const local = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), common, nameBytes, packed]);
-    const tail = Buffer.alloc(16);
+    const tail = Buffer.alloc(14);
     tail.writeUInt16LE(0, 0); // comment length
     tail.writeUInt16LE(0, 2); // disk number
     tail.writeUInt16LE(0, 4); // internal attributes
@@ -67,9 +67,7 @@ export function zip(entries: { name: string; data: Buffer }[]): Buffer {
     tail.writeUInt32LE(offset, 10);
     const madeBy = Buffer.alloc(2);
     madeBy.writeUInt16LE((3 << 8) | 20, 0); // Unix, 2.0
-    centrals.push(
-      Buffer.concat([Buffer.from([0x50, 0x4b, 0x01, 0x02]), madeBy, common, tail.subarray(0, 14), nameBytes]),
-    );
+    centrals.push(Buffer.concat([Buffer.from([0x50, 0x4b, 0x01, 0x02]), madeBy, common, tail, nameBytes]));
     locals.push(local);
     offset += local.length;
   }

@@ -9,8 +9,9 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import type { Event } from '../../contract/resources.ts';
 import type { WidgetManifest } from '../../vite.config.ts';
+import { E2E_PORT } from '../playwright-shared.ts';
 
-export const E2E_PORT = Number(process.env.SVC_E2E_PORT ?? 3100);
+export { E2E_PORT };
 export const PAGE_ORIGIN = `http://127.0.0.1:${E2E_PORT}`;
 export const API_ORIGIN = `http://localhost:${E2E_PORT}`;
 export const COMMUNITY = 'demo';
