@@ -81,6 +81,8 @@ export async function openCustomerPage(
   head = '',
   headers: Record<string, string> = {},
   origin = PAGE_ORIGIN,
+  /** The `<html>` element's attributes. */
+  htmlAttributes = 'lang="en"',
 ): Promise<void> {
   const url = `${origin}/e2e/${name}.html`;
   // A response Playwright fulfils has no server address, so Chromium's Local Network Access
@@ -91,7 +93,7 @@ export async function openCustomerPage(
     route.fulfill({
       contentType: 'text/html; charset=utf-8',
       headers,
-      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`,
+      body: `<!doctype html><html ${htmlAttributes}><head><meta charset="utf-8"><title>${name}</title><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`,
     }),
   );
   await page.goto(url);
