@@ -1,5 +1,5 @@
 // `vite build` produces the whole widget bundle in dist/widgets/:
-//   1. the widgets: one ES-module chunk per widget plus a shared `runtime` chunk, all with
+//   1. the widgets: one ES-module chunk per widget plus the `runtime` and `shared` chunks, all with
 //      content-hashed names (served with a one-year immutable cache);
 //   2. loader.js: a classic IIFE with a fixed name (what customers paste), which must know the
 //      hashed chunk names, so it is built second, reading the map the first build wrote.
@@ -51,12 +51,22 @@ function widgetEntries(): Record<string, string> {
 
 /**
  * The runtime chunk: what every widget needs, downloaded once and cached across widgets and
- * pages. Heavier, widget-specific libraries (@floating-ui for popovers) and the form renderer
- * (widgets/lib/forms/, only <svc-rsvp> and <svc-apply> have forms) stay with the widgets
- * that use them.
+ * pages: Preact (not its hooks), nanostores and widgets/lib. It is what `<svc-events>`, the widget
+ * most pages have, downloads besides its own chunk, so what <svc-events> does not use stays out
+ * (SHARED_MODULE). Heavier, widget-specific libraries (@floating-ui for popovers) and the form
+ * renderer (widgets/lib/forms/, only <svc-rsvp> and <svc-apply> have forms) stay with the
+ * widgets that use them.
  */
 const RUNTIME_MODULE =
-  /[\\/]node_modules[\\/](?:preact|@preact[\\/]signals(?:-core)?|nanostores)[\\/]|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/])/;
+  /[\\/]node_modules[\\/](?:preact[\\/](?!hooks[\\/])|nanostores[\\/])|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/]|session|links|store-signal)/;
+/**
+ * The `shared` chunk: what every widget but <svc-events> uses on top of the runtime:
+ * preact/hooks, @preact/signals with its Preact integration (store-signal.ts), the visitor's
+ * session and config links (5 KB gzip). <svc-events> renders without them (a class component on
+ * nanostores stores, widgets/events/). The other widgets download it once, with the runtime.
+ */
+const SHARED_MODULE =
+  /[\\/]node_modules[\\/](?:preact[\\/]hooks|@preact[\\/]signals(?:-core)?)[\\/]|[\\/]widgets[\\/]lib[\\/](?:session|links|store-signal)\.ts$|^\0vite\/preload-helper/;
 
 function writeWidgetManifest(): Plugin {
   return {
@@ -85,6 +95,23 @@ function writeWidgetManifest(): Plugin {
   };
 }
 
+/**
+ * Vite wraps every dynamic `import()` of a browser build in its preload helper, even with
+ * `modulePreload: false` (vitejs/vite#18551): 0.9 KB gzip of `<link rel=modulepreload>` and CSS
+ * preloading, in a chunk of its own that `<svc-header>` and `<svc-donate>` imported statically.
+ * The widgets preload nothing and import no CSS files (their styles are `?inline` strings), so the
+ * helper only has to call the import.
+ */
+const PRELOAD_HELPER_ID = '\0vite/preload-helper.js';
+function bareDynamicImports(): Plugin {
+  return {
+    name: 'svc:bare-dynamic-imports',
+    enforce: 'pre',
+    applyToEnvironment: (env) => env.name === 'widgets',
+    load: (id) => (id === PRELOAD_HELPER_ID ? 'export const __vitePreload = (load) => load();' : undefined),
+  };
+}
+
 const CHUNKS_ID = 'virtual:svc-widget-chunks';
 
 function injectWidgetChunks(): Plugin {
@@ -107,7 +134,7 @@ export default defineConfig({
   publicDir: false,
   // Preact's automatic JSX runtime (tsconfig says the same for the type checker).
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-  plugins: [writeWidgetManifest(), injectWidgetChunks()],
+  plugins: [bareDynamicImports(), writeWidgetManifest(), injectWidgetChunks()],
   environments: {
     widgets: {
       consumer: 'client',
@@ -125,7 +152,12 @@ export default defineConfig({
             format: 'es',
             entryFileNames: '[name]-[hash].js',
             chunkFileNames: '[name]-[hash].js',
-            codeSplitting: { groups: [{ name: 'runtime', test: RUNTIME_MODULE }] },
+            codeSplitting: {
+              groups: [
+                { name: 'runtime', test: RUNTIME_MODULE },
+                { name: 'shared', test: SHARED_MODULE },
+              ],
+            },
           },
         },
       },

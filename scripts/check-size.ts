@@ -16,33 +16,41 @@ const MANIFEST = path.join(ROOT, 'dist/widgets.manifest.json');
 
 const KB = 1000;
 /**
- * The shared runtime's share of a widget row (preact, @preact/signals, nanostores, widgets/lib:
- * 12.1 KB in the issue-4 build), for rows whose widget is budgeted "on top of the runtime".
+ * What every widget but <svc-events> downloads besides its own chunk: the runtime (preact,
+ * nanostores, widgets/lib) and the `shared` chunk (preact/hooks, @preact/signals, the session,
+ * config links; vite.config.ts). 13.11 KB in the issue-20 build; rows below add each widget's
+ * own chunks to it.
  */
-const RUNTIME = 12.5 * KB;
+const RUNTIME = 13.2 * KB;
 /** The one table of budgets. Add a row when a widget lands. */
 export const BUDGETS = {
   loader: 1.5 * KB,
+  /**
+   * loader.js + runtime + <svc-events>, what a page with the most common widget downloads: issue
+   * 20's target (11.63 KB in its build). A loader that grows must be paid for here.
+   */
+  typicalPage: 12 * KB,
   widgets: {
-    events: 16 * KB,
-    // The header's own chunk at most 7.5 KB, the footer's 3 KB. @floating-ui/dom (the popover
-    // chunk) is not in the header's first render: its dropdowns fetch it when first reached,
-    // which paid for the hydration path the hosted site added to the runtime (issue 15).
-    header: RUNTIME + 7.5 * KB,
-    footer: RUNTIME + 3 * KB,
-    members: RUNTIME + 6 * KB,
-    rsvp: RUNTIME + 9 * KB,
+    // The runtime alone (8.11 KB) and its own chunk (2.86 KB): neither preact/hooks nor
+    // @preact/signals (vite.config.ts).
+    events: 11.2 * KB,
+    // The header's own chunk at most 6.3 KB, the footer's 1.6 KB. @floating-ui/dom (the popover
+    // chunk) is not in the header's first render: its dropdowns fetch it when first reached.
+    header: RUNTIME + 6.3 * KB,
+    footer: RUNTIME + 1.6 * KB,
+    members: RUNTIME + 3.6 * KB,
+    rsvp: RUNTIME + 8.7 * KB,
     // Its first render; @floating-ui/dom (the popover chunk, shared with the header) loads when a popover first opens.
-    donate: RUNTIME + 8 * KB,
+    donate: RUNTIME + 6.9 * KB,
     // The form renderer (widgets/lib/forms/, a chunk shared with <svc-rsvp>) counts here too.
-    apply: RUNTIME + 10 * KB,
+    apply: RUNTIME + 9.9 * KB,
   } as Record<string, number>,
   /**
    * Modules of the build that are not widgets. The console's islands run on the leader console's
    * pages only (never on a customer's page), on top of the widgets' runtime the page has already.
    */
   entries: {
-    console: RUNTIME + 6 * KB,
+    console: RUNTIME + 1.6 * KB,
   } as Record<string, number>,
 };
 
@@ -61,6 +69,16 @@ export function measure(manifest: WidgetManifest, sizeOf: (file: string) => numb
   const rows: Row[] = [
     { name: 'loader.js', files: [manifest.loader], gzip: sizeOf(manifest.loader), budget: BUDGETS.loader },
   ];
+  const events = manifest.widgets.events;
+  if (events) {
+    const files = [manifest.loader, ...events.imports, events.file];
+    rows.push({
+      name: 'loader.js + <svc-events> + runtime',
+      files,
+      gzip: files.reduce((sum, f) => sum + sizeOf(f), 0),
+      budget: BUDGETS.typicalPage,
+    });
+  }
   for (const [name, widget] of Object.entries(manifest.widgets)) {
     const files = [...widget.imports, widget.file];
     rows.push({
@@ -115,12 +133,12 @@ function main(argv: string[]): number {
   writeReport(jsonFile, rows);
   let failed = false;
   console.log('\nBudgets:');
-  console.log(`  ${'bundle'.padEnd(30)} ${'gzip'.padStart(10)} ${'budget'.padStart(10)}  result`);
+  console.log(`  ${'bundle'.padEnd(36)} ${'gzip'.padStart(10)} ${'budget'.padStart(10)}  result`);
   for (const row of rows) {
     const verdict = row.budget === null ? 'NO BUDGET' : row.ok ? 'ok' : 'OVER';
     if (!row.ok) failed = true;
     const budget = row.budget === null ? '-' : kb(row.budget);
-    console.log(`  ${row.name.padEnd(30)} ${kb(row.gzip).padStart(10)} ${budget.padStart(10)}  ${verdict}`);
+    console.log(`  ${row.name.padEnd(36)} ${kb(row.gzip).padStart(10)} ${budget.padStart(10)}  ${verdict}`);
   }
   if (failed) console.error('\nSize check failed: a bundle is over its budget or has none (scripts/check-size.ts).');
   return failed ? 1 : 0;

@@ -115,7 +115,7 @@ export function recordProblems(page: Page): string[] {
 }
 
 export const isEventsRequest = (url: string) =>
-  /^http:\/\/(localhost|127\.0\.0\.1):3100\/v1\/communities\/demo\/events\?/.test(url);
+  new RegExp(`^http://(localhost|127\\.0\\.0\\.1):${E2E_PORT}/v1/communities/demo/events\\?`).test(url);
 
 /** A 1x1 PNG: what the test tile server answers for every tile. */
 const TILE = Buffer.from(

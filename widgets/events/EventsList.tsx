@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { Component, createRef } from 'preact';
 import type { Event } from '../../contract/resources.ts';
+import type { ApiError } from '../lib/api.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
-import { storeSignal } from '../lib/store-signal.ts';
 import { EventCard } from './EventCard.tsx';
 import { EventsFeed, parseQuery } from './feed.ts';
 
@@ -11,132 +11,182 @@ export interface SelectDetail {
   id: string;
 }
 
-export function EventsList({ api, config, attrs, locale, emit }: WidgetProps) {
-  const query = parseQuery(attrs);
-  const feed = useMemo(
-    () => new EventsFeed(api, config.community, query),
-    [api, config.community, query.limit, query.featured, query.past],
-  );
-  useEffect(() => {
-    void feed.load();
-    return () => feed.dispose();
-  }, [feed]);
+/**
+ * A class component with nanostores subscriptions rather than hooks and signals: then neither
+ * preact/hooks nor @preact/signals is in the runtime chunk that every page with <svc-events>
+ * downloads (vite.config.ts, RUNTIME_MODULE); the widgets that use them get them in `shared`.
+ */
+export class EventsList extends Component<WidgetProps> {
+  /** The feed the current attributes ask for: a new one (a new first page) when they change. */
+  private feed: EventsFeed | null = null;
+  /** The feed whose store this component listens to and whose first page it asked for. */
+  private started: { feed: EventsFeed; stop(): void } | null = null;
+  private stopCommunity = (): void => {};
+  private reported: ApiError | null = null;
+  /** Set by "Load more": the index of the first new event, focused once the page is in. */
+  private focusIndex: number | null = null;
+  private list = createRef<HTMLUListElement>();
 
-  const error = feed.error.value;
-  useEffect(() => {
-    // The host page may want the request id for a support ticket; the visitor gets plain words.
-    if (error)
-      emit('error', { status: error.status, code: error.code, requestId: error.requestId, message: error.message });
-  }, [error]);
+  private feedFor({ api, config, attrs }: WidgetProps): EventsFeed {
+    const query = parseQuery(attrs);
+    const f = this.feed;
+    if (
+      f?.api !== api ||
+      f.community !== config.community ||
+      f.query.limit !== query.limit ||
+      f.query.featured !== query.featured ||
+      f.query.past !== query.past
+    )
+      this.feed = new EventsFeed(api, config.community, query);
+    return this.feed!;
+  }
 
-  const listRef = useRef<HTMLUListElement>(null);
-  const focusIndex = useRef<number | null>(null);
-  useEffect(() => {
+  override componentDidMount(): void {
+    this.stopCommunity = $community.listen(() => this.forceUpdate());
+    this.afterRender();
+  }
+
+  override componentDidUpdate(): void {
+    this.afterRender();
+  }
+
+  override componentWillUnmount(): void {
+    this.stopCommunity();
+    this.started?.stop();
+  }
+
+  /** What follows a render: start a new feed, tell the host page about a new error, move focus. */
+  private afterRender(): void {
+    const feed = this.feed!;
+    if (this.started?.feed !== feed) {
+      this.started?.stop();
+      const stopListening = feed.state.listen(() => this.forceUpdate());
+      this.started = {
+        feed,
+        stop: () => {
+          stopListening();
+          feed.dispose();
+        },
+      };
+      void feed.load();
+    }
+    const { error, loadingMore } = feed.state.get();
+    if (error && error !== this.reported) {
+      // The host page may want the request id for a support ticket; the visitor gets plain words.
+      this.props.emit('error', {
+        status: error.status,
+        code: error.code,
+        requestId: error.requestId,
+        message: error.message,
+      });
+    }
+    this.reported = error;
     // After "Load more", focus moves to the first new event instead of staying on a button
     // that may just have disappeared (last page) and losing the visitor's place.
-    const index = focusIndex.current;
-    if (index === null || feed.loadingMore.value) return;
-    focusIndex.current = null;
-    listRef.current?.children[index]?.querySelector('a')?.focus();
-  });
-
-  const community = storeSignal($community).value;
-  const status = feed.status.value;
-
-  // Waiting for the community too: it carries the theme and the site the links point to, and
-  // rendering before it arrives would flash unthemed cards with provisional links.
-  if (status === 'loading' || !isSettled(community)) {
-    return (
-      <div class="events" aria-busy="true">
-        <p class="status" part="status" role="status">
-          Loading events…
-        </p>
-      </div>
-    );
+    const index = this.focusIndex;
+    if (index === null || loadingMore) return;
+    this.focusIndex = null;
+    this.list.current?.children[index]?.querySelector('a')?.focus();
   }
 
-  if (status === 'error') {
-    return (
-      <div class="events">
-        <div class="error" part="error" role="alert">
-          <span>We couldn't load events right now.</span>
-          <button type="button" class="secondary" part="retry" onClick={() => void feed.load()}>
-            Try again
-          </button>
-          {/* The customer's fallback link, if they wrote one, is the way on from here. */}
-          <slot />
+  override render(props: WidgetProps) {
+    const { api, config, locale, emit } = props;
+    const feed = this.feedFor(props);
+    const { status, items, nextCursor, loadingMore, moreError } = feed.state.get();
+    const community = $community.get();
+
+    // Waiting for the community too: it carries the theme and the site the links point to, and
+    // rendering before it arrives would flash unthemed cards with provisional links.
+    if (status === 'loading' || !isSettled(community)) {
+      return (
+        <div class="events" aria-busy="true">
+          <p class="status" part="status" role="status">
+            Loading events…
+          </p>
         </div>
-      </div>
-    );
-  }
+      );
+    }
 
-  const items = feed.items.value;
-  if (items.length === 0) {
-    return (
-      <div class="events">
-        <p class="status" part="empty">
-          {query.past ? 'No past events' : 'No upcoming events'}
-        </p>
-      </div>
-    );
-  }
-
-  const site = siteOrigin(config, community.status === 'ready' ? community.community : null, location.origin);
-  const onSelect = (event: Event, click: MouseEvent) => {
-    // Modified clicks open a tab: the visitor is not choosing the event on this page.
-    if (
-      click.defaultPrevented ||
-      click.button !== 0 ||
-      click.metaKey ||
-      click.ctrlKey ||
-      click.shiftKey ||
-      click.altKey
-    )
-      return;
-    const detail: SelectDetail = { slug: event.slug, id: event.id };
-    if (!emit('select', detail, true)) click.preventDefault();
-  };
-  const loadMore = () => {
-    focusIndex.current = items.length;
-    void feed.more();
-  };
-  const moreError = feed.moreError.value;
-  const loadingMore = feed.loadingMore.value;
-
-  return (
-    <div class="events" aria-busy={loadingMore ? 'true' : undefined}>
-      <ul class="list" part="list" ref={listRef}>
-        {items.map((event) => (
-          <EventCard
-            key={event.id}
-            event={event}
-            href={`${site}/events/${encodeURIComponent(event.slug)}`}
-            locale={locale}
-            api={api}
-            onSelect={onSelect}
-          />
-        ))}
-      </ul>
-      {feed.nextCursor.value && (
-        <div class="more-row">
-          <button
-            type="button"
-            class="primary more"
-            part="more"
-            aria-busy={loadingMore ? 'true' : undefined}
-            onClick={() => {
-              if (!loadingMore) loadMore();
-            }}
-          >
-            Load more events
-          </button>
-          {moreError && (
-            <span class="more-error" part="error" role="alert">
-              Couldn't load more events. Please try again.
-            </span>
-          )}
+    if (status === 'error') {
+      return (
+        <div class="events">
+          <div class="error" part="error" role="alert">
+            <span>We couldn't load events right now.</span>
+            <button type="button" class="secondary" part="retry" onClick={() => void feed.load()}>
+              Try again
+            </button>
+            {/* The customer's fallback link, if they wrote one, is the way on from here. */}
+            <slot />
+          </div>
         </div>
-      )}
-    </div>
-  );
+      );
+    }
+
+    if (items.length === 0) {
+      return (
+        <div class="events">
+          <p class="status" part="empty">
+            {feed.query.past ? 'No past events' : 'No upcoming events'}
+          </p>
+        </div>
+      );
+    }
+
+    const site = siteOrigin(config, community.status === 'ready' ? community.community : null, location.origin);
+    const onSelect = (event: Event, click: MouseEvent) => {
+      // Modified clicks open a tab: the visitor is not choosing the event on this page.
+      if (
+        click.defaultPrevented ||
+        click.button !== 0 ||
+        click.metaKey ||
+        click.ctrlKey ||
+        click.shiftKey ||
+        click.altKey
+      )
+        return;
+      const detail: SelectDetail = { slug: event.slug, id: event.id };
+      if (!emit('select', detail, true)) click.preventDefault();
+    };
+    const loadMore = () => {
+      this.focusIndex = items.length;
+      void feed.more();
+    };
+
+    return (
+      <div class="events" aria-busy={loadingMore ? 'true' : undefined}>
+        <ul class="list" part="list" ref={this.list}>
+          {items.map((event) => (
+            <EventCard
+              key={event.id}
+              event={event}
+              href={`${site}/events/${encodeURIComponent(event.slug)}`}
+              locale={locale}
+              api={api}
+              onSelect={onSelect}
+            />
+          ))}
+        </ul>
+        {nextCursor && (
+          <div class="more-row">
+            <button
+              type="button"
+              class="primary more"
+              part="more"
+              aria-busy={loadingMore ? 'true' : undefined}
+              onClick={() => {
+                if (!loadingMore) loadMore();
+              }}
+            >
+              Load more events
+            </button>
+            {moreError && (
+              <span class="more-error" part="error" role="alert">
+                Couldn't load more events. Please try again.
+              </span>
+            )}
+          </div>
+        )}
+      </div>
+    );
+  }
 }

@@ -1,7 +1,7 @@
 // The list behind <svc-events>: one page at a time from the events API, following the opaque
 // cursor the API hands out in `X-Next-Cursor` (never an offset, so "Load more" neither skips
 // nor repeats events when the list changes between clicks).
-import { batch, signal } from '@preact/signals';
+import { atom } from 'nanostores';
 import type { Event } from '../../contract/resources.ts';
 import { ApiError, type ApiClient, type Query } from '../lib/api.ts';
 
@@ -37,68 +37,68 @@ export function queryParams(query: EventsQuery, cursor?: string | null): Query {
 
 export type FeedStatus = 'loading' | 'ready' | 'error';
 
+/** Everything <svc-events> renders from, in one store: each change is one `set`, one render. */
+export interface FeedState {
+  items: Event[];
+  status: FeedStatus;
+  error: ApiError | null;
+  nextCursor: string | null;
+  loadingMore: boolean;
+  moreError: ApiError | null;
+}
+
 export class EventsFeed {
-  readonly items = signal<Event[]>([]);
-  readonly status = signal<FeedStatus>('loading');
-  readonly error = signal<ApiError | null>(null);
-  readonly nextCursor = signal<string | null>(null);
-  readonly loadingMore = signal(false);
-  readonly moreError = signal<ApiError | null>(null);
+  // A nanostores store, not signals: <svc-events> renders without @preact/signals (vite.config.ts).
+  readonly state = atom<FeedState>({
+    items: [],
+    status: 'loading',
+    error: null,
+    nextCursor: null,
+    loadingMore: false,
+    moreError: null,
+  });
   private abort = new AbortController();
   private readonly path: string;
 
   constructor(
-    private readonly api: ApiClient,
-    community: string,
+    readonly api: ApiClient,
+    readonly community: string,
     readonly query: EventsQuery,
   ) {
     this.path = `/v1/communities/${encodeURIComponent(community)}/events`;
   }
 
+  private patch(change: Partial<FeedState>): void {
+    this.state.set({ ...this.state.get(), ...change });
+  }
+
   /** The first page; also the retry after an error. */
   async load(): Promise<void> {
-    batch(() => {
-      this.status.value = 'loading';
-      this.error.value = null;
-    });
+    this.patch({ status: 'loading', error: null });
     try {
       const page = await this.fetchPage(null);
-      batch(() => {
-        this.items.value = page.events;
-        this.nextCursor.value = page.next;
-        this.status.value = 'ready';
-      });
+      this.patch({ items: page.events, nextCursor: page.next, status: 'ready' });
     } catch (e) {
       if (this.abort.signal.aborted) return;
-      batch(() => {
-        this.error.value = toApiError(e);
-        this.status.value = 'error';
-      });
+      this.patch({ error: toApiError(e), status: 'error' });
     }
   }
 
   /** The next page, appended; resolves to the events that were added (none on failure). */
   async more(): Promise<Event[]> {
-    const cursor = this.nextCursor.value;
-    if (!cursor || this.loadingMore.value) return [];
-    batch(() => {
-      this.loadingMore.value = true;
-      this.moreError.value = null;
-    });
+    const { nextCursor: cursor, loadingMore } = this.state.get();
+    if (!cursor || loadingMore) return [];
+    this.patch({ loadingMore: true, moreError: null });
     try {
       const page = await this.fetchPage(cursor);
-      const known = new Set(this.items.value.map((e) => e.id));
+      const { items } = this.state.get();
+      const known = new Set(items.map((e) => e.id));
       const added = page.events.filter((e) => !known.has(e.id));
-      batch(() => {
-        this.items.value = [...this.items.value, ...added];
-        this.nextCursor.value = page.next;
-      });
+      this.patch({ items: [...items, ...added], nextCursor: page.next, loadingMore: false });
       return added;
     } catch (e) {
-      if (!this.abort.signal.aborted) this.moreError.value = toApiError(e);
+      this.patch(this.abort.signal.aborted ? { loadingMore: false } : { moreError: toApiError(e), loadingMore: false });
       return [];
-    } finally {
-      this.loadingMore.value = false;
     }
   }
 

@@ -19,7 +19,7 @@ import { $community, loadCommunity, seedCommunity } from './community.ts';
 import type { EmbedConfig, WidgetModule } from './contract.ts';
 import { resolveLocale } from './format.ts';
 import { emit } from './host-events.ts';
-import { $session } from './session.ts';
+import { pageState } from './page-state.ts';
 import { createThemeSheet } from './theme.ts';
 
 export interface WidgetProps {
@@ -58,11 +58,10 @@ let page: { base: CSSStyleSheet; theme: CSSStyleSheet } | undefined;
 function pageSheets(tag: string) {
   if (!page) {
     // Before the theme sheet subscribes: its first values are the server's.
-    const state = json(document.getElementById('svc-state'));
-    if (state) {
-      seedCommunity(tag, state.community);
-      $session.set(state.session);
-    }
+    // (The viewer in the same block seeds $session, in session.ts: only widgets that show who is
+    // signed in load it.)
+    const state = pageState();
+    if (state) seedCommunity(tag, state.community);
     const theme = createThemeSheet();
     $community.subscribe((state) => theme.apply(state.status === 'ready' ? state.community.themeConfig : null));
     page = { base: sheetOf(baseCss), theme: theme.sheet };

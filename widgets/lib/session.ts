@@ -10,11 +10,15 @@ import type { Me } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from './api.ts';
 import { loadCommunity } from './community.ts';
 import type { EmbedConfig } from './contract.ts';
+import { pageState } from './page-state.ts';
 
 export type SessionUser = Pick<Me, 'id' | 'usertag' | 'name' | 'profileImage'>;
 
-/** The signed-in user, null when nobody is (or the page cannot know), undefined until known. */
-export const $session = atom<SessionUser | null | undefined>(undefined);
+/**
+ * The signed-in user, null when nobody is (or the page cannot know), undefined until known. A
+ * server-rendered page says from the start (its state block), so its widgets hydrate with it.
+ */
+export const $session = atom<SessionUser | null | undefined>(pageState()?.session);
 
 /** What the host page dispatches on `document` after signing the visitor in or out itself. */
 export const SESSION_CHANGED = 'svc:session:changed';

@@ -66,12 +66,22 @@ describe('EventsFeed', () => {
   it('loads the first page and remembers the next cursor', async () => {
     const { api, calls } = pagedApi([page1, page2]);
     const feed = new EventsFeed(api, 'demo', { limit: 2, featured: false, past: false });
-    expect(feed.status.value).toBe('loading');
+    expect(feed.state.get().status).toBe('loading');
     await feed.load();
-    expect(feed.status.value).toBe('ready');
-    expect(feed.items.value.map((e) => e.name)).toEqual(['A', 'B']);
-    expect(feed.nextCursor.value).toBe('p1');
+    expect(feed.state.get().status).toBe('ready');
+    expect(feed.state.get().items.map((e) => e.name)).toEqual(['A', 'B']);
+    expect(feed.state.get().nextCursor).toBe('p1');
     expect(calls[0].path).toBe('/v1/communities/demo/events');
+  });
+
+  it('changes its state in one step, so a render never sees a half-made page', async () => {
+    const { api } = pagedApi([page1, page2]);
+    const feed = new EventsFeed(api, 'demo', { limit: 2, featured: false, past: false });
+    const seen: string[] = [];
+    feed.state.listen((s) => seen.push(`${s.status}:${s.items.length}:${s.nextCursor}:${s.loadingMore}`));
+    await feed.load();
+    await feed.more();
+    expect(seen).toEqual(['loading:0:null:false', 'ready:2:p1:false', 'ready:2:p1:true', 'ready:3:null:false']);
   });
 
   it('appends the next page via the cursor and stops at the last page', async () => {
@@ -80,9 +90,9 @@ describe('EventsFeed', () => {
     await feed.load();
     const added = await feed.more();
     expect(added.map((e) => e.name)).toEqual(['C']);
-    expect(feed.items.value.map((e) => e.name)).toEqual(['A', 'B', 'C']);
+    expect(feed.state.get().items.map((e) => e.name)).toEqual(['A', 'B', 'C']);
     expect(calls[1].options?.query).toMatchObject({ cursor: 'p1', limit: 2 });
-    expect(feed.nextCursor.value).toBeNull();
+    expect(feed.state.get().nextCursor).toBeNull();
     expect(await feed.more()).toEqual([]);
     expect(calls).toHaveLength(2);
   });
@@ -92,7 +102,7 @@ describe('EventsFeed', () => {
     const feed = new EventsFeed(api, 'demo', { limit: 2, featured: false, past: false });
     await feed.load();
     await feed.more();
-    expect(feed.items.value.map((e) => e.name)).toEqual(['A', 'B', 'C']);
+    expect(feed.state.get().items.map((e) => e.name)).toEqual(['A', 'B', 'C']);
   });
 
   it('shows an error and recovers on retry', async () => {
@@ -102,11 +112,11 @@ describe('EventsFeed', () => {
       .mockResolvedValueOnce({ data: page1 as never, headers: new Headers() });
     const feed = new EventsFeed(clientWith(get), 'demo', { limit: 2, featured: false, past: false });
     await feed.load();
-    expect(feed.status.value).toBe('error');
-    expect(feed.error.value).toMatchObject({ status: 401, code: 'INVALID_API_KEY' });
+    expect(feed.state.get().status).toBe('error');
+    expect(feed.state.get().error).toMatchObject({ status: 401, code: 'INVALID_API_KEY' });
     await feed.load();
-    expect(feed.status.value).toBe('ready');
-    expect(feed.error.value).toBeNull();
+    expect(feed.state.get().status).toBe('ready');
+    expect(feed.state.get().error).toBeNull();
   });
 
   it('keeps what it has when loading more fails', async () => {
@@ -117,10 +127,10 @@ describe('EventsFeed', () => {
     const feed = new EventsFeed(clientWith(get), 'demo', { limit: 2, featured: false, past: false });
     await feed.load();
     expect(await feed.more()).toEqual([]);
-    expect(feed.items.value).toHaveLength(2);
-    expect(feed.moreError.value?.status).toBe(0);
-    expect(feed.nextCursor.value).toBe('p1');
-    expect(feed.loadingMore.value).toBe(false);
+    expect(feed.state.get().items).toHaveLength(2);
+    expect(feed.state.get().moreError?.status).toBe(0);
+    expect(feed.state.get().nextCursor).toBe('p1');
+    expect(feed.state.get().loadingMore).toBe(false);
   });
 
   it('ignores an answer that arrives after it was disposed', async () => {
@@ -137,7 +147,7 @@ describe('EventsFeed', () => {
     release();
     await loading;
     expect(get.mock.calls[0][1]?.signal?.aborted).toBe(true);
-    expect(feed.status.value).toBe('loading');
-    expect(feed.error.value).toBeNull();
+    expect(feed.state.get().status).toBe('loading');
+    expect(feed.state.get().error).toBeNull();
   });
 });

@@ -42,8 +42,19 @@ function fakeApi(state: { me: () => unknown }) {
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
+/**
+ * A document that dispatches events and may carry a server-rendered page's state block
+ * (`#svc-state`, widgets/lib/page-state.ts).
+ */
+function stubDocument(state?: { session: unknown }) {
+  const doc = Object.assign(new EventTarget(), {
+    getElementById: (id: string) => (id === 'svc-state' && state ? { textContent: JSON.stringify(state) } : null),
+  });
+  vi.stubGlobal('document', doc);
+}
+
 beforeEach(() => {
-  vi.stubGlobal('document', new EventTarget());
+  stubDocument();
   vi.stubGlobal('BroadcastChannel', undefined);
 });
 afterEach(() => {
@@ -52,10 +63,11 @@ afterEach(() => {
 
 describe('$session', () => {
   it('on a server-rendered hosted page starts from the seeded session, without reading it again', async () => {
+    // The page's state block says nobody is signed in: $session starts from it.
+    stubDocument({ session: null });
     const { $session, loadSession, SESSION_CHANGED } = await freshModules();
     const { api, calls } = fakeApi({ me: () => maya });
-    // What define-element does with the page's state block before the first render.
-    $session.set(null);
+    expect($session.get()).toBeNull();
     loadSession(api, hosted);
     await flush();
     expect(calls).toEqual([]);
