@@ -2,17 +2,27 @@
 //   1. the widgets: one ES-module chunk per widget plus the `runtime` and `shared` chunks, all with
 //      content-hashed names (served with a one-year immutable cache);
 //   2. loader.js: a classic IIFE with a fixed name (what customers paste), which must know the
-//      hashed chunk names, so it is built second, reading the map the first build wrote.
+//      hashed chunk names, so it is built second, reading the map the first build wrote;
+//   3. brotli and gzip copies of both, for the server to send (COMPRESSED_DIR).
 // Both are Vite environments driven by one builder, so a plain `vite build` does everything.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const OUT_DIR = path.join(ROOT, 'dist/widgets');
 /** Outside OUT_DIR so the static server never publishes it; scripts/check-size.ts reads it. */
 export const MANIFEST_FILE = path.join(ROOT, 'dist/widgets.manifest.json');
+/**
+ * Brotli and gzip copies of every file in OUT_DIR (`<file>.br`, `<file>.gz`), made once at build
+ * time at the highest levels, which would cost too much per request. Outside OUT_DIR so they are
+ * never URLs of their own: the server sends them for the file's own URL when the request's
+ * Accept-Encoding allows (server/site/widgets-static.ts, docs/widgets.md "How the bundle is
+ * served"), and scripts/check-size.ts measures them through that handler.
+ */
+export const COMPRESSED_DIR = path.join(ROOT, 'dist/widgets-compressed');
 /**
  * The server's build of the same widget components (widgets/ssr.tsx), which the hosted site
  * renders into declarative shadow roots (docs/hosted-site.md, "How pages are made"). Outside
@@ -112,6 +122,30 @@ function bareDynamicImports(): Plugin {
   };
 }
 
+/**
+ * Writes COMPRESSED_DIR afresh from OUT_DIR. A copy no smaller than its file is left out: the
+ * server then sends the file as it is.
+ */
+function precompress(): void {
+  fs.rmSync(COMPRESSED_DIR, { recursive: true, force: true });
+  fs.mkdirSync(COMPRESSED_DIR, { recursive: true });
+  for (const file of fs.readdirSync(OUT_DIR)) {
+    const raw = fs.readFileSync(path.join(OUT_DIR, file));
+    const copies = {
+      br: brotliCompressSync(raw, {
+        params: {
+          [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
+          [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+          [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length,
+        },
+      }),
+      gz: gzipSync(raw, { level: zlib.Z_BEST_COMPRESSION }),
+    };
+    for (const [ext, bytes] of Object.entries(copies))
+      if (bytes.length < raw.length) fs.writeFileSync(path.join(COMPRESSED_DIR, `${file}.${ext}`), bytes);
+  }
+}
+
 const CHUNKS_ID = 'virtual:svc-widget-chunks';
 
 function injectWidgetChunks(): Plugin {
@@ -196,6 +230,8 @@ export default defineConfig({
     async buildApp(builder) {
       await builder.build(builder.environments.widgets);
       await builder.build(builder.environments.loader);
+      // Once both have written OUT_DIR.
+      precompress();
       await builder.build(builder.environments.ssr);
     },
   },

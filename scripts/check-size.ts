@@ -1,17 +1,25 @@
-// Byte budgets of the widget bundle (`npm run size`, after `npm run build`). Sizes are gzip at
-// level 9, which is what a CDN or the platform serves; 1 KB = 1000 bytes. A widget's budget
-// covers everything its first render downloads: its entry chunk plus every chunk it imports
-// (the shared runtime), on top of loader.js, which every page has anyway and is budgeted alone.
+// Byte budgets of the widget bundle (`npm run size`, after `npm run build`), measured on what the
+// server sends: each file is requested through the platform's own handler of /widgets/
+// (server/site/widgets-static.ts) with `Accept-Encoding: gzip` and then `br`, and the bytes on the
+// wire are counted, so the build's precompressed copies are what is measured (and a file the
+// server would send uncompressed counts at its full size). Budgets are gzip figures (the
+// encoding every client accepts); brotli, what Chromium, Firefox and Safari get, is printed
+// alongside. 1 KB = 1000 bytes. A widget's budget covers everything its first render downloads:
+// its entry chunk plus every chunk it imports (the runtime, and the shared chunk for all but
+// <svc-events>), on top of loader.js, which every page has anyway and is budgeted alone.
 // A built widget with no budget here fails the check: every chunk has a budget.
-//   --json <file>  also writes {budgets: [{name, files, gzip, budget, ok}]} for the CI summary.
+//   --json <file>  also writes {budgets: [{name, files, gzip, brotli, budget, ok}]} for the CI summary.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import express from 'express';
+import { widgetsStatic } from '../server/site/widgets-static.ts';
 import type { WidgetManifest } from '../vite.config.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DIST = path.join(ROOT, 'dist/widgets');
+const DIST_ROOT = path.join(ROOT, 'dist');
 const MANIFEST = path.join(ROOT, 'dist/widgets.manifest.json');
 
 const KB = 1000;
@@ -58,45 +66,72 @@ export interface Row {
   name: string;
   files: string[];
   gzip: number;
+  brotli: number;
   budget: number | null;
 }
 
-export function gzipSize(file: string): number {
-  return gzipSync(fs.readFileSync(file), { level: 9 }).length;
+/** What the server sends for one file: its size as is, and with each coding asked for. */
+export interface Served {
+  raw: number;
+  gzip: number;
+  brotli: number;
 }
 
-export function measure(manifest: WidgetManifest, sizeOf: (file: string) => number): Row[] {
-  const rows: Row[] = [
-    { name: 'loader.js', files: [manifest.loader], gzip: sizeOf(manifest.loader), budget: BUDGETS.loader },
-  ];
+/** One request through the handler, the body's bytes counted as they arrive (never decoded). */
+function fetchSize(port: number, file: string, acceptEncoding: string): Promise<{ bytes: number; coding: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      { host: '127.0.0.1', port, path: `/widgets/${file}`, headers: { 'Accept-Encoding': acceptEncoding } },
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`/widgets/${file}: ${res.statusCode}`));
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve({ bytes, coding: res.headers['content-encoding'] ?? 'identity' }));
+      },
+    );
+    req.on('error', reject);
+  });
+}
+
+/** Serves `distDir` as the platform does, on a free local port, and measures every file in it. */
+export async function measureServed(distDir: string): Promise<Map<string, Served>> {
+  const app = express();
+  app.use('/widgets', ...widgetsStatic(distDir));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const sizes = new Map<string, Served>();
+    for (const file of fs.readdirSync(path.join(distDir, 'widgets')).sort()) {
+      const raw = await fetchSize(port, file, 'identity');
+      const gzip = await fetchSize(port, file, 'gzip');
+      const brotli = await fetchSize(port, file, 'br');
+      sizes.set(file, { raw: raw.bytes, gzip: gzip.bytes, brotli: brotli.bytes });
+    }
+    return sizes;
+  } finally {
+    server.close();
+  }
+}
+
+export function measure(manifest: WidgetManifest, sizeOf: (file: string) => Served): Row[] {
+  const row = (name: string, files: string[], budget: number | null): Row => ({
+    name,
+    files,
+    gzip: files.reduce((sum, f) => sum + sizeOf(f).gzip, 0),
+    brotli: files.reduce((sum, f) => sum + sizeOf(f).brotli, 0),
+    budget,
+  });
+  const rows: Row[] = [row('loader.js', [manifest.loader], BUDGETS.loader)];
   const events = manifest.widgets.events;
-  if (events) {
-    const files = [manifest.loader, ...events.imports, events.file];
-    rows.push({
-      name: 'loader.js + <svc-events> + runtime',
-      files,
-      gzip: files.reduce((sum, f) => sum + sizeOf(f), 0),
-      budget: BUDGETS.typicalPage,
-    });
-  }
-  for (const [name, widget] of Object.entries(manifest.widgets)) {
-    const files = [...widget.imports, widget.file];
-    rows.push({
-      name: `<svc-${name}> + runtime`,
-      files,
-      gzip: files.reduce((sum, f) => sum + sizeOf(f), 0),
-      budget: BUDGETS.widgets[name] ?? null,
-    });
-  }
-  for (const [name, entry] of Object.entries(manifest.entries ?? {})) {
-    const files = [...entry.imports, entry.file];
-    rows.push({
-      name: `${name} + runtime`,
-      files,
-      gzip: files.reduce((sum, f) => sum + sizeOf(f), 0),
-      budget: BUDGETS.entries[name] ?? null,
-    });
-  }
+  if (events)
+    rows.push(
+      row('loader.js + <svc-events> + runtime', [manifest.loader, ...events.imports, events.file], BUDGETS.typicalPage),
+    );
+  for (const [name, widget] of Object.entries(manifest.widgets))
+    rows.push(row(`<svc-${name}> + runtime`, [...widget.imports, widget.file], BUDGETS.widgets[name] ?? null));
+  for (const [name, entry] of Object.entries(manifest.entries ?? {}))
+    rows.push(row(`${name} + runtime`, [...entry.imports, entry.file], BUDGETS.entries[name] ?? null));
   return rows;
 }
 
@@ -108,42 +143,48 @@ function writeReport(file: string | undefined, rows: (Row & { ok: boolean })[]):
   fs.writeFileSync(file, `${JSON.stringify({ budgets: rows }, null, 2)}\n`);
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   const jsonIndex = argv.indexOf('--json');
   const jsonFile = jsonIndex >= 0 ? argv[jsonIndex + 1] : undefined;
   if (!fs.existsSync(MANIFEST)) {
     console.error('dist/widgets.manifest.json is missing: run `npm run build` first.');
-    writeReport(jsonFile, [{ name: 'widget bundle built', files: [], gzip: 0, budget: null, ok: false }]);
+    writeReport(jsonFile, [{ name: 'widget bundle built', files: [], gzip: 0, brotli: 0, budget: null, ok: false }]);
     return 1;
   }
   const manifest = JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as WidgetManifest;
-  const sizes = new Map<string, number>();
+  const sizes = await measureServed(DIST_ROOT);
   const sizeOf = (file: string) => {
-    if (!sizes.has(file)) sizes.set(file, gzipSize(path.join(DIST, file)));
-    return sizes.get(file)!;
+    const size = sizes.get(file);
+    if (!size) throw new Error(`${file} is in the manifest but not in dist/widgets: run \`npm run build\` again.`);
+    return size;
   };
 
-  console.log('Files (gzip -9):');
-  for (const file of fs.readdirSync(DIST).sort()) {
-    const raw = fs.statSync(path.join(DIST, file)).size;
-    console.log(`  ${file.padEnd(28)} ${kb(raw).padStart(10)} raw ${kb(sizeOf(file)).padStart(10)} gzip`);
-  }
+  console.log('Files, as the server sends them:');
+  console.log(`  ${'file'.padEnd(28)} ${'raw'.padStart(10)} ${'gzip'.padStart(10)} ${'brotli'.padStart(10)}`);
+  for (const [file, size] of sizes)
+    console.log(
+      `  ${file.padEnd(28)} ${kb(size.raw).padStart(10)} ${kb(size.gzip).padStart(10)} ${kb(size.brotli).padStart(10)}`,
+    );
 
   const rows = measure(manifest, sizeOf).map((row) => ({ ...row, ok: row.budget !== null && row.gzip <= row.budget }));
   writeReport(jsonFile, rows);
   let failed = false;
-  console.log('\nBudgets:');
-  console.log(`  ${'bundle'.padEnd(36)} ${'gzip'.padStart(10)} ${'budget'.padStart(10)}  result`);
+  console.log('\nBudgets (gzip):');
+  console.log(
+    `  ${'bundle'.padEnd(36)} ${'gzip'.padStart(10)} ${'budget'.padStart(10)}  result ${'brotli'.padStart(10)}`,
+  );
   for (const row of rows) {
     const verdict = row.budget === null ? 'NO BUDGET' : row.ok ? 'ok' : 'OVER';
     if (!row.ok) failed = true;
     const budget = row.budget === null ? '-' : kb(row.budget);
-    console.log(`  ${row.name.padEnd(36)} ${kb(row.gzip).padStart(10)} ${budget.padStart(10)}  ${verdict}`);
+    console.log(
+      `  ${row.name.padEnd(36)} ${kb(row.gzip).padStart(10)} ${budget.padStart(10)}  ${verdict.padEnd(6)} ${kb(row.brotli).padStart(10)}`,
+    );
   }
   if (failed) console.error('\nSize check failed: a bundle is over its budget or has none (scripts/check-size.ts).');
   return failed ? 1 : 0;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }

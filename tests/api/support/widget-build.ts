@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { createBuilder } from 'vite';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const OUTPUTS = ['dist/ssr/widgets.js', 'dist/widgets.manifest.json', 'dist/widgets/loader.js'];
+const OUTPUTS = [
+  'dist/ssr/widgets.js',
+  'dist/widgets.manifest.json',
+  'dist/widgets/loader.js',
+  'dist/widgets-compressed/loader.js.br',
+];
 const SOURCES = ['widgets', 'loader', 'contract', 'vite.config.ts', 'package-lock.json'];
 
 function newest(file: string): number {
