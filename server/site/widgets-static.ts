@@ -32,7 +32,8 @@ type Coding = (typeof CODINGS)[number]['name'] | 'identity';
 export function chooseCoding(acceptEncoding: string | undefined, available: readonly Coding[]): Coding {
   const q = new Map<string, number>();
   for (const part of (acceptEncoding ?? '').split(',')) {
-    const [token, ...params] = part.trim().toLowerCase().split(';');
+    const [name, ...params] = part.toLowerCase().split(';');
+    const token = name.trim();
     if (!token) continue;
     const weight = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     const value = weight ? Number(weight.slice(2)) : 1;

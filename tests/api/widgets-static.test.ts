@@ -119,6 +119,7 @@ describe('widget bundle: happy path', () => {
     expect(chooseCoding('*;q=0.5, br;q=0', both)).toBe('gzip');
     expect(chooseCoding('identity, br;q=0.5', both)).toBe('identity');
     expect(chooseCoding('GZIP', both)).toBe('gzip');
+    expect(chooseCoding(' br ; q=0.9 , gzip;q=0.5', both)).toBe('br');
     expect(chooseCoding('br', ['gzip'])).toBe('identity');
     expect(chooseCoding('', both)).toBe('identity');
     expect(chooseCoding(undefined, both)).toBe('identity');
