@@ -60,7 +60,8 @@ interface Variant {
 export function widgetsStatic(distDir: string): RequestHandler[] {
   const published = path.join(distDir, 'widgets');
   const compressed = path.join(distDir, 'widgets-compressed');
-  // The files are small and few; a rebuild (new mtime or size) replaces an entry.
+  // Small files, a few dozen per build: kept in memory, an entry replaced when its file changes
+  // (new mtime or size); the names of an earlier build stay until a restart.
   const cache = new Map<string, Variant>();
 
   async function read(file: string): Promise<Variant | null> {
