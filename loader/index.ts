@@ -45,8 +45,9 @@ if (!script) {
   // On the hosted site loader.js comes from the page's own origin; anywhere else the key is what
   // tells the widgets to call the platform rather than the page's own server.
   if (!config.key && api !== location.origin) diagnose({ kind: 'no-key' });
+  // On the hosted site the page and its CSP are the platform's own: what it blocks is not ours.
   document.addEventListener('securitypolicyviolation', (e) => {
-    if (e.disposition === 'enforce' && `${e.blockedURI}/`.startsWith(`${api}/`))
+    if (e.disposition === 'enforce' && api !== location.origin && `${e.blockedURI}/`.startsWith(`${api}/`))
       diagnose({ kind: 'csp', directive: e.effectiveDirective, blocked: e.blockedURI });
   });
 

@@ -7,7 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { Problem } from '../../widgets/lib/contract.ts';
 import { explain } from '../../widgets/lib/doctor/index.ts';
 import { openHostileHost } from './hostile-host.ts';
-import { API_ORIGIN, COMMUNITY, E2E_PORT, PAGE_ORIGIN, publishableKey } from './support.ts';
+import { API_ORIGIN, COMMUNITY, E2E_PORT, HOSTED_ORIGIN, PAGE_ORIGIN, publishableKey } from './support.ts';
 
 /**
  * A customer origin no community lists as an embed origin, whatever the port: the demo lists
@@ -224,4 +224,25 @@ test('data-debug lists what each widget mounted and fetched, and a page set up r
   expect(texts.some((t) => t.startsWith(`[svc] fetched ${API_ORIGIN}/v1/communities/${COMMUNITY}/events?`))).toBe(true);
   expect(texts.some((t) => /^\[svc\] fetched .*\/widgets\/events-[\w-]+\.js \(200\)$/.test(t))).toBe(true);
   expect(lines.filter((l) => l.type !== 'info')).toEqual([]);
+});
+
+test('pages set up right hear nothing: a strict CSP that admits the platform, and the hosted site without a key', async ({
+  page,
+}) => {
+  const lines = svcConsole(page);
+  await openHostileHost(
+    page,
+    'doctor-silent',
+    '<svc-events limit="2" theme="dark"></svc-events><svc-footer></svc-footer>',
+    {
+      strictCsp: true,
+    },
+  );
+  await expect(page.locator('svc-events [part~="item"]')).toHaveCount(2);
+  await expect(page.locator('svc-footer footer')).toBeVisible();
+  await page.goto(`${HOSTED_ORIGIN}/events`);
+  await expect(page.locator('svc-header header')).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await page.waitForTimeout(500);
+  expect(lines).toEqual([]);
 });
