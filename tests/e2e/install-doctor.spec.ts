@@ -7,7 +7,15 @@ import { expect, test, type Page } from '@playwright/test';
 import type { Problem } from '../../widgets/lib/contract.ts';
 import { explain } from '../../widgets/lib/doctor/index.ts';
 import { openHostileHost } from './hostile-host.ts';
-import { API_ORIGIN, COMMUNITY, E2E_PORT, HOSTED_ORIGIN, PAGE_ORIGIN, publishableKey } from './support.ts';
+import {
+  API_ORIGIN,
+  COMMUNITY,
+  E2E_PORT,
+  HOSTED_ORIGIN,
+  PAGE_ORIGIN,
+  publishableKey,
+  widgetManifest,
+} from './support.ts';
 
 /**
  * A customer origin no community lists as an embed origin, whatever the port: the demo lists
@@ -138,6 +146,15 @@ test("a CSP that admits loader.js alone: the widgets' code is blocked, and the l
   ]);
 });
 
+test("a widget's chunk that does not load (no CSP involved)", async ({ page }) => {
+  const chunk = `${API_ORIGIN}/widgets/${widgetManifest().widgets.events.file}`;
+  await page.route(chunk, (route) => route.abort('connectionrefused'));
+  const lines = svcConsole(page);
+  await openHostileHost(page, 'doctor-chunk', '<svc-events></svc-events>');
+  await settled(page, lines);
+  expect(lines).toEqual([{ type: 'error', text: message({ kind: 'chunk', tag: 'svc-events', url: chunk }) }]);
+});
+
 test('a widget tag another script defined first', async ({ page, request }) => {
   const key = await publishableKey(request);
   const lines = svcConsole(page);
@@ -176,8 +193,9 @@ test('our own second copy stays silent; two loaders for different communities ar
   );
   await settled(page, lines);
   // The first tag the second loader finds taken: the loader's tags in their build order.
+  const first = `svc-${Object.keys(widgetManifest().widgets)[0]}`;
   expect(lines).toEqual([
-    { type: 'error', text: message({ kind: 'other-community', tag: 'svc-apply', other: COMMUNITY }, 'other') },
+    { type: 'error', text: message({ kind: 'other-community', tag: first, other: COMMUNITY }, 'other') },
   ]);
 });
 
