@@ -38,14 +38,19 @@ export interface WidgetManifest {
   /** Widget name -> its entry chunk and every chunk that entry imports statically. */
   widgets: Record<string, { file: string; imports: string[] }>;
   /**
-   * Browser modules of the same build that are not widgets, so the loader never learns them:
-   * `console`, the leader console's islands (console/index.tsx), which share the widgets' runtime.
+   * Browser modules of the same build that are not widgets, so the loader defines no tag for
+   * them: `console`, the leader console's islands (console/index.tsx), which share the widgets'
+   * runtime; `doctor`, the install doctor's messages, which the loader imports on a problem.
    */
   entries?: Record<string, { file: string; imports: string[] }>;
 }
 
-/** Entries of the widgets build that are not widgets (see WidgetManifest.entries). */
-export const OTHER_ENTRIES = { console: 'console/index.tsx' } as const;
+/**
+ * Entries of the widgets build that are not widgets (see WidgetManifest.entries). `doctor` (the
+ * install doctor's messages, widgets/lib/doctor/) is the one the loader learns: it imports it
+ * once it sees an install problem.
+ */
+export const OTHER_ENTRIES = { console: 'console/index.tsx', doctor: 'widgets/lib/doctor/index.ts' } as const;
 
 function widgetEntries(): Record<string, string> {
   const entries: Record<string, string> = {};
@@ -65,10 +70,10 @@ function widgetEntries(): Record<string, string> {
  * most pages have, downloads besides its own chunk, so what <svc-events> does not use stays out
  * (SHARED_MODULE). Heavier, widget-specific libraries (@floating-ui for popovers) and the form
  * renderer (widgets/lib/forms/, only <svc-rsvp> and <svc-apply> have forms) stay with the
- * widgets that use them.
+ * widgets that use them; the install doctor (widgets/lib/doctor/) is a chunk of its own.
  */
 const RUNTIME_MODULE =
-  /[\\/]node_modules[\\/](?:preact[\\/](?!hooks[\\/])|nanostores[\\/])|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/]|session|links|store-signal)/;
+  /[\\/]node_modules[\\/](?:preact[\\/](?!hooks[\\/])|nanostores[\\/])|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/]|doctor[\\/]|session|links|store-signal)/;
 /**
  * The `shared` chunk: what every widget but <svc-events> uses on top of the runtime:
  * preact/hooks, @preact/signals with its Preact integration (store-signal.ts), the visitor's
@@ -157,7 +162,9 @@ function injectWidgetChunks(): Plugin {
       if (id !== `\0${CHUNKS_ID}`) return;
       const manifest = JSON.parse(fs.readFileSync(MANIFEST_FILE, 'utf8')) as WidgetManifest;
       const chunks = Object.fromEntries(Object.entries(manifest.widgets).map(([name, w]) => [name, w.file]));
-      return `export default ${JSON.stringify(chunks)};`;
+      const doctor = manifest.entries?.doctor?.file;
+      if (!doctor) throw new Error('the widgets build made no doctor chunk');
+      return `export default ${JSON.stringify(chunks)};\nexport const doctor = ${JSON.stringify(doctor)};`;
     },
   };
 }

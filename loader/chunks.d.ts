@@ -3,4 +3,6 @@
 declare module 'virtual:svc-widget-chunks' {
   const chunks: Record<string, string>;
   export default chunks;
+  /** The install doctor's chunk (widgets/lib/doctor/), relative to loader.js. */
+  export const doctor: string;
 }

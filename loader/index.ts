@@ -2,8 +2,13 @@
 // element whose first connection imports that widget's chunk, so a tag that is not on the page
 // costs nothing, elements added later (page builders, SPAs) upgrade on their own, and a second
 // copy of this script finds its tags already defined and does nothing.
-import chunks from 'virtual:svc-widget-chunks';
-import type { WidgetModule } from '../widgets/lib/contract.ts';
+//
+// It is also where the install doctor lives (docs/widgets.md, "Troubleshooting / install
+// doctor"): the checks that can only run here (the snippet, tags defined by someone else, the
+// page's CSP) are made here, the widgets report what they find through `config.diagnose`, and the
+// first problem on the page gets one console message, worded by the doctor chunk.
+import chunks, { doctor } from 'virtual:svc-widget-chunks';
+import type { Doctor, Problem, WidgetModule } from '../widgets/lib/contract.ts';
 import { findLoaderScript, readConfig } from './script-config.ts';
 
 const script = findLoaderScript();
@@ -14,15 +19,53 @@ if (!script) {
   console.error('[svc] loader.js needs a data-community attribute');
 } else {
   const config = readConfig(script);
+  const { community, api } = config;
+  const doctorChunk = () => import(/* @vite-ignore */ new URL(doctor, script.src).href) as Promise<Doctor>;
+  // Page-wide, so that two loaders (or a loader and its second copy) still say one thing.
+  const said = Symbol.for('svc.doctor');
+  const page = window as unknown as Record<symbol, boolean>;
+  const diagnose = (problem: Problem) => {
+    if (page[said]) return;
+    page[said] = true;
+    doctorChunk().then(
+      (d) => console.error(`[svc] ${d.explain(problem, { community, api, page: location.origin })}`),
+      // The doctor is kept out too: whatever it would have said, this is what stops the widgets.
+      () => console.error(`[svc] this page blocks ${api}: allow it in its CSP (script-src).`),
+    );
+  };
+  config.diagnose = diagnose;
+  // data-debug: the doctor logs mounts and requests; widgets wait for it so that it sees them all.
+  const debugging =
+    config.debug &&
+    doctorChunk().then(
+      (d) => d.debug(config),
+      () => {},
+    );
+
+  // On the hosted site loader.js comes from the page's own origin; anywhere else the key is what
+  // tells the widgets to call the platform rather than the page's own server.
+  if (!config.key && api !== location.origin) diagnose({ kind: 'no-key' });
+  // On the hosted site the page and its CSP are the platform's own: what it blocks is not ours.
+  document.addEventListener('securitypolicyviolation', (e) => {
+    if (e.disposition === 'enforce' && api !== location.origin && `${e.blockedURI}/`.startsWith(`${api}/`))
+      diagnose({ kind: 'csp', directive: e.effectiveDirective, blocked: e.blockedURI });
+  });
+
   for (const name of Object.keys(chunks)) {
     const tag = `svc-${name}`;
-    if (customElements.get(tag)) continue;
+    // Our element classes say which community they serve; anything else is someone else's.
+    const owner = (customElements.get(tag) as { svc?: string } | undefined)?.svc;
+    if (owner === community) continue; // our own second copy: harmless
+    if (customElements.get(tag)) {
+      diagnose(owner ? { kind: 'other-community', tag, other: owner } : { kind: 'foreign-tag', tag });
+      continue;
+    }
     // Chunks sit next to loader.js, wherever that is served from (platform or a CDN).
     const url = new URL(chunks[name], script.src).href;
     let widget: Promise<WidgetModule> | undefined;
     const load = () =>
-      (widget ??= import(/* @vite-ignore */ url).then(
-        (m: { default: WidgetModule }) => m.default,
+      (widget ??= Promise.all([import(/* @vite-ignore */ url), debugging]).then(
+        ([m]: [{ default: WidgetModule }, unknown]) => m.default,
         (error) => {
           widget = undefined; // let the next connection try again
           throw error;
@@ -32,10 +75,11 @@ if (!script) {
     customElements.define(
       tag,
       class extends HTMLElement {
+        static svc = community;
         connectedCallback() {
           load().then(
-            (w) => this.isConnected && w.connect(this, config),
-            (error) => console.error(`[svc] <${tag}> could not load`, error),
+            (w) => this.isConnected && (w.connect(this, config), config.mounted?.(this)),
+            () => diagnose({ kind: 'chunk', tag, url }),
           );
         }
         disconnectedCallback() {

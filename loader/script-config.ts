@@ -23,5 +23,6 @@ export function readConfig(script: HTMLScriptElement): EmbedConfig {
     // visitor's cookie; a page without a key can only be that.
     hosted: location.origin === api || !key,
     site: data.site || null,
+    debug: 'debug' in data,
   };
 }

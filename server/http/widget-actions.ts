@@ -78,13 +78,26 @@ const ALLOWED_METHODS = 'POST, PUT, PATCH, DELETE';
 const PREFLIGHT_MAX_AGE = '600';
 
 /**
+ * The request's `Origin` when it is a browser's serialised http(s) origin (what a page on a real
+ * site sends), else null: never `null` (sandboxed frames, `file:` pages), `*` or a malformed value.
+ */
+function browserOrigin(req: Request): string | null {
+  const origin = req.headers.origin;
+  return origin && normalizeOrigin(origin) === origin ? origin : null;
+}
+
+/**
  * CORS for widget-action paths (mountRoute attaches it to every `widget` route, preflight
  * included; it reads the `communityTag` path parameter). `Access-Control-Allow-Origin` is the
- * request's own `Origin`, and only when that is one of the community's embed origins; never `*`,
- * never `null`, never `Access-Control-Allow-Credentials` (cookies work same-origin only, where
- * CORS does not apply). Every answer varies by Origin. A preflight from any other origin is a
- * `403 ORIGIN_NOT_ALLOWED` without CORS headers, so the browser never sends the request; should
- * one arrive anyway, authenticateWidget refuses it too.
+ * request's own `Origin`; never `*`, never `null`, never `Access-Control-Allow-Credentials`
+ * (cookies work same-origin only, where CORS does not apply). Every answer varies by Origin.
+ *
+ * A listed embed origin reads every answer. Any other browser origin has its preflight granted
+ * too, so that the request itself arrives and is refused by authenticateWidget with a
+ * `403 ORIGIN_NOT_ALLOWED` that page can read (exposeRefusal): the widget then tells the visitor
+ * the site is not set up for it, instead of "We couldn't reach the server". Nothing more reaches
+ * the server than before: a page can always send a simple cross-origin POST without asking, and
+ * no handler runs for an unlisted origin.
  */
 export function widgetActionCors(deps: { db: Db }): RequestHandler {
   return async (req, res, next) => {
@@ -93,8 +106,9 @@ export function widgetActionCors(deps: { db: Db }): RequestHandler {
     const community = typeof tag === 'string' && req.headers.origin ? await communityOrigins(deps.db, tag) : null;
     const origin = allowedOrigin(req, community);
     if (req.method === 'OPTIONS') {
-      if (!origin) throw new ApiError('ORIGIN_NOT_ALLOWED', messages.originNotAllowed);
-      res.setHeader('Access-Control-Allow-Origin', origin);
+      const asking = origin ?? browserOrigin(req);
+      if (!asking) throw new ApiError('ORIGIN_NOT_ALLOWED', messages.originNotAllowed);
+      res.setHeader('Access-Control-Allow-Origin', asking);
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
       res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
       res.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE);
@@ -109,6 +123,18 @@ export function widgetActionCors(deps: { db: Db }): RequestHandler {
   };
 }
 
+/**
+ * Lets the page that made a refused widget action read the refusal (its status, code and
+ * request id), whatever its origin: only authentication's refusals, which say nothing about the
+ * community's data, are made readable this way; the handler never runs for an unlisted origin.
+ */
+function exposeRefusal(req: Request, res: Response): void {
+  const origin = browserOrigin(req);
+  if (!origin || res.getHeader('Access-Control-Allow-Origin')) return;
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Authentication
 // ---------------------------------------------------------------------------------------------
@@ -119,15 +145,23 @@ export function widgetActionCors(deps: { db: Db }): RequestHandler {
  * 401 INVALID_API_KEY (spends `auth-failures`), another community's key 403 COMMUNITY_MISMATCH,
  * an Origin that is missing or not listed 403 ORIGIN_NOT_ALLOWED; without a key: a request not on
  * the community's hosted domain 401 API_KEY_REQUIRED, then the same-origin checks (415, 403
- * CROSS_SITE_REQUEST), then the optional sign-in cookie.
+ * CROSS_SITE_REQUEST), then the optional sign-in cookie. Every refusal is readable by the page
+ * that was refused (exposeRefusal).
  */
 export async function authenticateWidget(req: Request, res: Response, deps: WidgetDeps): Promise<WidgetCaller> {
   const tag = req.params.communityTag;
   if (typeof tag !== 'string') throw new Error('a widget route needs {communityTag} in its path');
   const ip = req.ip ?? 'unknown';
-  await deps.rateLimits.consume('widget-actions', `${tag}:${ip}`, res);
-  const presented = req.get('x-api-key')?.trim();
-  return presented ? viaPublishableKey(req, res, deps, tag, ip, presented) : viaHostedSite(req, deps, tag, ip);
+  try {
+    await deps.rateLimits.consume('widget-actions', `${tag}:${ip}`, res);
+    const presented = req.get('x-api-key')?.trim();
+    return presented
+      ? await viaPublishableKey(req, res, deps, tag, ip, presented)
+      : await viaHostedSite(req, deps, tag, ip);
+  } catch (error) {
+    exposeRefusal(req, res);
+    throw error;
+  }
 }
 
 async function viaPublishableKey(

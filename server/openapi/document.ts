@@ -340,7 +340,8 @@ function buildOperation(def: RouteDef, schemas: SchemaCollector): OperationObjec
 /** What every widget action's description says about its auth (server/http/widget-actions.ts). */
 const WIDGET_ACTION_NOTE =
   '**Widget action.** Either `X-API-Key: pk_live_...` of this community from a page whose `Origin` is exactly one of the ' +
-  "community's embed origins (CORS answers only those, without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`), " +
+  "community's embed origins (CORS without credentials; any other or no Origin is `403 ORIGIN_NOT_ALLOWED`, which a browser " +
+  'page on another origin can read: its preflight is granted so that the request itself is refused), ' +
   "or no key, same-origin on the community's hosted site (JSON body, `Origin` equal to the site's; the sign-in cookie, when " +
   'present, identifies the visitor, else the caller is anonymous). Secret keys are refused (`403 SECRET_KEY_NOT_ALLOWED`): ' +
   'servers call `/v1`. Rate limited per client IP and community; `Idempotency-Key` records belong to the signed-in visitor, ' +

@@ -45,15 +45,20 @@ async function snapshot(db: Db) {
   return { communities, domains };
 }
 
-/** A browser's preflight for an RSVP widget on `origin`: 204 when the community lists it, else 403. */
-async function preflight(base: string, tag: string, origin: string): Promise<number> {
+/**
+ * An RSVP widget's request from a page on `origin`, with the community's publishable key: `403
+ * ORIGIN_NOT_ALLOWED` while the community does not list the origin, else past authentication to
+ * the empty body's `400`. (The preflight no longer tells: every browser origin's is granted, so
+ * that a refused page can read its refusal.)
+ */
+async function embedAction(base: string, tag: string, origin: string): Promise<number> {
+  const key = (await (await fetch(`${base}/v1/communities/${tag}/publishable-key`)).json()) as {
+    publishableKey: string;
+  };
   const res = await fetch(`${base}/api/actions/${tag}/events/any/rsvp`, {
-    method: 'OPTIONS',
-    headers: {
-      Origin: origin,
-      'Access-Control-Request-Method': 'POST',
-      'Access-Control-Request-Headers': 'content-type, x-api-key',
-    },
+    method: 'POST',
+    headers: { Origin: origin, 'X-API-Key': key.publishableKey, 'Content-Type': 'application/json' },
+    body: '{}',
   });
   return res.status;
 }
@@ -204,6 +209,8 @@ describe('svc community update', { timeout: 90_000 }, () => {
         PORT: port,
         SVC_DATA_DIR: env.SVC_DATA_DIR,
         SVC_SEED_DEMO: 'false',
+        // This test polls widget actions faster than a visitor would send them.
+        RATE_LIMIT_WIDGET_ACTIONS_PER_MIN: '100000',
         ...(onPostgres ? { DATABASE_URL: env.DATABASE_URL } : {}),
       });
       const base = `http://127.0.0.1:${port}`;
@@ -227,8 +234,8 @@ describe('svc community update', { timeout: 90_000 }, () => {
           )
         ).status;
       // The server has looked the community and the host up (and cached that neither is listed).
-      expect(await preflight(base, tagA, 'https://cli-a.example.test')).toBe(204);
-      expect(await preflight(base, tagA, site)).toBe(403);
+      expect(await embedAction(base, tagA, 'https://cli-a.example.test')).toBe(400);
+      expect(await embedAction(base, tagA, site)).toBe(403);
       expect(await onDomain()).toBe(401);
 
       const added = await update(tagA, {
@@ -236,7 +243,7 @@ describe('svc community update', { timeout: 90_000 }, () => {
         domains: [`cli-a-${RUN}.example.test`, domain],
       });
       expect(added.code, added.stderr).toBe(0);
-      const seenAfter = await timeUntil(() => preflight(base, tagA, site), 204, COMMUNITY_CACHE_MS + 3000);
+      const seenAfter = await timeUntil(() => embedAction(base, tagA, site), 400, COMMUNITY_CACHE_MS + 3000);
       expect(seenAfter).toBeLessThanOrEqual(COMMUNITY_CACHE_MS + 1000);
       const servedAfter = await timeUntil(onDomain, 400, COMMUNITY_CACHE_MS + 3000);
       expect(servedAfter).toBeLessThanOrEqual(COMMUNITY_CACHE_MS + 1000);
@@ -244,12 +251,12 @@ describe('svc community update', { timeout: 90_000 }, () => {
       const removed = await update(tagA, { embedOrigins: [site] });
       expect(removed.code, removed.stderr).toBe(0);
       const goneAfter = await timeUntil(
-        () => preflight(base, tagA, 'https://cli-a.example.test'),
+        () => embedAction(base, tagA, 'https://cli-a.example.test'),
         403,
         COMMUNITY_CACHE_MS + 3000,
       );
       expect(goneAfter).toBeLessThanOrEqual(COMMUNITY_CACHE_MS + 1000);
-      expect(await preflight(base, tagA, site)).toBe(204);
+      expect(await embedAction(base, tagA, site)).toBe(400);
     });
 
     it.runIf(Boolean(process.env.REDIS_URL))(
@@ -265,6 +272,7 @@ describe('svc community update', { timeout: 90_000 }, () => {
           SVC_DATA_DIR: env.SVC_DATA_DIR,
           SVC_SEED_DEMO: 'false',
           REDIS_URL: process.env.REDIS_URL!,
+          RATE_LIMIT_WIDGET_ACTIONS_PER_MIN: '100000',
           ...(onPostgres ? { DATABASE_URL: env.DATABASE_URL } : {}),
         });
         try {
@@ -275,12 +283,12 @@ describe('svc community update', { timeout: 90_000 }, () => {
           await waitUntil(async () => (await subscribers()) > before, 'the server subscribing to settings changes');
           const origin = `https://fast-${RUN}.example`;
           // Looked up now, and cached for COMMUNITY_CACHE_MS: not an embed origin of B.
-          expect(await preflight(base, tagB, origin)).toBe(403);
+          expect(await embedAction(base, tagB, origin)).toBe(403);
           const warmedAt = Date.now();
           const r = await update(tagB, { embedOrigins: [origin] });
           expect(r.code, r.stderr).toBe(0);
           expect(r.stderr).not.toContain('Redis could not be reached');
-          const after = await timeUntil(() => preflight(base, tagB, origin), 204, COMMUNITY_CACHE_MS + 3000);
+          const after = await timeUntil(() => embedAction(base, tagB, origin), 400, COMMUNITY_CACHE_MS + 3000);
           expect(after).toBeLessThanOrEqual(1000);
           // Seen while the cached lookup was still fresh: the announcement did it, not the TTL.
           expect(Date.now() - warmedAt).toBeLessThan(COMMUNITY_CACHE_MS);
@@ -356,13 +364,15 @@ describe('svc community update', { timeout: 90_000 }, () => {
 
 describe('updateCommunitySettings in process', () => {
   let server: TestServer;
-  let community: { id: string; tag: string };
+  let community: { id: string; tag: string; pk: string };
   const shop = 'https://shop.example';
-  const preflightHere = async (origin: string) =>
+  /** 403 while the community does not list `origin`, else 400 (past authentication, empty body). */
+  const embedActionHere = async (origin: string) =>
     (
       await server.request(`/api/actions/${community.tag}/events/any/rsvp`, {
-        method: 'OPTIONS',
-        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
+        method: 'POST',
+        headers: { Origin: origin, 'X-API-Key': community.pk },
+        json: {},
       })
     ).status;
 
@@ -375,11 +385,11 @@ describe('updateCommunitySettings in process', () => {
   });
 
   it("forgets this process's cached origins at once: no waiting for the cache lifetime", async () => {
-    expect(await preflightHere(shop)).toBe(403);
+    expect(await embedActionHere(shop)).toBe(403);
     await updateCommunitySettings(server.database.db, community.tag, { embedOrigins: [shop] });
-    expect(await preflightHere(shop)).toBe(204);
+    expect(await embedActionHere(shop)).toBe(400);
     await updateCommunitySettings(server.database.db, community.tag, { embedOrigins: [] });
-    expect(await preflightHere(shop)).toBe(403);
+    expect(await embedActionHere(shop)).toBe(403);
   });
 
   it('a dry run writes nothing and forgets nothing; an unknown community is null', async () => {
@@ -390,7 +400,7 @@ describe('updateCommunitySettings in process', () => {
       { dryRun: true },
     );
     expect(result).toMatchObject({ applied: false, changes: [{ field: 'embedOrigins', before: [], after: [shop] }] });
-    expect(await preflightHere(shop)).toBe(403);
+    expect(await embedActionHere(shop)).toBe(403);
     expect(await updateCommunitySettings(server.database.db, 'no-such-community', {})).toBeNull();
   });
 

@@ -338,7 +338,12 @@ describe('widget actions: errors (nothing changes)', () => {
       `http://acme.localhost:${port}`,
     ]) {
       const res = await refused(() => act(embedded(origin)), 403, 'ORIGIN_NOT_ALLOWED');
-      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      // Readable by the refused page (and only the refusal: the handler never ran), so its widget
+      // can say the site is not set up rather than "We couldn't reach the server".
+      expect(res.headers['access-control-allow-origin']).toBe(origin);
+      expect(res.headers['access-control-expose-headers']).toContain('X-Request-Id');
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(res.headers.vary).toMatch(/\bOrigin\b/);
     }
   });
 
@@ -408,14 +413,33 @@ describe('widget actions: security', () => {
     }
   });
 
-  it('gives no CORS headers to a preflight from any other origin, "null", or none, and none for another community\'s path', async () => {
-    const cases: Array<[string | null, string]> = [
+  it('grants the preflight of any other browser origin, so that the request itself is refused readably', async () => {
+    const cases: Array<[string, string]> = [
       ['https://evil.example', 'acme'],
+      [BLOG, 'bolt'],
+      [SHOP, 'nosuch'],
+      ['http://127.0.0.2:8080', 'acme'],
+    ];
+    for (const [origin, tag] of cases) {
+      const res = await preflight(origin, tag);
+      expect(res.status, `${origin} ${tag}`).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(origin);
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(res.headers.vary).toMatch(/\bOrigin\b/);
+    }
+    // ...and then the request is refused, readable by that page, with nothing written.
+    const res = await refused(() => act(embedded('https://evil.example')), 403, 'ORIGIN_NOT_ALLOWED');
+    expect(res.headers['access-control-allow-origin']).toBe('https://evil.example');
+  });
+
+  it('gives no CORS headers to a preflight with the Origin "null", "*", a non-canonical one, or none', async () => {
+    const cases: Array<[string | null, string]> = [
       ['null', 'acme'],
       [null, 'acme'],
       ['*', 'acme'],
-      [BLOG, 'bolt'],
-      [SHOP, 'nosuch'],
+      ['HTTPS://EVIL.EXAMPLE', 'acme'],
+      ['https://evil.example/', 'acme'],
+      ['javascript:alert(1)', 'acme'],
     ];
     for (const [origin, tag] of cases) {
       const res = await preflight(origin, tag);
@@ -493,8 +517,10 @@ describe('widget actions: security', () => {
     ];
     for (const [name, headers, status, code] of forged) {
       const res = await refused(() => act(headers, { slug: 'forged' }), status, code);
-      // A listed embed origin may read the refusal (CORS without credentials); nobody else gets CORS.
-      expect(res.headers['access-control-allow-origin'], name).toBe(headers.Origin === SHOP ? SHOP : undefined);
+      // The refused page may read the refusal (CORS without credentials, so never with the
+      // cookie); "null" and a missing Origin get no CORS.
+      const readable = headers.Origin && headers.Origin !== 'null' ? headers.Origin : undefined;
+      expect(res.headers['access-control-allow-origin'], name).toBe(readable);
       expect(res.headers['access-control-allow-credentials'], name).toBeUndefined();
     }
     expect(await countSlug('forged')).toBe(0);

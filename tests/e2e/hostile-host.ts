@@ -40,7 +40,8 @@ export async function openHostileHost(
   name: string,
   widgets: string,
   hostilities: Hostilities = {},
-  options: { snippetHtml?: string; headers?: Record<string, string> } = {},
+  /** `origin`: where the page is served, when not the customer origin (e.g. one the community does not list). */
+  options: { snippetHtml?: string; headers?: Record<string, string>; origin?: string } = {},
 ): Promise<void> {
   const script = options.snippetHtml ?? snippet(await publishableKey(page.request));
   const css: string[] = [];
@@ -60,5 +61,13 @@ export async function openHostileHost(
   const headers = { ...options.headers };
   if (hostilities.strictCsp) headers['Content-Security-Policy'] = strictCsp(API_ORIGIN);
   const html = hostilities.rtl ? 'lang="ar" dir="rtl"' : 'lang="en"';
-  await openCustomerPage(page, name, `<main>${widgets}</main>${script}`, head, headers, PAGE_ORIGIN, html);
+  await openCustomerPage(
+    page,
+    name,
+    `<main>${widgets}</main>${script}`,
+    head,
+    headers,
+    options.origin ?? PAGE_ORIGIN,
+    html,
+  );
 }

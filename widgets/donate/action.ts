@@ -64,6 +64,7 @@ export async function postDonation(
     extras?: DonateExtras;
   };
   if (res.ok) return json as unknown as { checkoutUrl: string; sessionId: string };
+  if (json.code === 'ORIGIN_NOT_ALLOWED') config.diagnose?.({ kind: 'origin-not-allowed' });
   const retry = Number(res.headers.get('Retry-After'));
   throw new DonateError(
     json.error ?? `HTTP ${res.status}`,
@@ -75,6 +76,9 @@ export async function postDonation(
     retry > 0 ? retry : null,
   );
 }
+
+/** This page's origin is not one of the community's embed origins (the console says which to add). */
+export const NOT_SET_UP = "This site isn't set up for donations yet, so nothing was sent.";
 
 /** Where a refusal is shown: next to the amount, next to the e-mail, or under the form. */
 export interface Problem {
@@ -92,6 +96,7 @@ export function problemFrom(
   const money = (minor: number) => formatAmount(minor, currency, locale);
   if (status === 0)
     return { field: null, message: "We couldn't reach the server. Check your connection and try again." };
+  if (code === 'ORIGIN_NOT_ALLOWED') return { field: null, message: NOT_SET_UP };
   if (status === 429) {
     const wait = error.retryAfter ?? 60;
     const when = wait < 60 ? `${wait} seconds` : wait < 120 ? 'a minute' : `${Math.ceil(wait / 60)} minutes`;

@@ -15,5 +15,6 @@ export default defineWidget({
   name: 'donate',
   styles,
   attributes: ['sku', 'event', 'mode'],
+  values: { mode: /^(inline|button)$/ },
   render: (props) => h(DonateWidget, props),
 });

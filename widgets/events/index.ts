@@ -13,5 +13,6 @@ export default defineWidget({
   name: 'events',
   styles,
   attributes: ['limit', 'featured', 'past'],
+  values: { limit: /^([1-9]\d?|100)$/ },
   render: (props) => h(EventsList, props),
 });

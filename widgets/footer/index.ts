@@ -11,5 +11,6 @@ export default defineWidget({
   name: 'footer',
   styles,
   attributes: ['route', 'landmarks'],
+  values: { landmarks: /^(own|none)$/ },
   render: (props) => h(Footer, props),
 });

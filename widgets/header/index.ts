@@ -14,5 +14,6 @@ export default defineWidget({
   name: 'header',
   styles,
   attributes: ['current', 'landmarks'],
+  values: { landmarks: /^(own|none)$/ },
   render: (props) => h(Header, props),
 });

@@ -41,8 +41,15 @@ export interface WidgetSpec {
   styles: string;
   /** Attributes whose changes re-render the widget (`locale` is always watched). */
   attributes: readonly string[];
+  /**
+   * The values an attribute takes, for the install doctor (`theme` is checked on every widget;
+   * the doctor chunk puts the pattern into words). Attributes left out take anything.
+   */
+  values?: Record<string, RegExp>;
   render(props: WidgetProps): ComponentChild;
 }
+
+const THEME_VALUES = /^(light|dark|auto)$/;
 
 function sheetOf(css: string): CSSStyleSheet {
   const sheet = new CSSStyleSheet();
@@ -55,15 +62,19 @@ const json = (el: Element | null | undefined) => el && JSON.parse(el.textContent
 // Page-wide and created on first use: the runtime chunk may be evaluated before any widget
 // connects, and none of this is needed until one does.
 let page: { base: CSSStyleSheet; theme: CSSStyleSheet } | undefined;
-function pageSheets(tag: string) {
+function pageSheets(config: EmbedConfig) {
   if (!page) {
     // Before the theme sheet subscribes: its first values are the server's.
     // (The viewer in the same block seeds $session, in session.ts: only widgets that show who is
     // signed in load it.)
     const state = pageState();
-    if (state) seedCommunity(tag, state.community);
+    if (state) seedCommunity(config.community, state.community);
     const theme = createThemeSheet();
-    $community.subscribe((state) => theme.apply(state.status === 'ready' ? state.community.themeConfig : null));
+    $community.subscribe((state) => {
+      theme.apply(state.status === 'ready' ? state.community.themeConfig : null);
+      if (state.status === 'error' && state.error.code === 'NOT_FOUND')
+        config.diagnose?.({ kind: 'unknown-community' });
+    });
     page = { base: sheetOf(baseCss), theme: theme.sheet };
   }
   return page;
@@ -90,7 +101,7 @@ export function defineWidget(spec: WidgetSpec): WidgetModule {
     connect(host, config) {
       // Still mounted: the element was moved, and its disconnect has not torn it down.
       if (mounted.has(host)) return;
-      const { base, theme } = pageSheets(config.community);
+      const { base, theme } = pageSheets(config);
       let root = host.shadowRoot;
       // Server-rendered: hydrate once, with the state it was rendered from.
       let paint = root?.firstChild ? hydrate : render;
@@ -115,6 +126,12 @@ export function defineWidget(spec: WidgetSpec): WidgetModule {
         };
         paint(h('div', { class: 'svc', part: 'root' }, spec.render(props)), root!);
         paint = render;
+        // Own entries only: a host script may have added enumerable ones to Object.prototype.
+        for (const [name, pattern] of Object.entries({ ...spec.values, theme: THEME_VALUES })) {
+          const value = host.getAttribute(name);
+          if (value !== null && !pattern.test(value))
+            config.diagnose?.({ kind: 'attribute', tag: host.localName, name, value, pattern: pattern.source });
+        }
       };
       // The loader's element class is generic and declares no observedAttributes, so the
       // widget watches its own attributes.

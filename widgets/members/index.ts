@@ -13,5 +13,6 @@ export default defineWidget({
   name: 'members',
   styles,
   attributes: ['limit'],
+  values: { limit: /^([1-9]\d?|100)$/ },
   render: (props) => h(MembersDirectory, props),
 });

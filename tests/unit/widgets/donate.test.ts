@@ -332,9 +332,10 @@ describe('server refusals, mapped back onto the form', () => {
     expect(map(err(502, 'PAYMENT_PROCESSOR_ERROR')).message).toBe(
       'Something went wrong on our side. Please try again.',
     );
+    // A page the community has not listed: the visitor learns it is not them (the console says the fix).
     expect(map(err(403, 'ORIGIN_NOT_ALLOWED', {}, null, 'This site may not act for the community'))).toEqual({
       field: null,
-      message: 'This site may not act for the community',
+      message: "This site isn't set up for donations yet, so nothing was sent.",
     });
   });
 });

@@ -277,6 +277,9 @@ describe('server errors mapped back onto the form', () => {
     });
     expect(problemFrom(err(429, 'Too many requests'), keys).message).toMatch(/wait a minute/);
     expect(problemFrom(err(0, 'Network error'), keys).message).toMatch(/couldn't reach the server/);
+    expect(problemFrom(err(403, 'Not an embed origin', {}, 'ORIGIN_NOT_ALLOWED'), keys).message).toBe(
+      "This site isn't set up for this yet, so nothing was sent.",
+    );
     expect(problemFrom(err(503, 'Payments are unavailable'), keys).message).toBe(
       'Something went wrong on our side. Please try again.',
     );
@@ -358,6 +361,16 @@ describe('widget actions on the wire', () => {
     expect(calls[0].url).toBe('/api/actions/demo/events/walk/checkout');
     expect(calls[0].init.credentials).toBe('same-origin');
     expect(calls[0].init.headers).not.toHaveProperty('X-API-Key');
+  });
+
+  it('tells the install doctor when the page is not an embed origin, and only then', async () => {
+    const problems: unknown[] = [];
+    const config = { ...foreign, diagnose: (p: unknown) => problems.push(p) };
+    const refused = recorder(403, { error: 'Not listed', code: 'ORIGIN_NOT_ALLOWED' });
+    await postAction(config, '/x', {}, refused.fetchImpl).catch(() => {});
+    const other = recorder(422, { error: 'Full', code: 'UNPROCESSABLE' });
+    await postAction(config, '/x', {}, other.fetchImpl).catch(() => {});
+    expect(problems).toEqual([{ kind: 'origin-not-allowed' }]);
   });
 
   it('turns the error envelope into an ActionError with its extras; a dead network is status 0', async () => {

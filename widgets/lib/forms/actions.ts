@@ -68,6 +68,7 @@ export async function postAction<T>(
     // Not our envelope (a proxy's error page): the status says enough.
   }
   if (!res.ok) {
+    if (json.code === 'ORIGIN_NOT_ALLOWED') config.diagnose?.({ kind: 'origin-not-allowed' });
     throw new ActionError(
       typeof json.error === 'string' ? json.error : `HTTP ${res.status}`,
       res.status,

@@ -130,10 +130,16 @@ export interface FormProblem {
   message: string | null;
 }
 
-/** The failures every action shares, that belong to no field: the network, the rate limit. */
+/**
+ * The failures every action shares, that belong to no field: the network, the rate limit, and a
+ * page whose origin the community has not listed (a site owner's fix, which the install doctor
+ * spells out in the console; the visitor only needs to know it is not them).
+ */
 export function transportProblem(error: ActionError): FormProblem | null {
   if (error.status === 0)
     return { fields: {}, message: "We couldn't reach the server. Check your connection and try again." };
+  if (error.code === 'ORIGIN_NOT_ALLOWED')
+    return { fields: {}, message: "This site isn't set up for this yet, so nothing was sent." };
   if (error.status === 429) return { fields: {}, message: 'Too many attempts. Please wait a minute and try again.' };
   return null;
 }
