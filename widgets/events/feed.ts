@@ -1,7 +1,7 @@
 // The list behind <svc-events>: one page at a time from the events API, following the opaque
 // cursor the API hands out in `X-Next-Cursor` (never an offset, so "Load more" neither skips
 // nor repeats events when the list changes between clicks).
-import { batch, signal } from '@preact/signals';
+import { batch, signal } from '../lib/signals.ts';
 import type { Event } from '../../contract/resources.ts';
 import { ApiError, type ApiClient, type Query } from '../lib/api.ts';
 
