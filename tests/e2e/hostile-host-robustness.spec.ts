@@ -3,7 +3,7 @@
 // one event read by two widgets, checkout return parameters left in the address bar.
 import { expect, test } from '@playwright/test';
 import { openHostileHost } from './hostile-host.ts';
-import { items, recordProblems } from './support.ts';
+import { API_ORIGIN, COMMUNITY, items, recordProblems } from './support.ts';
 
 const EVENT = 'big-summit-day';
 const FUND = 'trail-fund';
@@ -62,4 +62,21 @@ test('with Object.prototype polluted every widget renders, the dropdown and the 
 
   await page.waitForLoadState('networkidle');
   expect(problems).toEqual([]);
+});
+
+test('the RSVP and the donate button of one event read that event once between them', async ({ page }) => {
+  const eventReads: string[] = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === `/v1/communities/${COMMUNITY}/events/${EVENT}` && r.method() === 'GET')
+      eventReads.push(r.url());
+  });
+  await openHostileHost(
+    page,
+    'one-event-twice',
+    `<svc-rsvp event="${EVENT}"></svc-rsvp><svc-donate event="${EVENT}" mode="button"></svc-donate>`,
+  );
+  await expect(page.locator('svc-rsvp').getByRole('group', { name: 'Tickets for Big Summit Day' })).toBeVisible();
+  await expect(page.locator('svc-donate').getByRole('button', { name: 'Donate', exact: true })).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  expect(eventReads).toEqual([`${API_ORIGIN}/v1/communities/${COMMUNITY}/events/${EVENT}`]);
 });
