@@ -1,9 +1,9 @@
 // Issue 20, item 7 (the robustness points of the widgets on a customer's page) and item 8 (link
 // templates), on the hostile-host page (tests/e2e/hostile-host.ts): a polluted Object.prototype,
 // one event read by two widgets, checkout return parameters left in the address bar.
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { openHostileHost } from './hostile-host.ts';
-import { API_ORIGIN, COMMUNITY, items, recordProblems } from './support.ts';
+import { API_ORIGIN, COMMUNITY, PAGE_ORIGIN, items, publishableKey, recordProblems } from './support.ts';
 
 const EVENT = 'big-summit-day';
 const FUND = 'trail-fund';
@@ -80,3 +80,52 @@ test('the RSVP and the donate button of one event read that event once between t
   await page.waitForLoadState('networkidle');
   expect(eventReads).toEqual([`${API_ORIGIN}/v1/communities/${COMMUNITY}/events/${EVENT}`]);
 });
+
+/** The page's own query and fragment, which the widgets must leave alone. */
+const OWN = { query: 'lang=en&utm_source=mail%20out', hash: '#tickets' };
+
+async function segmentId(page: Page): Promise<string> {
+  const res = await page.request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/segments/public`, {
+    headers: { 'X-API-Key': await publishableKey(page.request) },
+  });
+  return ((await res.json()) as { id: string }[])[0].id;
+}
+
+const RETURNS = [
+  {
+    widget: `<svc-rsvp event="${EVENT}"></svc-rsvp>`,
+    params: async () => `svc_checkout=cancelled&svc_event=${EVENT}`,
+    says: 'Checkout cancelled: nothing was charged.',
+  },
+  {
+    widget: `<svc-donate sku="${FUND}"></svc-donate>`,
+    params: async () => `svc_donate=success&session=cs_test_e2e&svc_sku=${FUND}`,
+    says: /^Thank you! Your payment is being confirmed/,
+  },
+  {
+    widget: '<svc-apply></svc-apply>',
+    params: async (page: Page) => `svc_apply=success&session=cs_test_e2e&svc_segment=${await segmentId(page)}`,
+    says: /^Payment received\. Welcome!/,
+  },
+];
+
+for (const [i, r] of RETURNS.entries()) {
+  const name = r.widget.match(/<(svc-\w+)/)![1];
+  test(`${name}: back from the checkout, the notice shows and exactly the return's parameters leave the address bar`, async ({
+    page,
+  }) => {
+    const [lang, utm] = OWN.query.split('&');
+    await openHostileHost(
+      page,
+      `return-${i}`,
+      r.widget,
+      {},
+      { search: `?${lang}&${await r.params(page)}&${utm}${OWN.hash}` },
+    );
+    await expect(page.locator(name).locator('[part~="notice"]')).toHaveText(r.says);
+    await expect.poll(() => page.url()).toBe(`${PAGE_ORIGIN}/e2e/return-${i}.html?${OWN.query}${OWN.hash}`);
+    // Replaced, not pushed: Back leaves the page rather than returning to the parameters.
+    await page.goBack();
+    expect(page.url()).toBe('about:blank');
+  });
+}

@@ -33,14 +33,15 @@ export function strictCsp(platform: string): string {
 
 /**
  * Opens `/e2e/<name>.html` on the customer origin with `widgets` (markup) and the real snippet
- * (`snippetHtml`, else the demo community's publishable key) under the hostilities asked for.
+ * (`snippetHtml`, else the demo community's publishable key) under the hostilities asked for;
+ * `search` is a query and fragment to open it with.
  */
 export async function openHostileHost(
   page: Page,
   name: string,
   widgets: string,
   hostilities: Hostilities = {},
-  options: { snippetHtml?: string; headers?: Record<string, string> } = {},
+  options: { snippetHtml?: string; headers?: Record<string, string>; search?: string } = {},
 ): Promise<void> {
   const script = options.snippetHtml ?? snippet(await publishableKey(page.request));
   const css: string[] = [];
@@ -60,5 +61,14 @@ export async function openHostileHost(
   const headers = { ...options.headers };
   if (hostilities.strictCsp) headers['Content-Security-Policy'] = strictCsp(API_ORIGIN);
   const html = hostilities.rtl ? 'lang="ar" dir="rtl"' : 'lang="en"';
-  await openCustomerPage(page, name, `<main>${widgets}</main>${script}`, head, headers, PAGE_ORIGIN, html);
+  await openCustomerPage(
+    page,
+    name,
+    `<main>${widgets}</main>${script}`,
+    head,
+    headers,
+    PAGE_ORIGIN,
+    html,
+    options.search,
+  );
 }
