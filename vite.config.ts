@@ -56,7 +56,7 @@ function widgetEntries(): Record<string, string> {
  * that use them.
  */
 const RUNTIME_MODULE =
-  /[\\/]node_modules[\\/](?:preact|@preact[\\/]signals(?:-core)?|nanostores)[\\/]|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/])/;
+  /[\\/]node_modules[\\/](?:preact|@preact[\\/]signals(?:-core)?|nanostores)[\\/]|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/]|links?[-.])/;
 
 function writeWidgetManifest(): Plugin {
   return {

@@ -3,7 +3,16 @@
 // one event read by two widgets, checkout return parameters left in the address bar.
 import { expect, test, type Page } from '@playwright/test';
 import { openHostileHost } from './hostile-host.ts';
-import { API_ORIGIN, COMMUNITY, PAGE_ORIGIN, items, publishableKey, recordProblems } from './support.ts';
+import {
+  API_ORIGIN,
+  COMMUNITY,
+  HOSTED_ORIGIN,
+  PAGE_ORIGIN,
+  apiEvents,
+  items,
+  publishableKey,
+  recordProblems,
+} from './support.ts';
 
 const EVENT = 'big-summit-day';
 const FUND = 'trail-fund';
@@ -129,3 +138,77 @@ for (const [i, r] of RETURNS.entries()) {
     expect(page.url()).toBe('about:blank');
   });
 }
+
+test('link templates: cards, nav and footer go where the page says; a broken template keeps the default and says why', async ({
+  page,
+}) => {
+  const problems = recordProblems(page);
+  const key = await publishableKey(page.request);
+  const { events } = await apiEvents(page.request, key, { limit: '2', upcoming: 'true' });
+  const featured = (await apiEvents(page.request, key, { limit: '1', upcoming: 'true', featured: 'true' })).events[0];
+  const res = await page.request.get(`${API_ORIGIN}/v1/communities/${COMMUNITY}/members?limit=2`, {
+    headers: { 'X-API-Key': key },
+  });
+  const members = (await res.json()) as { usertag: string }[];
+  await openHostileHost(
+    page,
+    'links',
+    [
+      '<svc-header site-href="/community{path}" current="/events"></svc-header>',
+      '<svc-events id="cards" limit="2" event-href="/shop/events/{slug}?ref=widget"></svc-events>',
+      '<svc-events id="broken" featured limit="1" event-href="/e/{name}"></svc-events>',
+      '<svc-members limit="2" member-href="people/{usertag}"></svc-members>',
+      '<svc-footer site-href="https://elsewhere.example/hikers{path}"></svc-footer>',
+    ].join(''),
+    { pollutePrototype: true },
+  );
+
+  const cards = page.locator('#cards');
+  await expect(cards.locator('a[part~="link"]')).toHaveCount(events.length);
+  for (const [i, e] of events.entries())
+    await expect(cards.locator('a[part~="link"]').nth(i)).toHaveAttribute(
+      'href',
+      `${PAGE_ORIGIN}/shop/events/${encodeURIComponent(e.slug)}?ref=widget`,
+    );
+  // Relative to the page (/e2e/links.html), as a link written in it would be.
+  const memberLinks = page.locator('svc-members a[part~="link"]');
+  await expect(memberLinks).toHaveCount(members.length);
+  for (const [i, m] of members.entries())
+    await expect(memberLinks.nth(i)).toHaveAttribute(
+      'href',
+      `${PAGE_ORIGIN}/e2e/people/${encodeURIComponent(m.usertag)}`,
+    );
+
+  const header = page.locator('svc-header');
+  const eventsLink = header.getByRole('link', { name: 'Events', exact: true });
+  await expect(eventsLink).toHaveAttribute('href', `${PAGE_ORIGIN}/community/events`);
+  await expect(eventsLink).toHaveAttribute('aria-current', 'page');
+  await expect(header.locator('[part~="brand"]')).toHaveAttribute('href', `${PAGE_ORIGIN}/community/`);
+  // Absolute config links stay as they are; sign-in stays on the community's site.
+  await header.getByRole('button', { name: 'About' }).click();
+  await expect(header.getByRole('link', { name: /Leave No Trace/ })).toHaveAttribute(
+    'href',
+    'https://www.lnt.org/why/7-principles/',
+  );
+  await expect(header.locator('[part~="sign-in"]')).toHaveAttribute('href', new RegExp(`^${HOSTED_ORIGIN}/sign-in\\?`));
+  await expect(page.locator('svc-footer').getByRole('link', { name: 'Become a member' })).toHaveAttribute(
+    'href',
+    'https://elsewhere.example/hikers/apply',
+  );
+
+  // {name} is no placeholder of <svc-events>: the community's page, and one message naming the fix.
+  await expect(page.locator('#broken a[part~="link"]')).toHaveAttribute(
+    'href',
+    `${HOSTED_ORIGIN}/events/${encodeURIComponent(featured.slug)}`,
+  );
+  // A new template is applied at once.
+  await page.locator('#cards').evaluate((el) => el.setAttribute('event-href', 'https://tickets.example/{id}'));
+  await expect(cards.locator('a[part~="link"]').first()).toHaveAttribute(
+    'href',
+    `https://tickets.example/${events[0].id}`,
+  );
+  await page.waitForLoadState('networkidle');
+  expect(problems).toEqual([
+    `console: [svc] event-href="/e/{name}": unknown placeholder {name} (use {slug},{id}); linking to the community's site instead`,
+  ]);
+});

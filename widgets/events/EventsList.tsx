@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef } from 'preact/hooks';
 import type { Event } from '../../contract/resources.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { fillTemplate } from '../lib/link-template.ts';
 import { storeSignal } from '../lib/store-signal.ts';
 import { EventCard } from './EventCard.tsx';
 import { EventsFeed, parseQuery } from './feed.ts';
@@ -110,7 +111,10 @@ export function EventsList({ api, config, attrs, locale, emit }: WidgetProps) {
           <EventCard
             key={event.id}
             event={event}
-            href={`${site}/events/${encodeURIComponent(event.slug)}`}
+            href={
+              fillTemplate('event-href', attrs['event-href'], { slug: event.slug, id: event.id }) ??
+              `${site}/events/${encodeURIComponent(event.slug)}`
+            }
             locale={locale}
             api={api}
             onSelect={onSelect}
