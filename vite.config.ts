@@ -73,7 +73,7 @@ function widgetEntries(): Record<string, string> {
  * widgets that use them; the install doctor (widgets/lib/doctor/) is a chunk of its own.
  */
 const RUNTIME_MODULE =
-  /[\\/]node_modules[\\/](?:preact[\\/](?!hooks[\\/])|nanostores[\\/])|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/]|doctor[\\/]|session|links|store-signal)/;
+  /[\\/]node_modules[\\/](?:preact[\\/](?!hooks[\\/])|nanostores[\\/])|[\\/]widgets[\\/]lib[\\/](?!popover|forms[\\/]|doctor[\\/]|session|links|store-signal|signals|descriptor-guard)/;
 /**
  * The `shared` chunk: what every widget but <svc-events> uses on top of the runtime:
  * preact/hooks, @preact/signals with its Preact integration (store-signal.ts), the visitor's
@@ -81,7 +81,7 @@ const RUNTIME_MODULE =
  * nanostores stores, widgets/events/). The other widgets download it once, with the runtime.
  */
 const SHARED_MODULE =
-  /[\\/]node_modules[\\/](?:preact[\\/]hooks|@preact[\\/]signals(?:-core)?)[\\/]|[\\/]widgets[\\/]lib[\\/](?:session|links|store-signal)\.ts$|^\0vite\/preload-helper/;
+  /[\\/]node_modules[\\/](?:preact[\\/]hooks|@preact[\\/]signals(?:-core)?)[\\/]|[\\/]widgets[\\/]lib[\\/](?:session|links|store-signal|signals|descriptor-guard)\.ts$|^\0vite\/preload-helper/;
 
 function writeWidgetManifest(): Plugin {
   return {

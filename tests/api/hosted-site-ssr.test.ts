@@ -352,3 +352,38 @@ describe('hosted site SSR: security', () => {
     );
   });
 });
+
+describe('hosted site SSR: link templates', () => {
+  it('renders the member-href and site-href an element carries as the browser does, relative ones against the page', async () => {
+    const build = await loadWidgetBuild(path.join(ROOT_DIR, 'dist'));
+    const community = JSON.parse((await get('/api/communities/club', 'club.localhost')).text);
+    community.storefrontConfig = {
+      ...community.storefrontConfig,
+      nav: [{ label: 'Events', href: '/events' }],
+      footer: { columns: [{ title: 'More', links: [{ label: 'About', href: '/about?x=1' }] }] },
+    };
+    const page = `http://club.localhost:${port}/members`;
+    const widgets = new PageWidgets(build, { community, session: null, href: page });
+    const member = {
+      userId: '0196b0c4-5f1e-7c2a-9d3e-1a2b3c4d5e6f',
+      name: 'Ana Bo',
+      usertag: 'ana_bo',
+      profileImage: null,
+      bio: null,
+      joinedAt: new Date().toISOString(),
+    };
+    const members = root(
+      widgets.element('members', { 'member-href': 'people/{usertag}?id={id}' }, { members: [member], total: 1 }),
+      'members',
+    );
+    expect(members.markup).toContain(`href="http://club.localhost:${port}/people/ana_bo?id=${member.userId}"`);
+    const header = root(widgets.element('header', { 'site-href': 'https://shop.example/c{path}' }), 'header');
+    expect(header.markup).toContain('href="https://shop.example/c/events"');
+    expect(header.markup).toContain('href="https://shop.example/c/"');
+    const footer = root(widgets.element('footer', { 'site-href': '/c{path}' }), 'footer');
+    expect(footer.markup).toContain(`href="http://club.localhost:${port}/c/about?x=1"`);
+    // Without the attributes, the community's own pages.
+    const plain = root(widgets.element('members', {}, { members: [member], total: 1 }), 'members');
+    expect(plain.markup).toContain(`href="http://club.localhost:${port}/members/ana_bo"`);
+  });
+});

@@ -33,7 +33,8 @@ export function strictCsp(platform: string): string {
 
 /**
  * Opens `/e2e/<name>.html` on the customer origin with `widgets` (markup) and the real snippet
- * (`snippetHtml`, else the demo community's publishable key) under the hostilities asked for.
+ * (`snippetHtml`, else the demo community's publishable key) under the hostilities asked for;
+ * `search` is a query and fragment to open it with.
  */
 export async function openHostileHost(
   page: Page,
@@ -41,7 +42,7 @@ export async function openHostileHost(
   widgets: string,
   hostilities: Hostilities = {},
   /** `origin`: where the page is served, when not the customer origin (e.g. one the community does not list). */
-  options: { snippetHtml?: string; headers?: Record<string, string>; origin?: string } = {},
+  options: { snippetHtml?: string; headers?: Record<string, string>; origin?: string; search?: string } = {},
 ): Promise<void> {
   const script = options.snippetHtml ?? snippet(await publishableKey(page.request));
   const css: string[] = [];
@@ -69,5 +70,6 @@ export async function openHostileHost(
     headers,
     options.origin ?? PAGE_ORIGIN,
     html,
+    options.search,
   );
 }

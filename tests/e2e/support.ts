@@ -83,20 +83,22 @@ export async function openCustomerPage(
   origin = PAGE_ORIGIN,
   /** The `<html>` element's attributes. */
   htmlAttributes = 'lang="en"',
+  /** A query and fragment to open the page with (`?a=1#x`); the page is served whatever its query. */
+  search = '',
 ): Promise<void> {
   const url = `${origin}/e2e/${name}.html`;
   // A response Playwright fulfils has no server address, so Chromium's Local Network Access
   // treats the page as public and blocks its calls to localhost. A real customer site and the
   // platform are both public; the grant puts this test page back in that situation.
   await page.context().grantPermissions(['local-network-access'], { origin });
-  await page.route(url, (route) =>
+  await page.route(`${url}**`, (route) =>
     route.fulfill({
       contentType: 'text/html; charset=utf-8',
       headers,
       body: `<!doctype html><html ${htmlAttributes}><head><meta charset="utf-8"><title>${name}</title><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`,
     }),
   );
-  await page.goto(url);
+  await page.goto(url + search);
 }
 
 /** The event cards of one widget; Playwright's CSS engine pierces the open shadow root. */

@@ -1,11 +1,11 @@
-import { useId, useMemo, useState } from 'preact/hooks';
+import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { Segment } from '../../contract/resources.ts';
 import { $community, isSettled } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
 import { LoadFailed, Loading, Notice, useStoreLoad } from '../lib/forms/shell.tsx';
 import { storeSignal } from '../lib/store-signal.ts';
 import { Application } from './Application.tsx';
-import { checkoutReturn } from './checkout.ts';
+import { claimCheckoutReturn } from './checkout.ts';
 import { SegmentPicker, SegmentSummary } from './SegmentPicker.tsx';
 import { ApplyStore, type ApplySeed } from './store.ts';
 
@@ -15,6 +15,8 @@ export function ApplyWidget({ api, config, attrs, locale, emit, state }: WidgetP
   const store = useMemo(() => new ApplyStore(api, config.community, state as ApplySeed), [api, config.community]);
   const idBase = `svc-apply-${useId()}`;
   const [chosen, setChosen] = useState<string | null>(null);
+  // Claimed on the first render with the segments (it takes the parameters out of the URL), then kept.
+  const returnRef = useRef<ReturnType<typeof claimCheckoutReturn> | undefined>(undefined);
   useStoreLoad(store, emit, !store.seed);
 
   const communityState = storeSignal($community).value;
@@ -35,7 +37,8 @@ export function ApplyWidget({ api, config, attrs, locale, emit, state }: WidgetP
   const fixed = only
     ? (segments.find((s) => s.id === only) ?? segments.find((s) => s.name.toLowerCase() === only.toLowerCase()) ?? null)
     : null;
-  const returned = checkoutReturn(location.href, fixed?.id ?? null);
+  if (returnRef.current === undefined) returnRef.current = claimCheckoutReturn(fixed?.id ?? null);
+  const returned = returnRef.current;
   const notice =
     returned?.kind === 'success' ? (
       <Notice text="Payment received. Welcome! Your membership starts as soon as the payment is confirmed; we'll e-mail you." />

@@ -2,7 +2,7 @@
 // hosted site, docs/decisions/0027-own-site-reads-need-no-key.md): the segments open to new members,
 // each segment's form (fetched the first time it is chosen), and check-email for the address
 // being typed. The community (its name, accessibility and rules) is the page-wide $community.
-import { batch, signal, type Signal } from '@preact/signals';
+import { batch, signal, type Signal } from '../lib/signals.ts';
 import type { FormField, Segment } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from '../lib/api.ts';
 import type { EmailStatus } from './form.ts';

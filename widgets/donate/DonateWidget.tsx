@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
-import { roundTripReturn } from '../rsvp/checkout-return.ts';
+import { claimReturn } from '../rsvp/checkout-return.ts';
 import { $community, isSettled } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
 import { $session, loadSession } from '../lib/session.ts';
@@ -38,7 +38,7 @@ export function DonateWidget({ api, config, attrs, locale, emit, state }: Widget
   const returned = useMemo(
     () =>
       kind
-        ? roundTripReturn(location.href, {
+        ? claimReturn({
             state: 'svc_donate',
             owner: [kind === 'product' ? 'svc_sku' : 'svc_event', key],
           })

@@ -1,6 +1,6 @@
 // What <svc-donate> reads: the product or event (its name and donationConfig), the currency the
 // server will charge in, and the public summary of its donations.
-import { batch, signal, type Signal } from '@preact/signals';
+import { batch, signal, type Signal } from '../lib/signals.ts';
 import type { DonationConfig, Event, Product, Tier } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from '../lib/api.ts';
 import { targetPath, type TargetKind } from './action.ts';

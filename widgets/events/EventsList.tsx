@@ -3,6 +3,7 @@ import type { Event } from '../../contract/resources.ts';
 import type { ApiError } from '../lib/api.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { fillTemplate } from '../lib/link-template.ts';
 import { EventCard } from './EventCard.tsx';
 import { EventsFeed, parseQuery } from './feed.ts';
 
@@ -90,7 +91,7 @@ export class EventsList extends Component<WidgetProps> {
   }
 
   override render(props: WidgetProps) {
-    const { api, config, locale, emit } = props;
+    const { api, config, attrs, locale, emit } = props;
     const feed = this.feedFor(props);
     const { status, items, nextCursor, loadingMore, moreError } = feed.state.get();
     const community = $community.get();
@@ -159,7 +160,10 @@ export class EventsList extends Component<WidgetProps> {
             <EventCard
               key={event.id}
               event={event}
-              href={`${site}/events/${encodeURIComponent(event.slug)}`}
+              href={
+                fillTemplate('event-href', attrs['event-href'], { slug: event.slug, id: event.id }) ??
+                `${site}/events/${encodeURIComponent(event.slug)}`
+              }
               locale={locale}
               api={api}
               onSelect={onSelect}

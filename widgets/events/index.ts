@@ -3,6 +3,7 @@
 //   featured    only the featured event
 //   past        past events, newest first
 //   locale      formatting locale (else the page's lang)
+//   event-href  link template for a card ("/events/{slug}", {slug} {id}); default the community's site
 // Host page events: svc:events:select {slug, id} (cancelable), svc:events:error {status, code, requestId}.
 import { h } from 'preact';
 import { defineWidget } from '../lib/define-element.ts';
@@ -12,7 +13,7 @@ import styles from './styles.css?inline';
 export default defineWidget({
   name: 'events',
   styles,
-  attributes: ['limit', 'featured', 'past'],
+  attributes: ['limit', 'featured', 'past', 'event-href'],
   values: { limit: /^([1-9]\d?|100)$/ },
   render: (props) => h(EventsList, props),
 });

@@ -26,7 +26,7 @@ export function Footer({ config, attrs }: WidgetProps) {
     );
   const block = selectFooter(community.community.storefrontConfig, attrs.route);
   if (!block) return null;
-  const f = footerModel(block, siteOrigin(config, community.community, location.origin));
+  const f = footerModel(block, siteOrigin(config, community.community, location.origin), attrs['site-href']);
   return (
     <Root class="ftr" part="footer">
       {f.title && (

@@ -52,25 +52,28 @@ const NETWORKS: Record<string, string> = {
 export const networkName = (network: string): string =>
   NETWORKS[network] ?? network.charAt(0).toUpperCase() + network.slice(1);
 
-function links(list: unknown, site: string): FooterLink[] {
+function links(list: unknown, site: string, siteHref?: string | null): FooterLink[] {
   if (!Array.isArray(list)) return [];
   return list.filter(isRecord).flatMap((l) => {
     const label = text(l.label);
-    const href = resolveHref(l.href, site);
+    const href = resolveHref(l.href, site, siteHref);
     return label && href ? [{ label, href, external: l.external === true }] : [];
   });
 }
 
-/** The block -> what to render; unusable entries are left out, empty columns dropped. */
-export function footerModel(footer: Record<string, unknown>, site: string): FooterModel {
+/**
+ * The block -> what to render; unusable entries are left out, empty columns dropped. `siteHref`
+ * is the element's `site-href` template for site-relative links (resolveHref).
+ */
+export function footerModel(footer: Record<string, unknown>, site: string, siteHref?: string | null): FooterModel {
   const columns = (Array.isArray(footer.columns) ? footer.columns : [])
     .filter(isRecord)
-    .map((c) => ({ title: text(c.title), links: links(c.links, site) }))
+    .map((c) => ({ title: text(c.title), links: links(c.links, site, siteHref) }))
     .filter((c) => c.links.length > 0);
   const socialList = Array.isArray(footer.social) ? footer.social : footer.socialLinks;
   const social = (Array.isArray(socialList) ? socialList : []).filter(isRecord).flatMap((s) => {
     const network = (text(s.network) ?? '').toLowerCase();
-    const href = resolveHref(s.href ?? s.url, site);
+    const href = resolveHref(s.href ?? s.url, site, siteHref);
     const label = text(s.label) ?? (network ? networkName(network) : null);
     return label && href ? [{ network: network.replace(/[^a-z0-9-]/g, ''), label, href, external: true }] : [];
   });

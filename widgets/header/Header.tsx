@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../lib/api.ts';
 import { $community, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { fillTemplate } from '../lib/link-template.ts';
 import { isRecord, NEW_TAB, resolveHref, text } from '../lib/links.ts';
 import { $session, loadSession, signInUrl, signOut, type SessionUser } from '../lib/session.ts';
 import { storeSignal } from '../lib/store-signal.ts';
@@ -76,8 +77,10 @@ export function Header({ api, config, attrs, emit, state }: WidgetProps) {
 
   const header = isRecord(ready.storefrontConfig.header) ? ready.storefrontConfig.header : {};
   const site = siteOrigin(config, ready, location.origin);
-  const here = attrs.current ? new URL(attrs.current, `${site}/`).href : location.href;
-  const entries = navEntries(ready.storefrontConfig.nav, site, here);
+  // Site-relative links (and `current`, a path of the community's site) through `site-href`.
+  const siteHref = attrs['site-href'];
+  const here = (attrs.current && resolveHref(attrs.current, site, siteHref)) || location.href;
+  const entries = navEntries(ready.storefrontConfig.nav, site, here, siteHref);
   const { variants } = look;
   const name = text(header.storeName) ?? ready.name;
   const logo = resolveHref(header.logoUrl, api.resolve('/').replace(/\/$/, ''));
@@ -127,7 +130,7 @@ export function Header({ api, config, attrs, emit, state }: WidgetProps) {
             <span class="visually-hidden">Menu</span>
           </button>
         )}
-        <a class="brand" part="brand" href={`${site}/`}>
+        <a class="brand" part="brand" href={fillTemplate('site-href', siteHref, { path: '/' }) ?? `${site}/`}>
           {logo && variants.logoLockup !== 'text' && (
             <img class="logo" part="logo" src={logo} alt={variants.logoLockup === 'logo' ? name : ''} />
           )}

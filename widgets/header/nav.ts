@@ -22,9 +22,9 @@ export interface NavGroup {
 
 export type NavEntry = ({ kind: 'link' } & NavLink) | ({ kind: 'group' } & NavGroup);
 
-function link(item: Record<string, unknown>, site: string, here: string): NavLink | null {
+function link(item: Record<string, unknown>, site: string, here: string, siteHref?: string | null): NavLink | null {
   const label = text(item.label);
-  const href = resolveHref(item.href, site);
+  const href = resolveHref(item.href, site, siteHref);
   if (!label || !href) return null;
   return { label, href, external: item.external === true, current: isCurrent(href, here), icon: text(item.iconKey) };
 }
@@ -32,18 +32,19 @@ function link(item: Record<string, unknown>, site: string, here: string): NavLin
 /**
  * `nav` (storefrontConfig.nav, already filtered for the viewer) -> entries. Items without a
  * label, or without a usable link and children, are skipped; dropdowns are one level deep
- * (a grandchild list is ignored, its parent kept as a link if it has one).
+ * (a grandchild list is ignored, its parent kept as a link if it has one). `siteHref` is the
+ * element's `site-href` template for site-relative links (resolveHref).
  */
-export function navEntries(nav: unknown, site: string, here: string): NavEntry[] {
+export function navEntries(nav: unknown, site: string, here: string, siteHref?: string | null): NavEntry[] {
   if (!Array.isArray(nav)) return [];
   const entries: NavEntry[] = [];
   for (const item of nav) {
     if (!isRecord(item)) continue;
-    const own = link(item, site, here);
+    const own = link(item, site, here, siteHref);
     const children = Array.isArray(item.children)
       ? item.children
           .filter(isRecord)
-          .map((c) => link(c, site, here))
+          .map((c) => link(c, site, here, siteHref))
           .filter((c): c is NavLink => c !== null)
       : [];
     const label = text(item.label);

@@ -67,27 +67,67 @@ async function readError(res: Response): Promise<ApiError> {
   );
 }
 
+/**
+ * Identical reads share one request: one in flight, or answered less than this long ago, is what
+ * a second caller gets (the RSVP and donate widgets of one event both read it). The server's
+ * own read cache keeps answers as long (docs/api.md, "Caching"), so nothing older is shown.
+ */
+const SHARE_MS = 1000;
+
+/** `answer`, or the caller's abort: one caller leaving does not cancel what others wait for. */
+const abortable = <T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> =>
+  signal
+    ? Promise.race([
+        answer,
+        new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(signal.reason);
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+      ])
+    : answer;
+
 export function createApiClient(config: EmbedConfig, fetchImpl: typeof fetch = (...a) => fetch(...a)): ApiClient {
   const base = config.hosted ? '' : config.api;
+  const shared = new Map<string, Promise<ApiResponse<any>>>();
+  const send = async <T>(url: string, key: string | null, fresh?: boolean, signal?: AbortSignal) => {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (key) headers['X-API-Key'] = key;
+    let res: Response;
+    try {
+      res = await fetchImpl(url, {
+        headers,
+        credentials: config.hosted ? 'same-origin' : 'omit',
+        signal,
+        cache: fresh ? 'no-cache' : undefined,
+      });
+    } catch (cause) {
+      if (signal?.aborted) throw cause;
+      throw new ApiError('Network error', 0);
+    }
+    if (!res.ok) throw await readError(res);
+    return { data: (await res.json()) as T, headers: res.headers };
+  };
   return {
     resolve: (path) => new URL(path, config.hosted ? location.origin : config.api).href,
-    async get<T>(path: string, options: GetOptions = {}): Promise<ApiResponse<T>> {
-      const headers: Record<string, string> = { Accept: 'application/json' };
-      if (options.auth !== false && config.key) headers['X-API-Key'] = config.key;
-      let res: Response;
-      try {
-        res = await fetchImpl(base + path + toQueryString(options.query), {
-          headers,
-          credentials: config.hosted ? 'same-origin' : 'omit',
-          signal: options.signal,
-          cache: options.fresh ? 'no-cache' : undefined,
-        });
-      } catch (cause) {
-        if (options.signal?.aborted) throw cause;
-        throw new ApiError('Network error', 0);
+    get<T>(path: string, options: GetOptions = {}): Promise<ApiResponse<T>> {
+      const url = base + path + toQueryString(options.query);
+      const key = options.auth !== false ? config.key : null;
+      const id = `${key} ${url}`;
+      // A fresh read goes to the server on its own, and what was shared is stale from now on.
+      if (options.fresh) {
+        shared.delete(id);
+        return send<T>(url, key, true, options.signal);
       }
-      if (!res.ok) throw await readError(res);
-      return { data: (await res.json()) as T, headers: res.headers };
+      let answer = shared.get(id);
+      if (!answer) {
+        shared.set(id, (answer = send<T>(url, key)));
+        // Failures are not shared, so "Try again" asks again.
+        answer.then(
+          () => setTimeout(() => shared.get(id) === answer && shared.delete(id), SHARE_MS),
+          () => shared.get(id) === answer && shared.delete(id),
+        );
+      }
+      return abortable(answer, options.signal);
     },
   };
 }

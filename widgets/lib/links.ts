@@ -1,18 +1,22 @@
 // Links from community configuration (nav items, footer columns, social links). The config is
 // written by community admins, and a widget renders it on a customer's page: only web, mail and
-// phone links get through, and site-relative paths point at the community's own site.
+// phone links get through, and site-relative paths point at the community's own site. Also the
+// link templates a customer puts on a widget (`event-href`, `member-href`, `site-href`), so its
+// links can go to their own pages instead (docs/widgets.md, "Where links go").
+import { fillTemplate, safeUrl } from './link-template.ts';
 
-const SAFE_PROTOCOL = /^(https?|mailto|tel):$/;
-
-/** Absolute URL for an href from the config, relative ones against `site`; null when unsafe or empty. */
-export function resolveHref(href: unknown, site: string): string | null {
-  if (typeof href !== 'string' || !href.trim()) return null;
-  try {
-    const url = new URL(href.trim(), `${site}/`);
-    return SAFE_PROTOCOL.test(url.protocol) ? url.href : null;
-  } catch {
-    return null;
-  }
+/**
+ * Absolute URL for an href from the config, relative ones against `site`; null when unsafe or
+ * empty. A page with a `site-href` template (`<svc-header>`, `<svc-footer>`) sends the
+ * site-relative ones through it instead, `{path}` being the link's path, query and fragment.
+ */
+export function resolveHref(href: unknown, site: string, siteHref?: string | null): string | null {
+  const given = typeof href === 'string' ? href.trim() : '';
+  const url = given && safeUrl(given, `${site}/`);
+  if (!url) return null;
+  return siteHref && !/^([a-z][\w+.-]*:|\/\/)/i.test(given)
+    ? (fillTemplate('site-href', siteHref, { path: url.replace(/^\w+:\/\/[^/]*/, '') }) ?? url)
+    : url;
 }
 
 /**

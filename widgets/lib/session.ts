@@ -4,7 +4,8 @@
 // Only the hosted apex can know: its widgets call `/api/users/me` same-origin with the HttpOnly
 // sign-in cookie. On a customer's site the widgets hold only the publishable key and never send
 // cookies, so the session reads as signed out there and "Sign in" opens the community's hosted
-// sign-in page, which returns to `next` afterwards.
+// sign-in page, which returns to `next` afterwards (why the customer's page cannot learn the
+// session: docs/widgets.md, "Why a customer's page never shows who is signed in").
 import { atom } from 'nanostores';
 import type { Me } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from './api.ts';
@@ -105,7 +106,8 @@ export async function signOut(fetchImpl: typeof fetch = (...a) => fetch(...a)): 
 
 /**
  * The hosted sign-in page, coming back to `here` afterwards: as a path when `here` is on the
- * site itself (the sign-in page only follows same-site paths), else the whole URL.
+ * site itself, else the whole URL, which the sign-in page follows when its origin is one of the
+ * community's (an embed origin, for a customer's page; docs/sign-in.md).
  */
 export function signInUrl(site: string, here: string): string {
   const url = new URL(here);

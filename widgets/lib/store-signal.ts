@@ -1,6 +1,6 @@
 // Nanostores hold what widgets share on a page; signals drive rendering inside a widget. This
 // mirrors a store into a signal once per store, so components just read `.value`.
-import { signal, type ReadonlySignal } from '@preact/signals';
+import { signal, type ReadonlySignal } from './signals.ts';
 import type { ReadableAtom } from 'nanostores';
 
 const mirrors = new WeakMap<ReadableAtom<unknown>, ReadonlySignal<unknown>>();

@@ -2,6 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { Member } from '../../contract/resources.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { fillTemplate } from '../lib/link-template.ts';
 import { resolveHref } from '../lib/links.ts';
 import { storeSignal } from '../lib/store-signal.ts';
 import { matches } from './directory.ts';
@@ -159,7 +160,11 @@ export function MembersDirectory({ api, config, attrs, locale, emit, state }: Wi
           <MemberCard
             key={member.userId}
             member={member}
-            href={resolveHref(`/members/${encodeURIComponent(member.usertag)}`, site) ?? '#'}
+            href={
+              fillTemplate('member-href', attrs['member-href'], { usertag: member.usertag, id: member.userId }) ??
+              resolveHref(`/members/${encodeURIComponent(member.usertag)}`, site) ??
+              '#'
+            }
             locale={locale}
             api={api}
             onSelect={onSelect}

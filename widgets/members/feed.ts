@@ -1,7 +1,7 @@
 // The list behind <svc-members>: pages of the member directory by offset (the API lists members
 // in the order they joined, so a page boundary only moves when someone leaves), appended on
 // "Load more". X-Total-Count says whether there is more.
-import { batch, signal } from '@preact/signals';
+import { batch, signal } from '../lib/signals.ts';
 import type { Member } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from '../lib/api.ts';
 

@@ -7,7 +7,7 @@ import { Field } from '../lib/forms/Field.tsx';
 import { Notice } from '../lib/forms/shell.tsx';
 import { useForm } from '../lib/forms/use-form.ts';
 import { ActionError, actionPath, postAction } from './actions.ts';
-import { checkoutReturn, returnUrls } from './checkout-return.ts';
+import { claimCheckoutReturn, returnUrls } from './checkout-return.ts';
 import { Confirmation } from './Confirmation.tsx';
 import { checkAll, checkoutRequest, fieldsFor, initialValues, problemFrom, rsvpRequest, type Errors } from './form.ts';
 import type { RsvpStore } from './store.ts';
@@ -44,7 +44,7 @@ export interface BookingProps {
 export function Booking({ store, event, config, locale, emit }: BookingProps) {
   const slug = store.slug;
   const idBase = `svc-rsvp-${useId()}`;
-  const [returned] = useState(() => checkoutReturn(location.href, slug));
+  const [returned] = useState(() => claimCheckoutReturn(slug));
   const [tierId, setTierId] = useState<string | null>(null);
   const { values, setValues, errors, setErrors, formError, setFormError, formRef, change, fail: refuse } = useForm();
   const [busy, setBusy] = useState(false);

@@ -54,6 +54,35 @@ export function roundTripReturn(href: string, spec: ReturnSpec): CheckoutReturn 
   return null;
 }
 
+/**
+ * `href` without the parameters of this return (the state, the owner and, after a success, the
+ * session), the rest of the query exactly as written and the fragment kept.
+ */
+export function withoutReturn(href: string, spec: ReturnSpec, found: CheckoutReturn): string {
+  const url = new URL(href);
+  const drop = [spec.state, spec.owner[0], found.kind === 'success' ? 'session' : ''];
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    // Names as written: ours are never escaped.
+    .filter((pair) => pair && !drop.includes(pair.split('=')[0]));
+  url.search = kept.join('&');
+  return url.href;
+}
+
+/**
+ * This widget's return, read from the page URL, whose parameters then leave the address bar
+ * (`history.replaceState`, the history entry's state kept), so a reload, a bookmark or a shared
+ * link does not say it again. The first widget to claim a return takes it.
+ */
+export function claimReturn(spec: ReturnSpec): CheckoutReturn | null {
+  const found = roundTripReturn(location.href, spec);
+  // The server render (widgets/ssr.tsx) has a `location` and no `history`: the browser's hydration claims it.
+  if (found && typeof history === 'object')
+    history.replaceState(history.state, '', withoutReturn(location.href, spec, found));
+  return found;
+}
+
 const rsvp = (slug: string): ReturnSpec => ({ state: 'svc_checkout', owner: ['svc_event', slug] });
 
 /** <svc-rsvp>'s: `svc_checkout=success|cancelled` and the event's slug. */
@@ -61,3 +90,6 @@ export const returnUrls = (href: string, slug: string) => roundTripUrls(href, rs
 
 /** What the page URL says about a checkout this widget (event `slug`) started, or null. */
 export const checkoutReturn = (href: string, slug: string) => roundTripReturn(href, rsvp(slug));
+
+/** checkoutReturn on the page URL, claimed (its parameters removed from the address bar). */
+export const claimCheckoutReturn = (slug: string) => claimReturn(rsvp(slug));

@@ -1,7 +1,7 @@
 // What <svc-rsvp> reads: the event (its name and dates), every tier of it (inactive ones too, so
 // a closed tier is shown as closed rather than vanishing), and each tier's form, fetched the
 // first time that tier is chosen.
-import { batch, signal, type Signal } from '@preact/signals';
+import { batch, signal, type Signal } from '../lib/signals.ts';
 import type { Event, FormField, Tier } from '../../contract/resources.ts';
 import { ApiError, type ApiClient } from '../lib/api.ts';
 

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, createApiClient, toQueryString } from '../../../widgets/lib/api.ts';
 import type { EmbedConfig } from '../../../widgets/lib/contract.ts';
 
@@ -87,5 +87,88 @@ describe('api client', () => {
       '?a=1&e=true&cursor=x+y',
     );
     expect(toQueryString({})).toBe('');
+  });
+
+  describe('identical reads share one request', () => {
+    /** A fetch whose every call answers anew, after `gate` resolves; counts the calls. */
+    function countingFetch() {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let calls = 0;
+      const f = vi.fn<typeof fetch>(async () => {
+        const call = ++calls;
+        await gate;
+        return Response.json({ calls: call });
+      });
+      return { f, release };
+    }
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('two reads of one URL with the same key in flight: one request, both answered', async () => {
+      const { f, release } = countingFetch();
+      const api = createApiClient(embed, f);
+      const both = Promise.all([
+        api.get('/v1/communities/demo/events/walk'),
+        api.get('/v1/communities/demo/events/walk'),
+      ]);
+      release();
+      const [a, b] = await both;
+      expect(f).toHaveBeenCalledTimes(1);
+      expect(a.data).toEqual({ calls: 1 });
+      expect(b.data).toEqual({ calls: 1 });
+    });
+
+    it('another URL, query or key (none) is another request; a fresh read always goes out', async () => {
+      const { f, release } = countingFetch();
+      const api = createApiClient(embed, f);
+      release();
+      await Promise.all([
+        api.get('/v1/x'),
+        api.get('/v1/y'),
+        api.get('/v1/x', { query: { limit: 2 } }),
+        api.get('/v1/x', { auth: false }),
+        api.get('/v1/x', { fresh: true }),
+      ]);
+      expect(f).toHaveBeenCalledTimes(5);
+      expect(f.mock.calls.at(-1)?.[1]?.cache).toBe('no-cache');
+    });
+
+    it('an answer is shared for a second, then asked again', async () => {
+      vi.useFakeTimers();
+      const { f, release } = countingFetch();
+      const api = createApiClient(embed, f);
+      release();
+      await api.get('/v1/x');
+      await vi.advanceTimersByTimeAsync(900);
+      expect((await api.get('/v1/x')).data).toEqual({ calls: 1 });
+      await vi.advanceTimersByTimeAsync(200);
+      expect((await api.get('/v1/x')).data).toEqual({ calls: 2 });
+    });
+
+    it('a failure is not shared: trying again asks the server again', async () => {
+      let calls = 0;
+      const f = vi.fn<typeof fetch>(async () =>
+        ++calls === 1 ? Response.json({ error: 'Down', code: 'X' }, { status: 503 }) : Response.json({ ok: true }),
+      );
+      const api = createApiClient(embed, f);
+      await expect(api.get('/v1/x')).rejects.toMatchObject({ status: 503 });
+      expect((await api.get('/v1/x')).data).toEqual({ ok: true });
+      expect(f).toHaveBeenCalledTimes(2);
+    });
+
+    it("one caller's abort rejects only that caller; the other still gets the answer", async () => {
+      const { f, release } = countingFetch();
+      const api = createApiClient(embed, f);
+      const leaving = new AbortController();
+      const first = api.get('/v1/x', { signal: leaving.signal });
+      const second = api.get('/v1/x');
+      leaving.abort();
+      release();
+      await expect(first).rejects.toMatchObject({ name: 'AbortError' });
+      expect((await second).data).toEqual({ calls: 1 });
+      expect(f).toHaveBeenCalledTimes(1);
+    });
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { FormField, Tier } from '../../../contract/resources.ts';
 import type { EmbedConfig } from '../../../widgets/lib/contract.ts';
 import { ActionError, actionPath, postAction } from '../../../widgets/rsvp/actions.ts';
-import { checkoutReturn, returnUrls } from '../../../widgets/rsvp/checkout-return.ts';
+import { checkoutReturn, returnUrls, withoutReturn } from '../../../widgets/rsvp/checkout-return.ts';
 import {
   answerKey,
   checkAll,
@@ -323,6 +323,29 @@ describe('the checkout round trip', () => {
     });
     expect(checkoutReturn('https://shop.example/?svc_checkout=maybe', 'walk')).toBeNull();
     expect(checkoutReturn('https://shop.example/', 'walk')).toBeNull();
+  });
+
+  it("once read, takes out exactly the return's parameters: the page's own query (as written) and fragment stay", () => {
+    const spec = { state: 'svc_checkout', owner: ['svc_event', 'walk'] } as const;
+    expect(
+      withoutReturn(
+        'https://shop.example/p?lang=en&svc_checkout=success&session=cs_1&q=a%20b+c&svc_event=walk&svc_sku=x#tickets',
+        spec,
+        { kind: 'success', sessionId: 'cs_1' },
+      ),
+    ).toBe('https://shop.example/p?lang=en&q=a%20b+c&svc_sku=x#tickets');
+    // A cancelled return carries no session: a `session` of the page's own is not ours to take.
+    expect(
+      withoutReturn('https://shop.example/p?svc_checkout=cancelled&svc_event=walk&session=mine', spec, {
+        kind: 'cancelled',
+      }),
+    ).toBe('https://shop.example/p?session=mine');
+    expect(
+      withoutReturn('https://shop.example/p?svc_checkout=success&session=cs_1&svc_event=walk', spec, {
+        kind: 'success',
+        sessionId: 'cs_1',
+      }),
+    ).toBe('https://shop.example/p');
   });
 });
 

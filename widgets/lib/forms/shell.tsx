@@ -2,7 +2,7 @@
 // host page when that fails), the loading line, the load error with its retry, and the notice
 // a return from the hosted checkout leaves. In the forms chunk with the rest of widgets/lib/forms/,
 // so widgets without a form never download it.
-import type { ReadonlySignal } from '@preact/signals';
+import type { ReadonlySignal } from '../signals.ts';
 import { useEffect, useRef } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
 import type { WidgetProps } from '../define-element.ts';

@@ -1,0 +1,42 @@
+// Link templates: the attributes a customer puts on a widget so its links go to their own pages
+// (`event-href="/events/{slug}"`, docs/widgets.md, "Where links go"). Out of the runtime chunk
+// (vite.config.ts): only the widgets with links (events, members, header, footer) download it.
+
+const SAFE_PROTOCOL = /^(https?|mailto|tel):$/;
+
+/** `href` resolved against `base`; null unless it is a web, mail or phone link. */
+export function safeUrl(href: string, base: string): string | null {
+  try {
+    const url = new URL(href, base);
+    return SAFE_PROTOCOL.test(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+const warned = new Set<string>();
+
+/**
+ * `template` (an attribute's value) with each `{name}` replaced by `values[name]` URL-encoded
+ * (`{path}` keeps its slashes: it is a path the URL parser escaped already), resolved against the
+ * page, so a relative template stays on the customer's site. Null without a template, and when
+ * it names a placeholder it does not have or makes no web address: then the console says so
+ * (once per template) and the caller keeps its default link.
+ */
+export function fillTemplate(attribute: string, template: string | null | undefined, values: Record<string, string>) {
+  if (!template) return null;
+  let unknown = '';
+  const filled = template.replace(/\{([^{}]*)\}/g, (all, name: string) => {
+    if (!Object.hasOwn(values, name)) unknown ||= all;
+    return name === 'path' ? values[name] : encodeURIComponent(values[name]);
+  });
+  const url = unknown ? null : safeUrl(filled, location.href);
+  if (!url && !warned.has(attribute + template)) {
+    warned.add(attribute + template);
+    console.error(
+      `[svc] ${attribute}="${template}": ${unknown ? `unknown placeholder ${unknown}` : 'not a web address'}` +
+        ` (use ${Object.keys(values).map((name) => `{${name}}`)}); linking to the community's site instead`,
+    );
+  }
+  return url;
+}
