@@ -36,11 +36,11 @@ test('shortcode attributes are validated and escaped; the loader comes once, and
     'Shortcode values',
     [
       '[svc_events limit="500" featured past="no" locale="en-GB"]',
-      '[svc_members limit="ten" locale="<b>"]',
+      '[svc_members limit="ten" locale="<b>" member_href="/people/{usertag}"]',
       '[svc_rsvp event="Not A Slug"]',
       '[svc_donate_button sku="garden-fund" mode="inline"]',
       '[svc_apply source="flyer &quot;spring&quot; <2026>" segment="x&quot; onmouseover=&quot;alert(1)"]',
-      '[svc_header current="//evil.example/x" landmarks="own"]',
+      '[svc_header current="//evil.example/x" landmarks="own" site-href="//evil.example{path}"]',
       '[svc_footer route="/events" landmarks="bogus"]',
     ].join('\n\n'),
   );
@@ -57,15 +57,16 @@ test('shortcode attributes are validated and escaped; the loader comes once, and
   const html = await (await page.request.get(widgets.link)).text();
   // Clamped to 1–100, the bare boolean set, "no" leaving it off, a valid locale kept.
   expect(html).toContain('<svc-events limit="100" featured locale="en-GB">');
-  // Not a number: the widget's default; a locale that is not BCP 47: dropped.
-  expect(html).toContain('<svc-members limit="12">');
+  // Not a number: the widget's default; a locale that is not BCP 47: dropped; a link template
+  // on this site kept (the widget fills in its placeholders).
+  expect(html).toContain('<svc-members limit="12" member-href="/people/{usertag}">');
   expect(html).toContain('<svc-rsvp>');
   // The donate button is always mode="button", whatever the shortcode says.
   expect(html).toContain('<svc-donate sku="garden-fund" mode="button">');
   // Free text is escaped with esc_attr; a segment with quotes does not fit and is dropped.
   expect(html).toMatch(/<svc-apply source="flyer &quot;spring&quot; &lt;2026&gt;">/);
   expect(html).not.toContain('onmouseover');
-  // A protocol-relative URL is not a site path; "own" leaves the landmark to the widget.
+  // A protocol-relative URL is not a site path, nor a link template; "own" leaves the landmark to the widget.
   expect(html).toContain('<svc-header>');
   expect(html).toContain('<svc-footer route="/events" landmarks="none">');
   expect(await (await page.request.get(bare.link)).text()).toContain('<svc-events limit="10">');

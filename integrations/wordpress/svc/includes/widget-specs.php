@@ -24,6 +24,10 @@ $svc_locale = array(
 	'label'   => 'Locale (BCP 47, e.g. en-GB)',
 );
 $svc_slug = '/^[a-z0-9]+(-[a-z0-9]+)*$/';
+// A link template (docs/widgets.md, "Where links go"): a path on this WordPress site or an
+// http(s) address, with {placeholders}; the widget checks the placeholders and falls back to the
+// community's own page for one it does not know.
+$svc_link_template = '#^(/(?!/)|https?://)[^\s"<>\\\\]*$#';
 // A site path such as /events: no scheme, no protocol-relative //host.
 $svc_path = '#^/(?!/)[A-Za-z0-9._~!$&\'()*+,;=:@%/-]*$#';
 // On a WordPress page the theme's template part owns the banner/contentinfo landmark.
@@ -45,6 +49,7 @@ return array(
 			'limit'    => array( 'type' => 'integer', 'html' => 'limit', 'min' => 1, 'max' => 100, 'default' => 10, 'label' => 'Events per page' ),
 			'featured' => array( 'type' => 'boolean', 'html' => 'featured', 'default' => false, 'label' => 'Only the featured event' ),
 			'past'     => array( 'type' => 'boolean', 'html' => 'past', 'default' => false, 'label' => 'Past events' ),
+			'eventHref' => array( 'type' => 'string', 'html' => 'event-href', 'pattern' => $svc_link_template, 'max' => 300, 'label' => 'Event link (e.g. /events/{slug}; empty: the community site)' ),
 			'locale'   => $svc_locale,
 		),
 	),
@@ -95,6 +100,7 @@ return array(
 		'fallback'   => array( array( '/members' ), 'Meet our members' ),
 		'attributes' => array(
 			'limit'  => array( 'type' => 'integer', 'html' => 'limit', 'min' => 1, 'max' => 100, 'default' => 12, 'label' => 'Members per page' ),
+			'memberHref' => array( 'type' => 'string', 'html' => 'member-href', 'pattern' => $svc_link_template, 'max' => 300, 'label' => 'Member link (e.g. /members/{usertag}; empty: the community site)' ),
 			'locale' => $svc_locale,
 		),
 	),
@@ -105,6 +111,7 @@ return array(
 		'attributes' => array(
 			'current'   => array( 'type' => 'string', 'html' => 'current', 'pattern' => $svc_path, 'max' => 300, 'label' => 'Current path (e.g. /events)' ),
 			'landmarks' => $svc_landmarks,
+			'siteHref' => array( 'type' => 'string', 'html' => 'site-href', 'pattern' => $svc_link_template, 'max' => 300, 'label' => 'Site links (e.g. /community{path}; empty: the community site)' ),
 			'locale'    => $svc_locale,
 		),
 	),
@@ -115,6 +122,7 @@ return array(
 		'attributes' => array(
 			'route'     => array( 'type' => 'string', 'html' => 'route', 'pattern' => '#^/?[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*/?$|^/$#', 'max' => 200, 'label' => 'Route (e.g. /events)' ),
 			'landmarks' => $svc_landmarks,
+			'siteHref'  => array( 'type' => 'string', 'html' => 'site-href', 'pattern' => $svc_link_template, 'max' => 300, 'label' => 'Site links (e.g. /community{path}; empty: the community site)' ),
 			'locale'    => $svc_locale,
 		),
 	),
