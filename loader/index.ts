@@ -20,15 +20,17 @@ if (!script) {
 } else {
   const config = readConfig(script);
   const { community, api } = config;
-  const doctorChunk = () => import(/* @vite-ignore */ new URL(doctor, script.src).href) as Promise<Doctor>;
-  // Page-wide, so that two loaders (or a loader and its second copy) still say one thing.
+  const doctorChunk = () =>
+    import(/* @vite-ignore */ new URL(`doctor-${doctor}.js`, script.src).href) as Promise<Doctor>;
+  // Page-wide, so that two loaders (or a loader and its second copy) still say one thing. The
+  // doctor chunk words the message (and adds what it needs from the page and the config).
   const said = Symbol.for('svc.doctor');
   const page = window as unknown as Record<symbol, boolean>;
   const diagnose = (problem: Problem) => {
     if (page[said]) return;
     page[said] = true;
     doctorChunk().then(
-      (d) => console.error(`[svc] ${d.explain(problem, { community, api, page: location.origin })}`),
+      (d) => d.report(problem, config),
       // The doctor is kept out too: whatever it would have said, this is what stops the widgets.
       () => console.error(`[svc] this page blocks ${api}: allow it in its CSP (script-src).`),
     );
@@ -61,7 +63,7 @@ if (!script) {
       continue;
     }
     // Chunks sit next to loader.js, wherever that is served from (platform or a CDN).
-    const url = new URL(chunks[name], script.src).href;
+    const url = new URL(`${name}-${chunks[name]}.js`, script.src).href;
     let widget: Promise<WidgetModule> | undefined;
     const load = () =>
       (widget ??= Promise.all([import(/* @vite-ignore */ url), debugging]).then(

@@ -27,7 +27,8 @@ export interface EmbedConfig {
 
 /** The install doctor's chunk (widgets/lib/doctor/), which the loader imports on a problem or `data-debug`. */
 export interface Doctor {
-  explain(problem: Problem, seen: { community: string; api: string; page: string }): string;
+  /** Writes the one console message for `problem` (the loader makes sure it is the page's first). */
+  report(problem: Problem, config: EmbedConfig): void;
   debug(config: EmbedConfig): void;
 }
 

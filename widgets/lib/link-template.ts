@@ -1,6 +1,6 @@
 // Link templates: the attributes a customer puts on a widget so its links go to their own pages
-// (`event-href="/events/{slug}"`, docs/widgets.md, "Where links go"). Out of the runtime chunk
-// (vite.config.ts): only the widgets with links (events, members, header, footer) download it.
+// (`event-href="/events/{slug}"`, docs/widgets.md, "Where links go"). In the runtime chunk
+// (vite.config.ts): <svc-events>, whose page downloads nothing else, uses it.
 
 const SAFE_PROTOCOL = /^(https?|mailto|tel):$/;
 

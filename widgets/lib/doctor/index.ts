@@ -67,6 +67,11 @@ export function explain(problem: Problem, seen: Seen): string {
   }
 }
 
+/** The loader's one console message for the page's first problem. */
+export function report(problem: Problem, config: EmbedConfig): void {
+  console.error(`[svc] ${explain(problem, { community: config.community, api: config.api, page: location.origin })}`);
+}
+
 /** Words for the patterns widgets declare (WidgetSpec.values) that are not a list of words. */
 const WORDS: Record<string, string> = { limit: 'a whole number from 1 to 100' };
 
