@@ -29,7 +29,7 @@ const WIDGETS: Record<string, string> = {
   members: '<svc-members limit="6"><a href="/members">Meet our members</a></svc-members>',
   rsvp: '<svc-rsvp event="big-summit-day"><a href="/events/big-summit-day">Book on our site</a></svc-rsvp>',
   donate: '<svc-donate sku="trail-fund"><a href="/">Give on our site</a></svc-donate>',
-  'donate (button)': '<svc-donate sku="trail-fund" mode="button"><a href="/">Give</a></svc-donate>',
+  'donate button': '<svc-donate sku="trail-fund" mode="button"><a href="/">Give</a></svc-donate>',
   apply: '<svc-apply><a href="/join">Apply on our site</a></svc-apply>',
   footer: '<svc-footer><a href="/">Demo Hikers</a></svc-footer>',
 };
@@ -38,11 +38,15 @@ const PARAGRAPH =
   '<p>Acme Hikers is a volunteer-run club for people who like their weekends outdoors. We organise day hikes in ' +
   'the Cascades, evening walks around town, skills clinics and the occasional overnight trip.</p>';
 
-function customerPage(widget: string, key: string): string {
+/** The page around one widget; `reserve` is the page's own rule for the box before the script comes. */
+function customerPage(widget: string, key: string, reserve = ''): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CLS</title><link rel="icon" href="data:,">' +
-    '<style>body{margin:0 auto;max-width:760px;padding:1rem;font:17px/1.7 Georgia,serif}</style></head><body>' +
-    `<h1>Walk with us</h1>${PARAGRAPH}${widget}${PARAGRAPH.repeat(6)}` +
+    `<style>body{margin:0 auto;max-width:760px;padding:1rem;font:17px/1.7 Georgia,serif}${reserve}</style></head><body>` +
+    // A footer is the page's last thing; every other widget sits in the flow of the text.
+    (widget.startsWith('<svc-footer')
+      ? `<h1>Walk with us</h1>${PARAGRAPH.repeat(7)}${widget}`
+      : `<h1>Walk with us</h1>${PARAGRAPH}${widget}${PARAGRAPH.repeat(6)}`) +
     `<script async src="${PLATFORM}/widgets/loader.js" data-community="demo" data-key="${key}"></script></body></html>`
   );
 }
@@ -93,6 +97,20 @@ async function load(browser: Browser, url: string, html?: string): Promise<Shift
   return shifts;
 }
 
+/** The widget's height once drawn (unthrottled): what a page measures to reserve it. */
+async function finalHeight(browser: Browser, url: string, html: string, tag: string): Promise<number> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['local-network-access'], { origin: PAGE_ORIGIN });
+  const page = await context.newPage();
+  await page.route(url, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: html }));
+  await page.goto(url);
+  await page.waitForLoadState('networkidle');
+  await page.waitForTimeout(1500);
+  const height = await page.locator(tag).evaluate((el) => Math.round(el.getBoundingClientRect().height));
+  await context.close();
+  return height;
+}
+
 const sum = (shifts: Shift[]) => shifts.reduce((total, s) => total + s.value, 0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
@@ -127,13 +145,15 @@ async function main() {
         );
         if (VERBOSE) for (const s of worst[runs.indexOf(max)]) out(`    ${s.value.toFixed(4)} ${s.nodes.join(' | ')}`);
       };
-      for (const [name, markup] of Object.entries(WIDGETS))
-        await report(
-          `<svc-${name}>`,
-          `${PAGE_ORIGIN}/bench/${encodeURIComponent(name)}.html`,
-          GOALS.widget,
-          customerPage(markup, publishableKey),
-        );
+      for (const [name, markup] of Object.entries(WIDGETS)) {
+        const url = `${PAGE_ORIGIN}/bench/${encodeURIComponent(name)}.html`;
+        await report(`<svc-${name}>`, url, GOALS.widget, customerPage(markup, publishableKey));
+        // As docs/widgets.md ("Layout shift") tells a page: reserve the height the widget has.
+        const tag = /^<(svc-[a-z]+)/.exec(markup)![1];
+        const height = await finalHeight(browser, url, customerPage(markup, publishableKey), tag);
+        const reserve = `${tag}:not(:defined){display:block;min-height:${height}px}`;
+        await report(`  page reserves ${height}px`, url, GOALS.widget, customerPage(markup, publishableKey, reserve));
+      }
       await report('demo page', `${PAGE_ORIGIN}/demo/`, GOALS.page);
     } finally {
       await browser.close();
