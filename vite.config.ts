@@ -197,6 +197,13 @@ function injectWidgetChunks(): Plugin {
   };
 }
 
+/**
+ * light-dark() kept as written (baseline 2024): the minifier's fallback for older targets follows
+ * prefers-color-scheme only, where the widgets follow the page's color-scheme by inheritance
+ * (widgets/lib/base.css).
+ */
+const WIDGET_CSS_TARGET = ['chrome123', 'edge123', 'firefox120', 'safari17.5'];
+
 export default defineConfig({
   root: ROOT,
   base: './',
@@ -214,6 +221,7 @@ export default defineConfig({
         copyPublicDir: false,
         // Chunks import each other directly; Vite's preload helper would only add bytes.
         modulePreload: false,
+        cssTarget: WIDGET_CSS_TARGET,
         rolldownOptions: {
           input: widgetEntries(),
           // Each entry's default export is what the loader calls: keep it.
@@ -255,6 +263,7 @@ export default defineConfig({
         emptyOutDir: true,
         copyPublicDir: false,
         ssr: true,
+        cssTarget: WIDGET_CSS_TARGET,
         rolldownOptions: {
           input: { widgets: path.join(ROOT, 'widgets/ssr.tsx') },
           output: { format: 'es', entryFileNames: '[name].js' },

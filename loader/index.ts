@@ -53,6 +53,17 @@ if (!script) {
       diagnose({ kind: 'csp', directive: e.effectiveDirective, blocked: e.blockedURI });
   });
 
+  // A page may reserve a widget's box until the script has come (`svc-events:not(:defined)
+  // {min-height: …}`, docs/widgets.md "Layout shift"). Defining the tag ends that rule while the
+  // widget's chunk is still on its way, so each element already there keeps that reserve, read
+  // here before any tag is defined (every read first: one style pass), until its first render,
+  // which is as tall (its loading state is sized).
+  const held = new Map<Element, string>();
+  for (const name of Object.keys(chunks))
+    for (const el of document.getElementsByTagName(`svc-${name}`)) {
+      const { display, minHeight } = getComputedStyle(el);
+      if (display !== 'inline' && minHeight !== 'auto' && minHeight !== '0px') held.set(el, minHeight);
+    }
   for (const name of Object.keys(chunks)) {
     const tag = `svc-${name}`;
     // Our element classes say which community they serve; anything else is someone else's.
@@ -79,10 +90,17 @@ if (!script) {
       class extends HTMLElement {
         static svc = community;
         connectedCallback() {
-          load().then(
-            (w) => this.isConnected && (w.connect(this, config), config.mounted?.(this)),
-            () => diagnose({ kind: 'chunk', tag, url }),
-          );
+          const reserve = held.get(this);
+          held.delete(this);
+          const hold = reserve && !this.style.minHeight;
+          if (hold) Object.assign(this.style, { display: 'block', minHeight: reserve });
+          load()
+            .then(
+              (w) => this.isConnected && (w.connect(this, config), config.mounted?.(this)),
+              () => diagnose({ kind: 'chunk', tag, url }),
+            )
+            // connect() renders at once: nothing is painted between it and the release.
+            .finally(() => hold && Object.assign(this.style, { display: '', minHeight: '' }));
         }
         disconnectedCallback() {
           widget?.then(

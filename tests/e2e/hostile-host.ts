@@ -8,6 +8,8 @@ import { API_ORIGIN, PAGE_ORIGIN, openCustomerPage, publishableKey, snippet } fr
 export interface Hostilities {
   /** A near-black page (`#121212`) with light text, declaring `color-scheme: dark` unless false. */
   dark?: boolean | { declareColorScheme: boolean };
+  /** A light page that declares so: `html { color-scheme: light }`. */
+  lightColorScheme?: boolean;
   /** `<html dir="rtl" lang="ar">`. */
   rtl?: boolean;
   /** `body { text-decoration: underline }`, the inherited decoration some themes set. */
@@ -50,6 +52,7 @@ export async function openHostileHost(
     const declare = hostilities.dark === true || hostilities.dark.declareColorScheme;
     css.push(`html{background:#121212;color:#e8e8e8${declare ? ';color-scheme:dark' : ''}}`);
   }
+  if (hostilities.lightColorScheme) css.push('html{color-scheme:light}');
   if (hostilities.textDecoration) css.push('body{text-decoration:underline}');
   // Under the strict CSP (style-src 'none', no inline script) the page's own <style> and the
   // pollution script are refused: combine those hostilities with it and they do not happen.

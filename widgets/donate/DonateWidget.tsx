@@ -6,6 +6,7 @@ import { $session, loadSession } from '../lib/session.ts';
 import { storeSignal } from '../lib/store-signal.ts';
 import type { TargetKind } from './action.ts';
 import { DonateForm } from './DonateForm.tsx';
+import { formatCount } from '../lib/format.ts';
 import { formatAmount } from './money.ts';
 import { Popover } from './Popover.tsx';
 import { DonateStore, type DonateSeed } from './store.ts';
@@ -85,8 +86,15 @@ export function DonateWidget({ api, config, attrs, locale, emit, state }: Widget
     );
 
   if (store.status.value === 'loading' || !isSettled(community) || session === undefined) {
-    return (
-      <div class="donate" aria-busy="true">
+    // As tall as the form usually is, or the button itself, so the page does not move when it arrives.
+    return attrs.mode === 'button' ? (
+      <div class="donate compact" aria-busy="true">
+        <button type="button" class="primary" part="button" disabled>
+          Donate
+        </button>
+      </div>
+    ) : (
+      <div class="donate loading" aria-busy="true">
         <p class="status" part="status" role="status">
           Loading…
         </p>
@@ -120,12 +128,12 @@ export function DonateWidget({ api, config, attrs, locale, emit, state }: Widget
   const summary = store.summary.value;
   const raised =
     summary && summary.count > 0
-      ? `${summary.count.toLocaleString(locale)} ${summary.count === 1 ? 'supporter' : 'supporters'} raised ${formatAmount(summary.total, summary.currency ?? target.currency, locale)}`
+      ? `${formatCount(summary.count, locale)} ${summary.count === 1 ? 'supporter' : 'supporters'} raised ${formatAmount(summary.total, summary.currency ?? target.currency, locale)}`
       : '';
   const body = (
     <>
       <p class="summary" part="summary" aria-live="polite">
-        {raised}
+        <bdi>{raised}</bdi>
       </p>
       <DonateForm
         key={`${kind}:${key}`}

@@ -99,11 +99,26 @@ export class EventsList extends Component<WidgetProps> {
     // Waiting for the community too: it carries the theme and the site the links point to, and
     // rendering before it arrives would flash unthemed cards with provisional links.
     if (status === 'loading' || !isSettled(community)) {
+      // The list at its final size from the first render (`limit` cards and the "Load more" row),
+      // so nothing on the page moves when the events arrive (docs/widgets.md, "Layout shift").
       return (
         <div class="events" aria-busy="true">
-          <p class="status" part="status" role="status">
+          <p class="visually-hidden" part="status" role="status">
             Loading events…
           </p>
+          <ul class="list" aria-hidden="true">
+            {Array.from({ length: feed.query.limit }, (_, i) => (
+              <li key={i} class="item skeleton">
+                <div class="banner" />
+                <div class="body" />
+              </li>
+            ))}
+          </ul>
+          <div class="more-row" aria-hidden="true">
+            <button type="button" class="primary ghost" tabIndex={-1}>
+              Load more events
+            </button>
+          </div>
         </div>
       );
     }

@@ -139,6 +139,12 @@ export function defineWidget(spec: WidgetSpec): WidgetModule {
       observer.observe(host, { attributes: true, attributeFilter: watched });
       mounted.set(host, { root, observer });
       update();
+      // theme auto (base.css): a `color-scheme` the page declares, on the root, the element or
+      // an ancestor (inherited, so one read of the element's own), is followed; a page that
+      // declares none leaves the visitor's preference. Read once, after the first paint (which,
+      // hydrating, does not touch the class): a later switch between declared schemes is still
+      // followed, by inheritance.
+      if (getComputedStyle(host).colorScheme !== 'normal') root.querySelector('.svc')!.classList.add('page-scheme');
     },
 
     disconnect(host) {

@@ -59,3 +59,8 @@ export function formatMoney(minor: number, currency: string, locale: string | un
   const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
   return f.format(minor / 10 ** digits);
 }
+
+/** A count in the locale's digits and grouping: "1,234", "١٬٢٣٤". */
+export function formatCount(n: number, locale: string | undefined): string {
+  return cached(`n|${locale}`, () => new Intl.NumberFormat(locale)).format(n);
+}

@@ -2,6 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { Member } from '../../contract/resources.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { formatCount } from '../lib/format.ts';
 import { fillTemplate } from '../lib/link-template.ts';
 import { resolveHref } from '../lib/links.ts';
 import { storeSignal } from '../lib/store-signal.ts';
@@ -15,12 +16,13 @@ export interface SelectDetail {
 }
 
 /** What the live region says: how many cards are shown, of how many loaded and in the directory. */
-function countText(shown: number, loaded: number, total: number, query: string): string {
-  const of = total > loaded ? ` (${loaded} of ${total} loaded)` : '';
-  if (!query.trim()) return `${loaded} of ${total} members shown`;
+function countText(shown: number, loaded: number, total: number, query: string, locale?: string): string {
+  const [n, l, t] = [shown, loaded, total].map((x) => formatCount(x, locale));
+  const of = total > loaded ? ` (${l} of ${t} loaded)` : '';
+  if (!query.trim()) return `${l} of ${t} members shown`;
   return shown === 0
     ? `No loaded members match “${query.trim()}”${of}`
-    : `${shown} matching ${shown === 1 ? 'member' : 'members'}${of}`;
+    : `${n} matching ${shown === 1 ? 'member' : 'members'}${of}`;
 }
 
 export function MembersDirectory({ api, config, attrs, locale, emit, state }: WidgetProps) {
@@ -65,11 +67,30 @@ export function MembersDirectory({ api, config, attrs, locale, emit, state }: Wi
 
   // Waiting for the community too: it carries the theme and the site the links point to.
   if (status === 'loading' || !isSettled(community)) {
+    // The directory at its final size from the first render (the filter, the count, `limit`
+    // cards and the "Load more" row), so nothing on the page moves when the members arrive.
     return (
       <div class="members" aria-busy="true">
-        <p class="status" part="status" role="status">
+        <p class="visually-hidden" part="status" role="status">
           Loading members…
         </p>
+        <div aria-hidden="true">
+          <div class="filter">
+            <label>Filter members</label>
+            <input type="search" disabled />
+          </div>
+          <p class="count">&nbsp;</p>
+          <ul class="list">
+            {Array.from({ length: limit }, (_, i) => (
+              <li key={i} class="item" />
+            ))}
+          </ul>
+          <div class="more-row">
+            <button type="button" class="primary ghost" tabIndex={-1}>
+              Load more members
+            </button>
+          </div>
+        </div>
       </div>
     );
   }
@@ -153,7 +174,8 @@ export function MembersDirectory({ api, config, attrs, locale, emit, state }: Wi
         />
       </div>
       <p class="count" part="count" role="status">
-        {countText(shown.length, loaded.length, total, query)}
+        {/* An English phrase starting with a number: on an RTL page it reads as written. */}
+        <bdi>{countText(shown.length, loaded.length, total, query, locale)}</bdi>
       </p>
       <ul class="list" part="list" ref={listRef} aria-label="Members">
         {shown.map((member) => (

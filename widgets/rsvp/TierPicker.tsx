@@ -21,7 +21,7 @@ export function TierPicker({ legend, tiers, selected, locale, onSelect }: TierPi
       </legend>
       {tiers.map((tier) => {
         const state = availability(tier).kind;
-        const note = availabilityLabel(tier);
+        const note = availabilityLabel(tier, locale);
         return (
           <label
             class={`tier ${state}`}
@@ -44,8 +44,9 @@ export function TierPicker({ legend, tiers, selected, locale, onSelect }: TierPi
             <span class="tier-price" part="tier-price">
               {priceLabel(tier, locale)}
             </span>
+            {/* "9 left" is English starting with a number: isolated, it does not read "left 9" on an RTL page. */}
             {note && (
-              <span class="tier-left" part={state === 'open' ? 'tier-left' : 'tier-unavailable'}>
+              <span dir="auto" class="tier-left" part={state === 'open' ? 'tier-left' : 'tier-unavailable'}>
                 {note}
               </span>
             )}

@@ -1,7 +1,7 @@
 // What the tier list says about each tier: price, seats left, whether it can be chosen. Pure
 // functions of a Tier, so the widget and its tests agree on them.
 import type { Tier } from '../../contract/resources.ts';
-import { formatMoney } from '../lib/format.ts';
+import { formatCount, formatMoney } from '../lib/format.ts';
 
 /** The API's ceiling for one checkout. */
 export const MAX_QUANTITY = 10;
@@ -24,11 +24,11 @@ export const isOpen = (tier: Pick<Tier, 'capacity' | 'sold' | 'isActive'>): bool
   availability(tier).kind === 'open';
 
 /** "3 left", "Sold out", "Closed", or null for an unlimited tier (nothing worth saying). */
-export function availabilityLabel(tier: Pick<Tier, 'capacity' | 'sold' | 'isActive'>): string | null {
+export function availabilityLabel(tier: Pick<Tier, 'capacity' | 'sold' | 'isActive'>, locale?: string): string | null {
   const a = availability(tier);
   if (a.kind === 'closed') return 'Closed';
   if (a.kind === 'sold_out') return 'Sold out';
-  return a.left === null ? null : `${a.left} left`;
+  return a.left === null ? null : `${formatCount(a.left, locale)} left`;
 }
 
 export const isFree = (tier: Pick<Tier, 'priceCents'>): boolean => tier.priceCents === 0;

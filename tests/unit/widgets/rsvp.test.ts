@@ -69,6 +69,12 @@ describe('tiers: seats and prices', () => {
     expect(availability(tier({ capacity: 5, sold: 1 }))).toEqual({ kind: 'open', left: 4 });
   });
 
+  it('writes the count in the locale’s digits and grouping', () => {
+    expect(availabilityLabel(tier({ capacity: 2000, sold: 766 }), 'en')).toBe('1,234 left');
+    expect(availabilityLabel(tier({ capacity: 2000, sold: 766 }), 'de')).toBe('1.234 left');
+    expect(availabilityLabel(tier({ capacity: 10, sold: 1 }), 'ar-EG')).toBe('٩ left');
+  });
+
   it("formats prices from minor units with the currency's own decimals", () => {
     expect(priceLabel(tier({ priceCents: 0 }), 'en-US')).toBe('Free');
     expect(priceLabel(tier({ priceCents: 2500, currency: 'USD' }), 'en-US')).toBe('$25.00');

@@ -35,10 +35,13 @@ export function useStoreLoad(store: LoadingStore, emit: WidgetProps['emit'], rea
   return error;
 }
 
-/** The widget's box while its data (and the community's theme) is on the way. */
+/**
+ * The widget's box while its data (and the community's theme) is on the way, as tall as the
+ * form usually is (`.<box>.loading` in its styles), so the page does not move when it arrives.
+ */
 export function Loading({ box, text }: { box: string; text: string }) {
   return (
-    <div class={box} aria-busy="true">
+    <div class={`${box} loading`} aria-busy="true">
       <p class="status" part="status" role="status">
         {text}
       </p>
