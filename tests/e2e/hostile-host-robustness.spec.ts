@@ -1,6 +1,7 @@
 // Issue 20, item 7 (the robustness points of the widgets on a customer's page) and item 8 (link
 // templates), on the hostile-host page (tests/e2e/hostile-host.ts): a polluted Object.prototype,
-// one event read by two widgets, checkout return parameters left in the address bar.
+// a strict CSP with Trusted Types, one event read by two widgets, checkout return parameters left
+// in the address bar.
 import { expect, test, type Page } from '@playwright/test';
 import { openHostileHost } from './hostile-host.ts';
 import {
@@ -70,6 +71,38 @@ test('with Object.prototype polluted every widget renders, the dropdown and the 
   await expect(dialog.getByRole('radio').first()).toBeFocused();
 
   await page.waitForLoadState('networkidle');
+  expect(problems).toEqual([]);
+});
+
+test('under a strict CSP with Trusted Types every widget renders, the dropdown and the donate popover open, with no violation', async ({
+  page,
+}) => {
+  const problems = recordProblems(page);
+  // Init scripts run whatever the page's CSP says: every violation the page reports, report-only
+  // or enforced, whatever its source (the widgets' styles, a chunk, an image, a sink).
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+    );
+  });
+  await openHostileHost(page, 'strict-csp', ALL_SEVEN, { strictCsp: true });
+  const header = page.locator('svc-header');
+  await header.getByRole('button', { name: 'About' }).click();
+  await expect(header.locator('[part~="dropdown"]')).toBeVisible();
+  await expect(items(page.locator('svc-events')).first()).toBeVisible();
+  await expect(page.locator('svc-members [part~="name"]').first()).toBeVisible();
+  await expect(page.locator('svc-rsvp').getByRole('group', { name: 'Tickets for Big Summit Day' })).toBeVisible();
+  await expect(page.locator(`svc-donate[sku="${FUND}"] [part~="chip"]`).first()).toBeVisible();
+  await expect(page.locator('svc-apply').getByRole('group', { name: 'Choose a membership' })).toBeVisible();
+  await expect(page.locator('svc-footer [part~="copyright"]')).toBeVisible();
+  const donate = page.locator('svc-donate[mode="button"]');
+  await donate.getByRole('button', { name: 'Donate', exact: true }).click();
+  await expect(donate.getByRole('dialog')).toBeVisible();
+
+  await page.waitForLoadState('networkidle');
+  expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   expect(problems).toEqual([]);
 });
 

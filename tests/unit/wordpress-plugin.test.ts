@@ -89,6 +89,41 @@ describe('the WordPress plugin', () => {
     }
   });
 
+  it('keeps the link templates that make links and drops those that leave for another host', () => {
+    // PHP's own preg_match on the table's patterns, as render.php validates a block or shortcode.
+    const kept = (widget: string, attribute: string, values: string[]): boolean[] =>
+      JSON.parse(
+        php([
+          '-r',
+          `$s = require ${JSON.stringify(path.join(PLUGIN, 'includes/widget-specs.php'))};` +
+            `$p = $s[${JSON.stringify(widget)}]['attributes'][${JSON.stringify(attribute)}]['pattern'];` +
+            `echo json_encode(array_map(fn($v) => 1 === preg_match($p, $v), json_decode($argv[1])));`,
+          JSON.stringify(values),
+        ]),
+      ) as boolean[];
+    const siteHref = {
+      // docs/widgets.md "Where links go": under a prefix, at the same paths, on another site.
+      '/community{path}': true,
+      '{path}': true,
+      'https://shop.example/c{path}': true,
+      'https://shop.example{path}': true,
+      // {path} starts with a slash: these make `//events`, a host (https://events/), or `c//events`.
+      '/{path}': false,
+      '/community/{path}': false,
+      'https://shop.example/{path}': false,
+      '//evil.example{path}': false,
+      'javascript:alert(1)//{path}': false,
+      '{path}"onmouseover="x': false,
+    };
+    for (const widget of ['header', 'footer'])
+      expect(kept(widget, 'siteHref', Object.keys(siteHref)), widget).toEqual(Object.values(siteHref));
+    expect(kept('events', 'eventHref', ['/events/{slug}', '{slug}', '//evil.example/{slug}'])).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+
   it('has a readme.txt in WordPress’s format', () => {
     const readme = fs.readFileSync(path.join(PLUGIN, 'readme.txt'), 'utf8');
     expect(readme).toMatch(/^=== svc ===\n/);

@@ -28,6 +28,10 @@ $svc_slug = '/^[a-z0-9]+(-[a-z0-9]+)*$/';
 // http(s) address, with {placeholders}; the widget checks the placeholders and falls back to the
 // community's own page for one it does not know.
 $svc_link_template = '#^(/(?!/)|https?://)[^\s"<>\\\\]*$#';
+// site-href's: as above, or `{path}` first (the community's paths at the same paths here).
+// Never a `/` right before `{path}`: the path starts with one, and `//` would read as a host
+// (`/{path}` would send /events to https://events/).
+$svc_site_template = '#^(?!.*/\{path\})(\{path\}|/(?!/)|https?://)[^\s"<>\\\\]*$#';
 // A site path such as /events: no scheme, no protocol-relative //host.
 $svc_path = '#^/(?!/)[A-Za-z0-9._~!$&\'()*+,;=:@%/-]*$#';
 // On a WordPress page the theme's template part owns the banner/contentinfo landmark.
@@ -111,7 +115,7 @@ return array(
 		'attributes' => array(
 			'current'   => array( 'type' => 'string', 'html' => 'current', 'pattern' => $svc_path, 'max' => 300, 'label' => 'Current path (e.g. /events)' ),
 			'landmarks' => $svc_landmarks,
-			'siteHref' => array( 'type' => 'string', 'html' => 'site-href', 'pattern' => $svc_link_template, 'max' => 300, 'label' => 'Site links (e.g. /community{path}; empty: the community site)' ),
+			'siteHref' => array( 'type' => 'string', 'html' => 'site-href', 'pattern' => $svc_site_template, 'max' => 300, 'label' => 'Site links (e.g. /community{path}; empty: the community site)' ),
 			'locale'    => $svc_locale,
 		),
 	),
@@ -122,7 +126,7 @@ return array(
 		'attributes' => array(
 			'route'     => array( 'type' => 'string', 'html' => 'route', 'pattern' => '#^/?[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*/?$|^/$#', 'max' => 200, 'label' => 'Route (e.g. /events)' ),
 			'landmarks' => $svc_landmarks,
-			'siteHref'  => array( 'type' => 'string', 'html' => 'site-href', 'pattern' => $svc_link_template, 'max' => 300, 'label' => 'Site links (e.g. /community{path}; empty: the community site)' ),
+			'siteHref'  => array( 'type' => 'string', 'html' => 'site-href', 'pattern' => $svc_site_template, 'max' => 300, 'label' => 'Site links (e.g. /community{path}; empty: the community site)' ),
 			'locale'    => $svc_locale,
 		),
 	),
