@@ -104,6 +104,16 @@ test('under a strict CSP with Trusted Types every widget renders, the dropdown a
   await page.waitForLoadState('networkidle');
   expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   expect(problems).toEqual([]);
+  // And the policy was in force: Trusted Types refuse a plain string in a script sink.
+  const sink = await page.evaluate(() => {
+    try {
+      document.createElement('div').innerHTML = '<b>x</b>';
+      return 'accepted';
+    } catch {
+      return 'refused';
+    }
+  });
+  expect(sink).toBe('refused');
 });
 
 test('the RSVP and the donate button of one event read that event once between them', async ({ page }) => {
