@@ -69,6 +69,50 @@ test('a page without widget tags downloads no widget code, and a tag added later
   await expect(names(page.locator('svc-events'))).toHaveText(events.map((e) => e.name));
 });
 
+test('link templates are downloaded only for a list that has one, and its cards never link elsewhere first', async ({
+  page,
+  request,
+}) => {
+  const key = await publishableKey(request);
+  const templateChunk = chunkUrl(widgetManifest().entries!['link-template'].file);
+  const widgetFiles: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().startsWith(`${API_ORIGIN}/widgets/`)) widgetFiles.push(r.url());
+  });
+  await openCustomerPage(page, 'templates', `<svc-events id="plain" limit="2"></svc-events>${snippet(key)}`);
+  const { events } = await apiEvents(request, key, { limit: '2', upcoming: 'true' });
+  await expect(names(page.locator('#plain'))).toHaveText(events.map((e) => e.name));
+  await page.waitForLoadState('networkidle');
+  expect(widgetFiles).not.toContain(templateChunk);
+
+  // A list with a template, its events in but the template code held back: still loading.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(templateChunk, async (route) => {
+    await held;
+    await route.continue();
+  });
+  // limit 3: a query of its own, so its events are fetched (not the first list's shared answer).
+  const eventsAnswered = page.waitForResponse((r) => isEventsRequest(r.url()) && r.url().includes('limit=3'));
+  await page.evaluate(() => {
+    const el = document.createElement('svc-events');
+    el.id = 'templated';
+    el.setAttribute('limit', '3');
+    el.setAttribute('event-href', '/shop/{slug}');
+    document.body.append(el);
+  });
+  await eventsAnswered;
+  const more = await apiEvents(request, key, { limit: '3', upcoming: 'true' });
+  const templated = page.locator('#templated');
+  await expect(templated.locator('[part="status"]')).toHaveText('Loading events…');
+  await expect(names(templated)).toHaveCount(0);
+  release();
+  await expect(names(templated)).toHaveCount(more.events.length);
+  for (const [i, e] of more.events.entries())
+    await expect(names(templated).nth(i)).toHaveAttribute('href', `${PAGE_ORIGIN}/shop/${encodeURIComponent(e.slug)}`);
+  expect(widgetFiles).toContain(templateChunk);
+});
+
 test('changing an attribute re-queries: past shows the archive, newest first', async ({ page, request }) => {
   const key = await publishableKey(request);
   await openCustomerPage(page, 'past', `<svc-events limit="3"></svc-events>${snippet(key)}`);

@@ -3,7 +3,6 @@ import type { Event } from '../../contract/resources.ts';
 import type { ApiError } from '../lib/api.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
-import { fillTemplate } from '../lib/link-template.ts';
 import { EventCard } from './EventCard.tsx';
 import { EventsFeed, parseQuery } from './feed.ts';
 
@@ -11,6 +10,17 @@ export interface SelectDetail {
   slug: string;
   id: string;
 }
+
+/**
+ * The link-template filler (widgets/lib/link-template.ts, a chunk of its own), imported the first
+ * time a list has an `event-href`: most pages have none, and the default links need none of its
+ * code, so it stays out of what every page with <svc-events> downloads (docs/widgets.md, "Byte
+ * budgets"). Until it is in, a list whose cards have not been shown yet stays in its loading
+ * state, so no card offers the default link first. If it cannot load, the default links stand,
+ * as for a template in error.
+ */
+let fillTemplate: typeof import('../lib/link-template.ts').fillTemplate | undefined;
+let linkTemplate: Promise<unknown> | undefined;
 
 /**
  * A class component with nanostores subscriptions rather than hooks and signals: then neither
@@ -27,6 +37,8 @@ export class EventsList extends Component<WidgetProps> {
   /** Set by "Load more": the index of the first new event, focused once the page is in. */
   private focusIndex: number | null = null;
   private list = createRef<HTMLUListElement>();
+  /** Cards were on screen: a template that arrives later re-renders them in place. */
+  private shown = false;
 
   private feedFor({ api, config, attrs }: WidgetProps): EventsFeed {
     const query = parseQuery(attrs);
@@ -59,6 +71,11 @@ export class EventsList extends Component<WidgetProps> {
   /** What follows a render: start a new feed, tell the host page about a new error, move focus. */
   private afterRender(): void {
     const feed = this.feed!;
+    if (this.props.attrs['event-href'] && !fillTemplate)
+      void (linkTemplate ??= import('../lib/link-template.ts').then(
+        (m) => (fillTemplate = m.fillTemplate),
+        () => (fillTemplate = () => null),
+      )).then(() => this.forceUpdate());
     if (this.started?.feed !== feed) {
       this.started?.stop();
       const stopListening = feed.state.listen(() => this.forceUpdate());
@@ -98,17 +115,17 @@ export class EventsList extends Component<WidgetProps> {
 
     // Waiting for the community too: it carries the theme and the site the links point to, and
     // rendering before it arrives would flash unthemed cards with provisional links.
-    if (status === 'loading' || !isSettled(community)) {
+    if (status === 'loading' || !isSettled(community) || (attrs['event-href'] && !fillTemplate && !this.shown)) {
       // The list at its final size from the first render (`limit` cards and the "Load more" row),
       // so nothing on the page moves when the events arrive (docs/widgets.md, "Layout shift").
       return (
-        <div class="events" aria-busy="true">
+        <div aria-busy="true">
           <p class="visually-hidden" part="status" role="status">
             Loading events…
           </p>
           <ul class="list" aria-hidden="true">
             {Array.from({ length: feed.query.limit }, (_, i) => (
-              <li key={i} class="item skeleton">
+              <li key={i} class="item">
                 <div class="banner" />
                 <div class="body" />
               </li>
@@ -125,7 +142,7 @@ export class EventsList extends Component<WidgetProps> {
 
     if (status === 'error') {
       return (
-        <div class="events">
+        <div>
           <div class="error" part="error" role="alert">
             <span>We couldn't load events right now.</span>
             <button type="button" class="secondary" part="retry" onClick={() => void feed.load()}>
@@ -140,7 +157,7 @@ export class EventsList extends Component<WidgetProps> {
 
     if (items.length === 0) {
       return (
-        <div class="events">
+        <div>
           <p class="status" part="empty">
             {feed.query.past ? 'No past events' : 'No upcoming events'}
           </p>
@@ -163,20 +180,21 @@ export class EventsList extends Component<WidgetProps> {
       const detail: SelectDetail = { slug: event.slug, id: event.id };
       if (!emit('select', detail, true)) click.preventDefault();
     };
+    this.shown = true;
     const loadMore = () => {
       this.focusIndex = items.length;
       void feed.more();
     };
 
     return (
-      <div class="events" aria-busy={loadingMore ? 'true' : undefined}>
+      <div aria-busy={loadingMore ? 'true' : undefined}>
         <ul class="list" part="list" ref={this.list}>
           {items.map((event) => (
             <EventCard
               key={event.id}
               event={event}
               href={
-                fillTemplate('event-href', attrs['event-href'], { slug: event.slug, id: event.id }) ??
+                fillTemplate?.('event-href', attrs['event-href'], { slug: event.slug, id: event.id }) ??
                 `${site}/events/${encodeURIComponent(event.slug)}`
               }
               locale={locale}

@@ -1,6 +1,7 @@
 // Link templates: the attributes a customer puts on a widget so its links go to their own pages
-// (`event-href="/events/{slug}"`, docs/widgets.md, "Where links go"). In the runtime chunk
-// (vite.config.ts): <svc-events>, whose page downloads nothing else, uses it.
+// (`event-href="/events/{slug}"`, docs/widgets.md, "Where links go"). A chunk of its own
+// (vite.config.ts, OTHER_ENTRIES): the other widgets import it with `shared`, and <svc-events>
+// only when it has an `event-href`, so a page with default links downloads none of it.
 
 const SAFE_PROTOCOL = /^(https?|mailto|tel):$/;
 
