@@ -19,7 +19,7 @@ const warned = new Set<string>();
 
 /**
  * `template` (an attribute's value) with each `{name}` replaced by `values[name]` URL-encoded
- * (`{path}` keeps its slashes: it is a path the URL parser escaped already), resolved against the
+ * (`{path}` keeps its slashes, but one at its start: it is a path the URL parser escaped already), resolved against the
  * page, so a relative template stays on the customer's site. Null without a template, and when
  * it names a placeholder it does not have or makes no web address: then the console says so
  * (once per template) and the caller keeps its default link.
@@ -29,9 +29,11 @@ export function fillTemplate(attribute: string, template: string | null | undefi
   let unknown = '';
   const filled = template.replace(/\{([^{}]*)\}/g, (all, name: string) => {
     if (!Object.hasOwn(values, name)) unknown ||= all;
-    return name === 'path' ? values[name] : encodeURIComponent(values[name]);
+    // A path's leading slashes collapse to one: `//host/x` would otherwise leave for another host.
+    return name === 'path' ? values[name].replace(/^\/+/, '/') : encodeURIComponent(values[name]);
   });
-  const url = unknown ? null : safeUrl(filled, location.href);
+  // A relative template whose value put `//` at its start (`/{path}`) would name another host.
+  const url = unknown ? null : safeUrl(template.startsWith('//') ? filled : filled.replace(/^\/+/, '/'), location.href);
   if (!url && !warned.has(attribute + template)) {
     warned.add(attribute + template);
     console.error(

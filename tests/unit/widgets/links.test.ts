@@ -99,6 +99,9 @@ describe('link templates (event-href, member-href, site-href)', () => {
     expect(resolveHref('https://x.example/a', site, '/community{path}')).toBe('https://x.example/a');
     expect(resolveHref('//x.example/a', site, '/community{path}')).toBe('https://x.example/a');
     expect(resolveHref('javascript:alert(1)', site, '/community{path}')).toBeNull();
+    // A site path that the URL parser turns into `//host/...` stays a path on the page's own site.
+    expect(resolveHref('/.//evil.example/x', site, '{path}')).toBe('https://shop.example/evil.example/x');
+    expect(resolveHref('/events', site, '/{path}')).toBe('https://shop.example/events');
     // A broken template: the community's site, as without one.
     expect(resolveHref('/events', site, '/c/{nope}')).toBe('https://hikers.example/events');
     expect(errors).toHaveBeenCalledTimes(1);
