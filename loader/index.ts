@@ -62,7 +62,7 @@ if (!script) {
   for (const name of Object.keys(chunks))
     for (const el of document.getElementsByTagName(`svc-${name}`)) {
       const { display, minHeight } = getComputedStyle(el);
-      if (display !== 'inline' && minHeight !== 'auto' && minHeight !== '0px') held.set(el, minHeight);
+      if (!/^(inline|none)$/.test(display) && minHeight !== 'auto' && minHeight !== '0px') held.set(el, minHeight);
     }
   for (const name of Object.keys(chunks)) {
     const tag = `svc-${name}`;
@@ -93,14 +93,16 @@ if (!script) {
           const reserve = held.get(this);
           held.delete(this);
           const hold = reserve && !this.style.minHeight;
-          if (hold) Object.assign(this.style, { display: 'block', minHeight: reserve });
+          // The element's own inline display, if it has one, is kept and given back.
+          const display = this.style.display;
+          if (hold) Object.assign(this.style, { display: display || 'block', minHeight: reserve });
           load()
             .then(
               (w) => this.isConnected && (w.connect(this, config), config.mounted?.(this)),
               () => diagnose({ kind: 'chunk', tag, url }),
             )
             // connect() renders at once: nothing is painted between it and the release.
-            .finally(() => hold && Object.assign(this.style, { display: '', minHeight: '' }));
+            .finally(() => hold && Object.assign(this.style, { display, minHeight: '' }));
         }
         disconnectedCallback() {
           widget?.then(

@@ -306,3 +306,30 @@ test('the widget bundle is served to any origin; hashed chunks are cached for a 
     expect(res.headers()['cache-control'], file).toContain('immutable');
   }
 });
+
+test("the page's reserve is carried to the first render, but never onto a hidden widget, and an inline display is given back", async ({
+  page,
+  request,
+}) => {
+  const key = await publishableKey(request);
+  // Every inline style the loader gives the hidden element, from before the loader runs.
+  const head = `<style>svc-events:not(:defined){display:block;min-height:400px}svc-events.hidden{display:none}</style>
+    <script>
+      window.hiddenStyles = [];
+      new MutationObserver((records) => {
+        for (const r of records) if (r.target.id === 'hidden') window.hiddenStyles.push(r.target.getAttribute('style'));
+      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['style'] });
+    </script>`;
+  await openCustomerPage(
+    page,
+    'reserve-hold',
+    `<svc-events id="shown" limit="1" style="display:flex"></svc-events>
+     <svc-events id="hidden" class="hidden" limit="1"></svc-events>${snippet(key)}`,
+    head,
+  );
+  await expect(items(page.locator('#shown'))).toHaveCount(1);
+  await expect(page.locator('#hidden [part~="item"]')).toHaveCount(1);
+  expect(await page.locator('#shown').evaluate((el) => [el.style.display, el.style.minHeight])).toEqual(['flex', '']);
+  expect(await page.evaluate(() => (window as unknown as { hiddenStyles: string[] }).hiddenStyles)).toEqual([]);
+  await expect(page.locator('#hidden')).toBeHidden();
+});
