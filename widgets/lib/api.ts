@@ -77,13 +77,13 @@ const SHARE_MS = 1000;
 /** `answer`, or the caller's abort: one caller leaving does not cancel what others wait for. */
 const abortable = <T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> =>
   signal
-    ? Promise.race([
-        answer,
-        new Promise<never>((_, reject) => {
-          if (signal.aborted) reject(signal.reason);
-          signal.addEventListener('abort', () => reject(signal.reason));
-        }),
-      ])
+    ? new Promise<T>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        if (signal.aborted) return onAbort();
+        // Removed once settled: a long-lived signal does not collect a listener per read.
+        signal.addEventListener('abort', onAbort);
+        answer.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+      })
     : answer;
 
 export function createApiClient(config: EmbedConfig, fetchImpl: typeof fetch = (...a) => fetch(...a)): ApiClient {

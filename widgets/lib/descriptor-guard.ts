@@ -21,6 +21,9 @@ if (polluted) {
     for (const key of Object.keys(descriptors)) defineProperty(target, key, ownFields(descriptors[key]));
     return target;
   };
+  // Should a signals module throw while it is evaluated, signals.ts never reaches its restore:
+  // the page still gets its functions back once this synchronous evaluation is over.
+  queueMicrotask(restoreDescriptors);
 }
 
 /** Gives the page its own Object.defineProperty and Object.defineProperties back. */

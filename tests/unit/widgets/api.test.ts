@@ -170,5 +170,19 @@ describe('api client', () => {
       expect((await second).data).toEqual({ calls: 1 });
       expect(f).toHaveBeenCalledTimes(1);
     });
+
+    it('a read that settles leaves no abort listener behind on a long-lived signal', async () => {
+      const { f, release } = countingFetch();
+      const api = createApiClient(embed, f);
+      const page = new AbortController();
+      const added = vi.spyOn(page.signal, 'addEventListener');
+      const removed = vi.spyOn(page.signal, 'removeEventListener');
+      release();
+      await api.get('/v1/x', { signal: page.signal });
+      await api.get('/v1/x', { signal: page.signal });
+      const listeners = (spy: typeof added) => spy.mock.calls.filter(([type]) => type === 'abort').map(([, l]) => l);
+      expect(listeners(added).length).toBeGreaterThanOrEqual(2);
+      for (const listener of listeners(added)) expect(listeners(removed)).toContain(listener);
+    });
   });
 });
