@@ -3,6 +3,7 @@ import type { Event } from '../../contract/resources.ts';
 import type { ApiError } from '../lib/api.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { plainClick } from '../lib/host-events.ts';
 import { EventCard } from './EventCard.tsx';
 import { EventsFeed, parseQuery } from './feed.ts';
 
@@ -168,15 +169,7 @@ export class EventsList extends Component<WidgetProps> {
     const site = siteOrigin(config, community.status === 'ready' ? community.community : null, location.origin);
     const onSelect = (event: Event, click: MouseEvent) => {
       // Modified clicks open a tab: the visitor is not choosing the event on this page.
-      if (
-        click.defaultPrevented ||
-        click.button !== 0 ||
-        click.metaKey ||
-        click.ctrlKey ||
-        click.shiftKey ||
-        click.altKey
-      )
-        return;
+      if (!plainClick(click)) return;
       const detail: SelectDetail = { slug: event.slug, id: event.id };
       if (!emit('select', detail, true)) click.preventDefault();
     };

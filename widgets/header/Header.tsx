@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../lib/api.ts';
 import { $community, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { plainClick } from '../lib/host-events.ts';
 import { fillTemplate } from '../lib/link-template.ts';
 import { isRecord, NEW_TAB, resolveHref, text } from '../lib/links.ts';
 import { $session, loadSession, signInUrl, signOut, type SessionUser } from '../lib/session.ts';
@@ -13,10 +14,6 @@ import { BellIcon, Chevron, MenuIcon, UserIcon } from './icons.tsx';
 import { barKey } from './keys.ts';
 import { headerLook } from './look.ts';
 import { navEntries, type NavLink } from './nav.ts';
-
-/** A click the page should handle itself: not modified, not a middle click, not already handled. */
-const plainClick = (e: MouseEvent) =>
-  !e.defaultPrevented && e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
 
 /** The item's iconKey as an extra part (`icon-calendar`), so the host page can draw icons with ::part(). */
 const iconPart = (part: string, icon: string | null) => (icon && /^[\w-]+$/.test(icon) ? `${part} icon-${icon}` : part);

@@ -2,6 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { Member } from '../../contract/resources.ts';
 import { $community, isSettled, siteOrigin } from '../lib/community.ts';
 import type { WidgetProps } from '../lib/define-element.ts';
+import { plainClick } from '../lib/host-events.ts';
 import { formatCount } from '../lib/format.ts';
 import { fillTemplate } from '../lib/link-template.ts';
 import { resolveHref } from '../lib/links.ts';
@@ -140,15 +141,7 @@ export function MembersDirectory({ api, config, attrs, locale, emit, state }: Wi
   const moreError = feed.moreError.value;
   const onSelect = (member: Member, click: MouseEvent) => {
     // Modified clicks open a tab: the visitor is not choosing the member on this page.
-    if (
-      click.defaultPrevented ||
-      click.button !== 0 ||
-      click.metaKey ||
-      click.ctrlKey ||
-      click.shiftKey ||
-      click.altKey
-    )
-      return;
+    if (!plainClick(click)) return;
     const detail: SelectDetail = { usertag: member.usertag, userId: member.userId };
     if (!emit('select', detail, true)) click.preventDefault();
   };
