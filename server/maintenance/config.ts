@@ -49,7 +49,7 @@ const Duration = (fallback: string, minMs: number, what: string) =>
 const PurgeEnv = z.object({
   SVC_PURGE_WORKER: z.enum(['true', 'false']).optional(),
   SVC_PURGE_INTERVAL: Duration('1h', 1000, '1s'),
-  SVC_PURGE_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  SVC_PURGE_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
   SVC_RETAIN_IDEMPOTENCY_KEYS: Duration('24h', IDEMPOTENCY_WINDOW_MS, "24h (the spec's Idempotency-Key window)"),
   SVC_RETAIN_WEBHOOK_DELIVERIES: Duration('30d', HOUR_MS, '1h'),
   SVC_RETAIN_MAIL: Duration('30d', HOUR_MS, '1h'),
