@@ -12,7 +12,7 @@ export function registerMaintenanceCommands(program: Command): void {
     .description(
       'Delete expired rows now (idempotency keys, finished webhook deliveries, old mail and SMS, expired sign-in codes), in small batches, with the SVC_RETAIN_* settings.',
     )
-    .option('--batch-size <n>', 'rows per batch (default SVC_PURGE_BATCH_SIZE, 200)')
+    .option('--batch-size <n>', 'the most rows per batch (default SVC_PURGE_BATCH_SIZE, 200)')
     .option('--json', 'print JSON')
     .action(async (opts: JsonOption & { batchSize?: string }) => {
       const batchSize = opts.batchSize === undefined ? undefined : Number(opts.batchSize);

@@ -14,7 +14,7 @@ export interface PurgeConfig {
   worker: boolean;
   /** How often the scheduled purge runs. */
   intervalMs: number;
-  /** Rows deleted per batch, each batch its own short transaction. */
+  /** The most rows one batch deletes (each batch its own short transaction; purge.ts shrinks slow ones). */
   batchSize: number;
   retention: {
     /** Idempotency keys, from when they were made (at least the 24 h window). */

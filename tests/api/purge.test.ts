@@ -307,7 +307,8 @@ async function signInSecrets(name: string, expiresAt: number) {
 const cliEnv = () => ({ SVC_DATA_DIR: dataDir, DATABASE_URL: onPostgres ? schemaUrl(schema) : '', REDIS_URL: '' });
 
 const run = (overrides: Partial<PurgeConfig> = {}, on: Db = db): Promise<PurgeReport> =>
-  purgeExpired(on, onPostgres ? 'postgres' : 'sqlite', config(overrides), { now: NOW, pauseMs: 0 });
+  // Batches of exactly the configured size, so they can be counted.
+  purgeExpired(on, onPostgres ? 'postgres' : 'sqlite', config(overrides), { now: NOW, pauseMs: 0, adaptive: false });
 
 describe('purge: expired rows go, live rows stay', () => {
   it('idempotency keys: past the 24 h window go; inside it, or held by a running request, stay', async () => {
@@ -417,6 +418,22 @@ describe('purge: batches', { timeout: 60_000 }, () => {
     expect(Object.values(again.deleted).every((n) => n === 0)).toBe(true);
   });
 
+  it('by default starts each table with a batch of 50 and never exceeds the configured size', async () => {
+    for (let i = 0; i < 300; i += 1) await sms(`s-${String(i).padStart(3, '0')}`, SMS_BEFORE - DAY - i);
+    const sizes: number[] = [];
+    const report = await purgeExpired(db, onPostgres ? 'postgres' : 'sqlite', config({ batchSize: 120 }), {
+      now: NOW,
+      pauseMs: 0,
+      onBatch: (job, _ms, deleted) => {
+        if (job === 'sms_outbox') sizes.push(deleted.sms_outbox ?? 0);
+      },
+    });
+    expect(report.deleted.sms_outbox).toBe(300);
+    expect(sizes[0]).toBe(50);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(120);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(300);
+  });
+
   it('events a live delivery holds are skipped without stopping the batches after them', async () => {
     // Two batches of 2: the held events sit between unreferenced ones.
     await event('e-1', DELIVERIES_BEFORE - 10 * HOUR);
@@ -436,6 +453,7 @@ describe('purge: batches', { timeout: 60_000 }, () => {
     const report = await purgeExpired(db, onPostgres ? 'postgres' : 'sqlite', config({ batchSize: 2 }), {
       now: NOW,
       pauseMs: 0,
+      adaptive: false,
       // Asked before each batch: once for each of the 5 jobs before the SMS outbox (nothing to
       // do there), then before its first batch; stopped before its second.
       stopped: () => ++asked > 6,
@@ -491,8 +509,10 @@ describe('purge: index-bound', () => {
       ? openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL as string, schema }, { onQuery })
       : openDatabase({ kind: 'sqlite', file: path.join(dataDir, 'svc.db') }, { onQuery });
     try {
-      const report = await run({}, watched.db);
+      // Batches of one: the second batch of each table runs too (the events' cursor is in it).
+      const report = await run({ batchSize: 1 }, watched.db);
       expect(Object.values(report.deleted).every((n) => n > 0)).toBe(true);
+      expect(statements.some((st) => /\(\s*"e"\."created_at",\s*"e"\."id"\s*\)\s*>/.test(st.sql))).toBe(true);
       expect(statements.length).toBeGreaterThanOrEqual(20);
       const problems: string[] = [];
       await watched.db.connection().execute(async (conn) => {

@@ -192,7 +192,8 @@ async function fill(db: Db): Promise<void> {
     });
     await insertChunks(db, 'idempotency_keys', [
       ...Array.from({ length: n }, (_, i) => key(i, now - (i % 1000) * 60_000 - 1000)),
-      ...Array.from({ length: n }, (_, i) => key(i, now + (i % 1000) * 60_000 + 60_000)),
+      // Live for a day and more: the fill itself takes minutes.
+      ...Array.from({ length: n }, (_, i) => key(i, now + 86_400_000 + (i % 1000) * 60_000)),
     ]);
     await insertChunks(db, 'sms_outbox', [
       ...Array.from({ length: n }, (_, i) => ({
