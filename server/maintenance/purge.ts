@@ -182,7 +182,7 @@ function jobs(config: PurgeConfig, now: number, postgres: boolean): PurgeJob[] {
   // An event is needed while a delivery references it (its payload is what a replay sends). One
   // no delivery references (no receiver was subscribed, or its deliveries were purged above) goes
   // once it is as old as the delivery retention. Events skipped because a delivery still needs
-  // them are not read again in this run: the next batch starts after the last one picked.
+  // them are not read again in this run: the next batch starts after the last one examined.
   const eventsBefore = deliveriesBefore;
   let eventsAfter: { created_at: string; id: string } | null = null;
   const unreferenced = (eb: any) =>
@@ -190,16 +190,19 @@ function jobs(config: PurgeConfig, now: number, postgres: boolean): PurgeJob[] {
   const webhookEvents: PurgeJob = {
     name: 'webhook_events',
     async batch(db, limit) {
+      // The candidates are one range of the (created_at, id) index; which of them a delivery
+      // references is asked per row in the delete. Asked in the select instead, PostgreSQL may
+      // plan an anti-join over both whole tables (its statistics say every event is referenced
+      // until the next ANALYZE after a delivery purge): 300 ms a batch at 100,000 events.
       let q = db
         .selectFrom('webhook_events as e')
         .select(['e.id', 'e.created_at'])
         .where('e.created_at', '<', eventsBefore)
-        .where(unreferenced)
         .orderBy('e.created_at')
         .orderBy('e.id')
         .limit(limit);
-      const after = eventsAfter;
       // A row-value comparison, which both databases read as one range of the index (an OR does not).
+      const after = eventsAfter;
       if (after)
         q = q.where((eb) => eb(eb.refTuple('e.created_at', 'e.id'), '>', eb.tuple(after.created_at, after.id)));
       const rows = postgres ? await q.forUpdate('e').skipLocked().execute() : await q.execute();
