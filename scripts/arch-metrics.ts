@@ -44,6 +44,7 @@ const CORE = [
   'server/webhooks',
   'server/sms',
   'server/oauth',
+  'server/maintenance',
 ];
 
 export interface ImportEdge {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parsePaymentsConfig, type PaymentsConfig } from './payments/config.ts';
 import { parseOAuthConfig, type OAuthConfig } from './oauth/config.ts';
 import { parseMailConfig, type MailConfig } from './mail/config.ts';
+import { parsePurgeConfig, type PurgeConfig } from './maintenance/config.ts';
 import { parseDuration } from './shared/duration.ts';
 
 const Port = z.coerce.number().int().min(0).max(65535);
@@ -272,6 +273,8 @@ export interface Config {
   oauth: OAuthConfig;
   /** Delivery of the mail outbox (server/mail/config.ts); smtp null = `.eml` files under dataDir/mail. */
   mail: MailConfig;
+  /** Retention and the scheduled purge (server/maintenance/config.ts, docs/maintenance.md). */
+  purge: PurgeConfig;
 }
 
 /** Sign-in and account budgets (server/http/rate-limit.ts); a field left out takes its default. */
@@ -349,6 +352,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Array.isArray(oauth)) throw new ConfigError(`Invalid configuration:\n${oauth.join('\n')}`);
   const mail = parseMailConfig(cleaned);
   if (Array.isArray(mail)) throw new ConfigError(`Invalid configuration:\n${mail.join('\n')}`);
+  const purge = parsePurgeConfig(cleaned, e.SVC_WEBHOOK_WORKER === 'true' || mail.worker);
+  if (Array.isArray(purge)) throw new ConfigError(`Invalid configuration:\n${purge.join('\n')}`);
   const dataDir = path.resolve(e.SVC_DATA_DIR);
   return {
     port: e.PORT,
@@ -417,5 +422,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payments,
     oauth,
     mail,
+    purge,
   };
 }

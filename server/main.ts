@@ -5,7 +5,6 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { describeTightened, tightenDataDir } from './data-dir.ts';
 import { migrate, openDatabase } from './db/index.ts';
 import { seedDemoIfEmpty } from './domain/seed.ts';
-import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { createHttpServer } from './http/http-server.ts';
 import { createLogger } from './http/logger.ts';
 import { connectRedis, createRateLimits } from './http/rate-limit.ts';
@@ -22,6 +21,7 @@ import { loadOutboxSeal } from './outbox-seal.ts';
 import { setUpPayments } from './payments/index.ts';
 import { checkoutsExpireWorker } from './payments/payments.ts';
 import { lapseExpired } from './domain/membership-payments.ts';
+import { PurgeScheduler } from './maintenance/scheduler.ts';
 
 function readConfig(): Config {
   try {
@@ -71,13 +71,11 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const purge = setInterval(
-    () => {
-      purgeExpiredIdempotencyKeys(database.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
-    },
-    60 * 60 * 1000,
-  );
-  purge.unref();
+  // Expired idempotency keys, finished deliveries, old mail and codes, in small batches (docs/maintenance.md).
+  const purge = config.purge.worker
+    ? new PurgeScheduler({ db: database.db, dialect: database.dialect, config: config.purge, logger })
+    : null;
+  purge?.start();
   // Releases seats and other holds of checkouts nobody paid (docs/payments.md).
   const checkoutExpiry = checkoutsExpireWorker(payments.payments, 30_000, logger);
   // Memberships whose paid access is over end on their own (each once, whichever process sees it).
@@ -143,7 +141,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    clearInterval(purge);
+    // A purge batch in flight commits; the rest waits for the next run.
+    const purgeStopped = purge?.stop();
     checkoutExpiry.stop();
     clearInterval(lapse);
     // Stop claiming now; attempts in flight finish and are recorded, the rest stay due for the next start.
@@ -159,6 +158,7 @@ async function main(): Promise<void> {
         await workerStopped;
         await mailWorkerStopped;
         await dispatcherStopped;
+        await purgeStopped;
         await communityChanges.close();
         await rateLimits.close();
         await database.close();

@@ -20,6 +20,7 @@ const GROUPS: Record<string, () => Promise<Register>> = {
   seed: async () => (await import('./import.ts')).registerImportCommands,
   key: async () => (await import('./keys.ts')).registerKeyCommands,
   mail: async () => (await import('./mail.ts')).registerMailCommands,
+  maintenance: async () => (await import('./maintenance.ts')).registerMaintenanceCommands,
   payments: async () => (await import('./payments.ts')).registerPaymentsCommands,
   sms: async () => (await import('./sms.ts')).registerSmsCommands,
   webhook: async () => (await import('./webhooks.ts')).registerWebhookCommands,

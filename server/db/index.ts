@@ -35,12 +35,12 @@ export interface DatabaseHandle {
 export type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string };
 
 export interface OpenOptions {
-  /** Called with the SQL of every query run (tests count queries with it). */
-  onQuery?: (sql: string) => void;
+  /** Called with the SQL (and its parameters) of every query run (tests count and explain queries with it). */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }
 
 export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): DatabaseHandle {
-  const log = opts.onQuery ? (e: LogEvent) => opts.onQuery!(e.query.sql) : undefined;
+  const log = opts.onQuery ? (e: LogEvent) => opts.onQuery!(e.query.sql, e.query.parameters) : undefined;
   if (target.kind === 'sqlite') {
     // Made 0600 before SQLite opens it, so its -wal and -shm files are 0600 too (server/data-dir.ts).
     if (target.file !== ':memory:') ensurePrivateFile(target.file);

@@ -13,7 +13,7 @@ import { isUniqueViolation, type Db, type Trx } from '../db/index.ts';
 import { ApiError } from './api-error.ts';
 import { messages } from '../shared/messages.ts';
 
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+import { IDEMPOTENCY_WINDOW_MS } from '../maintenance/config.ts';
 const POLL_MS = 25;
 
 export interface StoredResult {
@@ -245,10 +245,4 @@ async function execute(
   }
   await complete(db, result);
   return result;
-}
-
-/** Housekeeping: drop records past their window. Called periodically by the server. */
-export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
-  const res = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', iso(Date.now())).executeTakeFirst();
-  return Number(res.numDeletedRows);
 }

@@ -197,3 +197,58 @@ describe('config: webhooks', () => {
     );
   });
 });
+
+describe('config: the purge (docs/maintenance.md)', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+
+  it('defaults: hourly, 200 rows a batch, keys 24 h, deliveries and mail 30 d, SMS 7 d, codes 1 d past expiry', () => {
+    expect(loadConfig({}).purge).toEqual({
+      worker: true,
+      intervalMs: 60 * 60 * 1000,
+      batchSize: 200,
+      retention: {
+        idempotencyKeysMs: DAY,
+        webhookDeliveriesMs: 30 * DAY,
+        mailMs: 30 * DAY,
+        smsMs: 7 * DAY,
+        signInCodesMs: DAY,
+      },
+    });
+  });
+
+  it('runs where a worker runs unless SVC_PURGE_WORKER says otherwise', () => {
+    expect(loadConfig({ SVC_WEBHOOK_WORKER: 'false' }).purge.worker).toBe(true);
+    expect(loadConfig({ SVC_MAIL_WORKER: 'false' }).purge.worker).toBe(true);
+    expect(loadConfig({ SVC_WEBHOOK_WORKER: 'false', SVC_MAIL_WORKER: 'false' }).purge.worker).toBe(false);
+    expect(
+      loadConfig({ SVC_WEBHOOK_WORKER: 'false', SVC_MAIL_WORKER: 'false', SVC_PURGE_WORKER: 'true' }).purge.worker,
+    ).toBe(true);
+    expect(loadConfig({ SVC_PURGE_WORKER: 'false' }).purge.worker).toBe(false);
+  });
+
+  it('reads the retentions as durations, and refuses a bad one naming the variable', () => {
+    const c = loadConfig({
+      SVC_RETAIN_IDEMPOTENCY_KEYS: '2d',
+      SVC_RETAIN_WEBHOOK_DELIVERIES: '90d',
+      SVC_RETAIN_MAIL: '12h',
+      SVC_RETAIN_SMS: '1h',
+      SVC_RETAIN_SIGN_IN_CODES: '0s',
+      SVC_PURGE_INTERVAL: '10m',
+      SVC_PURGE_BATCH_SIZE: '50',
+    }).purge;
+    expect(c).toMatchObject({ intervalMs: 10 * 60 * 1000, batchSize: 50 });
+    expect(c.retention).toEqual({
+      idempotencyKeysMs: 2 * DAY,
+      webhookDeliveriesMs: 90 * DAY,
+      mailMs: DAY / 2,
+      smsMs: DAY / 24,
+      signInCodesMs: 0,
+    });
+    // Shorter than the spec's 24 h window would break replays the spec promises.
+    expect(() => loadConfig({ SVC_RETAIN_IDEMPOTENCY_KEYS: '23h' })).toThrow(/SVC_RETAIN_IDEMPOTENCY_KEYS/);
+    expect(() => loadConfig({ SVC_RETAIN_MAIL: 'a month' })).toThrow(/SVC_RETAIN_MAIL/);
+    expect(() => loadConfig({ SVC_RETAIN_WEBHOOK_DELIVERIES: '30m' })).toThrow(/SVC_RETAIN_WEBHOOK_DELIVERIES/);
+    expect(() => loadConfig({ SVC_PURGE_BATCH_SIZE: '0' })).toThrow(/SVC_PURGE_BATCH_SIZE/);
+    expect(() => loadConfig({ SVC_PURGE_INTERVAL: '10ms' })).toThrow(/SVC_PURGE_INTERVAL/);
+  });
+});

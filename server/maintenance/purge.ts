@@ -1,0 +1,320 @@
+// Purges what has served its purpose, so no table grows forever (docs/maintenance.md): idempotency
+// keys past their window, finished webhook deliveries with their attempt logs, events no delivery
+// needs, sent and failed mail, the SMS outbox, and sign-in secrets past their expiry. What is still
+// live is never touched: an idempotency key a request holds, a pending delivery, queued mail, a
+// code or session that has not expired.
+//
+// Small batches, so no batch holds a lock for long: each picks at most `batchSize` primary keys
+// through an index ordered by the expiry time, deletes them in its own short transaction, and then
+// yields before the next one, so requests and workers get the database in between. On PostgreSQL
+// the pick locks its rows `FOR UPDATE SKIP LOCKED`: two processes purging at once take different
+// rows and never wait on each other. On SQLite the batch takes the write lock at its start (BEGIN
+// IMMEDIATE), so what it picked is what it deletes.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Db, Dialect } from '../db/index.ts';
+import { IDEMPOTENCY_WINDOW_MS, type PurgeConfig } from './config.ts';
+
+export const PURGED_TABLES = [
+  'idempotency_keys',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_events',
+  'mail_outbox',
+  'sms_outbox',
+  'sms_codes',
+  'password_resets',
+  'oauth_handoffs',
+  'revoked_tokens',
+] as const;
+export type PurgedTable = (typeof PURGED_TABLES)[number];
+
+export interface PurgeReport {
+  /** Rows deleted per table. */
+  deleted: Record<PurgedTable, number>;
+  batches: number;
+  /** The longest batch transaction, begin to commit, in milliseconds. */
+  slowestBatchMs: number;
+  /** False when it was stopped before it had gone through every table. */
+  complete: boolean;
+}
+
+export interface PurgeOptions {
+  /** The time the retentions count back from (default: now). */
+  now?: number;
+  /** Pause between two batches (default 10 ms): other writers get the database in between. */
+  pauseMs?: number;
+  /** Asked between batches: true ends the run after the batch in flight. */
+  stopped?: () => boolean;
+  /** Told after every batch: which job, how long its transaction took (ms), what it deleted. */
+  onBatch?: (job: string, ms: number, deleted: Deleted) => void;
+  /**
+   * Adapt the batch size to the time batches take (default true): see BATCH_TARGET_MS. False:
+   * every batch is `batchSize` rows (tests that count batches).
+   */
+  adaptive?: boolean;
+}
+
+/**
+ * What a batch should take. A batch slower than this halves the next one, one faster than half
+ * of it doubles the next (up to `batchSize`): the time per row depends on the machine, the load,
+ * the row size and the indexes, and the promise is a lock held under 50 ms, not a row count.
+ */
+export const BATCH_TARGET_MS = 20;
+/** The first batch of each table: small, since the first one also warms the cache. */
+const FIRST_BATCH = 50;
+
+type AnyDb = Kysely<any>;
+type Deleted = Partial<Record<PurgedTable, number>>;
+
+/** One kind of expired row: deletes one batch and says how many rows it picked. */
+interface PurgeJob {
+  name: string;
+  batch(db: AnyDb, limit: number): Promise<{ picked: number; deleted: Deleted }>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const count = (r: { numDeletedRows: bigint }[]) => r.reduce((n, x) => n + Number(x.numDeletedRows), 0);
+
+/** Runs fn as one short write transaction: on SQLite with the write lock taken at BEGIN. */
+async function batchTransaction<T>(db: Db, dialect: Dialect, fn: (q: AnyDb) => Promise<T>): Promise<T> {
+  const anyDb = db as unknown as AnyDb;
+  if (dialect === 'postgres') return anyDb.transaction().execute(fn);
+  return anyDb.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const result = await fn(conn);
+      await sql`commit`.execute(conn);
+      return result;
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+  });
+}
+
+/**
+ * The jobs of one run, in order: deliveries before the events they reference. `cutoff` values are
+ * fixed at the start, so a run ends even while new rows keep expiring.
+ */
+function jobs(config: PurgeConfig, now: number, postgres: boolean): PurgeJob[] {
+  const r = config.retention;
+  const locked = <Q extends SelectQueryBuilder<any, any, any>>(q: Q): Q =>
+    postgres ? (q.forUpdate().skipLocked() as Q) : q;
+
+  /** Rows whose `column` is before `before`, by their primary key `pk`. */
+  const byTime = (table: PurgedTable, pk: string, column: string, before: string): PurgeJob => ({
+    name: table,
+    async batch(db, limit) {
+      const rows = await locked(
+        db.selectFrom(table).select(pk).where(column, '<', before).orderBy(column).limit(limit),
+      ).execute();
+      if (rows.length === 0) return { picked: 0, deleted: {} };
+      const ids = rows.map((row) => row[pk] as string);
+      const res = await db.deleteFrom(table).where(pk, 'in', ids).where(column, '<', before).execute();
+      return { picked: rows.length, deleted: { [table]: count(res) } };
+    },
+  });
+
+  // The window counts from when a key was made (expires_at = made + the window).
+  const idempotencyBefore = iso(now - r.idempotencyKeysMs + IDEMPOTENCY_WINDOW_MS);
+  // One statement: a composite key has no compact `in (...)` list (an OR of pairs is slow to plan).
+  const idempotencyKeys: PurgeJob = {
+    name: 'idempotency_keys',
+    async batch(db, limit) {
+      const res = await db
+        .deleteFrom('idempotency_keys')
+        .where((eb) =>
+          eb(
+            eb.refTuple('owner', 'idem_key'),
+            'in',
+            locked(
+              eb
+                .selectFrom('idempotency_keys')
+                .select(['owner', 'idem_key'])
+                .where('expires_at', '<', idempotencyBefore)
+                // A request still holding its key (renewing the lock) keeps it, however old.
+                .where('locked_until', '<', iso(now))
+                .orderBy('expires_at')
+                .limit(limit),
+            ) as any,
+          ),
+        )
+        .execute();
+      const n = count(res);
+      return { picked: n, deleted: { idempotency_keys: n } };
+    },
+  };
+
+  // Finished (delivered, failed for good, cancelled) and unchanged since the cutoff: a replay
+  // makes a delivery PENDING again and restarts its clock.
+  const deliveriesBefore = iso(now - r.webhookDeliveriesMs);
+  const finished = sql<boolean>`status <> 'PENDING'`;
+  const webhookDeliveries: PurgeJob = {
+    name: 'webhook_deliveries',
+    async batch(db, limit) {
+      const rows = await locked(
+        db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where(finished)
+          .where('updated_at', '<', deliveriesBefore)
+          .orderBy('updated_at')
+          .limit(limit),
+      ).execute();
+      if (rows.length === 0) return { picked: 0, deleted: {} };
+      const ids = rows.map((row) => row.id as string);
+      // The attempt log first, so it is counted (the foreign key would cascade anyway).
+      const attempts = await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+      const deliveries = await db
+        .deleteFrom('webhook_deliveries')
+        .where('id', 'in', ids)
+        .where(finished)
+        .where('updated_at', '<', deliveriesBefore)
+        .execute();
+      return {
+        picked: rows.length,
+        deleted: { webhook_attempts: count(attempts), webhook_deliveries: count(deliveries) },
+      };
+    },
+  };
+
+  // An event is needed while a delivery references it (its payload is what a replay sends). One
+  // no delivery references (no receiver was subscribed, or its deliveries were purged above) goes
+  // once it is as old as the delivery retention. Events skipped because a delivery still needs
+  // them are not read again in this run: the next batch starts after the last one examined.
+  const eventsBefore = deliveriesBefore;
+  let eventsAfter: { created_at: string; id: string } | null = null;
+  const unreferenced = (eb: any) =>
+    eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id')));
+  const webhookEvents: PurgeJob = {
+    name: 'webhook_events',
+    async batch(db, limit) {
+      // The candidates are one range of the (created_at, id) index; which of them a delivery
+      // references is asked per row in the delete. Asked in the select instead, PostgreSQL may
+      // plan an anti-join over both whole tables (its statistics say every event is referenced
+      // until the next ANALYZE after a delivery purge): 300 ms a batch at 100,000 events.
+      let q = db
+        .selectFrom('webhook_events as e')
+        .select(['e.id', 'e.created_at'])
+        .where('e.created_at', '<', eventsBefore)
+        .orderBy('e.created_at')
+        .orderBy('e.id')
+        .limit(limit);
+      // A row-value comparison, which both databases read as one range of the index (an OR does not).
+      const after = eventsAfter;
+      if (after)
+        q = q.where((eb) => eb(eb.refTuple('e.created_at', 'e.id'), '>', eb.tuple(after.created_at, after.id)));
+      const rows = postgres ? await q.forUpdate('e').skipLocked().execute() : await q.execute();
+      if (rows.length === 0) return { picked: 0, deleted: {} };
+      eventsAfter = rows[rows.length - 1] as { created_at: string; id: string };
+      const res = await db
+        .deleteFrom('webhook_events as e')
+        .where(
+          'e.id',
+          'in',
+          rows.map((row) => row.id as string),
+        )
+        .where(unreferenced)
+        .execute();
+      return { picked: rows.length, deleted: { webhook_events: count(res) } };
+    },
+  };
+
+  // Sent or failed mail, not queued again (`svc mail retry`), and not a copy of a broadcast still
+  // being expanded: the dispatcher counts a broadcast's recipients from its rows when it ends.
+  const mailBefore = iso(now - r.mailMs);
+  const mailDone = (column: 'sent_at' | 'failed_at'): PurgeJob => {
+    const settled = (eb: any) =>
+      eb.and([
+        eb(`m.${column}`, '<', mailBefore),
+        eb('m.next_attempt_at', 'is', null),
+        eb.or([
+          eb('m.broadcast_id', 'is', null),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('broadcasts as b')
+                .select('b.id')
+                .whereRef('b.id', '=', 'm.broadcast_id')
+                .where('b.expanded_at', 'is', null),
+            ),
+          ),
+        ]),
+      ]);
+    return {
+      name: `mail_outbox (${column})`,
+      async batch(db, limit) {
+        const q = db.selectFrom('mail_outbox as m').select('m.id').where(settled).orderBy(`m.${column}`).limit(limit);
+        const rows = postgres ? await q.forUpdate('m').skipLocked().execute() : await q.execute();
+        if (rows.length === 0) return { picked: 0, deleted: {} };
+        const res = await db
+          .deleteFrom('mail_outbox as m')
+          .where(
+            'm.id',
+            'in',
+            rows.map((row) => row.id as string),
+          )
+          .where(settled)
+          .execute();
+        return { picked: rows.length, deleted: { mail_outbox: count(res) } };
+      },
+    };
+  };
+
+  const expiredBefore = iso(now - r.signInCodesMs);
+  return [
+    idempotencyKeys,
+    webhookDeliveries,
+    webhookEvents,
+    mailDone('sent_at'),
+    mailDone('failed_at'),
+    // Nothing in the SMS outbox waits for a transport: a row is the message "sent" (server/sms/sender.ts).
+    byTime('sms_outbox', 'id', 'created_at', iso(now - r.smsMs)),
+    byTime('sms_codes', 'id', 'expires_at', expiredBefore),
+    byTime('password_resets', 'id', 'expires_at', expiredBefore),
+    byTime('oauth_handoffs', 'code_hash', 'expires_at', expiredBefore),
+    // A revoked session's row must outlive every copy of the session: it may go once that has expired.
+    byTime('revoked_tokens', 'session_id', 'expires_at', expiredBefore),
+  ];
+}
+
+/** Deletes every expired row, batch by batch; see the file comment. */
+export async function purgeExpired(
+  db: Db,
+  dialect: Dialect,
+  config: PurgeConfig,
+  opts: PurgeOptions = {},
+): Promise<PurgeReport> {
+  const now = opts.now ?? Date.now();
+  const pauseMs = opts.pauseMs ?? 10;
+  const report: PurgeReport = {
+    deleted: Object.fromEntries(PURGED_TABLES.map((t) => [t, 0])) as Record<PurgedTable, number>,
+    batches: 0,
+    slowestBatchMs: 0,
+    complete: false,
+  };
+  const adaptive = opts.adaptive ?? true;
+  for (const job of jobs(config, now, dialect === 'postgres')) {
+    let size = adaptive ? Math.min(config.batchSize, FIRST_BATCH) : config.batchSize;
+    for (;;) {
+      if (opts.stopped?.()) return report;
+      const limit = size;
+      const started = performance.now();
+      const { picked, deleted } = await batchTransaction(db, dialect, (q) => job.batch(q, limit));
+      const took = performance.now() - started;
+      if (picked === 0) break;
+      opts.onBatch?.(job.name, took, deleted);
+      report.batches += 1;
+      report.slowestBatchMs = Math.max(report.slowestBatchMs, took);
+      for (const [table, n] of Object.entries(deleted)) report.deleted[table as PurgedTable] += n;
+      if (picked < limit) break;
+      if (adaptive && took > BATCH_TARGET_MS) size = Math.max(1, Math.floor(size / 2));
+      else if (adaptive && took < BATCH_TARGET_MS / 2) size = Math.min(config.batchSize, size * 2);
+      // Yield (and let other connections in) before the next batch.
+      await sleep(pauseMs);
+    }
+  }
+  report.complete = true;
+  return report;
+}
