@@ -32,7 +32,7 @@ if (!script) {
     doctorChunk().then(
       (d) => d.report(problem, config),
       // The doctor is kept out too: whatever it would have said, this is what stops the widgets.
-      () => console.error(`[svc] this page blocks ${api}: allow it in its CSP (script-src).`),
+      () => console.error(`[svc] ${api}/widgets/ is blocked or unreachable: allow it in this page's CSP (script-src).`),
     );
   };
   config.diagnose = diagnose;

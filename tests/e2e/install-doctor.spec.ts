@@ -142,7 +142,10 @@ test("a CSP that admits loader.js alone: the widgets' code is blocked, and the l
   );
   await settled(page, lines);
   expect(lines).toEqual([
-    { type: 'error', text: `[svc] this page blocks ${API_ORIGIN}: allow it in its CSP (script-src).` },
+    {
+      type: 'error',
+      text: `[svc] ${API_ORIGIN}/widgets/ is blocked or unreachable: allow it in this page's CSP (script-src).`,
+    },
   ]);
 });
 
