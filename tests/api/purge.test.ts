@@ -14,6 +14,7 @@ import { parsePurgeConfig, type PurgeConfig } from '../../server/maintenance/con
 import { purgeExpired, type PurgeReport } from '../../server/maintenance/purge.ts';
 import { PurgeScheduler } from '../../server/maintenance/scheduler.ts';
 import { closeSharedDatabase, onPostgres, openSharedDatabase, runSvc, schemaUrl } from './support/cli.ts';
+import { makeCommunity, makeUser } from './support/factory.ts';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -38,47 +39,16 @@ const MAIL_BEFORE = NOW - 30 * DAY;
 const SMS_BEFORE = NOW - 7 * DAY;
 const CODES_BEFORE = NOW - DAY;
 
-const communityId = id();
-const userId = id();
+let communityId: string;
+let userId: string;
 const endpointId = id();
 
 beforeAll(async () => {
   database = await openSharedDatabase(schema, dataDir);
   db = database.db;
-  await db
-    .insertInto('users')
-    .values({
-      id: userId,
-      email: 'p@example.com',
-      name: 'P',
-      usertag: 'p',
-      profile_image: null,
-      bio: null,
-      phone: null,
-      password_hash: null,
-      created_at: iso(NOW),
-    })
-    .execute();
-  await db
-    .insertInto('communities')
-    .values({
-      id: communityId,
-      tag: 'purge',
-      name: 'Purge',
-      visibility: 'PUBLIC',
-      accessibility: 'OPEN',
-      page_settings: '[]',
-      storefront_config: '{}',
-      theme_config: '{}',
-      features: '[]',
-      landing_url: null,
-      embed_origins: '[]',
-      rules_version: 0,
-      founder_user_id: null,
-      created_at: iso(NOW),
-      updated_at: iso(NOW),
-    })
-    .execute();
+  // The rows the purged ones point at (foreign keys); their own dates do not matter.
+  ({ id: communityId } = await makeCommunity(db, 'purge'));
+  ({ id: userId } = await makeUser(db, 'p'));
   await db
     .insertInto('webhook_endpoints')
     .values({
