@@ -9,8 +9,10 @@
 //                every event arrives exactly once and every delivery has exactly one attempt.
 //   mail:        the tickets' e-mails, sent by both mail workers (each into its own data directory,
 //                as on two machines): every message written exactly once.
-//   rate limit:  300 requests with a fresh publishable key in a burst shorter than its 1-s window,
-//                split across both: exactly 100 answered, 200 refused with 429 (one budget in Redis).
+//   rate limit:  300 requests at once with a fresh publishable key, split across both: of those
+//                answered within the 1-s window the burst opened, at most 100 are let through, each
+//                with its own X-RateLimit-Remaining (one counter in Redis, not one per process); a
+//                burst that fits in the window whole gets exactly 100 answers and 200 x 429.
 //   idempotency: the same Idempotency-Key on a create sent to both processes at the same moment:
 //                one article, every answer the same 201 (one made, the others replayed).
 // A broken invariant is WRONG and the bench exits 1. The processes start together on an empty
@@ -43,7 +45,7 @@ const CAPACITY = 200;
 const BACKLOG_EVENTS = 2000;
 const PUBLISHABLE_PER_SEC = 100;
 const BURST = 300;
-/** A burst judged must take less than this: it then lies inside the one 1-s window its first request opened. */
+/** A burst that takes less than this lies inside the one 1-s window its first request opened. */
 const BURST_MAX_MS = 950;
 const BURST_TRIES = 5;
 const IDEMPOTENT_ROUNDS = 30;
@@ -83,6 +85,10 @@ interface Answer {
   status: number;
   body: any;
   replayed: boolean;
+  /** X-RateLimit-Remaining, when the answer carries it. */
+  remaining: number | null;
+  /** When the answer's headers arrived, on performance.now()'s clock. */
+  at: number;
 }
 
 async function send(i: number, pathName: string, init: RequestInit & { json?: unknown }): Promise<Answer> {
@@ -94,6 +100,7 @@ async function send(i: number, pathName: string, init: RequestInit & { json?: un
     headers,
     body: init.json === undefined ? init.body : JSON.stringify(init.json),
   });
+  const at = performance.now();
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -106,6 +113,8 @@ async function send(i: number, pathName: string, init: RequestInit & { json?: un
     status: res.status,
     body,
     replayed: res.headers.get('idempotent-replayed') === 'true',
+    remaining: res.headers.has('x-ratelimit-remaining') ? Number(res.headers.get('x-ratelimit-remaining')) : null,
+    at,
   };
 }
 
@@ -250,6 +259,18 @@ async function idempotency(db: Db, tag: string, adminKey: string): Promise<void>
 
 // --- 3. Rate limit ----------------------------------------------------------------------------
 
+/**
+ * 300 requests at once with a fresh publishable key, split across both. Two ways to judge, neither
+ * fooled by a slow machine:
+ * - every request answered within 1 s of the burst's start was counted in the window the burst's
+ *   first request opened (it cannot have been counted before that one, nor 1 s after it); one
+ *   budget in Redis answers at most 100 of those, each with its own X-RateLimit-Remaining (one
+ *   counter, incremented once per request). Budgets per process would answer up to 200, and the
+ *   two processes would repeat each other's Remaining values.
+ * - when the whole burst took under BURST_MAX_MS it lay in that one window: exactly 100 answered.
+ * A try is judged once both processes answered a request in the first second (else a duplicate
+ * could not show); up to BURST_TRIES tries.
+ */
 async function rateLimit(db: Db, redisKeys: string[]): Promise<void> {
   for (let attempt = 1; attempt <= BURST_TRIES; attempt++) {
     // A community (and so a publishable key) of its own per try: its budget starts untouched.
@@ -274,29 +295,47 @@ async function rateLimit(db: Db, redisKeys: string[]): Promise<void> {
       Array.from({ length: BURST }, (_, i) => send(i, url, { headers: { 'X-API-Key': pk } })),
     );
     const ms = performance.now() - started;
-    const ok = answers.filter((a) => a.status === 200).length;
+    const ok = answers.filter((a) => a.status === 200);
     const limited = answers.filter((a) => a.status === 429).length;
+    const firstWindow = ok.filter((a) => a.at - started < 1000);
+    const remaining = firstWindow.map((a) => a.remaining);
+    const repeated = remaining.length - new Set(remaining).size;
+    const odd = answers.filter((a) => a.status !== 200 && a.status !== 429);
     out(
       `rate limit, try ${attempt}: ${BURST} requests in ${ms.toFixed(0)} ms: ${tally(answers)}; ` +
-        `200 per process ${perProcess(answers, 200)}`,
+        `200 per process ${perProcess(answers, 200)}; in the first second ${firstWindow.length} answered ` +
+        `(${perProcess(firstWindow, 200)}), ${repeated} repeated Remaining`,
     );
-    if (ms > BURST_MAX_MS) continue; // may span two windows: cannot be judged
+    const judgeable = bases.every((_, p) => firstWindow.some((a) => a.process === p));
+    if (!judgeable && odd.length === 0) {
+      if (attempt < BURST_TRIES) continue;
+      rows.push({
+        area: AREA,
+        measure: `publishable key, ${BURST} requests across both`,
+        figure: `no try had both answer in its first second`,
+        goal: `≤ ${PUBLISHABLE_PER_SEC} a second, one counter`,
+        verdict: 'NOT met',
+      });
+      return;
+    }
+    const whole = ms < BURST_MAX_MS;
     check(
-      `publishable key, ${BURST} requests in ${ms.toFixed(0)} ms across both`,
-      `${ok} answered (${perProcess(answers, 200)}), ${limited} x 429`,
-      `exactly ${PUBLISHABLE_PER_SEC} answered, the rest 429`,
-      ok === PUBLISHABLE_PER_SEC && limited === BURST - PUBLISHABLE_PER_SEC,
-      `${tally(answers)} (two per-process budgets would answer up to ${2 * PUBLISHABLE_PER_SEC})`,
+      whole
+        ? `publishable key, ${BURST} requests in ${ms.toFixed(0)} ms across both`
+        : `publishable key, ${BURST} requests across both, first second`,
+      whole
+        ? `${ok.length} answered (${perProcess(ok, 200)}), ${limited} x 429`
+        : `${firstWindow.length} answered (${perProcess(firstWindow, 200)}), ${repeated} repeats`,
+      whole ? `exactly ${PUBLISHABLE_PER_SEC} answered, the rest 429` : `≤ ${PUBLISHABLE_PER_SEC}, one counter`,
+      odd.length === 0 &&
+        repeated === 0 &&
+        firstWindow.length <= PUBLISHABLE_PER_SEC &&
+        (!whole || (ok.length === PUBLISHABLE_PER_SEC && limited === BURST - PUBLISHABLE_PER_SEC)),
+      `${tally(answers)} in ${ms.toFixed(0)} ms; in the first second ${firstWindow.length} answered, ` +
+        `${repeated} X-RateLimit-Remaining values repeated`,
     );
     return;
   }
-  rows.push({
-    area: AREA,
-    measure: `publishable key, ${BURST} requests across both`,
-    figure: `every burst took over ${BURST_MAX_MS} ms`,
-    goal: `a burst inside one 1-s window`,
-    verdict: 'NOT met',
-  });
 }
 
 // --- 2. Webhooks and mail ---------------------------------------------------------------------
