@@ -16,6 +16,7 @@ const BENCHES: { name: string; script: string; scale?: boolean }[] = [
   { name: 'chrome-proxy', script: 'tests/bench/chrome-proxy.ts' },
   { name: 'webhooks', script: 'tests/bench/webhooks.ts' },
   { name: 'broadcasts', script: 'tests/bench/broadcasts.ts' },
+  { name: 'two-processes', script: 'tests/bench/two-processes.ts' },
   { name: 'widgets-cls', script: 'tests/bench/widgets-cls.ts' },
 ];
 
