@@ -17,6 +17,7 @@ const BENCHES: { name: string; script: string; scale?: boolean }[] = [
   { name: 'webhooks', script: 'tests/bench/webhooks.ts' },
   { name: 'broadcasts', script: 'tests/bench/broadcasts.ts' },
   { name: 'widgets-cls', script: 'tests/bench/widgets-cls.ts' },
+  { name: 'scale', script: 'tests/bench/scale.ts', scale: true },
 ];
 
 const args = process.argv.slice(2);
