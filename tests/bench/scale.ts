@@ -1,11 +1,11 @@
 // npm run bench -- --scale: the public lists and the donation summaries at a million rows against
 // the same lists at a thousand (issue 21, goal 1). Rows are written with bulk INSERT ... SELECT
-// statements (the database generates them, so a million rows cost one statement per table). First
-// a community of 1,000 rows per table alone in the database: svc (caches off) is timed on each
-// list, N sequential requests, for the baseline p50. Then a community of 1,000,000 rows per table
-// is added beside it, and svc is timed again on both: the p50 of the big one, and of the small one
-// beside it, may each be at most 1.5x the baseline (the second catches a list that is fast only
-// while its table is small, e.g. a scan of the whole table rather than of one community's rows).
+// statements (the database generates them, so a million rows cost one statement per table). One
+// database holds a community of 1,000 rows per table alone (the baseline), another the same
+// community and one of 1,000,000 rows per table beside it; an svc (caches off) runs on each, and
+// each list is timed, N sequential requests, on the three in turn: the p50 of the big one, and of
+// the small one beside it, may each be at most 1.5x the baseline p50 (the second catches a list
+// that is fast only while its table is small, e.g. a scan of the whole table, not one community's).
 //
 // The rows go through plain INSERTs into the app's own tables, so whatever the database keeps in
 // step with them (indexes, triggers, counters) is kept exactly as for rows the app writes. Every
@@ -17,7 +17,7 @@
 //   BENCH_SCALE_SMALL_ROWS=1000           rows per table in the small one
 //   BENCH_SCALE_REQUESTS=100              sequential requests per list and community
 //   BENCH_SCALE_TIMEOUT_MS=10000          a request slower than this fails the line (NOT met)
-//   BENCH_PORT_BASE=3900                  svc listens on BENCH_PORT_BASE + 30
+//   BENCH_PORT_BASE=3900                  the two svc processes listen on BENCH_PORT_BASE + 30 and + 31
 //   BENCH_PG_URL / DATABASE_URL           the PostgreSQL server (a fresh schema, dropped afterwards)
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +33,6 @@ const BIG = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
 const SMALL = Number(process.env.BENCH_SCALE_SMALL_ROWS ?? 1000);
 const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 100);
 const TIMEOUT_MS = Number(process.env.BENCH_SCALE_TIMEOUT_MS ?? 10_000);
-const PORT = benchPort(30);
 const DBS: Dialect[] = (() => {
   const v = process.env.BENCH_SCALE_DB ?? 'sqlite';
   return v === 'both' ? ['sqlite', 'postgres'] : [v as Dialect];
@@ -562,13 +561,13 @@ async function buildInto(target: Target, c: Community, now: number): Promise<Bui
 }
 
 /** svc on the target with its caches off, until stop(); the publishable key of each community. */
-async function serve(target: Target, communities: Community[]) {
+async function serve(target: Target, port: string, communities: Community[]) {
   const child = await start(
     'server/main.ts',
     {
-      PORT,
+      PORT: port,
       SVC_DATA_DIR: target.dataDir,
-      SVC_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+      SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATABASE_URL: target.databaseUrl,
       SVC_READ_CACHE_MS: '0',
       SVC_KEY_CACHE_MS: '0',
@@ -580,9 +579,9 @@ async function serve(target: Target, communities: Community[]) {
       SVC_PURGE_WORKER: 'false',
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     },
-    `http://127.0.0.1:${PORT}/readyz`,
+    `http://127.0.0.1:${port}/readyz`,
   );
-  const origin = `http://127.0.0.1:${PORT}`;
+  const origin = `http://127.0.0.1:${port}`;
   const keys = new Map<string, string>();
   for (const c of communities) {
     const r = await fetch(`${origin}/v1/communities/${c.tag}/publishable-key`);
@@ -599,29 +598,31 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * One database: the small community alone first (the 1k baseline, in a database that holds
- * nothing else), then the big one next to it, measured with the small one again, so a list that
- * is fast only because its table is small shows on both figures.
+ * Two databases: one holds the small community alone (the baseline), the other the small one and
+ * the big one beside it. An svc runs on each, and every list is timed on the three in turn, in the
+ * same minute, so the load of a shared machine weighs on the three figures alike.
  */
 async function runOn(dialect: Dialect): Promise<BenchRow[]> {
   const area = `scale (${dialect})`;
   const rows: BenchRow[] = [];
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-scale-'));
-  const schema = `bench_scale_${process.pid}`;
   const now = Math.floor(Date.now() / 1000);
   const big: Community = { code: 1, tag: 'scale-big', rows: BIG, id: idOf(1, T.community, 0) };
   const small: Community = { code: 2, tag: 'scale-small', rows: SMALL, id: idOf(2, T.community, 0) };
   const expected = new Map([big, small].map((c) => [c.tag, expectedOf(c.rows)]));
   const bigLabel = BIG >= 1_000_000 ? `${BIG / 1_000_000}M` : BIG.toLocaleString('en');
   const smallLabel = SMALL >= 1000 ? `${SMALL / 1000}k` : String(SMALL);
+  const dirs: string[] = [];
+  const schemas: string[] = [];
+  const servers: Array<Awaited<ReturnType<typeof serve>>> = [];
   let admin: pg.Client | null = null;
-  let server: Awaited<ReturnType<typeof serve>> | null = null;
-  try {
+  const makeTarget = async (name: string): Promise<Target> => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-scale-'));
+    dirs.push(dataDir);
     let target: Target;
     if (dialect === 'postgres') {
-      admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
+      const schema = `bench_scale_${name}_${process.pid}`;
+      await admin!.query(`create schema ${schema}`);
+      schemas.push(schema);
       const url = new URL(PG_URL);
       url.searchParams.set('options', `-c search_path=${schema}`);
       target = {
@@ -637,49 +638,21 @@ async function runOn(dialect: Dialect): Promise<BenchRow[]> {
     const migrating = target.open();
     await migrate(migrating.db);
     await migrating.close();
-
-    const checkRows = (line: Line, c: Community, t: Timing, when: string) => {
-      if (!t.problem) return;
-      const estimated = t.problem.startsWith(TOTAL_UNCHECKED);
-      process.stdout.write(`    ${c.tag} ${when}: ${t.problem}\n`);
-      rows.push({
-        area,
-        measure: `${line.name}: ${c.tag} count, ${when}`,
-        figure: estimated ? t.problem.slice(TOTAL_UNCHECKED.length + 2) : t.problem,
-        goal: estimated ? '' : 'exact',
-        verdict: estimated ? 'info' : 'WRONG',
-      });
-    };
-    const header = (what: string) =>
-      process.stdout.write(
-        `\n${area}: ${what}: p50 / p99 of up to ${REQUESTS} sequential requests, caches off, timeout ${TIMEOUT_MS / 1000} s\n`,
-      );
-
-    // 1. The baseline: the small community in a database of its own.
-    process.stdout.write(`\n${area}: building ${small.tag} (${SMALL.toLocaleString('en')} rows per table)\n`);
-    const builtSmall = await buildInto(target, small, now);
-    server = await serve(target, [small]);
-    await warmUp(server, small, now);
-    header(`${small.tag} alone`);
-    const baseline = new Map<string, Timing>();
-    for (const line of lines(now)) {
-      const t = await time(
-        server.origin + line.path(small),
-        server.keys.get(small.tag)!,
-        line,
-        small,
-        expected.get(small.tag)!,
-      );
-      baseline.set(line.name, t);
-      process.stdout.write(`  ${line.name.padEnd(34)} ${show(t)}\n`);
-      checkRows(line, small, t, 'alone');
+    return target;
+  };
+  try {
+    if (dialect === 'postgres') {
+      admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
     }
-    await server.stop();
-    server = null;
+    const alone = await makeTarget('alone');
+    const shared = await makeTarget('shared');
 
-    // 2. The big community next to it.
-    process.stdout.write(`\n${area}: building ${big.tag} (${BIG.toLocaleString('en')} rows per table)\n`);
-    const builtBig = await buildInto(target, big, now);
+    process.stdout.write(`\n${area}: the baseline database, ${small.tag} alone\n`);
+    await buildInto(alone, small, now);
+    process.stdout.write(`\n${area}: the big database, ${small.tag} and ${big.tag}\n`);
+    const builtSmall = await buildInto(shared, small, now);
+    const builtBig = await buildInto(shared, big, now);
     const total = builtSmall.total + builtBig.total;
     process.stdout.write(`  built in ${total.toFixed(1)} s\n`);
     const slowest = Object.entries(builtBig.seconds)
@@ -696,27 +669,37 @@ async function runOn(dialect: Dialect): Promise<BenchRow[]> {
     });
     rows.push({ area, measure: 'build, slowest tables', figure: slowest, goal: '', verdict: 'info' });
 
-    server = await serve(target, [big, small]);
-    await warmUp(server, small, now);
-    header(`${big.tag}, and ${small.tag} beside it`);
+    const baseServer = await serve(alone, benchPort(30), [small]);
+    servers.push(baseServer);
+    const bigServer = await serve(shared, benchPort(31), [big, small]);
+    servers.push(bigServer);
+    await warmUp(baseServer, small, now);
+    await warmUp(bigServer, small, now);
+
+    const checkRows = (line: Line, c: Community, t: Timing, where: string) => {
+      if (!t.problem) return;
+      const estimated = t.problem.startsWith(TOTAL_UNCHECKED);
+      process.stdout.write(`    ${c.tag} ${where}: ${t.problem}\n`);
+      rows.push({
+        area,
+        measure: `${line.name}: ${c.tag} count, ${where}`,
+        figure: estimated ? t.problem.slice(TOTAL_UNCHECKED.length + 2) : t.problem,
+        goal: estimated ? '' : 'exact',
+        verdict: estimated ? 'info' : 'WRONG',
+      });
+    };
+    process.stdout.write(
+      `\n${area}: p50 / p99 of up to ${REQUESTS} sequential requests, caches off, timeout ${TIMEOUT_MS / 1000} s: ` +
+        `${smallLabel} alone; ${bigLabel}; ${smallLabel} beside ${bigLabel}\n`,
+    );
+    const timeOn = (server: typeof baseServer, c: Community, line: Line) =>
+      time(server.origin + line.path(c), server.keys.get(c.tag)!, line, c, expected.get(c.tag)!);
     for (const line of lines(now)) {
-      const b = await time(
-        server.origin + line.path(big),
-        server.keys.get(big.tag)!,
-        line,
-        big,
-        expected.get(big.tag)!,
-      );
-      const n = await time(
-        server.origin + line.path(small),
-        server.keys.get(small.tag)!,
-        line,
-        small,
-        expected.get(small.tag)!,
-      );
-      const s = baseline.get(line.name)!;
+      const s = await timeOn(baseServer, small, line);
+      const b = await timeOn(bigServer, big, line);
+      const n = await timeOn(bigServer, small, line);
       process.stdout.write(
-        `  ${line.name.padEnd(34)} ${bigLabel} ${show(b)}; ${smallLabel} beside it ${show(n)}  (${s.samples}/${b.samples}/${n.samples} samples)\n`,
+        `  ${line.name.padEnd(34)} ${show(s)}; ${show(b)}; ${show(n)}  (${s.samples}/${b.samples}/${n.samples} samples)\n`,
       );
       for (const [label, t] of [
         [bigLabel, b],
@@ -732,16 +715,17 @@ async function runOn(dialect: Dialect): Promise<BenchRow[]> {
           verdict: t.timedOut || s.timedOut || !(ratio <= RATIO_GOAL) ? 'NOT met' : 'met',
         });
       }
+      checkRows(line, small, s, 'alone');
       checkRows(line, big, b, `beside ${smallLabel}`);
       checkRows(line, small, n, `beside ${bigLabel}`);
     }
   } finally {
-    await server?.stop();
+    for (const server of servers) await server.stop();
     if (admin) {
-      await admin.query(`drop schema if exists ${schema} cascade`);
+      for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);
       await admin.end();
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   }
   return rows;
 }
