@@ -678,7 +678,7 @@ async function main() {
   // broadcast never expanded) as a WRONG row.
   const rows: BenchRow[] = lines.map((l) => ({
     area: 'broadcasts',
-    measure: l.title,
+    measure: l.title.replace(/ {2,}/g, ' '),
     figure: l.value,
     goal: l.met === null ? '' : l.target,
     verdict: l.met === null ? 'info' : l.met ? 'met' : 'NOT met',
