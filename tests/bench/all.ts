@@ -18,6 +18,7 @@ const BENCHES: { name: string; script: string; scale?: boolean }[] = [
   { name: 'broadcasts', script: 'tests/bench/broadcasts.ts' },
   { name: 'two-processes', script: 'tests/bench/two-processes.ts' },
   { name: 'widgets-cls', script: 'tests/bench/widgets-cls.ts' },
+  { name: 'scale', script: 'tests/bench/scale.ts', scale: true },
 ];
 
 const args = process.argv.slice(2);

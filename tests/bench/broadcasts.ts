@@ -56,6 +56,7 @@ import { smtpTransport } from '../../server/mail/smtp.ts';
 import { MailDeliveryWorker } from '../../server/mail/worker.ts';
 import { makeAcceptedMembers } from '../api/support/factory.ts';
 import { OutboxSeal } from '../../server/outbox-seal.ts';
+import { report, type BenchRow } from './report.ts';
 
 const PARTS = (process.env.BENCH_BROADCAST_PARTS ?? 'smtp,queue,send').split(',');
 const DBS = (process.env.BENCH_BROADCAST_DBS ?? 'sqlite,postgres').split(',');
@@ -673,6 +674,17 @@ async function main() {
   if (missed.length > 0) out(`NOT met: ${missed.map((l) => l.title).join('; ')}`);
   for (const e of errors) out(`error: ${e}`);
   if (errors.length > 0) process.exitCode = 1;
+  // The shared table: each line with its target; each error (a lost or doubled message, a
+  // broadcast never expanded) as a WRONG row.
+  const rows: BenchRow[] = lines.map((l) => ({
+    area: 'broadcasts',
+    measure: l.title.replace(/ {2,}/g, ' '),
+    figure: l.value,
+    goal: l.met === null ? '' : l.target,
+    verdict: l.met === null ? 'info' : l.met ? 'met' : 'NOT met',
+  }));
+  for (const e of errors) rows.push({ area: 'broadcasts', measure: 'error', figure: e, goal: '', verdict: 'WRONG' });
+  report(rows);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

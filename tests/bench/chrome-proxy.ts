@@ -18,17 +18,21 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { prepareHtml } from '../../server/site/proxy/rewrite.ts';
-import { CONNECTIONS, DURATION, measure, row, start } from './load.ts';
+import { benchPort, CONNECTIONS, DURATION, measure, row, start } from './load.ts';
+import { judge, report, type BenchRow } from './report.ts';
 
 const TARGETS = { p50AddedMs: 5, ratioDirect: 0.5, ratioHello: 0.5, rssGrowthMb: 50 };
-const SVC_PORT = '3922';
-const UPSTREAM_PORT = '3921';
-const HELLO_PORT = '3911';
+const SVC_PORT = benchPort(22);
+const UPSTREAM_PORT = benchPort(21);
+const HELLO_PORT = benchPort(11);
 const SLOW_MS = 2000;
 const VISITORS = 1000;
 
-const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+const verdict = judge;
 const out = (line: string) => process.stdout.write(`${line}\n`);
+const rows: BenchRow[] = [];
+const add = (measure: string, figure: string, goal: string, ok: boolean | null) =>
+  rows.push({ area: 'chrome proxy', measure, figure, goal, verdict: ok === null ? 'info' : judge(ok) });
 
 /** One connection, one request at a time: what a visitor waits, without queueing behind others. */
 async function latency(url: string, headers: Record<string, string> = {}) {
@@ -150,6 +154,12 @@ async function main() {
         `(p99 ${proxiedLatency.p99} / ${directLatency.p99}); added ${added.toFixed(1)} ms (target at most ${TARGETS.p50AddedMs}): ` +
         `${verdict(added <= TARGETS.p50AddedMs)}`,
     );
+    add(
+      'cache off, one visitor: p50 added to the direct fetch',
+      `+${added.toFixed(1)} ms (${proxiedLatency.p50} vs ${directLatency.p50})`,
+      `≤ ${TARGETS.p50AddedMs} ms`,
+      added <= TARGETS.p50AddedMs,
+    );
     const directLoad = await measure('direct fetch of the upstream page', direct);
     const proxiedLoad = await measure('GET /blog/nocache through the proxy (cache off)', proxied, host);
     out(`${CONNECTIONS} connections, ${DURATION} s each:`);
@@ -159,6 +169,12 @@ async function main() {
     out(
       `cache off throughput: ${(ratioDirect * 100).toFixed(1)}% of the direct fetch (target ${TARGETS.ratioDirect * 100}%): ` +
         `${verdict(ratioDirect >= TARGETS.ratioDirect)}`,
+    );
+    add(
+      `cache off, ${CONNECTIONS} conn.: vs the direct fetch`,
+      `${proxiedLoad.reqPerSec.toFixed(0)} req/s (${ratioDirect.toFixed(2)}x)`,
+      `≥ ${TARGETS.ratioDirect}x direct`,
+      ratioDirect >= TARGETS.ratioDirect,
     );
 
     // 2. Cache on, as a browser asks (the anonymous page is kept gzipped).
@@ -178,6 +194,12 @@ async function main() {
       `cache on throughput: ${(ratioHello * 100).toFixed(1)}% of hello-world (target ${TARGETS.ratioHello * 100}%): ` +
         `${verdict(ratioHello >= TARGETS.ratioHello)}`,
     );
+    add(
+      `cache on, ${CONNECTIONS} conn.: vs hello-world`,
+      `${cached.reqPerSec.toFixed(0)} req/s (${ratioHello.toFixed(2)}x)`,
+      `≥ ${TARGETS.ratioHello}x hello-world`,
+      ratioHello >= TARGETS.ratioHello,
+    );
 
     // 3. Memory under many slow upstream answers.
     const before = rssMb(svc.pid!);
@@ -188,6 +210,12 @@ async function main() {
         `RSS ${before.toFixed(0)} MB before, peak ${slow.peak.toFixed(0)} MB, growth ${growth.toFixed(0)} MB ` +
         `(target under ${TARGETS.rssGrowthMb} MB): ${verdict(growth < TARGETS.rssGrowthMb)}; ` +
         `answers ${[...slow.statuses].map(([s, n]) => `${s}x${n}`).join(' ')} in ${slow.seconds.toFixed(1)} s`,
+    );
+    add(
+      `${VISITORS} visitors on a slow upstream: RSS growth`,
+      `${growth.toFixed(0)} MB`,
+      `< ${TARGETS.rssGrowthMb} MB`,
+      growth < TARGETS.rssGrowthMb,
     );
 
     // 4. The rewrite alone.
@@ -202,11 +230,14 @@ async function main() {
     const rounds = 200;
     const t0 = performance.now();
     for (let i = 0; i < rounds; i++) await prepareHtml(html, context);
-    out(`the rewrite alone: ${((performance.now() - t0) / rounds).toFixed(2)} ms per 100 KB page (prepareHtml)`);
+    const rewriteMs = (performance.now() - t0) / rounds;
+    out(`the rewrite alone: ${rewriteMs.toFixed(2)} ms per 100 KB page (prepareHtml)`);
+    add('the rewrite alone (prepareHtml), 100 KB page', `${rewriteMs.toFixed(2)} ms`, '', null);
   } finally {
     for (const c of children) c.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  report(rows);
 }
 
 main().catch((err) => {

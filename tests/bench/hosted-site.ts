@@ -16,7 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { chromium, type Browser } from '@playwright/test';
-import { CONNECTIONS, DURATION, measure, row, start } from './load.ts';
+import { benchPort, CONNECTIONS, DURATION, measure, row, start } from './load.ts';
+import { judge, report, type BenchRow } from './report.ts';
 
 const TARGETS = { ratio: 0.5, p99Ms: 50, htmlGzipBytes: 30 * 1024, lcpMs: 1000, cls: 0, blockingMs: 50 };
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -99,16 +100,21 @@ function getOnHost(port: string, pathname: string, host: string): Promise<string
   });
 }
 
-const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+const verdict = judge;
+const AREA = 'hosted site';
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-  const svcPort = '3912';
+  const svcPort = benchPort(12);
+  const helloPort = benchPort(11);
   const site = `http://demo.localhost:${svcPort}`;
   const children: ChildProcess[] = [];
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  const rows: BenchRow[] = [];
+  const add = (measure: string, figure: string, goal: string, ok: boolean) =>
+    rows.push({ area: AREA, measure, figure, goal, verdict: judge(ok) });
   try {
-    children.push(await start('tests/bench/hello-server.ts', { PORT: '3911' }, 'http://127.0.0.1:3911/'));
+    children.push(await start('tests/bench/hello-server.ts', { PORT: helloPort }, `http://127.0.0.1:${helloPort}/`));
     children.push(
       await start(
         'server/main.ts',
@@ -127,7 +133,7 @@ async function main() {
     const browserLike = { ...host, 'Accept-Encoding': 'gzip, deflate, br' };
 
     // 1. Throughput and latency of the anonymous events page.
-    const baseline = await measure('express hello-world', 'http://127.0.0.1:3911/');
+    const baseline = await measure('express hello-world', `http://127.0.0.1:${helloPort}/`);
     const events = await measure(
       'GET /events on demo.localhost (anonymous)',
       `http://127.0.0.1:${svcPort}/events`,
@@ -144,6 +150,13 @@ async function main() {
     );
     out(`p99: ${events.p99} ms (target under ${TARGETS.p99Ms} ms): ${verdict(events.p99 < TARGETS.p99Ms)}`);
     if (events.non2xx > 0) out('warning: the events run had non-2xx responses');
+    add(
+      `GET /events (anonymous) vs hello-world, ${CONNECTIONS} conn.`,
+      `${events.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}x)`,
+      `≥ ${TARGETS.ratio}x hello-world`,
+      ratio >= TARGETS.ratio,
+    );
+    add('GET /events (anonymous), p99', `${events.p99} ms`, `< ${TARGETS.p99Ms} ms`, events.p99 < TARGETS.p99Ms);
 
     // 2. What the page weighs.
     const html = await getOnHost(svcPort, '/events', host.Host);
@@ -151,6 +164,7 @@ async function main() {
     out(
       `/events HTML: ${html.length} B, ${gz} B gzip (target at most ${TARGETS.htmlGzipBytes} B): ${verdict(gz <= TARGETS.htmlGzipBytes)}`,
     );
+    add('/events HTML, gzipped', `${gz} B`, `≤ ${TARGETS.htmlGzipBytes} B`, gz <= TARGETS.htmlGzipBytes);
 
     // 3. Paint in a throttled Chromium, on the home page and an upcoming event's page.
     const slug = /href="\/events\/([^"/]+)"/.exec(html)?.[1];
@@ -178,6 +192,21 @@ async function main() {
         out(
           `${p}: widget chunks downloaded: ${on.chunks.length ? on.chunks.map((c) => path.basename(c)).join(' ') : 'none'}`,
         );
+        const lcpOk = on.lcpMs <= TARGETS.lcpMs && off.lcpMs <= TARGETS.lcpMs;
+        add(
+          `${p}: LCP, JS on / off, 4x CPU throttle`,
+          `${on.lcpMs.toFixed(0)} / ${off.lcpMs.toFixed(0)} ms`,
+          `≤ ${TARGETS.lcpMs} ms`,
+          lcpOk,
+        );
+        const clsOk = on.cls <= TARGETS.cls && off.cls <= TARGETS.cls;
+        add(`${p}: CLS, JS on / off`, `${on.cls.toFixed(4)} / ${off.cls.toFixed(4)}`, `${TARGETS.cls}`, clsOk);
+        add(
+          `${p}: blocking time the widgets add`,
+          `${added.toFixed(0)} ms`,
+          `≤ ${TARGETS.blockingMs} ms`,
+          added <= TARGETS.blockingMs,
+        );
       }
     } finally {
       await browser.close();
@@ -186,6 +215,7 @@ async function main() {
     for (const c of children) c.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  report(rows);
 }
 
 main().catch((err) => {

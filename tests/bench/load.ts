@@ -5,6 +5,11 @@ import autocannon from 'autocannon';
 
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/**
+ * The port `offset` above BENCH_PORT_BASE (default 3900), so two people benching on one machine
+ * can keep apart: each bench keeps its own offsets (hosted site 11-12, chrome proxy 21-22, ...).
+ */
+export const benchPort = (offset: number): string => String(Number(process.env.BENCH_PORT_BASE ?? 3900) + offset);
 
 export function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {

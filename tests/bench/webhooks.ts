@@ -29,6 +29,7 @@ import {
   type Db,
 } from '../../server/db/index.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
+import { judge, report, type BenchRow } from './report.ts';
 import { createLogger } from '../../server/http/logger.ts';
 import { emit } from '../../server/webhooks/emit.ts';
 import { createEndpoint } from '../../server/webhooks/endpoints.ts';
@@ -322,13 +323,29 @@ async function main() {
   for (const r of rows) {
     process.stdout.write(`${r.title.padEnd(52)} ${r.rate.toFixed(0).padStart(8)} ${r.unit.padEnd(12)} ${r.note}\n`);
   }
+  // The shared table: every run as info, a lost or doubled delivery as WRONG, and the goal.
+  const table: BenchRow[] = rows.map((r) => ({
+    area: 'webhooks',
+    measure: r.title,
+    figure: `${r.rate.toFixed(0)} ${r.unit}`,
+    goal: r.problem ? 'each delivery once' : '',
+    verdict: r.problem ? 'WRONG' : 'info',
+  }));
   const pgRuns = rows.filter((r) => r.title.startsWith('postgres: deliver') && !r.problem);
   if (pgRuns.length > 0) {
     const best = Math.max(...pgRuns.map((r) => r.rate));
     process.stdout.write(
       `postgres deliveries: best ${best.toFixed(0)}/s (target ${TARGET_DELIVERIES_PER_SEC}/s): ${best >= TARGET_DELIVERIES_PER_SEC ? 'met' : 'NOT met'}\n`,
     );
+    table.push({
+      area: 'webhooks',
+      measure: 'postgres: deliver, best worker concurrency',
+      figure: `${best.toFixed(0)} deliveries/s`,
+      goal: `≥ ${TARGET_DELIVERIES_PER_SEC}/s`,
+      verdict: judge(best >= TARGET_DELIVERIES_PER_SEC),
+    });
   }
+  report(table);
   if (rows.some((r) => r.problem)) {
     process.stdout.write(
       'error: some deliveries were lost or sent more than once (see WRONG above; the worker log says why)\n',

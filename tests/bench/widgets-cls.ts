@@ -12,12 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
 import { CHROMIUM_LAUNCH } from '../playwright-shared.ts';
-import { start } from './load.ts';
+import { benchPort, start } from './load.ts';
+import { judge, report, type BenchRow } from './report.ts';
 
 const GOALS = { widget: 0.01, page: 0.02 };
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
-const PORT = process.env.BENCH_PORT ?? '3913';
+const PORT = process.env.BENCH_PORT ?? benchPort(13);
 /** The customer pages are on another origin than the platform, as on a real site. */
 const PAGE_ORIGIN = `http://127.0.0.1:${PORT}`;
 const PLATFORM = `http://localhost:${PORT}`;
@@ -113,12 +114,13 @@ async function finalHeight(browser: Browser, url: string, html: string, tag: str
 
 const sum = (shifts: Shift[]) => shifts.reduce((total, s) => total + s.value, 0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+const verdict = judge;
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-cls-'));
   const out = (line: string) => process.stdout.write(`${line}\n`);
   let server: ChildProcess | undefined;
+  const rows: BenchRow[] = [];
   try {
     server = await start(
       'server/main.ts',
@@ -130,7 +132,7 @@ async function main() {
     const browser = await chromium.launch(CHROMIUM_LAUNCH);
     out(`\nwidgets CLS: Chromium at 4x CPU throttling, ${RUNS} cold loads each, ${os.cpus().length} cores`);
     try {
-      const report = async (title: string, url: string, goal: number, html?: string) => {
+      const measureCls = async (title: string, url: string, goal: number, html?: string, label = title) => {
         const runs: number[] = [];
         const worst: Shift[][] = [];
         for (let i = 0; i < RUNS; i++) {
@@ -144,17 +146,30 @@ async function main() {
             `(goal at most ${goal}): ${verdict(max <= goal)}`,
         );
         if (VERBOSE) for (const s of worst[runs.indexOf(max)]) out(`    ${s.value.toFixed(4)} ${s.nodes.join(' | ')}`);
+        rows.push({
+          area: 'widgets CLS',
+          measure: `${label}, worst of ${RUNS} (4x CPU throttle)`,
+          figure: `${max.toFixed(4)} (median ${median(runs).toFixed(4)})`,
+          goal: `≤ ${goal}`,
+          verdict: verdict(max <= goal),
+        });
       };
       for (const [name, markup] of Object.entries(WIDGETS)) {
         const url = `${PAGE_ORIGIN}/bench/${encodeURIComponent(name)}.html`;
-        await report(`<svc-${name}>`, url, GOALS.widget, customerPage(markup, publishableKey));
+        await measureCls(`<svc-${name}>`, url, GOALS.widget, customerPage(markup, publishableKey));
         // As docs/widgets.md ("Layout shift") tells a page: reserve the height the widget has.
         const tag = /^<(svc-[a-z]+)/.exec(markup)![1];
         const height = await finalHeight(browser, url, customerPage(markup, publishableKey), tag);
         const reserve = `${tag}:not(:defined){display:block;min-height:${height}px}`;
-        await report(`  page reserves ${height}px`, url, GOALS.widget, customerPage(markup, publishableKey, reserve));
+        await measureCls(
+          `  page reserves ${height}px`,
+          url,
+          GOALS.widget,
+          customerPage(markup, publishableKey, reserve),
+          `<svc-${name}>, page reserves ${height}px`,
+        );
       }
-      await report('demo page', `${PAGE_ORIGIN}/demo/`, GOALS.page);
+      await measureCls('demo page', `${PAGE_ORIGIN}/demo/`, GOALS.page);
     } finally {
       await browser.close();
     }
@@ -162,6 +177,7 @@ async function main() {
     server?.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  report(rows);
 }
 
 main().catch((err) => {
