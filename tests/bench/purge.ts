@@ -280,7 +280,8 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcPauses.push([e.startTime, e.startTime + e.duration]);
 }).observe({ entryTypes: ['gc'] });
 
-const ms = (n: number) => `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`;
+const num = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
+const ms = (n: number) => `${num(n)} ms`;
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
@@ -320,7 +321,8 @@ async function benchOne(kind: string): Promise<BenchRow[]> {
     const before = await counts(handle.db);
     const held: Record<string, number[]> = {};
     // Batches over the goal, and of those the ones that spent under a quarter of it on this
-    // process's CPU: they waited (a core, the disk, the PostgreSQL server) rather than worked.
+    // process's CPU: on SQLite, where all the work is this process's, they waited (for a core or
+    // the disk) rather than worked. On PostgreSQL the work is the server's, so it tells nothing.
     let over = 0;
     let waited = 0;
     const checkpoints: number[] = [];
@@ -367,16 +369,21 @@ async function benchOne(kind: string): Promise<BenchRow[]> {
       const slow = sorted.filter((m) => m >= LIMIT_MS).length;
       rows.push({
         area,
-        measure: `${job}: lock held per batch, ${sorted.length} batches`,
-        figure: `p50 ${ms(pct(sorted, 50))}, p99 ${ms(pct(sorted, 99))}, max ${ms(max)}${slow ? ` (${slow} over)` : ''}`,
+        measure: `${job}: lock per batch (${sorted.length}, ${slow} ≥ ${LIMIT_MS} ms)`,
+        figure: `p50 ${num(pct(sorted, 50))}, p99 ${num(pct(sorted, 99))}, max ${ms(max)}`,
         goal: `every batch < ${LIMIT_MS} ms`,
         verdict: max < LIMIT_MS ? 'met' : 'NOT met',
       });
     }
     rows.push({
       area,
-      measure: `batches over ${LIMIT_MS} ms, and of those waiting (CPU < 1/4 of it)`,
-      figure: `${over} of ${Object.values(held).reduce((n, l) => n + l.length, 0)}, ${waited} waiting`,
+      measure:
+        kind === 'sqlite'
+          ? `batches over ${LIMIT_MS} ms, and of those waiting (CPU < 1/4 of it)`
+          : `batches over ${LIMIT_MS} ms`,
+      figure:
+        `${over} of ${Object.values(held).reduce((n, l) => n + l.length, 0)}` +
+        (kind === 'sqlite' ? `, ${waited} waiting` : ''),
       goal: '',
       verdict: 'info',
     });
@@ -385,7 +392,7 @@ async function benchOne(kind: string): Promise<BenchRow[]> {
       rows.push({
         area,
         measure: `checkpoint between batches (no write lock), ${sorted.length}`,
-        figure: `p50 ${ms(pct(sorted, 50))}, p99 ${ms(pct(sorted, 99))}, max ${ms(sorted[sorted.length - 1]!)}`,
+        figure: `p50 ${num(pct(sorted, 50))}, p99 ${num(pct(sorted, 99))}, max ${ms(sorted[sorted.length - 1]!)}`,
         goal: '',
         verdict: 'info',
       });
@@ -399,9 +406,7 @@ async function benchOne(kind: string): Promise<BenchRow[]> {
     rows.push({
       area,
       measure: `${ROWS.toLocaleString('en')} expired + ${ROWS.toLocaleString('en')} live rows per table, ${TABLES.length} tables`,
-      figure: wrong.length
-        ? `wrong count in ${wrong.join(', ')}`
-        : `all expired gone, all live kept (${total.toFixed(0)} s)`,
+      figure: wrong.length ? `wrong:  ${wrong.join(', ')}` : `counts right; purge took ${total.toFixed(0)} s`,
       goal: 'expired gone, live kept',
       verdict: wrong.length ? 'WRONG' : 'met',
     });
