@@ -406,7 +406,7 @@ async function benchOne(kind: string): Promise<BenchRow[]> {
     rows.push({
       area,
       measure: `${ROWS.toLocaleString('en')} expired + ${ROWS.toLocaleString('en')} live rows per table, ${TABLES.length} tables`,
-      figure: wrong.length ? `wrong:  ${wrong.join(', ')}` : `counts right; purge took ${total.toFixed(0)} s`,
+      figure: wrong.length ? `wrong: ${wrong.join(', ')}` : `counts right; purge took ${total.toFixed(0)} s`,
       goal: 'expired gone, live kept',
       verdict: wrong.length ? 'WRONG' : 'met',
     });
