@@ -184,10 +184,13 @@ export async function revokeAllSessions(db: Db | Trx, userId: string, now = Date
     .execute();
 }
 
-/** Voids one session, every refreshed copy included (sign-out); forgets sessions that are over anyway. */
+/**
+ * Voids one session, every refreshed copy included (sign-out). The row lasts until the session's
+ * last possible expiry (90 days after its sign-in); the scheduled purge deletes it after that
+ * (server/maintenance/purge.ts). No read needs to skip an expired one: no token of that session
+ * verifies any more (userForToken checks the token before the row).
+ */
 export async function revokeSession(db: Db | Trx, claims: SessionClaims): Promise<void> {
-  const now = nowIso();
-  await db.deleteFrom('revoked_tokens').where('expires_at', '<', now).execute();
   await db
     .insertInto('revoked_tokens')
     .values({

@@ -18,8 +18,6 @@ import type { SmsCodePurpose } from '../db/schema-sms.ts';
 export const SMS_CODE_TTL_MS = 10 * 60 * 1000;
 /** Guesses per code (the right one included): 5 wrong ones and it is dead. */
 export const SMS_CODE_MAX_ATTEMPTS = 5;
-/** Codes this long past expiry are deleted when a new code is made. */
-const PURGE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 export const codeHash = (key: Uint8Array, id: string, phone: string, code: string): string =>
   crypto.createHmac('sha256', key).update(`${id}:${phone}:${code}`).digest('base64url');
@@ -40,10 +38,10 @@ export interface CodeFor {
  */
 export async function issueSmsCode(db: Db, key: Uint8Array, target: CodeFor, now = Date.now()): Promise<string> {
   const at = new Date(now).toISOString();
-  await db
-    .deleteFrom('sms_codes')
-    .where('expires_at', '<', new Date(now - PURGE_AFTER_MS).toISOString())
-    .execute();
+  // Expired codes are not deleted here: the scheduled purge does it in small batches
+  // (server/maintenance/purge.ts), and every read of a code checks its expiry (spendSmsCode).
+  // An expired code nobody used is still "live" to the unique indexes, so it is superseded below
+  // like any other.
   // Concurrent starts for one phone (or user) take turns: on PostgreSQL each locks the account's
   // row first (SQLite runs one write transaction at a time anyway). The unique indexes on live
   // codes are the backstop: an insert they refuse retries, superseding the other code (the newest

@@ -22,7 +22,8 @@ export interface Handoff {
 /** Stores the finished flow and returns the code to put in the redirect. */
 export async function createHandoff(db: Db, h: Handoff, now = Date.now()): Promise<string> {
   const code = crypto.randomBytes(32).toString('base64url');
-  await db.deleteFrom('oauth_handoffs').where('expires_at', '<', new Date(now).toISOString()).execute();
+  // Expired handoffs are left to the scheduled purge (server/maintenance/purge.ts); a redeem
+  // ignores them.
   await db
     .insertInto('oauth_handoffs')
     .values({
@@ -45,7 +46,8 @@ export async function createHandoff(db: Db, h: Handoff, now = Date.now()): Promi
 
 /**
  * Claims the code on `origin`: the handoff, once, or null (unknown, used, expired, or made for
- * another origin; a code tried on the wrong origin stays usable on its own).
+ * another origin; a code tried on the wrong origin stays usable on its own). The expiry is part
+ * of the claim, so an expired handoff is never claimed: it stays for the purge.
  */
 export async function redeemHandoff(db: Db, code: string, origin: string, now = Date.now()): Promise<Handoff | null> {
   if (code.length > 100) return null;
@@ -53,9 +55,10 @@ export async function redeemHandoff(db: Db, code: string, origin: string, now = 
     .deleteFrom('oauth_handoffs')
     .where('code_hash', '=', sha256(code))
     .where('origin', '=', origin)
+    .where('expires_at', '>', new Date(now).toISOString())
     .returningAll()
     .executeTakeFirst();
-  if (!row || row.expires_at <= new Date(now).toISOString()) return null;
+  if (!row) return null;
   return {
     identity: {
       provider: row.provider,

@@ -207,6 +207,41 @@ describe('session: security (CSRF)', () => {
     expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${copy}` })).status).toBe(401);
   });
 
+  it("leaves other sessions' expired revocations to the purge, and a session past its 90 days stays refused", async () => {
+    // A revoked session whose last token expired yesterday: the purge's, not the sign-out's.
+    const sid = crypto.randomUUID();
+    const authTime = Math.floor(Date.now() / 1000) - 91 * 24 * 3600;
+    await server.database.db
+      .insertInto('revoked_tokens')
+      .values({
+        session_id: sid,
+        user_id: user.id,
+        expires_at: new Date((authTime + 90 * 24 * 3600) * 1000).toISOString(),
+      })
+      .execute();
+    const { token: mine } = await server.sessions.issue(user.id);
+    const signOut = await raw(
+      'POST',
+      '/api/auth/sign-out',
+      { Authorization: `Bearer ${mine}`, 'Content-Type': 'application/json' },
+      '{}',
+    );
+    expect(signOut.status).toBe(204);
+    const left = await server.database.db
+      .selectFrom('revoked_tokens')
+      .select('session_id')
+      .where('session_id', '=', sid)
+      .execute();
+    expect(left).toHaveLength(1);
+    // A token of that session, issued at its 90th day, is refused by its own expiry.
+    const { token: old } = await server.sessions.issue(user.id, (authTime + 90 * 24 * 3600 - 60) * 1000, {
+      sid,
+      authTime,
+    });
+    expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${old}` })).status).toBe(401);
+    expect((await raw('GET', '/api/users/me', { Authorization: `Bearer ${mine}` })).status).toBe(401);
+  });
+
   it('never extends a session beyond 90 days after its sign-in, however often it is refreshed', async () => {
     const signedInAt = Math.floor(Date.now() / 1000) - 89 * 24 * 3600;
     const { expiresAt } = await server.sessions.issue(user.id, Date.now(), {

@@ -835,6 +835,27 @@ describe('security', () => {
     expect(sessionCookiesSet(steps)).toEqual([]);
   });
 
+  it('refuses a handoff code expired but not yet purged, and leaves it to the purge', async () => {
+    const browser = new TestBrowser();
+    const complete = await handoffFor(browser, account());
+    const code = complete.searchParams.get('code')!;
+    const row = () =>
+      s.database.db.selectFrom('oauth_handoffs').select('code_hash').where('code_hash', '=', sha256(code)).execute();
+    await s.database.db
+      .updateTable('oauth_handoffs')
+      .set({ expires_at: new Date(Date.now() - 2 * 24 * 3600_000).toISOString() })
+      .where('code_hash', '=', sha256(code))
+      .execute();
+    // A handoff made since deletes nothing of it (requests no longer clean up; the purge does).
+    await handoffFor(new TestBrowser(), account());
+    expect(await row()).toHaveLength(1);
+    const { landed, steps } = await finishFrom(browser, complete);
+    expect(errorOf(landed)).toBe('oauth_handoff_invalid');
+    expect(sessionCookiesSet(steps)).toEqual([]);
+    // Refused without being claimed: the row is the purge's to delete.
+    expect(await row()).toHaveLength(1);
+  });
+
   it("refuses a handoff code on another community's domain, where it is not spent", async () => {
     const browser = new TestBrowser();
     const complete = await handoffFor(browser, account());

@@ -180,6 +180,27 @@ describe('SMS sign-in: errors', () => {
     expect(res.body.code).toBe('INVALID_CREDENTIALS');
   });
 
+  it('refuses a code long expired but not yet purged, which a later start leaves to the purge', async () => {
+    const user = await userWithPhone();
+    await start(user.phone);
+    const code = await lastCode(user.phone);
+    // Two days past its expiry: the purge (1 day past expiry) would take it, but has not run.
+    await server.database.db
+      .updateTable('sms_codes')
+      .set({ expires_at: new Date(Date.now() - 2 * 24 * 3600_000).toISOString() })
+      .where('phone', '=', user.phone)
+      .execute();
+    // Another phone's start deletes nothing of it (requests no longer clean up; the purge does).
+    await start((await userWithPhone()).phone);
+    const left = () =>
+      server.database.db.selectFrom('sms_codes').select('id').where('phone', '=', user.phone).execute();
+    expect(await left()).toHaveLength(1);
+    const res = await verify(user.phone, code);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('INVALID_CREDENTIALS');
+    expect(await left()).toHaveLength(1);
+  });
+
   it('expires codes after 10 minutes', async () => {
     const user = await userWithPhone();
     const before = Date.now();
