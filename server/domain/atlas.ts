@@ -9,6 +9,8 @@ import type { Selectable } from 'kysely';
 import type { AtlasHotspotsTable } from '../db/schema.ts';
 import { parseJson } from '../db/ids.ts';
 import { pageHidesFrom, resolvedPageVisibility, type PageReader } from './public-pages.ts';
+import { listCount } from './list-counts.ts';
+import type { CountAccuracy } from '../http/pagination.ts';
 
 export interface AtlasAccess {
   communityId: string;
@@ -50,11 +52,19 @@ export interface HotspotQuery {
   bbox?: Bbox;
 }
 
+/**
+ * How many matches of a bounding box are counted before the count stops and is reported as a
+ * lower bound (`X-Total-Count-Accuracy: lower-bound`). Counting a box is reading its index
+ * entries, so an exact count of a box holding most of a million hotspots would cost as much as
+ * the scan the counters exist to avoid; no running count can know an arbitrary box.
+ */
+export const BBOX_COUNT_CAP = 1000;
+
 export async function listHotspots(
   db: Db,
   access: AtlasAccess,
   q: HotspotQuery,
-): Promise<{ items: AtlasHotspot[]; total: number }> {
+): Promise<{ items: AtlasHotspot[]; total: number; accuracy: CountAccuracy }> {
   let base = db.selectFrom('atlas_hotspots').where('community_id', '=', access.communityId);
   if (q.category !== undefined) base = base.where('category_id', '=', q.category);
   const box = q.bbox;
@@ -66,9 +76,29 @@ export async function listHotspots(
         ? base.where('longitude', '>=', box.minLon).where('longitude', '<=', box.maxLon)
         : base.where((eb) => eb.or([eb('longitude', '>=', box.minLon), eb('longitude', '<=', box.maxLon)]));
   }
-  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   const rows = await base.selectAll().orderBy('name').orderBy('id').limit(q.limit).offset(q.offset).execute();
-  return { items: rows.map(toHotspot), total: Number(total.n) };
+  if (!box) {
+    // Exact, from the trigger-kept counts (list-counts.ts).
+    const total =
+      q.category === undefined
+        ? await listCount(db, access.communityId, 'hotspots')
+        : await listCount(db, access.communityId, 'hotspots_by_category', q.category);
+    return { items: rows.map(toHotspot), total, accuracy: 'exact' };
+  }
+  // A box: count its matches up to the cap (and past this page, so `hasMore` stays right on a
+  // deep page); reaching the limit means "at least this many".
+  const limit = Math.max(BBOX_COUNT_CAP, q.offset + q.limit) + 1;
+  const counted = await db
+    .selectFrom(
+      base
+        .select((eb) => eb.lit(1).as('one'))
+        .limit(limit)
+        .as('m'),
+    )
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  const total = Number(counted.n);
+  return { items: rows.map(toHotspot), total, accuracy: total < limit ? 'exact' : 'lower-bound' };
 }
 
 export async function getHotspot(db: Db, access: AtlasAccess, hotspotId: string): Promise<AtlasHotspot | null> {

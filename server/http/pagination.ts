@@ -9,7 +9,15 @@ export interface PageInfo {
   /** Set by lists that support keyset paging, while there is a next page. */
   nextCursor: string | null;
   hasMore: boolean;
+  /** How `total` was counted; exact unless a list says otherwise (docs/api.md, Lists and pagination). */
+  accuracy?: CountAccuracy;
 }
+
+/**
+ * `exact`: the number of matches (from running counts or an index range). `lower-bound`: counting
+ * stopped at a cap; there are at least `total` matches (the atlas bounding box).
+ */
+export type CountAccuracy = 'exact' | 'lower-bound';
 
 /** The PageInfo of a list paged by offset only: `count` items of `total` from `offset`. */
 export function offsetPage(count: number, total: number, limit: number, offset: number): PageInfo {
@@ -21,7 +29,10 @@ export function offsetPage(count: number, total: number, limit: number, offset: 
  * cursor otherwise (where the list has cursors).
  */
 export function paginationHeaders(req: Request, publicUrl: string, page: PageInfo): Record<string, string> {
-  const headers: Record<string, string> = { 'X-Total-Count': String(page.total) };
+  const headers: Record<string, string> = {
+    'X-Total-Count': String(page.total),
+    'X-Total-Count-Accuracy': page.accuracy ?? 'exact',
+  };
   if (!page.hasMore) return headers;
   if (page.nextCursor) headers['X-Next-Cursor'] = page.nextCursor;
   // Appended, not resolved, so a path prefix in SVC_PUBLIC_URL (behind a proxy) is kept.
