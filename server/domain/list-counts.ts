@@ -194,7 +194,7 @@ async function actualCounts(db: Db | Trx): Promise<Record<CountDrift['table'], C
     .select(['community_id', 'category_id', n])
     .groupBy(['community_id', 'category_id'])
     .execute()) {
-    lists.set(`${r.community_id}/hotspots_by_category/${r.category_id}`, String(r.n));
+    lists.set(`${r.community_id}${SEP}hotspots_by_category${SEP}${r.category_id}`, String(r.n));
   }
 
   const donations: Counted = new Map();
