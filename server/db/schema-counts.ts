@@ -10,8 +10,9 @@ export interface EventCountsTable {
   visibility: EventVisibilityClass;
   /**
    * The start-date bucket, by the start_date text's prefix: `Y2026` (a year), `M2026-03` (a
-   * month), `D2026-03-15` (a day). Every event is counted once in each grain, so a range of days
-   * is summed from at most ~30 day rows, 11 month rows and the year rows, whatever the row count.
+   * month), `D2026-03-15` (a day), `H2026-03-15T09` (an hour). Every event is counted once in
+   * each grain, so "before/after now" is summed from at most 23 hour rows, 30 day rows, 11 month
+   * rows and the year rows, plus the events of the current hour, whatever the row count.
    */
   bucket: string;
   n: number;

@@ -13,29 +13,40 @@ export function visibleClasses(audience: EventAudience): EventVisibilityClass[] 
   return audience.inherited === 'PUBLIC' ? ['PUBLIC', 'INHERITED'] : ['PUBLIC'];
 }
 
-/** `~` sorts after every digit and `-`, so `prefix~` ends the range of buckets under a prefix. */
+/** `~` sorts after every digit, `-` and `T`, so `prefix~` ends the range of buckets under a prefix. */
 const END = '~';
 
+/** A range of buckets: `lo` (inclusive or not) up to `hi` (exclusive). */
+export interface BucketRange {
+  lo: string;
+  inclusive: boolean;
+  hi: string;
+}
+
 /**
- * Bucket ranges (exclusive bounds) that together hold exactly the events of the days before or
- * after `day` (YYYY-MM-DD): the rest of its month by day, the rest of its year by month, the
- * other years by year. At most 30 + 11 + (years) counter rows per visibility class.
+ * Bucket ranges that together hold exactly the events before (or from) the current hour `hour`
+ * (YYYY-MM-DDTHH), compared as text as the list compares start_date with now: the rest of the
+ * day by hour, the rest of the month by day, the rest of the year by month, the other years by
+ * year. The events of the current hour itself are the caller's (one index range). The lower
+ * bounds of the `before` side are inclusive, so a start_date cut short (`2026-03`, written by
+ * hand) lands where the text comparison puts it.
  */
-export function dayRanges(day: string, side: 'before' | 'after' | 'all'): Array<[string, string]> {
-  const year = day.slice(0, 4);
-  const month = day.slice(0, 7);
-  if (side === 'all') return [['Y', `Y${END}`]];
+export function bucketRanges(hour: string, side: 'before' | 'after' | 'all'): BucketRange[] {
+  const [year, month, day] = [hour.slice(0, 4), hour.slice(0, 7), hour.slice(0, 10)];
+  if (side === 'all') return [{ lo: 'Y', inclusive: true, hi: `Y${END}` }];
   if (side === 'after') {
     return [
-      [`D${day}`, `D${month}${END}`],
-      [`M${month}`, `M${year}${END}`],
-      [`Y${year}`, `Y${END}`],
+      { lo: `H${hour}`, inclusive: false, hi: `H${day}${END}` },
+      { lo: `D${day}`, inclusive: false, hi: `D${month}${END}` },
+      { lo: `M${month}`, inclusive: false, hi: `M${year}${END}` },
+      { lo: `Y${year}`, inclusive: false, hi: `Y${END}` },
     ];
   }
   return [
-    [`D${month}`, `D${day}`],
-    [`M${year}`, `M${month}`],
-    ['Y', `Y${year}`],
+    { lo: `H${day}`, inclusive: true, hi: `H${hour}` },
+    { lo: `D${month}`, inclusive: true, hi: `D${day}` },
+    { lo: `M${year}`, inclusive: true, hi: `M${month}` },
+    { lo: 'Y', inclusive: true, hi: `Y${year}` },
   ];
 }
 
@@ -46,41 +57,42 @@ export interface EventCountFilter {
 }
 
 /**
- * The exact number of events a reader sees, with the date filter: whole days from the counters,
- * and the events of today on the filter's side of `now` from one range of events_listing.
- * `upcoming` is start_date >= now, `past` start_date < now, compared as text as the list does.
+ * The exact number of events a reader sees, with the date filter: whole hours, days, months and
+ * years from the counters, and the events of the current hour on the filter's side of `now` from
+ * one range of events_listing (at most an hour's events). `upcoming` is start_date >= now, `past`
+ * start_date < now, compared as text as the list does. One statement reads all of it.
  */
 export async function countEvents(db: Db, audience: EventAudience, f: EventCountFilter): Promise<number> {
   const classes = visibleClasses(audience);
   const now = f.now.toISOString();
-  const day = now.slice(0, 10);
+  const hour = now.slice(0, 13);
   const side = f.upcoming ? 'after' : f.past ? 'before' : 'all';
-  const tomorrow = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+  const nextHour = new Date(Date.parse(`${hour}:00:00.000Z`) + 3_600_000).toISOString().slice(0, 13);
   const row = await db
     .selectNoFrom((eb) => [
-      ...dayRanges(day, side).map(([lo, hi], i) =>
+      ...bucketRanges(hour, side).map((r, i) =>
         eb
           .selectFrom('event_counts')
           .select((s) => s.fn.coalesce(s.fn.sum<number>('n'), s.lit(0)).as('n'))
           .where('community_id', '=', audience.communityId)
           .where('visibility', 'in', classes)
-          .where('bucket', '>', lo)
-          .where('bucket', '<', hi)
+          .where('bucket', r.inclusive ? '>=' : '>', r.lo)
+          .where('bucket', '<', r.hi)
           .as(`r${i}`),
       ),
-      // Today's events on the filter's side of now (none to add without a date filter).
+      // The current hour's events on the filter's side of now (none to add without a date filter).
       side === 'all'
-        ? eb.lit(0).as('today')
+        ? eb.lit(0).as('hour')
         : eb
             .selectFrom('events')
             .select((s) => s.fn.countAll<number>().as('n'))
             .where('community_id', '=', audience.communityId)
-            .where('start_date', '>=', side === 'after' ? now : day)
-            .where('start_date', '<', side === 'after' ? tomorrow : now)
+            .where('start_date', '>=', side === 'after' ? now : hour)
+            .where('start_date', '<', side === 'after' ? nextHour : now)
             .where((w) =>
               w.or(classes.map((c) => (c === 'INHERITED' ? w('visibility', 'is', null) : w('visibility', '=', c)))),
             )
-            .as('today'),
+            .as('hour'),
     ])
     .executeTakeFirstOrThrow();
   return Object.values(row).reduce<number>((sum, n) => sum + Number(n ?? 0), 0);
@@ -133,7 +145,7 @@ type Counted = Map<string, string>;
 /** Joins a counter's key columns into one map key (no id, bucket or list name holds it). */
 const SEP = '\u0001';
 
-const bucketExpr = (grain: 'Y' | 'M' | 'D', len: number) =>
+const bucketExpr = (grain: 'Y' | 'M' | 'D' | 'H', len: number) =>
   sql<string>`${sql.lit(grain)} || substr(start_date, 1, ${sql.lit(len)})`;
 
 /** What the counters should hold, counted from the rows with COUNT(*) and SUM(). */
@@ -143,6 +155,7 @@ async function actualCounts(db: Db | Trx): Promise<Record<CountDrift['table'], C
     ['Y', 4],
     ['M', 7],
     ['D', 10],
+    ['H', 13],
   ] as const) {
     const rows = await db
       .selectFrom('events')

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { Migrator, PostgresAdapter, sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recountLists } from '../../server/domain/list-counts.ts';
+import { countEvents, recountLists } from '../../server/domain/list-counts.ts';
 import { newId } from '../../server/db/ids.ts';
 import type { Db } from '../../server/db/index.ts';
 import { migrate, migrationFiles } from '../../server/db/index.ts';
@@ -378,6 +378,52 @@ describe('trigger-kept list counts', () => {
       'products',
     ]);
   }, 120_000);
+
+  it('split before and after now exactly, whatever the start_date text (cut short by a raw writer, this hour, the next)', async () => {
+    const c = await makeCommunity(db, 'edges');
+    const now = new Date();
+    const iso = (ms: number) => new Date(now.getTime() + ms).toISOString();
+    // Around now: this hour, the previous and next hours (the next day at 23:xx), and strings a
+    // bulk loader might write cut at each grain.
+    const starts = [-2, -1, 0, 1, 2].flatMap((h) => [iso(h * HOUR - 60_000), iso(h * HOUR + 60_000)]);
+    for (const len of [4, 7, 10, 11, 13, 16])
+      starts.push(iso(0).slice(0, len), iso(-HOUR).slice(0, len), iso(HOUR).slice(0, len));
+    starts.push(iso(400 * 24 * HOUR), iso(-400 * 24 * HOUR), iso(40 * 24 * HOUR), iso(-40 * 24 * HOUR));
+    const stamp = now.toISOString();
+    await db
+      .insertInto('events')
+      .values(
+        starts.map((start_date, i) => ({
+          id: newId(),
+          community_id: c.id,
+          slug: `edge-${i}`,
+          name: 'Edge',
+          start_date,
+          format: 'online' as const,
+          visibility: VISIBILITIES[i % 3],
+          created_at: stamp,
+          updated_at: stamp,
+        })) as never,
+      )
+      .execute();
+    const member = { communityId: c.id, inherited: 'PUBLIC' as const, member: true };
+    const count = async (where: string) =>
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*) as n from events where community_id = ${c.id} and ${sql.raw(where)}`.execute(db)
+        ).rows[0].n,
+      );
+    const at = now.toISOString();
+    expect(await countEvents(db, member, { now })).toBe(starts.length);
+    expect(await countEvents(db, member, { now, upcoming: true })).toBe(await count(`start_date >= '${at}'`));
+    expect(await countEvents(db, member, { now, past: true })).toBe(await count(`start_date < '${at}'`));
+    const outsider = { communityId: c.id, inherited: 'MEMBERS_ONLY' as const };
+    expect(await countEvents(db, outsider, { now, past: true })).toBe(
+      await count(`start_date < '${at}' and visibility = 'PUBLIC'`),
+    );
+  });
 
   it('the recount finds a counter that drifted, and repairs it', async () => {
     const alpha = communities[0];

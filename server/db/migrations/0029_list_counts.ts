@@ -7,7 +7,8 @@
 //
 // The counted rows and their counters (what the triggers add and take away):
 // - events -> event_counts: per visibility class (NULL = INHERITED) and start-date bucket, in
-//   three grains (Y2026, M2026-03, D2026-03-15), so a date range sums a bounded number of rows.
+//   four grains (Y2026, M2026-03, D2026-03-15, H2026-03-15T09), so a date range sums a bounded
+//   number of rows.
 // - memberships ACCEPTED -> list_counts('members'); articles PUBLISHED -> ('articles'); products
 //   active -> ('products'); atlas hotspots -> ('hotspots') and ('hotspots_by_category', category).
 // - donations not refunded -> donation_totals (sum of amounts and count, per target).
@@ -52,6 +53,7 @@ const SPECS: CounterSpec[] = [
         [`'Y'`, 4],
         [`'M'`, 7],
         [`'D'`, 10],
+        [`'H'`, 13],
       ].map(([grain, len]) => ({
         keys: [
           `${r}.community_id`,
@@ -170,7 +172,8 @@ function postgresTriggers(spec: CounterSpec): string[] {
         ? 'referencing old table as old_rows'
         : 'referencing old table as old_rows new table as new_rows';
   return [
-    `create or replace function ${fn}() returns trigger language plpgsql as $$
+    // The body's table names resolve in the migration's schema, not the writing session's.
+    `create or replace function ${fn}() returns trigger language plpgsql set search_path from current as $$
 begin
   if tg_op = 'INSERT' then
     ${postgresDelta(spec, [['new_rows', '']])};
