@@ -9,8 +9,7 @@ import { SqliteAdapter, sql, type Selectable } from 'kysely';
 import type { AtlasHotspotsTable } from '../db/schema.ts';
 import { parseJson } from '../db/ids.ts';
 import { pageHidesFrom, resolvedPageVisibility, type PageReader } from './public-pages.ts';
-import { listCount } from './list-counts.ts';
-import type { CountAccuracy } from '../http/pagination.ts';
+import { listCount, type CountAccuracy } from './list-counts.ts';
 
 export interface AtlasAccess {
   communityId: string;

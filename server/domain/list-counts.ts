@@ -7,6 +7,13 @@ import type { Db, Trx } from '../db/index.ts';
 import type { EventVisibilityClass, ListCountsTable } from '../db/schema-counts.ts';
 import type { EventAudience } from './events.ts';
 
+/**
+ * How a list's total was counted (`X-Total-Count-Accuracy`). `exact`: the number of matches (from
+ * running counts or an index range). `lower-bound`: counting stopped at a cap; there are at least
+ * that many matches (the atlas bounding box).
+ */
+export type CountAccuracy = 'exact' | 'lower-bound';
+
 /** The visibility classes a reader sees (visibleTo() in events.ts says the same in a WHERE). */
 export function visibleClasses(audience: EventAudience): EventVisibilityClass[] {
   if (audience.member === true) return ['PUBLIC', 'MEMBERS_ONLY', 'INHERITED'];

@@ -1,5 +1,6 @@
 // List responses stay bare JSON arrays (the spec's shape); paging rides in headers.
 import type { Request } from 'express';
+import type { CountAccuracy } from '../domain/list-counts.ts';
 
 export interface PageInfo {
   total: number;
@@ -12,12 +13,6 @@ export interface PageInfo {
   /** How `total` was counted; exact unless a list says otherwise (docs/api.md, Lists and pagination). */
   accuracy?: CountAccuracy;
 }
-
-/**
- * `exact`: the number of matches (from running counts or an index range). `lower-bound`: counting
- * stopped at a cap; there are at least `total` matches (the atlas bounding box).
- */
-export type CountAccuracy = 'exact' | 'lower-bound';
 
 /** The PageInfo of a list paged by offset only: `count` items of `total` from `offset`. */
 export function offsetPage(count: number, total: number, limit: number, offset: number): PageInfo {
