@@ -59,7 +59,9 @@ export const listAtlasHotspots = route({
   summary: 'List atlas hotspots',
   description:
     "The hotspots of the community's atlas by name (ties by id), optionally only one category and only those inside a " +
-    'bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. ' +
+    'bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches, exactly unless a `bbox` holds ' +
+    'more than 1,000 of them: then counting stops and `X-Total-Count-Accuracy: lower-bound` says there are at least ' +
+    'that many. ' +
     ATLAS_NOTE +
     '\n\n' +
     '`bbox=minLon,minLat,maxLon,maxLat`, WGS-84 decimal degrees, edges included. Each part is a plain decimal ' +

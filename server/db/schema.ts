@@ -16,6 +16,7 @@ import type { MembershipBillingTables } from './schema-membership-billing.ts';
 import type { BroadcastTables } from './schema-broadcasts.ts';
 import type { LeaderConsoleTables } from './schema-leader-console.ts';
 import type { InviteTables } from './schema-invites.ts';
+import type { CountTables } from './schema-counts.ts';
 
 type Bool = number; // 0 | 1
 type Json = string;
@@ -311,7 +312,8 @@ export interface Database
     MembershipBillingTables,
     BroadcastTables,
     LeaderConsoleTables,
-    InviteTables {
+    InviteTables,
+    CountTables {
   communities: CommunitiesTable;
   community_domains: CommunityDomainsTable;
   users: UsersTable;

@@ -10,6 +10,7 @@ import { newId, nowIso } from '../db/ids.ts';
 import type { ArticlesTable } from '../db/schema.ts';
 import { emit } from '../webhooks/emit.ts';
 import { readTimeMinutes, sanitizeArticleHtml } from './article-html.ts';
+import { listCount } from './list-counts.ts';
 
 type ArticleRow = Selectable<ArticlesTable>;
 
@@ -79,7 +80,8 @@ export async function listPublished(
   q: { limit: number; offset: number },
 ): Promise<ArticlePage> {
   const base = db.selectFrom('articles').where('community_id', '=', community.id).where('status', '=', 'PUBLISHED');
-  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  // PUBLISHED articles, counted by trigger (list-counts.ts); the page is a range of articles_published.
+  const total = await listCount(db, community.id, 'articles');
   // id breaks ties between articles published in the same millisecond (imports stamp one time).
   const rows = await base
     .selectAll()
@@ -91,7 +93,7 @@ export async function listPublished(
   const author = await authorOf(db, community);
   return {
     items: rows.slice(0, q.limit).map((r) => toArticle(r, author)),
-    total: Number(total.n),
+    total,
     hasMore: rows.length > q.limit,
   };
 }

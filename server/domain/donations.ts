@@ -12,6 +12,7 @@ import { emit } from '../webhooks/emit.ts';
 import { issueReceipt } from './receipts.ts';
 import { Refusal } from './refusal.ts';
 import { accountContact } from './users.ts';
+import { donationTotals } from './list-counts.ts';
 
 /** The spec's floor for a donation that is not riding on a paid sale (smallest currency unit). */
 export const STANDALONE_DONATION_MINIMUM = 50;
@@ -256,7 +257,11 @@ export interface DonationSummary {
   currency: string | null;
 }
 
-/** Completed, not refunded donations of one product or event: aggregates only, never donors. */
+/**
+ * Completed, not refunded donations of one product or event: aggregates only, never donors. Read
+ * from the running totals the donations triggers keep (a refund takes its donation out in the
+ * refund's transaction), so a target with a million donations costs one row.
+ */
 export async function donationSummary(
   db: Db,
   communityId: string,
@@ -265,18 +270,7 @@ export async function donationSummary(
 ): Promise<DonationSummary | null> {
   const target = await donationTarget(db, communityId, type, key);
   if (!target) return null;
-  const row = await db
-    .selectFrom('donations')
-    .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'),
-      eb.fn.countAll<number>().as('count'),
-    ])
-    .where('community_id', '=', communityId)
-    .where('target_type', '=', type)
-    .where('target_id', '=', target.id)
-    .where('refunded_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  const count = Number(row.count);
+  const { total, count } = await donationTotals(db, communityId, type, target.id);
   // A target's donations share its pricing currency, so one currency describes the total.
-  return { total: Number(row.total), count, currency: count > 0 ? target.currency : null };
+  return { total, count, currency: count > 0 ? target.currency : null };
 }

@@ -6,6 +6,7 @@ import type { SelectQueryBuilder } from 'kysely';
 import type { Database, EventRow } from '../db/schema.ts';
 import { parseJson, toBool } from '../db/ids.ts';
 import { Refusal } from './refusal.ts';
+import { countEvents } from './list-counts.ts';
 
 export interface ListEventsQuery {
   limit: number;
@@ -177,6 +178,10 @@ function toEvent(row: EventRow, tiers: Tier[], detail: boolean): Event {
   return event;
 }
 
+/**
+ * A page of events, read from one range of events_listing in its order (the visibility filter is
+ * checked on the index entries), with the exact total from the counters.
+ */
 export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQuery): Promise<EventPage> {
   const now = (q.now ?? new Date()).toISOString();
   const order: 'asc' | 'desc' = q.past ? 'desc' : 'asc';
@@ -186,7 +191,11 @@ export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQ
   if (q.upcoming) base = base.where('start_date', '>=', now);
   if (q.past) base = base.where('start_date', '<', now);
 
-  const totalRow = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  // The total never counts the list's rows: the counters hold every visibility class by day
+  // (list-counts.ts). `featured` is at most one row (events_one_featured), so it is counted here.
+  const total = q.featured
+    ? Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+    : await countEvents(db, audience, { upcoming: q.upcoming, past: q.past, now: new Date(now) });
   let page = base
     .selectAll()
     .orderBy('start_date', order)
@@ -209,7 +218,7 @@ export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQ
   const last = pageRows[pageRows.length - 1];
   return {
     items: pageRows.map((r) => toEvent(r, tiers.get(r.id) ?? [], false)),
-    total: Number(totalRow.n),
+    total,
     hasMore,
     nextCursor: hasMore && last ? encodeCursor({ d: last.start_date, i: last.id, q: scope }) : null,
   };

@@ -3,6 +3,7 @@
 // verification flags) cannot reach the directory by accident.
 import type { Member } from '../../contract/resources.ts';
 import type { Db } from '../db/index.ts';
+import { listCount } from './list-counts.ts';
 
 export interface MemberPage {
   items: Member[];
@@ -50,9 +51,10 @@ export async function listAccepted(
   communityId: string,
   q: { limit: number; offset: number },
 ): Promise<MemberPage> {
-  const base = acceptedOf(db, communityId);
-  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  const rows = await base
+  // The total is the trigger-kept count of ACCEPTED memberships (list-counts.ts); the page reads
+  // memberships_joined in its order, one user row per member shown.
+  const total = await listCount(db, communityId, 'members');
+  const rows = await acceptedOf(db, communityId)
     .select(PUBLIC_COLUMNS)
     // A membership accepted before accepted_at was recorded joined when it was created.
     .select((eb) => eb.fn.coalesce('memberships.accepted_at', 'memberships.created_at').as('joinedAt'))
@@ -63,7 +65,7 @@ export async function listAccepted(
     .execute();
   return {
     items: rows.slice(0, q.limit).map(toMember),
-    total: Number(total.n),
+    total,
     hasMore: rows.length > q.limit,
   };
 }

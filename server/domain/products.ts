@@ -6,6 +6,7 @@ import type { DonationConfig, Product } from '../../contract/resources.ts';
 import type { Db } from '../db/index.ts';
 import { parseJson, toBool } from '../db/ids.ts';
 import type { ProductsTable } from '../db/schema.ts';
+import { listCount } from './list-counts.ts';
 
 type ProductRow = Selectable<ProductsTable>;
 
@@ -43,7 +44,8 @@ export async function listActive(
   q: { limit: number; offset: number },
 ): Promise<ProductPage> {
   const base = db.selectFrom('products').where('community_id', '=', communityId).where('is_active', '=', 1);
-  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  // Active products, counted by trigger (list-counts.ts); the page is a range of products_listing.
+  const total = await listCount(db, communityId, 'products');
   // Listing order: ids are time-ordered UUIDv7, so they also order rows created in one instant.
   const rows = await base
     .selectAll()
@@ -54,7 +56,7 @@ export async function listActive(
     .execute();
   return {
     items: rows.slice(0, q.limit).map((r) => toProduct(r, userSellers)),
-    total: Number(total.n),
+    total,
     hasMore: rows.length > q.limit,
   };
 }

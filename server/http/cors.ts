@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
 const ALLOWED_HEADERS =
   'X-API-Key, Content-Type, Idempotency-Key, X-Idempotency-Key, X-Request-Id, X-Svc-Auth-Token, X-Svc-Member-Token';
 const EXPOSED_HEADERS =
-  'X-Request-Id, X-Total-Count, Link, X-Next-Cursor, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed';
+  'X-Request-Id, X-Total-Count, X-Total-Count-Accuracy, Link, X-Next-Cursor, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed';
 
 export const publicCors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');

@@ -1,5 +1,6 @@
 // List responses stay bare JSON arrays (the spec's shape); paging rides in headers.
 import type { Request } from 'express';
+import type { CountAccuracy } from '../domain/list-counts.ts';
 
 export interface PageInfo {
   total: number;
@@ -9,6 +10,8 @@ export interface PageInfo {
   /** Set by lists that support keyset paging, while there is a next page. */
   nextCursor: string | null;
   hasMore: boolean;
+  /** How `total` was counted; exact unless a list says otherwise (docs/api.md, Lists and pagination). */
+  accuracy?: CountAccuracy;
 }
 
 /** The PageInfo of a list paged by offset only: `count` items of `total` from `offset`. */
@@ -21,7 +24,10 @@ export function offsetPage(count: number, total: number, limit: number, offset: 
  * cursor otherwise (where the list has cursors).
  */
 export function paginationHeaders(req: Request, publicUrl: string, page: PageInfo): Record<string, string> {
-  const headers: Record<string, string> = { 'X-Total-Count': String(page.total) };
+  const headers: Record<string, string> = {
+    'X-Total-Count': String(page.total),
+    'X-Total-Count-Accuracy': page.accuracy ?? 'exact',
+  };
   if (!page.hasMore) return headers;
   if (page.nextCursor) headers['X-Next-Cursor'] = page.nextCursor;
   // Appended, not resolved, so a path prefix in SVC_PUBLIC_URL (behind a proxy) is kept.

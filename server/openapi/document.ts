@@ -146,6 +146,12 @@ const HEADERS = {
     required: true,
     schema: { type: 'integer', minimum: 0 },
   },
+  'X-Total-Count-Accuracy': {
+    description:
+      'How `X-Total-Count` was counted: `exact` (every list, except as follows), or `lower-bound` when counting stopped at a cap and there are at least that many matches (an atlas `bbox` with more than 1,000 matches).',
+    required: true,
+    schema: { type: 'string', enum: ['exact', 'lower-bound'] },
+  },
   Link: {
     description:
       'RFC 8288 link to the next page, `<url>; rel="next"`, while there is one. It continues by offset when the request paged by offset, by cursor otherwise.',
@@ -473,6 +479,7 @@ function successResponse(def: RouteDef, schemas: SchemaCollector, hints: Respons
   };
   if (def.response.paginated) {
     headers['X-Total-Count'] = headerRef('X-Total-Count');
+    headers['X-Total-Count-Accuracy'] = headerRef('X-Total-Count-Accuracy');
     headers.Link = headerRef('Link');
     if (hints.hasCursor) headers['X-Next-Cursor'] = headerRef('X-Next-Cursor');
   }

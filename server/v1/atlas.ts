@@ -25,7 +25,7 @@ async function listAtlasHotspots({ query, key }: HandlerContext<typeof routes.li
   const page = await atlas.listHotspots(db, await accessOf(db, key), { ...query, offset });
   return {
     body: page.items,
-    page: offsetPage(page.items.length, page.total, query.limit, offset),
+    page: { ...offsetPage(page.items.length, page.total, query.limit, offset), accuracy: page.accuracy },
   };
 }
 

@@ -461,7 +461,7 @@ export interface paths {
         };
         /**
          * List atlas hotspots
-         * @description The hotspots of the community's atlas by name (ties by id), optionally only one category and only those inside a bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches. Without the atlas feature (`atlas` in the community's `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` "Atlas is not enabled for this community", for every key and whether or not the hotspot exists: checked after the key, scope and query validation (a malformed `bbox` is still a 400), before any data is read. Then the page: When the ATLAS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility. Cached like the other public reads.
+         * @description The hotspots of the community's atlas by name (ties by id), optionally only one category and only those inside a bounding box. Pages with `limit` and `offset`; `X-Total-Count` counts the matches, exactly unless a `bbox` holds more than 1,000 of them: then counting stops and `X-Total-Count-Accuracy: lower-bound` says there are at least that many. Without the atlas feature (`atlas` in the community's `features`), every atlas route answers `403 FEATURE_NOT_ENABLED` "Atlas is not enabled for this community", for every key and whether or not the hotspot exists: checked after the key, scope and query validation (a malformed `bbox` is still a 400), before any data is read. Then the page: When the ATLAS page is members-only, the publishable key gets 403 PAGE_MEMBERS_ONLY; secret keys are not gated by page visibility. Cached like the other public reads.
          *
          *     `bbox=minLon,minLat,maxLon,maxLat`, WGS-84 decimal degrees, edges included. Each part is a plain decimal (`-122.5`, `+.5`): no exponents, hex, `Infinity` or `NaN`; longitudes within [-180, 180], latitudes within [-90, 90], and `minLat <= maxLat`. Anything else (three or five parts, an empty part, the parameter twice) is `400 INVALID_INPUT` with `extras.field` = `bbox`. `minLon > maxLon` is a box that crosses the 180° meridian: it selects longitudes `>= minLon` or `<= maxLon` (`170,-20,-170,20` is the strip around Fiji and Samoa; `-170,-20,170,20` the rest of the world). `minLon == maxLon` is a single meridian. There is no wrap for latitude: a box never crosses a pole. `category=<id>` keeps one category; an unknown id matches nothing (`[]`, not a 404).
          */
@@ -3423,6 +3423,8 @@ export interface components {
         "X-Request-Id": string;
         /** @description Number of items matching the filters, across all pages. */
         "X-Total-Count": number;
+        /** @description How `X-Total-Count` was counted: `exact` (every list, except as follows), or `lower-bound` when counting stopped at a cap and there are at least that many matches (an atlas `bbox` with more than 1,000 matches). */
+        "X-Total-Count-Accuracy": "exact" | "lower-bound";
         /** @description RFC 8288 link to the next page, `<url>; rel="next"`, while there is one. It continues by offset when the request paged by offset, by cursor otherwise. */
         Link: string;
         /** @description Opaque cursor of the next page, while there is one; pass it as `cursor`. */
@@ -3543,6 +3545,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     "X-Next-Cursor": components["headers"]["X-Next-Cursor"];
                     [name: string]: unknown;
@@ -4942,6 +4945,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -5636,6 +5640,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -5823,6 +5828,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -5923,6 +5929,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -7455,6 +7462,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -8858,6 +8866,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -9252,6 +9261,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -9574,6 +9584,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -9786,6 +9797,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -13016,6 +13028,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -13394,6 +13407,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -13565,6 +13579,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -15667,6 +15682,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -16126,6 +16142,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -16466,6 +16483,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Total-Count-Accuracy": components["headers"]["X-Total-Count-Accuracy"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };

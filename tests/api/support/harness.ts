@@ -55,7 +55,7 @@ export interface StartOptions {
   /** A SQLite file instead of :memory:, when the test needs a second connection to the same data. */
   sqliteFile?: string;
   /** Sees the SQL of every query the app runs. */
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** A Stripe client pointed at a test server, or fulfilment handlers of the test's own. */
   payments?: PaymentsOverrides;
   /**
@@ -98,7 +98,7 @@ export interface TestDatabase {
 
 /** A migrated database of its own: SQLite (`:memory:` or a file), or a fresh schema on DATABASE_URL. */
 export async function openTestDatabase(
-  opts: { sqliteFile?: string; onQuery?: (sql: string) => void } = {},
+  opts: { sqliteFile?: string; onQuery?: (sql: string, parameters: readonly unknown[]) => void } = {},
 ): Promise<TestDatabase> {
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
   let target: DatabaseTarget;
@@ -122,7 +122,10 @@ export async function openTestDatabase(
 }
 
 /** A second connection to another test server's database; closing it leaves the data to that server. */
-function joinTestDatabase(other: TestServer, onQuery?: (sql: string) => void): TestDatabase {
+function joinTestDatabase(
+  other: TestServer,
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void,
+): TestDatabase {
   if (other.databaseTarget.kind === 'sqlite' && other.databaseTarget.file === ':memory:')
     throw new Error('sharedWith needs a database two connections can open: PostgreSQL, or a SQLite file');
   const database = openDatabase(other.databaseTarget, { onQuery });

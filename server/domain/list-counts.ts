@@ -1,0 +1,319 @@
+// Reading the running counts that database triggers keep (migration 0029, docs/list-counts.md),
+// and recounting them from the rows. A list's `X-Total-Count` is read here in a bounded number of
+// counter rows, never by counting the list's rows: at a million events the count costs what it
+// costs at ten.
+import { sql } from 'kysely';
+import type { Db, Trx } from '../db/index.ts';
+import type { EventVisibilityClass, ListCountsTable } from '../db/schema-counts.ts';
+import type { EventAudience } from './events.ts';
+
+/**
+ * How a list's total was counted (`X-Total-Count-Accuracy`). `exact`: the number of matches (from
+ * running counts or an index range). `lower-bound`: counting stopped at a cap; there are at least
+ * that many matches (the atlas bounding box).
+ */
+export type CountAccuracy = 'exact' | 'lower-bound';
+
+/** The visibility classes a reader sees (visibleTo() in events.ts says the same in a WHERE). */
+export function visibleClasses(audience: EventAudience): EventVisibilityClass[] {
+  if (audience.member === true) return ['PUBLIC', 'MEMBERS_ONLY', 'INHERITED'];
+  return audience.inherited === 'PUBLIC' ? ['PUBLIC', 'INHERITED'] : ['PUBLIC'];
+}
+
+/** `~` sorts after every digit, `-` and `T`, so `prefix~` ends the range of buckets under a prefix. */
+const END = '~';
+
+/** A range of buckets: `lo` (inclusive or not) up to `hi` (exclusive). */
+export interface BucketRange {
+  lo: string;
+  inclusive: boolean;
+  hi: string;
+}
+
+/**
+ * Bucket ranges that together hold exactly the events before (or from) the current hour `hour`
+ * (YYYY-MM-DDTHH), compared as text as the list compares start_date with now: the rest of the
+ * day by hour, the rest of the month by day, the rest of the year by month, the other years by
+ * year. The events of the current hour itself are the caller's (one index range). The lower
+ * bounds of the `before` side are inclusive, so a start_date cut short (`2026-03`, written by
+ * hand) lands where the text comparison puts it.
+ */
+export function bucketRanges(hour: string, side: 'before' | 'after' | 'all'): BucketRange[] {
+  const [year, month, day] = [hour.slice(0, 4), hour.slice(0, 7), hour.slice(0, 10)];
+  if (side === 'all') return [{ lo: 'Y', inclusive: true, hi: `Y${END}` }];
+  if (side === 'after') {
+    return [
+      { lo: `H${hour}`, inclusive: false, hi: `H${day}${END}` },
+      { lo: `D${day}`, inclusive: false, hi: `D${month}${END}` },
+      { lo: `M${month}`, inclusive: false, hi: `M${year}${END}` },
+      { lo: `Y${year}`, inclusive: false, hi: `Y${END}` },
+    ];
+  }
+  return [
+    { lo: `H${day}`, inclusive: true, hi: `H${hour}` },
+    { lo: `D${month}`, inclusive: true, hi: `D${day}` },
+    { lo: `M${year}`, inclusive: true, hi: `M${month}` },
+    { lo: 'Y', inclusive: true, hi: `Y${year}` },
+  ];
+}
+
+export interface EventCountFilter {
+  upcoming?: boolean;
+  past?: boolean;
+  now: Date;
+}
+
+/**
+ * The exact number of events a reader sees, with the date filter: whole hours, days, months and
+ * years from the counters, and the events of the current hour on the filter's side of `now` from
+ * one range of events_listing (at most an hour's events). `upcoming` is start_date >= now, `past`
+ * start_date < now, compared as text as the list does. One statement reads all of it.
+ */
+export async function countEvents(db: Db, audience: EventAudience, f: EventCountFilter): Promise<number> {
+  const classes = visibleClasses(audience);
+  const now = f.now.toISOString();
+  const hour = now.slice(0, 13);
+  const side = f.upcoming ? 'after' : f.past ? 'before' : 'all';
+  const nextHour = new Date(Date.parse(`${hour}:00:00.000Z`) + 3_600_000).toISOString().slice(0, 13);
+  const row = await db
+    .selectNoFrom((eb) => [
+      ...bucketRanges(hour, side).map((r, i) =>
+        eb
+          .selectFrom('event_counts')
+          .select((s) => s.fn.coalesce(s.fn.sum<number>('n'), s.lit(0)).as('n'))
+          .where('community_id', '=', audience.communityId)
+          .where('visibility', 'in', classes)
+          .where('bucket', r.inclusive ? '>=' : '>', r.lo)
+          .where('bucket', '<', r.hi)
+          .as(`r${i}`),
+      ),
+      // The current hour's events on the filter's side of now (none to add without a date filter).
+      side === 'all'
+        ? eb.lit(0).as('hour')
+        : eb
+            .selectFrom('events')
+            .select((s) => s.fn.countAll<number>().as('n'))
+            .where('community_id', '=', audience.communityId)
+            .where('start_date', '>=', side === 'after' ? now : hour)
+            .where('start_date', '<', side === 'after' ? nextHour : now)
+            .where((w) =>
+              w.or(classes.map((c) => (c === 'INHERITED' ? w('visibility', 'is', null) : w('visibility', '=', c)))),
+            )
+            .as('hour'),
+    ])
+    .executeTakeFirstOrThrow();
+  return Object.values(row).reduce<number>((sum, n) => sum + Number(n ?? 0), 0);
+}
+
+type SimpleList = ListCountsTable['list'];
+
+/** One list's count: ACCEPTED members, PUBLISHED articles, active products, hotspots (by category). */
+export async function listCount(db: Db, communityId: string, list: SimpleList, key = ''): Promise<number> {
+  const row = await db
+    .selectFrom('list_counts')
+    .select('n')
+    .where('community_id', '=', communityId)
+    .where('list', '=', list)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** A target's donations not refunded, from the running totals. */
+export async function donationTotals(
+  db: Db,
+  communityId: string,
+  type: 'PRODUCT' | 'EVENT',
+  targetId: string,
+): Promise<{ total: number; count: number }> {
+  const row = await db
+    .selectFrom('donation_totals')
+    .select(['total', 'count'])
+    .where('community_id', '=', communityId)
+    .where('target_type', '=', type)
+    .where('target_id', '=', targetId)
+    .executeTakeFirst();
+  return { total: Number(row?.total ?? 0), count: Number(row?.count ?? 0) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recount
+
+/** A counter row whose stored value is not what its rows add up to. */
+export interface CountDrift {
+  table: 'event_counts' | 'list_counts' | 'donation_totals';
+  key: string;
+  stored: string;
+  actual: string;
+}
+
+type Counted = Map<string, string>;
+
+/** Joins a counter's key columns into one map key (no id, bucket or list name holds it). */
+const SEP = '\u0001';
+
+const bucketExpr = (grain: 'Y' | 'M' | 'D' | 'H', len: number) =>
+  sql<string>`${sql.lit(grain)} || substr(start_date, 1, ${sql.lit(len)})`;
+
+/** What the counters should hold, counted from the rows with COUNT(*) and SUM(). */
+async function actualCounts(db: Db | Trx): Promise<Record<CountDrift['table'], Counted>> {
+  const events: Counted = new Map();
+  for (const [grain, len] of [
+    ['Y', 4],
+    ['M', 7],
+    ['D', 10],
+    ['H', 13],
+  ] as const) {
+    const rows = await db
+      .selectFrom('events')
+      .select((eb) => [
+        'community_id',
+        eb.fn.coalesce('visibility', sql.lit('INHERITED')).as('visibility'),
+        bucketExpr(grain, len).as('bucket'),
+        eb.fn.countAll<number>().as('n'),
+      ])
+      .groupBy(['community_id', 'visibility', bucketExpr(grain, len)])
+      .execute();
+    for (const r of rows) events.set(`${r.community_id}${SEP}${r.visibility}${SEP}${r.bucket}`, String(r.n));
+  }
+
+  const lists: Counted = new Map();
+  const add = (rows: { community_id: string; n: number | string | bigint }[], list: SimpleList) =>
+    rows.forEach((r) => lists.set(`${r.community_id}${SEP}${list}${SEP}`, String(r.n)));
+  const n = sql<number>`count(*)`.as('n');
+  add(
+    await db
+      .selectFrom('memberships')
+      .select(['community_id', n])
+      .where('status', '=', 'ACCEPTED')
+      .groupBy('community_id')
+      .execute(),
+    'members',
+  );
+  add(
+    await db
+      .selectFrom('articles')
+      .select(['community_id', n])
+      .where('status', '=', 'PUBLISHED')
+      .groupBy('community_id')
+      .execute(),
+    'articles',
+  );
+  add(
+    await db
+      .selectFrom('products')
+      .select(['community_id', n])
+      .where('is_active', '=', 1)
+      .groupBy('community_id')
+      .execute(),
+    'products',
+  );
+  add(await db.selectFrom('atlas_hotspots').select(['community_id', n]).groupBy('community_id').execute(), 'hotspots');
+  for (const r of await db
+    .selectFrom('atlas_hotspots')
+    .select(['community_id', 'category_id', n])
+    .groupBy(['community_id', 'category_id'])
+    .execute()) {
+    lists.set(`${r.community_id}${SEP}hotspots_by_category${SEP}${r.category_id}`, String(r.n));
+  }
+
+  const donations: Counted = new Map();
+  for (const r of await db
+    .selectFrom('donations')
+    .select(['community_id', 'target_type', 'target_id', sql<number>`sum(amount)`.as('total'), n])
+    .where('refunded_at', 'is', null)
+    .groupBy(['community_id', 'target_type', 'target_id'])
+    .execute()) {
+    donations.set(`${r.community_id}${SEP}${r.target_type}${SEP}${r.target_id}`, `${Number(r.total)}/${Number(r.n)}`);
+  }
+  return { event_counts: events, list_counts: lists, donation_totals: donations };
+}
+
+async function storedCounts(db: Db | Trx): Promise<Record<CountDrift['table'], Counted>> {
+  const events: Counted = new Map();
+  for (const r of await db.selectFrom('event_counts').selectAll().execute()) {
+    events.set(`${r.community_id}${SEP}${r.visibility}${SEP}${r.bucket}`, String(r.n));
+  }
+  const lists: Counted = new Map();
+  for (const r of await db.selectFrom('list_counts').selectAll().execute()) {
+    lists.set(`${r.community_id}${SEP}${r.list}${SEP}${r.key}`, String(r.n));
+  }
+  const donations: Counted = new Map();
+  for (const r of await db.selectFrom('donation_totals').selectAll().execute()) {
+    donations.set(
+      `${r.community_id}${SEP}${r.target_type}${SEP}${r.target_id}`,
+      `${Number(r.total)}/${Number(r.count)}`,
+    );
+  }
+  return { event_counts: events, list_counts: lists, donation_totals: donations };
+}
+
+/** A counter row at zero counts nothing, so it matches a key no row has. */
+const isZero = (v: string) => /^0(\/0)?$/.test(v);
+
+/**
+ * Compares every counter with COUNT(*) / SUM() over its rows and returns the rows that differ
+ * (none, while the triggers are in place). With `repair`, replaces the counters with the actual
+ * counts in one transaction, e.g. after rows were changed with the triggers dropped. Reads every
+ * counted row: an operator's tool and a test's oracle, never a request's.
+ */
+export async function recountLists(db: Db, opts: { repair?: boolean } = {}): Promise<CountDrift[]> {
+  const run = async (tx: Db | Trx) => {
+    const [actual, stored] = [await actualCounts(tx), await storedCounts(tx)];
+    const drift: CountDrift[] = [];
+    for (const table of Object.keys(actual) as CountDrift['table'][]) {
+      const keys = new Set([...actual[table].keys(), ...stored[table].keys()]);
+      for (const key of keys) {
+        const a = actual[table].get(key) ?? '0';
+        const s = stored[table].get(key) ?? '0';
+        if (a !== s && !(isZero(a) && isZero(s))) drift.push({ table, key, stored: s, actual: a });
+      }
+    }
+    if (opts.repair && drift.length > 0) await rewrite(tx as Trx, actual);
+    return drift;
+  };
+  return opts.repair ? db.transaction().execute(run) : run(db);
+}
+
+async function rewrite(trx: Trx, actual: Record<CountDrift['table'], Counted>): Promise<void> {
+  await trx.deleteFrom('event_counts').execute();
+  await trx.deleteFrom('list_counts').execute();
+  await trx.deleteFrom('donation_totals').execute();
+  const split = (k: string) => k.split(SEP);
+  const chunks = <T>(rows: T[]) =>
+    Array.from({ length: Math.ceil(rows.length / 200) }, (_, i) => rows.slice(i * 200, i * 200 + 200));
+  for (const part of chunks([...actual.event_counts])) {
+    await trx
+      .insertInto('event_counts')
+      .values(
+        part.map(([k, n]) => {
+          const [community_id, visibility, bucket] = split(k);
+          return { community_id, visibility: visibility as EventVisibilityClass, bucket, n: Number(n) };
+        }),
+      )
+      .execute();
+  }
+  for (const part of chunks([...actual.list_counts])) {
+    await trx
+      .insertInto('list_counts')
+      .values(
+        part.map(([k, n]) => {
+          const [community_id, list, key] = split(k);
+          return { community_id, list: list as SimpleList, key, n: Number(n) };
+        }),
+      )
+      .execute();
+  }
+  for (const part of chunks([...actual.donation_totals])) {
+    await trx
+      .insertInto('donation_totals')
+      .values(
+        part.map(([k, v]) => {
+          const [community_id, target_type, target_id] = split(k);
+          const [total, count] = v.split('/').map(Number);
+          return { community_id, target_type: target_type as 'PRODUCT' | 'EVENT', target_id, total, count };
+        }),
+      )
+      .execute();
+  }
+}
