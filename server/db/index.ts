@@ -21,6 +21,7 @@ import {
 import pg from 'pg';
 import { ensurePrivateFile } from '../data-dir.ts';
 import { withStatementCache } from './sqlite-statements.ts';
+import { withNamedStatements } from './pg-statements.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -60,7 +61,8 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
     // Tests isolate themselves in a schema of their own on the shared database.
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
+  // Each SQL text a named prepared statement: server/db/pg-statements.ts.
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: withNamedStatements(pool) }), log });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
