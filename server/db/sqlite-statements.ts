@@ -1,5 +1,5 @@
 // The SQLite connection as Kysely's driver sees it, made cheaper on the two costs issue 21's profile
-// of a list request found around SQLite itself (docs/performance.md):
+// of a list request found around SQLite itself (README, "Benchmark"):
 // - Kysely's driver prepares every query it runs, and preparing (parsing and planning the SQL) cost
 //   more than running the small indexed queries of a request. Queries built by Kysely repeat their
 //   text with only the parameters changing, so each text is prepared once and kept.

@@ -234,10 +234,18 @@ async function main() {
     for (const m of [baseline, events, uncached, single, onPostgres]) if (m) process.stdout.write(`${row(m)}\n`);
 
     const ratio = events.reqPerSec / baseline.reqPerSec;
+    // Figures short enough for the table's column (report.ts); the lines above have the rest.
+    rows.push({
+      area: AREA,
+      measure: 'express hello-world (the baseline of this run)',
+      figure: `${rps(baseline)}, p99 ${baseline.p99} ms`,
+      goal: '',
+      verdict: 'info',
+    });
     rows.push({
       area: AREA,
       measure: `GET ${LIST}, ${EVENTS} events, read cache on`,
-      figure: `${rps(events)} (${x(ratio)} of ${rps(baseline)}), p99 ${events.p99} ms`,
+      figure: `${rps(events)} = ${x(ratio)}, p99 ${events.p99} ms`,
       goal: `≥ ${CACHED_RATIO}x hello-world`,
       verdict: judge(ratio >= CACHED_RATIO),
     });
@@ -245,7 +253,7 @@ async function main() {
     rows.push({
       area: AREA,
       measure: 'same, SVC_READ_CACHE_MS=0 SVC_KEY_CACHE_MS=0',
-      figure: `${rps(uncached)} (${x(uncachedRatio)}), p99 ${uncached.p99} ms`,
+      figure: `${rps(uncached)} = ${x(uncachedRatio)}, p99 ${uncached.p99} ms`,
       goal: `≥ ${UNCACHED_RATIO}x hello-world, p99 < ${UNCACHED_P99_MS} ms at ${CONNECTIONS} conn.`,
       verdict: judge(uncachedRatio >= UNCACHED_RATIO && uncached.p99 < UNCACHED_P99_MS),
     });
@@ -254,7 +262,7 @@ async function main() {
       rows.push({
         area: AREA,
         measure: 'same, caches off, PostgreSQL vs SQLite',
-        figure: `${rps(onPostgres)} (${x(pgRatio)} of SQLite), p99 ${onPostgres.p99} ms`,
+        figure: `${rps(onPostgres)} = ${x(pgRatio)}, p99 ${onPostgres.p99} ms`,
         goal: `≥ ${POSTGRES_RATIO}x SQLite`,
         verdict: judge(pgRatio >= POSTGRES_RATIO),
       });
@@ -285,8 +293,10 @@ async function main() {
       const share = ms / single.mean;
       rows.push({
         area: AREA,
-        measure: `rate limiter ${kind}: one check vs the list (1 conn., caches off)`,
-        figure: `${(ms * 1000).toFixed(0)} µs = ${(share * 100).toFixed(1)} % of ${single.mean.toFixed(2)} ms`,
+        measure: `rate limiter ${kind}: one check vs the list's ${single.mean.toFixed(2)} ms (1 conn.)`,
+        // Judged against one request at a time, the strictest reading; at 50 connections (printed
+        // after it) the same check is a far smaller share of a request's latency.
+        figure: `${(ms * 1000).toFixed(0)} µs: ${(share * 100).toFixed(1)} % (${((100 * ms) / uncached.mean).toFixed(1)} % at ${CONNECTIONS})`,
         goal: `≤ ${LIMITER_SHARE * 100} % of the list's latency`,
         verdict: judge(share <= LIMITER_SHARE),
       });
@@ -298,7 +308,7 @@ async function main() {
     rows.push({
       area: AREA,
       measure: 'answers: all 2xx, no members-only event, one X-Total-Count',
-      figure: `${failures} failed, ${shown.length} members-only shown, totals ${totals.join(' / ')}`,
+      figure: `${failures} failed, ${shown.length} hidden shown, total ${totals.join('/')}`,
       goal: '0, 0, the same on every server',
       verdict: failures === 0 && shown.length === 0 && totals.length === 1 && totals[0] !== null ? 'met' : 'WRONG',
     });
