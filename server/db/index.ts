@@ -20,6 +20,8 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { ensurePrivateFile } from '../data-dir.ts';
+import { withStatementCache } from './sqlite-statements.ts';
+import { withNamedStatements } from './pg-statements.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -49,7 +51,8 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
     conn.pragma('foreign_keys = ON');
     conn.pragma('busy_timeout = 5000');
     conn.pragma('synchronous = NORMAL');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }), log });
+    // Statements kept and rows read raw: server/db/sqlite-statements.ts.
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(conn) }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({
@@ -58,7 +61,8 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
     // Tests isolate themselves in a schema of their own on the shared database.
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
+  // Each SQL text a named prepared statement: server/db/pg-statements.ts.
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: withNamedStatements(pool) }), log });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

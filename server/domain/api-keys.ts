@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { SCOPES, type Scope } from '../../contract/enums.ts';
 import type { Db, Trx } from '../db/index.ts';
 import { newId, nowIso, parseJson } from '../db/ids.ts';
+import { reusableQuery } from '../db/reusable-query.ts';
 
 export const PUBLISHABLE_PREFIX = 'pk_live_';
 export const SECRET_PREFIX = 'sk_live_';
@@ -27,24 +28,61 @@ function effectiveScopes(kind: 'publishable' | 'secret', stored: string): Scope[
   return parseJson<string[]>(stored, []).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
 }
 
-/** Looks a presented key up. Revoked and unknown keys are both `null`. */
-export async function findApiKey(db: Db, presented: string): Promise<ApiKeyIdentity | null> {
-  if (!presented.startsWith(PUBLISHABLE_PREFIX) && !presented.startsWith(SECRET_PREFIX)) return null;
-  const row = await db
+/**
+ * What a request needs of the key's community besides its id and tag: read in the same query as
+ * the key, so a keyed read that needs it (the events audience) costs no second lookup. Only ever
+ * as fresh as that query: a key served from the key cache comes without it (see `lookup`).
+ */
+export interface KeyCommunity {
+  visibility: 'PUBLIC' | 'MEMBERS_ONLY';
+  page_settings: string | null;
+}
+
+/** A presented key as looked up: who it is, and its community when the database was read just now. */
+export interface KeyLookup {
+  identity: ApiKeyIdentity;
+  /** Null when the identity came from the key cache: the community was not read with it. */
+  community: KeyCommunity | null;
+}
+
+// Compiled once (server/db/reusable-query.ts): every keyed request starts with this query.
+const keyByHash = reusableQuery((db, hash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('communities', 'communities.id', 'api_keys.community_id')
-    .select(['api_keys.id', 'api_keys.community_id', 'api_keys.kind', 'api_keys.scopes', 'communities.tag'])
-    .where('api_keys.key_hash', '=', hashKey(presented))
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .select([
+      'api_keys.id',
+      'api_keys.community_id',
+      'api_keys.kind',
+      'api_keys.scopes',
+      'communities.tag',
+      'communities.visibility',
+      'communities.page_settings',
+    ])
+    .where('api_keys.key_hash', '=', hash)
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** Looks a presented key up, with its community's KeyCommunity fields. Revoked and unknown keys are both `null`. */
+export async function lookUpApiKey(db: Db, presented: string, hash = hashKey(presented)): Promise<KeyLookup | null> {
+  if (!presented.startsWith(PUBLISHABLE_PREFIX) && !presented.startsWith(SECRET_PREFIX)) return null;
+  const [row] = await keyByHash(db, hash);
   if (!row) return null;
   return {
-    id: row.id,
-    communityId: row.community_id,
-    communityTag: row.tag,
-    kind: row.kind,
-    scopes: effectiveScopes(row.kind, row.scopes),
+    identity: {
+      id: row.id,
+      communityId: row.community_id,
+      communityTag: row.tag,
+      kind: row.kind,
+      scopes: effectiveScopes(row.kind, row.scopes),
+    },
+    community: { visibility: row.visibility, page_settings: row.page_settings },
   };
+}
+
+/** Looks a presented key up. Revoked and unknown keys are both `null`. */
+export async function findApiKey(db: Db, presented: string): Promise<ApiKeyIdentity | null> {
+  return (await lookUpApiKey(db, presented))?.identity ?? null;
 }
 
 /** A secret key's last use is written at most this often per key and process (docs/leader-console.md). */
@@ -113,22 +151,30 @@ export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
     const hit = cache.get(hash);
     return hit && hit.expiresAt > Date.now() ? hit.identity : undefined;
   };
-  const used = (identity: ApiKeyIdentity | null) => {
-    if (identity?.kind === 'secret') lastUse.touch(identity.id);
+  const used = (identity: ApiKeyIdentity) => {
+    if (identity.kind === 'secret') lastUse.touch(identity.id);
     return identity;
   };
   return {
-    async resolve(presented: string): Promise<ApiKeyIdentity | null> {
+    /**
+     * The key and, when it was read from the database just now (not from the cache), its
+     * community's KeyCommunity fields from the same query.
+     */
+    async lookup(presented: string): Promise<KeyLookup | null> {
       const hash = hashKey(presented);
       const hit = fresh(hash);
-      if (hit) return used(hit);
-      const identity = await findApiKey(db, presented);
+      if (hit) return { identity: used(hit), community: null };
+      const found = await lookUpApiKey(db, presented, hash);
       cache.delete(hash);
-      if (identity && ttlMs > 0) {
+      if (found && ttlMs > 0) {
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
-        cache.set(hash, { identity, expiresAt: Date.now() + ttlMs });
+        cache.set(hash, { identity: found.identity, expiresAt: Date.now() + ttlMs });
       }
-      return used(identity);
+      if (found) used(found.identity);
+      return found;
+    },
+    async resolve(presented: string): Promise<ApiKeyIdentity | null> {
+      return (await this.lookup(presented))?.identity ?? null;
     },
     /** Drops a revoked key from this process's cache, so its next request is refused. */
     forget(keyId: string): void {

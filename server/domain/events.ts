@@ -7,6 +7,7 @@ import type { Database, EventRow } from '../db/schema.ts';
 import { parseJson, toBool } from '../db/ids.ts';
 import { Refusal } from './refusal.ts';
 import { countEvents } from './list-counts.ts';
+import { reusableQuery } from '../db/reusable-query.ts';
 
 export interface ListEventsQuery {
   limit: number;
@@ -70,13 +71,14 @@ export interface EventAudience {
   member?: boolean;
 }
 
+// Compiled once (server/db/reusable-query.ts): a keyed events read runs it whenever the key came from the key cache.
+const audienceRow = reusableQuery((db, communityId: string) =>
+  db.selectFrom('communities').select(['visibility', 'page_settings']).where('id', '=', communityId),
+);
+
 /** Null when the community no longer exists (a cached key can outlive it by a few seconds). */
 export async function publicAudience(db: Db, communityId: string): Promise<EventAudience | null> {
-  const row = await db
-    .selectFrom('communities')
-    .select(['visibility', 'page_settings'])
-    .where('id', '=', communityId)
-    .executeTakeFirst();
+  const [row] = await audienceRow(db, communityId);
   return row ? audienceOf(communityId, row) : null;
 }
 
@@ -131,28 +133,35 @@ function toTier(t: TierRowWithForm): Tier {
   };
 }
 
+/** The tiers of some events, in display order; compiled once per number of events (server/db/reusable-query.ts). */
+const tierRows = (activeOnly: boolean) =>
+  reusableQuery((db, eventIds: string[]) => {
+    const q = db
+      .selectFrom('tiers')
+      .leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
+      .select([
+        'tiers.id',
+        'tiers.event_id',
+        'tiers.name',
+        'tiers.price_cents',
+        'tiers.currency',
+        'tiers.capacity',
+        'tiers.sold',
+        'tiers.is_active',
+        'tier_forms.tier_id as form_tier_id',
+      ])
+      .where('tiers.event_id', 'in', eventIds)
+      .orderBy('tiers.sort_order')
+      .orderBy('tiers.id');
+    return activeOnly ? q.where('tiers.is_active', '=', 1) : q;
+  });
+const activeTierRows = tierRows(true);
+const everyTierRow = tierRows(false);
+
 async function tiersOf(db: Db, eventIds: string[], activeOnly: boolean): Promise<Map<string, Tier[]>> {
   const out = new Map<string, Tier[]>();
   if (eventIds.length === 0) return out;
-  let q = db
-    .selectFrom('tiers')
-    .leftJoin('tier_forms', 'tier_forms.tier_id', 'tiers.id')
-    .select([
-      'tiers.id',
-      'tiers.event_id',
-      'tiers.name',
-      'tiers.price_cents',
-      'tiers.currency',
-      'tiers.capacity',
-      'tiers.sold',
-      'tiers.is_active',
-      'tier_forms.tier_id as form_tier_id',
-    ])
-    .where('tiers.event_id', 'in', eventIds)
-    .orderBy('tiers.sort_order')
-    .orderBy('tiers.id');
-  if (activeOnly) q = q.where('tiers.is_active', '=', 1);
-  for (const row of await q.execute()) {
+  for (const row of await (activeOnly ? activeTierRows : everyTierRow)(db, eventIds)) {
     const list = out.get(row.event_id) ?? [];
     list.push(toTier(row));
     out.set(row.event_id, list);

@@ -11,7 +11,7 @@ import {
   type RouteDef,
 } from '../../contract/route.ts';
 import type { Scope } from '../../contract/enums.ts';
-import type { ApiKeyIdentity, KeyResolver } from '../domain/api-keys.ts';
+import type { ApiKeyIdentity, KeyCommunity, KeyResolver } from '../domain/api-keys.ts';
 import { communityForSite } from '../domain/communities.ts';
 import { transaction, type Db, type Trx } from '../db/index.ts';
 import { ApiError, withRequestId } from './api-error.ts';
@@ -84,6 +84,12 @@ export interface RequestContext<P, Q, B> {
   req: Request;
   res: Response;
   /**
+   * The key's community as read in the same query as the key, during this request; null when the
+   * key came from the key cache (or there is no key): a handler that needs these fields then reads
+   * the community itself. Never older than this request, so it may stand in for that read.
+   */
+  keyCommunity: KeyCommunity | null;
+  /**
    * Runs the handler's writes in one transaction, and returns what `fn` returns: the handler
    * should return that as its answer. On an idempotent request that answer is stored in the same
    * transaction, so the change and its replayable answer commit together; one transaction per
@@ -148,12 +154,12 @@ const NO_BODY = z
 
 const grants = (key: ApiKeyIdentity, scope: Scope) => key.scopes.includes('ADMIN') || key.scopes.includes(scope);
 
-async function authenticate(
-  req: Request,
-  res: Response,
-  def: RouteDef,
-  deps: RouteDeps,
-): Promise<ApiKeyIdentity | null> {
+/** Who a keyed request is, and its community when read in the same query as the key (KeyLookup). */
+type Authenticated = { key: ApiKeyIdentity | null; keyCommunity: KeyCommunity | null };
+
+const ANONYMOUS: Authenticated = { key: null, keyCommunity: null };
+
+async function authenticate(req: Request, res: Response, def: RouteDef, deps: RouteDeps): Promise<Authenticated> {
   if (
     def.auth.kind === 'none' ||
     def.auth.kind === 'session' ||
@@ -161,29 +167,30 @@ async function authenticate(
     def.auth.kind === 'sameOrigin'
   ) {
     await deps.rateLimits.consume('anonymous', req.ip ?? 'unknown', res);
-    return null;
+    return ANONYMOUS;
   }
   // Judged by authenticateWidget, with its own per-IP budget.
-  if (def.auth.kind === 'widget') return null;
+  if (def.auth.kind === 'widget') return ANONYMOUS;
   const ip = req.ip ?? 'unknown';
   const presented = req.get('x-api-key')?.trim();
   if (!presented) {
     const site = await ownSiteReader(req, def, deps);
     if (site) {
       await deps.rateLimits.consume('publishable', `${site.id}:${ip}`, res);
-      return site;
+      return { key: site, keyCommunity: null };
     }
     await deps.rateLimits.consume('auth-failures', ip, res);
     throw new ApiError('API_KEY_REQUIRED', messages.apiKeyRequired);
   }
-  const key = await deps.keys.resolve(presented);
-  if (!key) {
+  const found = await deps.keys.lookup(presented);
+  if (!found) {
     // Guessing is limited per IP: past the budget a bad key is a 429 rather than a 401. A valid
     // key is never refused for its IP's failures (behind a proxy without SVC_TRUST_PROXY every
     // client shares one IP, and one guesser must not lock everyone out).
     await deps.rateLimits.consume('auth-failures', ip, res);
     throw new ApiError('INVALID_API_KEY', messages.invalidApiKey);
   }
+  const key = found.identity;
   // The publishable key is public, so its budget is per client: one abuser cannot spend the
   // budget of every visitor of every site that embeds the community's widgets.
   await deps.rateLimits.consume(key.kind, key.kind === 'publishable' ? `${key.id}:${ip}` : key.id, res);
@@ -195,7 +202,7 @@ async function authenticate(
   if (!grants(key, def.auth.scope)) {
     throw new ApiError('INSUFFICIENT_SCOPE', messages.insufficientScope(def.auth.scope), { grantedScopes: key.scopes });
   }
-  return key;
+  return { key, keyCommunity: found.community };
 }
 
 /**
@@ -310,7 +317,7 @@ export function mountRoute<D extends RouteDef>(
   const cacheable = opts.cache === true && def.method === 'get' && def.auth.kind === 'apiKey';
   const before = def.auth.kind === 'widget' ? [widgetCors(router, path, deps)] : [];
   router[def.method](path, ...before, async (req: Request, res: Response) => {
-    const key = await authenticate(req, res, def, deps);
+    const { key, keyCommunity } = await authenticate(req, res, def, deps);
     const widget = def.auth.kind === 'widget' ? await authenticateWidget(req, res, deps) : null;
     const visitor =
       def.auth.kind === 'session' || def.auth.kind === 'leader'
@@ -353,6 +360,7 @@ export function mountRoute<D extends RouteDef>(
       query,
       body,
       key,
+      keyCommunity,
       visitor,
       widget,
       leader,

@@ -32,10 +32,25 @@ export function start(script: string, env: Record<string, string>, readyUrl: str
   });
 }
 
-export async function measure(title: string, url: string, headers: Record<string, string> = {}) {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 }); // warm-up
-  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
-  return { title, reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
+export async function measure(
+  title: string,
+  url: string,
+  headers: Record<string, string> = {},
+  opts: { connections?: number; duration?: number } = {},
+) {
+  const connections = opts.connections ?? CONNECTIONS;
+  const duration = opts.duration ?? DURATION;
+  await autocannon({ url, headers, connections, duration: 2 }); // warm-up
+  const r = await autocannon({ url, headers, connections, duration });
+  return {
+    title,
+    reqPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    /** Mean latency in ms. */
+    mean: r.latency.average,
+    non2xx: r.non2xx + r.errors + r.timeouts,
+  };
 }
 
 export type Measurement = Awaited<ReturnType<typeof measure>>;
