@@ -2,7 +2,7 @@
 // and recounting them from the rows. A list's `X-Total-Count` is read here in a bounded number of
 // counter rows, never by counting the list's rows: at a million events the count costs what it
 // costs at ten.
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Db, Trx } from '../db/index.ts';
 import type { EventVisibilityClass, ListCountsTable } from '../db/schema-counts.ts';
 import type { EventAudience } from './events.ts';
@@ -152,6 +152,11 @@ type Counted = Map<string, string>;
 /** Joins a counter's key columns into one map key (no id, bucket or list name holds it). */
 const SEP = '\u0001';
 
+/** A drifted counter's key columns: the community id, then the rest (visibility and bucket, list and key, or target type and id). */
+export function driftKeyParts(d: CountDrift): string[] {
+  return d.key.split(SEP);
+}
+
 const bucketExpr = (grain: 'Y' | 'M' | 'D' | 'H', len: number) =>
   sql<string>`${sql.lit(grain)} || substr(start_date, 1, ${sql.lit(len)})`;
 
@@ -259,6 +264,7 @@ const isZero = (v: string) => /^0(\/0)?$/.test(v);
  */
 export async function recountLists(db: Db, opts: { repair?: boolean } = {}): Promise<CountDrift[]> {
   const run = async (tx: Db | Trx) => {
+    if (opts.repair) await holdWriters(tx as Trx);
     const [actual, stored] = [await actualCounts(tx), await storedCounts(tx)];
     const drift: CountDrift[] = [];
     for (const table of Object.keys(actual) as CountDrift['table'][]) {
@@ -273,6 +279,24 @@ export async function recountLists(db: Db, opts: { repair?: boolean } = {}): Pro
     return drift;
   };
   return opts.repair ? db.transaction().execute(run) : run(db);
+}
+
+/** The tables whose triggers keep the counters: while none of them is written, no counter moves. */
+const COUNTED_TABLES = ['events', 'memberships', 'articles', 'products', 'atlas_hotspots', 'donations'] as const;
+
+/**
+ * A repair replaces the counters with counts it read earlier in its transaction, so a write that
+ * committed in between would be lost from the counters. It keeps writers out until it commits:
+ * on PostgreSQL a SHARE lock on the counted tables (readers go on; writers wait, and the
+ * statements read one state of the rows); on SQLite the database's write lock, taken before the
+ * first read by a write that changes nothing, so the reads see what is written back.
+ */
+async function holdWriters(trx: Trx): Promise<void> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`lock table ${sql.join(COUNTED_TABLES.map((t) => sql.table(t)))} in share mode`.execute(trx);
+  } else {
+    await trx.deleteFrom('list_counts').where(sql.lit(1), '=', sql.lit(0)).execute();
+  }
 }
 
 async function rewrite(trx: Trx, actual: Record<CountDrift['table'], Counted>): Promise<void> {

@@ -377,6 +377,80 @@ describe('svc command line', { timeout: 60_000 }, () => {
     expect(again.stdout).toMatch(/: 0 created, \d+ unchanged/);
     expect(again.stdout).toContain('"demo-admin" (ADMIN): exists as sk_live_');
   });
+
+  it('maintenance recount finds counters that writes past the triggers left wrong, and --repair rewrites them', async () => {
+    const exact = await svc(['maintenance', 'recount'], env);
+    expect(exact.stderr).toBe('');
+    expect(exact.code).toBe(0);
+    expect(exact.stdout.trim()).toBe('every count is exact');
+
+    // What a restore that skips triggers leaves: a counter off, and a community's event counters gone.
+    const a = await database.db
+      .selectFrom('communities')
+      .select('id')
+      .where('tag', '=', tagA)
+      .executeTakeFirstOrThrow();
+    const products = async () =>
+      Number(
+        (
+          await database.db
+            .selectFrom('products')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('community_id', '=', a.id)
+            .where('is_active', '=', 1)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const active = await products();
+    expect(active).toBeGreaterThan(0);
+    await database.db
+      .updateTable('list_counts')
+      .set((eb) => ({ n: eb('n', '+', 5) }))
+      .where('community_id', '=', a.id)
+      .where('list', '=', 'products')
+      .execute();
+    const eventCounters = await database.db
+      .deleteFrom('event_counts')
+      .where('community_id', '=', a.id)
+      .executeTakeFirst();
+    expect(Number(eventCounters.numDeletedRows)).toBeGreaterThan(0);
+
+    const found = await svc(['maintenance', 'recount', '--json'], env);
+    expect(found.code).toBe(1);
+    expect(found.stderr).toMatch(/counters are off; `svc maintenance recount --repair` rewrites them/);
+    const report = JSON.parse(found.stdout) as {
+      drift: { table: string; community: string; counter: string; stored: string; actual: string }[];
+      repaired: boolean;
+    };
+    expect(report.repaired).toBe(false);
+    expect(report.drift).toContainEqual({
+      table: 'list_counts',
+      community: tagA,
+      counter: 'products',
+      stored: String(active + 5),
+      actual: String(active),
+    });
+    const events = report.drift.filter((d) => d.table === 'event_counts');
+    expect(events.length).toBe(Number(eventCounters.numDeletedRows));
+    expect(events.every((d) => d.community === tagA && d.stored === '0' && Number(d.actual) > 0)).toBe(true);
+    expect(report.drift).toHaveLength(events.length + 1);
+
+    const repaired = await svc(['maintenance', 'recount', '--repair'], env);
+    expect(repaired.stderr).toBe('');
+    expect(repaired.code).toBe(0);
+    expect(repaired.stdout).toMatch(
+      new RegExp(`^list_counts\\s+${tagA}\\s+products\\s+${active + 5}\\s+${active}$`, 'm'),
+    );
+    expect(repaired.stdout).toContain(`${report.drift.length} counters repaired`);
+    const after = await database.db
+      .selectFrom('list_counts')
+      .select('n')
+      .where('community_id', '=', a.id)
+      .where('list', '=', 'products')
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(active);
+    expect((await svc(['maintenance', 'recount'], env)).stdout.trim()).toBe('every count is exact');
+  });
 });
 
 describe('importFixture in process', () => {
