@@ -20,7 +20,11 @@ export function visibleClasses(audience: EventAudience): EventVisibilityClass[] 
   return audience.inherited === 'PUBLIC' ? ['PUBLIC', 'INHERITED'] : ['PUBLIC'];
 }
 
-/** `~` sorts after every digit, `-` and `T`, so `prefix~` ends the range of buckets under a prefix. */
+/**
+ * `~` sorts after every digit, `-` and `T` in byte order, so `prefix~` ends the range of buckets
+ * under a prefix. The bucket column compares in byte order on both databases (`collate "C"` on
+ * PostgreSQL, migration 0029), whatever the database's collation.
+ */
 const END = '~';
 
 /** A range of buckets: `lo` (inclusive or not) up to `hi` (exclusive). */

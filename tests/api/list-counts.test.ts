@@ -4,6 +4,7 @@
 // After every few steps the recount compares every counter with its rows, and the API's
 // X-Total-Count is compared with COUNT(*) for the event filters. The migration's backfill and the
 // recount's repair are checked too.
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { Migrator, PostgresAdapter, sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { migrate, migrationFiles } from '../../server/db/index.ts';
 
 const MIGRATIONS = path.join(import.meta.dirname, '../../server/db/migrations');
 import { makeCommunity, makeKey, makeUser } from './support/factory.ts';
-import { openTestDatabase, startTestServer, type TestServer } from './support/harness.ts';
+import { adminQuery, onPostgres, openTestDatabase, startTestServer, type TestServer } from './support/harness.ts';
 
 let s: TestServer;
 let db: Db;
@@ -499,4 +500,73 @@ describe('migration 0029', () => {
       await t.close();
     }
   });
+});
+
+// The bucket ranges end in `~`, which sorts after digits only in byte order; a database made with a
+// linguistic collation (the default on many hosts: en_US) must count the same. ICU's en-US puts
+// `~` before the digits, so a bucket column in the database's collation would match no year.
+describe.skipIf(!onPostgres)('event counts on a database with a linguistic collation', () => {
+  it('X-Total-Count, upcoming and past equal COUNT(*)', async () => {
+    const name = `svc_collation_${crypto.randomBytes(6).toString('hex')}`;
+    await adminQuery(
+      `create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`,
+    );
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    let server: TestServer | undefined;
+    try {
+      server = await startTestServer({ postgresUrl: url.toString(), env: { SVC_READ_CACHE_MS: '0' } });
+      const cdb = server.database.db;
+      // The premise: this database really does not compare in byte order.
+      const order = await sql<{ byte: boolean; db: boolean }>`
+        select ('Y~' > 'Y2026') as db, ('Y~' collate "C" > 'Y2026' collate "C") as byte`.execute(cdb);
+      expect(order.rows[0]).toEqual({ db: false, byte: true });
+
+      const c = await makeCommunity(cdb, 'icu');
+      const pk = c.pk;
+      const now = Date.now();
+      const stamp = new Date(now).toISOString();
+      // Around now (this hour, today, this month, this year) and years away, every visibility.
+      const offsets = [-3 * 365 * 24, -40 * 24, -30, -2, -0.5, 0.5, 2, 30, 40 * 24, 3 * 365 * 24];
+      await cdb
+        .insertInto('events')
+        .values(
+          offsets.flatMap((h, i) =>
+            VISIBILITIES.map((visibility, j) => ({
+              id: newId(),
+              community_id: c.id,
+              slug: `icu-${i}-${j}`,
+              name: 'E',
+              start_date: new Date(now + h * HOUR).toISOString(),
+              format: 'online' as const,
+              visibility,
+              created_at: stamp,
+              updated_at: stamp,
+            })),
+          ) as never,
+        )
+        .execute();
+      const at = new Date().toISOString();
+      for (const [filter, where] of [
+        ['', sql<boolean>`1 = 1`],
+        ['&upcoming=true', sql<boolean>`start_date >= ${at}`],
+        ['&past=true', sql<boolean>`start_date < ${at}`],
+      ] as const) {
+        const r = await server.request(`/v1/communities/icu/events?limit=5${filter}`, { key: pk });
+        expect(r.status).toBe(200);
+        const row = await cdb
+          .selectFrom('events')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('community_id', '=', c.id)
+          .where((eb) => eb.or([eb('visibility', '=', 'PUBLIC'), eb('visibility', 'is', null)]))
+          .where(where)
+          .executeTakeFirstOrThrow();
+        expect(Number(row.n)).toBeGreaterThan(0);
+        expect(Number(r.headers.get('X-Total-Count')), `events${filter}`).toBe(Number(row.n));
+      }
+    } finally {
+      await server?.close();
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  }, 60_000);
 });

@@ -220,7 +220,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('event_counts')
     .addColumn('community_id', 'text', (c) => c.notNull())
     .addColumn('visibility', 'text', (c) => c.notNull())
-    .addColumn('bucket', 'text', (c) => c.notNull())
+    // Readers sum a range of buckets ending in `~` (countEvents): that needs byte order, where `~`
+    // sorts after every digit, `-` and `T`. A linguistic collation (en_US, ICU) ignores or moves
+    // punctuation, and the ranges would miss rows, so PostgreSQL compares this column in "C"
+    // whatever the database's collation. SQLite's default (BINARY) is byte order already.
+    .addColumn('bucket', postgres ? sql`text collate "C"` : 'text', (c) => c.notNull())
     .addColumn('n', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('event_counts_pk', ['community_id', 'visibility', 'bucket'])
     .execute();
