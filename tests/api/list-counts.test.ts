@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countEvents, recountLists } from '../../server/domain/list-counts.ts';
 import { newId } from '../../server/db/ids.ts';
 import type { Db } from '../../server/db/index.ts';
-import { migrate, migrationFiles } from '../../server/db/index.ts';
+import { migrate, migrationFiles, openDatabase } from '../../server/db/index.ts';
 
 const MIGRATIONS = path.join(import.meta.dirname, '../../server/db/migrations');
 import { makeCommunity, makeKey, makeUser } from './support/factory.ts';
@@ -443,32 +443,37 @@ describe('trigger-kept list counts', () => {
   });
 });
 
+/** Takes a migrated test database back to just before 0029, with the app's own migration files. */
+async function backTo0028(tdb: Db): Promise<void> {
+  const postgres = tdb.getExecutor().adapter instanceof PostgresAdapter;
+  const migrator = new Migrator({
+    db: tdb,
+    // The app's own migration files, loaded as the app loads them (by file name).
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(
+          await Promise.all(
+            migrationFiles().map(async (f) => [
+              f.replace(/\.ts$/, ''),
+              (await import(path.join(MIGRATIONS, f))) as Migration,
+            ]),
+          ),
+        ),
+    },
+    migrationTableSchema: postgres
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(tdb)).rows[0].s
+      : undefined,
+  });
+  const down = await migrator.migrateTo('0028_purge_indexes');
+  expect(down.error).toBeUndefined();
+}
+
 describe('migration 0029', () => {
   it('counts the rows that were there before it', async () => {
     const t = await openTestDatabase();
     try {
       const tdb = t.database.db;
-      const postgres = tdb.getExecutor().adapter instanceof PostgresAdapter;
-      const migrator = new Migrator({
-        db: tdb,
-        // The app's own migration files, loaded as the app loads them (by file name).
-        provider: {
-          getMigrations: async () =>
-            Object.fromEntries(
-              await Promise.all(
-                migrationFiles().map(async (f) => [
-                  f.replace(/\.ts$/, ''),
-                  (await import(path.join(MIGRATIONS, f))) as Migration,
-                ]),
-              ),
-            ),
-        },
-        migrationTableSchema: postgres
-          ? (await sql<{ s: string }>`select current_schema() as s`.execute(tdb)).rows[0].s
-          : undefined,
-      });
-      const down = await migrator.migrateTo('0028_purge_indexes');
-      expect(down.error).toBeUndefined();
+      await backTo0028(tdb);
       const c = await makeCommunity(tdb, 'before');
       const stamp = new Date().toISOString();
       await tdb
@@ -500,6 +505,60 @@ describe('migration 0029', () => {
       await t.close();
     }
   });
+
+  // An old process may be writing while the new one migrates. Its event, inserted before the
+  // triggers exist and committed after the fill read the table, must still be counted: the
+  // migration waits for it (SHARE ROW EXCLUSIVE) before filling, not only before CREATE TRIGGER.
+  it.skipIf(!onPostgres)(
+    'counts a write that was in flight while it ran (PostgreSQL)',
+    async () => {
+      const t = await openTestDatabase();
+      const other = openDatabase(t.target);
+      try {
+        const tdb = t.database.db;
+        await backTo0028(tdb);
+        const c = await makeCommunity(tdb, 'inflight');
+        const stamp = new Date().toISOString();
+        let commit!: () => void;
+        const release = new Promise<void>((r) => (commit = r));
+        let inserted!: () => void;
+        const wrote = new Promise<void>((r) => (inserted = r));
+        const writer = other.db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('events')
+            .values({
+              id: newId(),
+              community_id: c.id,
+              slug: 'in-flight',
+              name: 'In flight',
+              start_date: '2026-05-01T10:00:00.000Z',
+              format: 'online',
+              visibility: 'PUBLIC',
+              created_at: stamp,
+              updated_at: stamp,
+            } as never)
+            .execute();
+          inserted();
+          await release;
+        });
+        await wrote;
+        const migrating = migrate(tdb);
+        // Long enough for the migration to reach (and read) the events table; it must wait there.
+        await new Promise((r) => setTimeout(r, 1_000));
+        commit();
+        await writer;
+        await migrating;
+        expect(await recountLists(tdb)).toEqual([]);
+        expect(
+          await countEvents(tdb, { communityId: c.id, inherited: 'PUBLIC', member: true }, { now: new Date() }),
+        ).toBe(1);
+      } finally {
+        await other.close();
+        await t.close();
+      }
+    },
+    60_000,
+  );
 });
 
 // The bucket ranges end in `~`, which sorts after digits only in byte order; a database made with a
