@@ -5,6 +5,8 @@
 // X-Total-Count is compared with COUNT(*) for the event filters. The migration's backfill and the
 // recount's repair are checked too.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Migrator, PostgresAdapter, sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -467,6 +469,55 @@ async function backTo0028(tdb: Db): Promise<void> {
   const down = await migrator.migrateTo('0028_purge_indexes');
   expect(down.error).toBeUndefined();
 }
+
+describe('the recount', () => {
+  // Another connection writes events without pause while the recount reads: read apart, the
+  // events counted before a write and its counters read after it would differ.
+  it('reads one snapshot: writes committed while it reads never show as drift', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-recount-'));
+    const t = await openTestDatabase({ sqliteFile: path.join(dir, 'db.sqlite') });
+    const other = openDatabase(t.target);
+    try {
+      const c = await makeCommunity(t.database.db, 'snapshot');
+      const stamp = new Date().toISOString();
+      let stop = false;
+      let written = 0;
+      const writer = (async () => {
+        while (!stop) {
+          await other.db
+            .insertInto('events')
+            .values({
+              id: newId(),
+              community_id: c.id,
+              slug: `w-${++written}`,
+              name: 'W',
+              start_date: new Date(Date.now() + written * HOUR).toISOString(),
+              format: 'online',
+              visibility: 'PUBLIC',
+              created_at: stamp,
+              updated_at: stamp,
+            } as never)
+            .execute();
+          // A microtask, not a macrotask: SQLite's queries resolve as microtasks, so the two interleave.
+          await Promise.resolve();
+        }
+      })();
+      try {
+        for (let i = 0; i < 5 || (written < 50 && i < 500); i++) {
+          expect(await recountLists(t.database.db), `recount ${i}`).toEqual([]);
+        }
+      } finally {
+        stop = true;
+        await writer;
+      }
+      expect(written).toBeGreaterThanOrEqual(50);
+    } finally {
+      await other.close();
+      await t.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
 
 describe('migration 0029', () => {
   it('counts the rows that were there before it', async () => {
