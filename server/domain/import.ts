@@ -7,6 +7,7 @@
 // drag existing events around each time it is imported. Changing existing rows is the admin
 // API's job, not the importer's.
 import fs from 'node:fs/promises';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Scope } from '../../contract/enums.ts';
 import {
   formatFixturePath,
@@ -174,6 +175,7 @@ export async function importFixture(db: Db, input: unknown, opts: ImportOptions 
   const receiverIssues = await checkReceivers(fixture, hooks);
 
   return transaction(db, async (trx) => {
+    await holdEventWriters(trx, fixture);
     const issues = [...(await checkAgainstDatabase(trx, fixture)), ...receiverIssues];
     if (issues.length > 0) throw new FixtureError(issues);
 
@@ -194,6 +196,23 @@ export async function importFixture(db: Db, input: unknown, opts: ImportOptions 
     const sum = (f: keyof Count) => COUNT_KINDS.reduce((n, k) => n + totals[k][f], 0);
     return { communities, totals, created: sum('created'), unchanged: sum('unchanged') };
   });
+}
+
+/**
+ * Each event the import inserts updates its class's year, month, day and hour counters
+ * (migration 0029), one statement per event, so across the transaction it takes those counter
+ * rows in the fixture's order, not the key order a single statement's upsert keeps. Another
+ * transaction writing events of the same community (another import, a bulk loader) could then
+ * hold a row this one waits for while waiting for one this one holds: a deadlock. So on
+ * PostgreSQL an import with events first takes SHARE ROW EXCLUSIVE on events, before it locks any
+ * counter row: other event writers wait for it, or it for them, whole. Readers, and writes that
+ * only reference events (tickets, tiers), go on. Only imports and loaders write events, so
+ * nothing a request does waits. SQLite has one writer at a time.
+ */
+async function holdEventWriters(trx: Trx, f: Fixture): Promise<void> {
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!f.communities.some((c) => c.events.length > 0)) return;
+  await sql`lock table ${sql.table('events')} in share row exclusive mode`.execute(trx);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,7 +20,11 @@ export function visibleClasses(audience: EventAudience): EventVisibilityClass[] 
   return audience.inherited === 'PUBLIC' ? ['PUBLIC', 'INHERITED'] : ['PUBLIC'];
 }
 
-/** `~` sorts after every digit, `-` and `T`, so `prefix~` ends the range of buckets under a prefix. */
+/**
+ * `~` sorts after every digit, `-` and `T` in byte order, so `prefix~` ends the range of buckets
+ * under a prefix. The bucket column compares in byte order on both databases (`collate "C"` on
+ * PostgreSQL, migration 0029), whatever the database's collation.
+ */
 const END = '~';
 
 /** A range of buckets: `lo` (inclusive or not) up to `hi` (exclusive). */
@@ -278,7 +282,15 @@ export async function recountLists(db: Db, opts: { repair?: boolean } = {}): Pro
     if (opts.repair && drift.length > 0) await rewrite(tx as Trx, actual);
     return drift;
   };
-  return opts.repair ? db.transaction().execute(run) : run(db);
+  if (opts.repair) return db.transaction().execute(run);
+  // The actual and the stored counts are read in one snapshot: read apart, a write committed
+  // between them would show as drift that is not there. PostgreSQL: REPEATABLE READ, read only
+  // (no lock; writers go on). SQLite: one deferred transaction, whose first read fixes what it
+  // sees (WAL); it holds this process's only connection until the reads are done.
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  return postgres
+    ? db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(run)
+    : db.transaction().execute(run);
 }
 
 /** The tables whose triggers keep the counters: while none of them is written, no counter moves. */

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle, Db } from '../../server/db/index.ts';
+import { openDatabase, type DatabaseHandle, type Db } from '../../server/db/index.ts';
+import { recountLists } from '../../server/domain/list-counts.ts';
+import { newId } from '../../server/db/ids.ts';
 import { hashKey } from '../../server/domain/api-keys.ts';
 import { FixtureError, importFixture, type ImportResult } from '../../server/domain/import.ts';
 import { sanitizeArticleHtml } from '../../server/domain/article-html.ts';
@@ -576,6 +578,62 @@ describe('importFixture in process', () => {
     for (const bad of ['onclick', '<script', 'javascript:', 'onerror']) expect(row.content).not.toContain(bad);
     expect(row.content).toContain('https://img.example/a.png');
   });
+
+  // An import writes one event per statement, each taking its year/month/day/hour counter rows
+  // (migration 0029); another transaction writing events of the same community in another order
+  // would deadlock with it. Here a loader holds 2030's counters, the import's first new event
+  // takes 2031's, its second wants 2030's, and the loader then writes in 2031.
+  it.skipIf(!onPostgres)(
+    'does not deadlock with another writer of the same community’s events',
+    async () => {
+      const first = fixture('dl');
+      await importFixture(db, first);
+      const tag = first.communities[0].tag as string;
+      const community = await db
+        .selectFrom('communities')
+        .select('id')
+        .where('tag', '=', tag)
+        .executeTakeFirstOrThrow();
+      const at = (iso: string, slug: string) => ({ slug, name: slug, startDate: iso, format: 'online', tiers: [] });
+      const second = fixture('dl');
+      second.communities[0].events.push(
+        at('2031-01-01T10:00:00.000Z', 'dl-2031'),
+        at('2030-06-01T10:00:00.000Z', 'dl-2030'),
+      );
+      const other = openDatabase(server.databaseTarget);
+      const stamp = new Date().toISOString();
+      const row = (slug: string, start_date: string) =>
+        ({
+          id: newId(),
+          community_id: community.id,
+          slug,
+          name: slug,
+          start_date,
+          format: 'online',
+          visibility: null,
+          created_at: stamp,
+          updated_at: stamp,
+        }) as never;
+      try {
+        let importing!: Promise<unknown>;
+        await other.db.transaction().execute(async (trx) => {
+          await trx.insertInto('events').values(row('loader-2030', '2030-06-01T09:00:00.000Z')).execute();
+          // Settled either way, so a deadlock fails this test rather than going unhandled.
+          importing = importFixture(db, second).catch((e: unknown) => e);
+          // Long enough for the import to block on the loader (on 2030's counters, without its lock).
+          await new Promise((r) => setTimeout(r, 1_000));
+          await trx.insertInto('events').values(row('loader-2031', '2031-01-01T10:30:00.000Z')).execute();
+        });
+        const result = await importing;
+        expect(result).not.toBeInstanceOf(Error);
+        expect((result as ImportResult).communities[0].counts.events.created).toBe(2);
+        expect(await recountLists(db)).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    },
+    30_000,
+  );
 
   it('keeps existing rows when the relative dates resolve differently on a later import', async () => {
     const t0 = new Date('2025-03-01T12:00:00Z');

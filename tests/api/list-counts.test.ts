@@ -4,17 +4,20 @@
 // After every few steps the recount compares every counter with its rows, and the API's
 // X-Total-Count is compared with COUNT(*) for the event filters. The migration's backfill and the
 // recount's repair are checked too.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Migrator, PostgresAdapter, sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countEvents, recountLists } from '../../server/domain/list-counts.ts';
 import { newId } from '../../server/db/ids.ts';
 import type { Db } from '../../server/db/index.ts';
-import { migrate, migrationFiles } from '../../server/db/index.ts';
+import { migrate, migrationFiles, openDatabase } from '../../server/db/index.ts';
 
 const MIGRATIONS = path.join(import.meta.dirname, '../../server/db/migrations');
 import { makeCommunity, makeKey, makeUser } from './support/factory.ts';
-import { openTestDatabase, startTestServer, type TestServer } from './support/harness.ts';
+import { adminQuery, onPostgres, openTestDatabase, startTestServer, type TestServer } from './support/harness.ts';
 
 let s: TestServer;
 let db: Db;
@@ -442,32 +445,86 @@ describe('trigger-kept list counts', () => {
   });
 });
 
+/** Takes a migrated test database back to just before 0029, with the app's own migration files. */
+async function backTo0028(tdb: Db): Promise<void> {
+  const postgres = tdb.getExecutor().adapter instanceof PostgresAdapter;
+  const migrator = new Migrator({
+    db: tdb,
+    // The app's own migration files, loaded as the app loads them (by file name).
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(
+          await Promise.all(
+            migrationFiles().map(async (f) => [
+              f.replace(/\.ts$/, ''),
+              (await import(path.join(MIGRATIONS, f))) as Migration,
+            ]),
+          ),
+        ),
+    },
+    migrationTableSchema: postgres
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(tdb)).rows[0].s
+      : undefined,
+  });
+  const down = await migrator.migrateTo('0028_purge_indexes');
+  expect(down.error).toBeUndefined();
+}
+
+describe('the recount', () => {
+  // Another connection writes events without pause while the recount reads: read apart, the
+  // events counted before a write and its counters read after it would differ.
+  it('reads one snapshot: writes committed while it reads never show as drift', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-recount-'));
+    const t = await openTestDatabase({ sqliteFile: path.join(dir, 'db.sqlite') });
+    const other = openDatabase(t.target);
+    try {
+      const c = await makeCommunity(t.database.db, 'snapshot');
+      const stamp = new Date().toISOString();
+      let stop = false;
+      let written = 0;
+      const writer = (async () => {
+        while (!stop) {
+          await other.db
+            .insertInto('events')
+            .values({
+              id: newId(),
+              community_id: c.id,
+              slug: `w-${++written}`,
+              name: 'W',
+              start_date: new Date(Date.now() + written * HOUR).toISOString(),
+              format: 'online',
+              visibility: 'PUBLIC',
+              created_at: stamp,
+              updated_at: stamp,
+            } as never)
+            .execute();
+          // A microtask, not a macrotask: SQLite's queries resolve as microtasks, so the two interleave.
+          await Promise.resolve();
+        }
+      })();
+      try {
+        for (let i = 0; i < 5 || (written < 50 && i < 500); i++) {
+          expect(await recountLists(t.database.db), `recount ${i}`).toEqual([]);
+        }
+      } finally {
+        stop = true;
+        await writer;
+      }
+      expect(written).toBeGreaterThanOrEqual(50);
+    } finally {
+      await other.close();
+      await t.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('migration 0029', () => {
   it('counts the rows that were there before it', async () => {
     const t = await openTestDatabase();
     try {
       const tdb = t.database.db;
-      const postgres = tdb.getExecutor().adapter instanceof PostgresAdapter;
-      const migrator = new Migrator({
-        db: tdb,
-        // The app's own migration files, loaded as the app loads them (by file name).
-        provider: {
-          getMigrations: async () =>
-            Object.fromEntries(
-              await Promise.all(
-                migrationFiles().map(async (f) => [
-                  f.replace(/\.ts$/, ''),
-                  (await import(path.join(MIGRATIONS, f))) as Migration,
-                ]),
-              ),
-            ),
-        },
-        migrationTableSchema: postgres
-          ? (await sql<{ s: string }>`select current_schema() as s`.execute(tdb)).rows[0].s
-          : undefined,
-      });
-      const down = await migrator.migrateTo('0028_purge_indexes');
-      expect(down.error).toBeUndefined();
+      await backTo0028(tdb);
       const c = await makeCommunity(tdb, 'before');
       const stamp = new Date().toISOString();
       await tdb
@@ -499,4 +556,127 @@ describe('migration 0029', () => {
       await t.close();
     }
   });
+
+  // An old process may be writing while the new one migrates. Its event, inserted before the
+  // triggers exist and committed after the fill read the table, must still be counted: the
+  // migration waits for it (SHARE ROW EXCLUSIVE) before filling, not only before CREATE TRIGGER.
+  it.skipIf(!onPostgres)(
+    'counts a write that was in flight while it ran (PostgreSQL)',
+    async () => {
+      const t = await openTestDatabase();
+      const other = openDatabase(t.target);
+      try {
+        const tdb = t.database.db;
+        await backTo0028(tdb);
+        const c = await makeCommunity(tdb, 'inflight');
+        const stamp = new Date().toISOString();
+        let commit!: () => void;
+        const release = new Promise<void>((r) => (commit = r));
+        let inserted!: () => void;
+        const wrote = new Promise<void>((r) => (inserted = r));
+        const writer = other.db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('events')
+            .values({
+              id: newId(),
+              community_id: c.id,
+              slug: 'in-flight',
+              name: 'In flight',
+              start_date: '2026-05-01T10:00:00.000Z',
+              format: 'online',
+              visibility: 'PUBLIC',
+              created_at: stamp,
+              updated_at: stamp,
+            } as never)
+            .execute();
+          inserted();
+          await release;
+        });
+        await wrote;
+        const migrating = migrate(tdb);
+        // Long enough for the migration to reach (and read) the events table; it must wait there.
+        await new Promise((r) => setTimeout(r, 1_000));
+        commit();
+        await writer;
+        await migrating;
+        expect(await recountLists(tdb)).toEqual([]);
+        expect(
+          await countEvents(tdb, { communityId: c.id, inherited: 'PUBLIC', member: true }, { now: new Date() }),
+        ).toBe(1);
+      } finally {
+        await other.close();
+        await t.close();
+      }
+    },
+    60_000,
+  );
+});
+
+// The bucket ranges end in `~`, which sorts after digits only in byte order; a database made with a
+// linguistic collation (the default on many hosts: en_US) must count the same. ICU's en-US puts
+// `~` before the digits, so a bucket column in the database's collation would match no year.
+describe.skipIf(!onPostgres)('event counts on a database with a linguistic collation', () => {
+  it('X-Total-Count, upcoming and past equal COUNT(*)', async () => {
+    const name = `svc_collation_${crypto.randomBytes(6).toString('hex')}`;
+    await adminQuery(
+      `create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`,
+    );
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    let server: TestServer | undefined;
+    try {
+      server = await startTestServer({ postgresUrl: url.toString(), env: { SVC_READ_CACHE_MS: '0' } });
+      const cdb = server.database.db;
+      // The premise: this database really does not compare in byte order.
+      const order = await sql<{ byte: boolean; db: boolean }>`
+        select ('Y~' > 'Y2026') as db, ('Y~' collate "C" > 'Y2026' collate "C") as byte`.execute(cdb);
+      expect(order.rows[0]).toEqual({ db: false, byte: true });
+
+      const c = await makeCommunity(cdb, 'icu');
+      const pk = c.pk;
+      const now = Date.now();
+      const stamp = new Date(now).toISOString();
+      // Around now (this hour, today, this month, this year) and years away, every visibility.
+      const offsets = [-3 * 365 * 24, -40 * 24, -30, -2, -0.5, 0.5, 2, 30, 40 * 24, 3 * 365 * 24];
+      await cdb
+        .insertInto('events')
+        .values(
+          offsets.flatMap((h, i) =>
+            VISIBILITIES.map((visibility, j) => ({
+              id: newId(),
+              community_id: c.id,
+              slug: `icu-${i}-${j}`,
+              name: 'E',
+              start_date: new Date(now + h * HOUR).toISOString(),
+              format: 'online' as const,
+              visibility,
+              created_at: stamp,
+              updated_at: stamp,
+            })),
+          ) as never,
+        )
+        .execute();
+      const at = new Date().toISOString();
+      for (const [filter, where] of [
+        ['', sql<boolean>`1 = 1`],
+        ['&upcoming=true', sql<boolean>`start_date >= ${at}`],
+        ['&past=true', sql<boolean>`start_date < ${at}`],
+      ] as const) {
+        const r = await server.request(`/v1/communities/icu/events?limit=5${filter}`, { key: pk });
+        expect(r.status).toBe(200);
+        const row = await cdb
+          .selectFrom('events')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('community_id', '=', c.id)
+          .where((eb) => eb.or([eb('visibility', '=', 'PUBLIC'), eb('visibility', 'is', null)]))
+          .where(where)
+          .executeTakeFirstOrThrow();
+        expect(Number(row.n)).toBeGreaterThan(0);
+        expect(Number(r.headers.get('X-Total-Count')), `events${filter}`).toBe(Number(row.n));
+      }
+    } finally {
+      await server?.close();
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  }, 60_000);
 });

@@ -220,7 +220,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('event_counts')
     .addColumn('community_id', 'text', (c) => c.notNull())
     .addColumn('visibility', 'text', (c) => c.notNull())
-    .addColumn('bucket', 'text', (c) => c.notNull())
+    // Readers sum a range of buckets ending in `~` (countEvents): that needs byte order, where `~`
+    // sorts after every digit, `-` and `T`. A linguistic collation (en_US, ICU) ignores or moves
+    // punctuation, and the ranges would miss rows, so PostgreSQL compares this column in "C"
+    // whatever the database's collation. SQLite's default (BINARY) is byte order already.
+    .addColumn('bucket', postgres ? sql`text collate "C"` : 'text', (c) => c.notNull())
     .addColumn('n', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('event_counts_pk', ['community_id', 'visibility', 'bucket'])
     .execute();
@@ -246,6 +250,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   // community are inert (ids are never reused) and the recount drops them.
 
   for (const spec of SPECS) {
+    // Old processes keep writing during the migration: a row committed between the fill and the
+    // trigger's creation would be counted by neither. SHARE ROW EXCLUSIVE (held to the migration's
+    // commit) waits for the writes in flight and keeps new ones out, while readers go on. (Kysely
+    // runs SQLite migrations outside a transaction; there `svc maintenance recount --repair`
+    // mends a write that slipped in.)
+    if (postgres) await sql.raw(`lock table ${spec.source} in share row exclusive mode`).execute(db);
     await sql.raw(backfill(spec)).execute(db);
     for (const ddl of postgres ? postgresTriggers(spec) : sqliteTriggers(spec)) await sql.raw(ddl).execute(db);
   }

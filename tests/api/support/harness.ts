@@ -73,12 +73,17 @@ export interface StartOptions {
    * With REDIS_URL the two share the settings-change channel, as instances of one deployment do.
    */
   sharedWith?: TestServer;
+  /**
+   * Another PostgreSQL database than DATABASE_URL's (the test made it, e.g. with another collation),
+   * to hold this server's fresh schema. Only with DATABASE_URL set.
+   */
+  postgresUrl?: string;
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
-async function adminQuery(text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+export async function adminQuery(text: string, url = process.env.DATABASE_URL): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
     await admin.query(text);
@@ -98,13 +103,18 @@ export interface TestDatabase {
 
 /** A migrated database of its own: SQLite (`:memory:` or a file), or a fresh schema on DATABASE_URL. */
 export async function openTestDatabase(
-  opts: { sqliteFile?: string; onQuery?: (sql: string, parameters: readonly unknown[]) => void } = {},
+  opts: {
+    sqliteFile?: string;
+    postgresUrl?: string;
+    onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  } = {},
 ): Promise<TestDatabase> {
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const url = opts.postgresUrl ?? process.env.DATABASE_URL;
   let target: DatabaseTarget;
-  if (process.env.DATABASE_URL) {
-    await adminQuery(`create schema "${schema}"`);
-    target = { kind: 'postgres', url: process.env.DATABASE_URL, schema };
+  if (process.env.DATABASE_URL && url) {
+    await adminQuery(`create schema "${schema}"`, url);
+    target = { kind: 'postgres', url, schema };
   } else {
     target = { kind: 'sqlite', file: opts.sqliteFile ?? ':memory:' };
   }
@@ -116,7 +126,7 @@ export async function openTestDatabase(
     schema,
     async close() {
       await database.close();
-      if (process.env.DATABASE_URL) await adminQuery(`drop schema "${schema}" cascade`);
+      if (process.env.DATABASE_URL) await adminQuery(`drop schema "${schema}" cascade`, url);
     },
   };
 }
@@ -135,7 +145,7 @@ function joinTestDatabase(
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const testDb = opts.sharedWith
     ? joinTestDatabase(opts.sharedWith, opts.onQuery)
-    : await openTestDatabase({ sqliteFile: opts.sqliteFile, onQuery: opts.onQuery });
+    : await openTestDatabase({ sqliteFile: opts.sqliteFile, postgresUrl: opts.postgresUrl, onQuery: opts.onQuery });
   const { database, target: databaseTarget, schema } = testDb;
 
   const base = loadConfig({ PORT: '0', SVC_SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...opts.env });
