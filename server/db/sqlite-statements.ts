@@ -40,6 +40,19 @@ function rowMaker(names: string[]): RowMaker | null {
 }
 
 /**
+ * Where a statement already in raw mode gets a column `rowMaker` refuses (`__proto__`): each value
+ * assigned in turn, as better-sqlite3 does.
+ */
+function plainRow(statement: SQLite.Statement): RowMaker {
+  const names = statement.columns().map((c) => c.name);
+  return (values) => {
+    const row: Row = {};
+    names.forEach((name, i) => (row[name] = values[i]));
+    return row;
+  };
+}
+
+/**
  * `conn` with its statements kept by SQL text (the least recently prepared goes past `size`). A
  * statement still iterating (a streamed read) is never handed out twice: that query gets a fresh
  * statement of its own.
@@ -80,13 +93,20 @@ export function withStatementCache(conn: SQLite.Database, size = STATEMENT_CACHE
   }
 
   function all(sqlText: string, parameters: readonly unknown[]): unknown[] {
-    for (let entry = current(sqlText); ; entry = current(sqlText, entry)) {
-      const rows = entry.statement.all(parameters) as unknown[];
-      if (!entry.row) return rows;
-      // Unchanged since `row` was made, so the rows have the columns it names; else made again.
-      if (entry.schema !== null && version() !== entry.schema) continue;
-      return (rows as unknown[][]).map(entry.row);
+    const entry = current(sqlText);
+    const rows = entry.statement.all(parameters) as unknown[];
+    if (!entry.row) return rows;
+    // Changed since `row` was made: SQLite prepared the statement again for the new schema before
+    // running it, so the rows read have the columns the statement now describes. The statement is
+    // never run again: it may be a write (`delete ... returning *`).
+    // The rows are mapped by the columns it ran with; the next run gets a statement made afresh
+    // (version first, as `make` does), since the schema may have changed again since this run.
+    if (entry.schema !== null && version() !== entry.schema) {
+      const asRun = rowMaker(entry.statement.columns().map((c) => c.name)) ?? plainRow(entry.statement);
+      current(sqlText, entry);
+      return (rows as unknown[][]).map(asRun);
     }
+    return (rows as unknown[][]).map(entry.row);
   }
 
   function* iterate(sqlText: string, parameters: readonly unknown[]): IterableIterator<unknown> {

@@ -33,7 +33,10 @@ export interface PurgeReport {
   /** Rows deleted per table. */
   deleted: Record<PurgedTable, number>;
   batches: number;
-  /** The longest lock a batch held (BatchTiming.heldMs), in milliseconds. */
+  /**
+   * The longest a batch held the database (BatchTiming.heldMs), or (SQLite) the final checkpoint
+   * held this process's connection, in milliseconds.
+   */
   slowestBatchMs: number;
   /** False when it was stopped before it had gone through every table. */
   complete: boolean;
@@ -48,7 +51,10 @@ export interface PurgeOptions {
   stopped?: () => boolean;
   /** Told after every batch: which job, how long it held its lock and on what, what it deleted. */
   onBatch?: (job: string, timing: BatchTiming, deleted: Deleted) => void;
-  /** SQLite: told how long each checkpoint between two batches took (ms; no write lock held). */
+  /**
+   * SQLite: told how long each checkpoint took (ms; no write lock held, but this process's only
+   * connection, so its other queries waited).
+   */
   onCheckpoint?: (ms: number) => void;
   /**
    * Adapt the batch size to the time batches take (default true): see BATCH_TARGET_MS. False:
@@ -80,12 +86,18 @@ const count = (r: { numDeletedRows: bigint }[]) => r.reduce((n, x) => n + Number
 
 /** What one batch transaction took, in milliseconds (see `batchTransaction`). */
 export interface BatchTiming {
-  /** The lock held: from the moment the transaction holds it to the end of its COMMIT. */
+  /**
+   * What the batch held: the lock, from the moment the transaction holds it to the end of its
+   * COMMIT; on SQLite, plus the checkpoint run right after it (checkpointMs), which holds the
+   * process's one connection (server/db/index.ts), so its requests wait for it as for the lock.
+   */
   heldMs: number;
   /** Of that, picking the rows and deleting them. */
   workMs: number;
   /** Of that, the COMMIT (on SQLite with automatic checkpoints on, a checkpoint may run in it). */
   commitMs: number;
+  /** Of that, the SQLite checkpoint after the COMMIT (0 where none ran after this batch). */
+  checkpointMs: number;
   /**
    * This process's CPU time meanwhile. A batch that held its lock far longer than this waited:
    * for a core on a busy machine, for the disk, or (PostgreSQL) for the server.
@@ -131,6 +143,7 @@ async function batchTransaction<T>(
         heldMs: done - held,
         workMs: worked - held,
         commitMs: done - worked,
+        checkpointMs: 0,
         cpuMs: (used.user + used.system) / 1000,
       },
     };
@@ -141,9 +154,15 @@ async function batchTransaction<T>(
  * SQLite writes every commit to the WAL and, by default, the commit that takes the WAL past 1,000
  * pages copies it back into the database file and syncs it (an automatic checkpoint) while the
  * write lock is still held: measured, that is what made a 1 ms batch take 40 to 400 ms. For the
- * run the purge turns that off on its connection and checkpoints itself between batches, after
- * COMMIT: a PASSIVE checkpoint takes no write lock, so other connections write meanwhile (this
- * process waits for it, as it would for the automatic one). The setting is put back at the end.
+ * run the purge turns that off and checkpoints itself between batches, after COMMIT: a PASSIVE
+ * checkpoint takes no write lock, so other processes write meanwhile. A process has one SQLite
+ * connection, shared by the purge and the requests: the setting holds for the requests' writes too
+ * during the run (the purge's checkpoints keep the WAL short for them), and a checkpoint holds that
+ * connection, so it is counted in the batch's held time. The setting is put back at the end.
+ *
+ * Not a connection of the purge's own: better-sqlite3 is synchronous, so a request writing on the
+ * other connection of the same process while a batch held the write lock (across an await) would
+ * wait out busy_timeout with the event loop blocked, and the batch could not finish meanwhile.
  *
  * Not after every batch: the first commit after a complete checkpoint starts the WAL over and
  * syncs its header, inside that commit's lock (measured: every commit 3 ms slower, up to 45 ms
@@ -380,11 +399,15 @@ export async function purgeExpired(
         const { result, timing } = await batchTransaction(db, dialect, (q) => job.batch(q, limit));
         const { picked, deleted } = result;
         if (picked === 0) break;
-        opts.onBatch?.(job.name, timing, deleted);
         report.batches += 1;
+        if (checkpoints && report.batches % CHECKPOINT_EVERY === 0) {
+          timing.checkpointMs = await checkpoints.between();
+          timing.heldMs += timing.checkpointMs;
+          opts.onCheckpoint?.(timing.checkpointMs);
+        }
+        opts.onBatch?.(job.name, timing, deleted);
         report.slowestBatchMs = Math.max(report.slowestBatchMs, timing.heldMs);
         for (const [table, n] of Object.entries(deleted)) report.deleted[table as PurgedTable] += n;
-        if (checkpoints && report.batches % CHECKPOINT_EVERY === 0) opts.onCheckpoint?.(await checkpoints.between());
         if (picked < limit) break;
         if (adaptive && timing.heldMs > BATCH_TARGET_MS) size = Math.max(1, Math.floor(size / 2));
         else if (adaptive && timing.heldMs < BATCH_TARGET_MS / 2) size = Math.min(config.batchSize, size * 2);
@@ -394,7 +417,11 @@ export async function purgeExpired(
     }
   } finally {
     // What the last batches wrote, so the next commit of a request does not do it in its lock.
-    if (checkpoints) opts.onCheckpoint?.(await checkpoints.between());
+    if (checkpoints) {
+      const ms = await checkpoints.between();
+      report.slowestBatchMs = Math.max(report.slowestBatchMs, ms);
+      opts.onCheckpoint?.(ms);
+    }
     await checkpoints?.restore();
   }
   report.complete = true;

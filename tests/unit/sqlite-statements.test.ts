@@ -96,6 +96,35 @@ describe('sqlite statements', () => {
     expect(cached.prepare('select * from t where id = ?').all([2])).toEqual([{ name: 'b', id: 2 }]);
   });
 
+  it('runs a `returning *` write once when another connection changed the schema, with the new columns', () => {
+    const cached = withStatementCache(conn);
+    const insert = 'insert into t (id, name) values (?, ?) returning *';
+    const remove = 'delete from t where id = ? returning *';
+    // Both kept, made for the schema as it is now.
+    cached.prepare(insert).all([10, 'x']);
+    cached.prepare(remove).all([10]);
+    const other = new SQLite(path.join(dir, 'db.sqlite'));
+    other.exec(`alter table t add column extra text default 'e'`);
+    other.close();
+    expect(cached.prepare(insert).all([11, 'y'])).toEqual([
+      { id: 11, name: 'y', score: null, data: null, flag: null, extra: 'e' },
+    ]);
+    // Run again, the insert would have failed on the primary key (or, without one, added a second row).
+    expect(conn.prepare('select count(*) as n from t where id = 11').get()).toEqual({ n: 1 });
+    const again = new SQLite(path.join(dir, 'db.sqlite'));
+    again.exec(`alter table t add column more integer default 7`);
+    again.close();
+    // Run twice, the delete would have found nothing the second time and returned no rows.
+    expect(cached.prepare(remove).all([11])).toEqual([
+      { id: 11, name: 'y', score: null, data: null, flag: null, extra: 'e', more: 7 },
+    ]);
+    expect(conn.prepare('select count(*) as n from t where id = 11').get()).toEqual({ n: 0 });
+    // And the next run of each is made for the schema as it now is.
+    expect(cached.prepare(insert).all([12, 'z'])).toEqual([
+      { id: 12, name: 'z', score: null, data: null, flag: null, extra: 'e', more: 7 },
+    ]);
+  });
+
   it('gives a statement that is still iterating to nobody else', () => {
     const cached = withStatementCache(conn);
     const sql = 'select id from t order by id';
