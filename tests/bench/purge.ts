@@ -22,6 +22,7 @@ import { migrate, openDatabase, type DatabaseHandle, type Db } from '../../serve
 import { parsePurgeConfig, type PurgeConfig } from '../../server/maintenance/config.ts';
 import { purgeExpired, type BatchTiming } from '../../server/maintenance/purge.ts';
 import { report, type BenchRow } from './report.ts';
+import { makeCommunity, makeUser } from '../api/support/factory.ts';
 
 const ROWS = Number(process.env.BENCH_PURGE_ROWS ?? 20_000);
 const TRACE = process.env.BENCH_PURGE_TRACE === '1';
@@ -54,42 +55,10 @@ async function insertChunks(db: Db, table: string, rows: Record<string, unknown>
 
 /** `ROWS` expired and `ROWS` live rows in each purged table; returns the live ids to check. */
 async function fill(db: Db): Promise<void> {
-  const communityId = uuid();
-  const userId = uuid();
-  await db
-    .insertInto('users')
-    .values({
-      id: userId,
-      email: 'bench@example.com',
-      name: 'B',
-      usertag: 'bench',
-      profile_image: null,
-      bio: null,
-      phone: null,
-      password_hash: null,
-      created_at: iso(now),
-    })
-    .execute();
-  await db
-    .insertInto('communities')
-    .values({
-      id: communityId,
-      tag: 'bench',
-      name: 'Bench',
-      visibility: 'PUBLIC',
-      accessibility: 'OPEN',
-      page_settings: '[]',
-      storefront_config: '{}',
-      theme_config: '{}',
-      features: '[]',
-      landing_url: null,
-      embed_origins: '[]',
-      rules_version: 0,
-      founder_user_id: null,
-      created_at: iso(now),
-      updated_at: iso(now),
-    })
-    .execute();
+  // The factory's rows, as the purge test makes them: the bench needs a community and a user only
+  // for the foreign keys of the rows it fills.
+  const { id: communityId } = await makeCommunity(db, 'bench');
+  const { id: userId } = await makeUser(db, 'bench');
   const endpointId = uuid();
   await db
     .insertInto('webhook_endpoints')

@@ -28,11 +28,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { openDatabase, transaction, type Db } from '../../server/db/index.ts';
-import { emit } from '../../server/webhooks/emit.ts';
+import { openDatabase, type Db } from '../../server/db/index.ts';
 import { createEndpoint } from '../../server/webhooks/endpoints.ts';
 import { loadSecretBox } from '../../server/webhooks/secret-box.ts';
 import { makeCommunity, makeEvent, makeKey } from '../api/support/factory.ts';
+import { emitMany } from './emit-events.ts';
 import { start } from './load.ts';
 import { report, type BenchRow } from './report.ts';
 
@@ -343,22 +343,7 @@ async function rateLimit(db: Db, redisKeys: string[]): Promise<void> {
 async function backlog(db: Db, community: { id: string; tag: string }): Promise<void> {
   // Written as requests write them (one transaction each), but from this process: neither server is
   // woken, both workers find them by polling and race for the same rows.
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < BACKLOG_EVENTS) {
-        next += 1;
-        await transaction(db, (trx) =>
-          emit(trx, community, 'member.approved', {
-            memberId: crypto.randomUUID(),
-            userId: crypto.randomUUID(),
-            approvedAt: new Date().toISOString(),
-            approvedBy: null,
-          }),
-        );
-      }
-    }),
-  );
+  await emitMany(db, community, BACKLOG_EVENTS, 8);
 }
 
 async function waitFor(what: string, done: () => Promise<boolean>): Promise<void> {

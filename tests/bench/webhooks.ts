@@ -29,9 +29,9 @@ import {
   type Db,
 } from '../../server/db/index.ts';
 import { newId, nowIso } from '../../server/db/ids.ts';
+import { emitMany } from './emit-events.ts';
 import { judge, report, type BenchRow } from './report.ts';
 import { createLogger } from '../../server/http/logger.ts';
-import { emit } from '../../server/webhooks/emit.ts';
 import { createEndpoint } from '../../server/webhooks/endpoints.ts';
 import { SecretBox } from '../../server/webhooks/secret-box.ts';
 import { DeliveryWorker } from '../../server/webhooks/worker.ts';
@@ -168,33 +168,6 @@ async function setUp(db: Db, receiverUrl: string) {
     { communityId: id, url: receiverUrl, events: ['*'] },
   );
   return { community: { id, tag }, secrets };
-}
-
-/** Emits `count` events with `emitters` concurrent callers, one transaction each; returns events/s. */
-async function emitMany(
-  db: Db,
-  community: { id: string; tag: string },
-  count: number,
-  emitters: number,
-): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: emitters }, async () => {
-      while (next < count) {
-        next += 1;
-        await transaction(db, (trx) =>
-          emit(trx, community, 'member.approved', {
-            memberId: crypto.randomUUID(),
-            userId: crypto.randomUUID(),
-            approvedAt: new Date().toISOString(),
-            approvedBy: null,
-          }),
-        );
-      }
-    }),
-  );
-  return count / ((performance.now() - started) / 1000);
 }
 
 async function countWhere(db: Db, table: 'webhook_deliveries' | 'webhook_attempts', status?: string): Promise<number> {
