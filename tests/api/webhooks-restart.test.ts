@@ -225,6 +225,12 @@ describe('webhook worker: two workers on one database', () => {
       const rows = await db().selectFrom('webhook_attempts').select('id').where('delivery_id', 'in', ids).execute();
       return rows.length === 40;
     }, 'all 40 attempts to be logged');
+    // The worker disables the endpoint after the attempt's commit, in a transaction of its own
+    // (server/webhooks/worker.ts), so the last attempt can be logged a moment before it.
+    await waitFor(async () => {
+      const row = await db().selectFrom('webhook_endpoints').select(['status']).executeTakeFirstOrThrow();
+      return row.status === 'DISABLED';
+    }, 'the endpoint to be disabled');
     const deliveries = await db().selectFrom('webhook_deliveries').select(['status']).where('id', 'in', ids).execute();
     // Each ends failed by its own 410, or cancelled by the other worker's 410 first: never pending.
     expect(deliveries.every((d) => d.status === 'PERMANENTLY_FAILED' || d.status === 'CANCELLED')).toBe(true);
