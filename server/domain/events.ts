@@ -1,12 +1,20 @@
 // Events and their tiers as the public API shows them: public events only, tiers in display
 // order, and keyset pagination over (start_date, id).
 import type { DonationConfig, Event, FormField, Tier } from '../../contract/resources.ts';
-import type { Db } from '../db/index.ts';
-import type { SelectQueryBuilder } from 'kysely';
+import type { Db, Trx } from '../db/index.ts';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventRow } from '../db/schema.ts';
 import { parseJson, toBool } from '../db/ids.ts';
 import { Refusal } from './refusal.ts';
-import { countEvents } from './list-counts.ts';
+import {
+  countEvents,
+  countSide,
+  eventCount,
+  eventCountValues,
+  visibleClasses,
+  type EventCountSide,
+} from './list-counts.ts';
+import { bool, json, jsonText, value } from '../db/json-text.ts';
 import { reusableQuery } from '../db/reusable-query.ts';
 
 export interface ListEventsQuery {
@@ -187,50 +195,170 @@ function toEvent(row: EventRow, tiers: Tier[], detail: boolean): Event {
   return event;
 }
 
-/**
- * A page of events, read from one range of events_listing in its order (the visibility filter is
- * checked on the index entries), with the exact total from the counters.
- */
-export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQuery): Promise<EventPage> {
-  const now = (q.now ?? new Date()).toISOString();
-  const order: 'asc' | 'desc' = q.past ? 'desc' : 'asc';
-  const scope = cursorScope(q);
-  let base = visibleTo(db.selectFrom('events'), audience);
-  if (q.featured) base = base.where('featured', '=', 1);
-  if (q.upcoming) base = base.where('start_date', '>=', now);
-  if (q.past) base = base.where('start_date', '<', now);
+/** A page as the API sends it: `json` is the items, already encoded (server/db/json-text.ts). */
+export interface EncodedEventPage extends Omit<EventPage, 'items'> {
+  json: string;
+}
 
-  // The total never counts the list's rows: the counters hold every visibility class by day
-  // (list-counts.ts). `featured` is at most one row (events_one_featured), so it is counted here.
-  const total = q.featured
-    ? Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
-    : await countEvents(db, audience, { upcoming: q.upcoming, past: q.past, now: new Date(now) });
-  let page = base
-    .selectAll()
-    .orderBy('start_date', order)
-    .orderBy('id', order)
-    .limit(q.limit + 1);
-  if (q.cursor) {
-    const c = decodeCursor(q.cursor, scope);
-    page = page.where((eb) => eb(eb.refTuple('start_date', 'id'), order === 'asc' ? '>' : '<', eb.tuple(c.d, c.i)));
-  } else if (q.offset) {
-    page = page.offset(q.offset);
-  }
-  const rows = await page.execute();
+/** The JSON of one event as the list shows it (toEvent without the detail's donationConfig), written by the database. */
+function eventJson(db: Db | Trx): RawBuilder<string> {
+  const j = jsonText(db);
+  const tier = j.object({
+    id: value(sql.ref('t.id')),
+    name: value(sql.ref('t.name')),
+    priceCents: value(sql.ref('t.price_cents')),
+    currency: value(sql.ref('t.currency')),
+    capacity: value(sql.ref('t.capacity')),
+    sold: value(sql.ref('t.sold')),
+    isActive: bool(sql`t.is_active = 1`),
+    hasForm: bool(sql`exists (select 1 from tier_forms f where f.tier_id = t.id)`),
+  });
+  const tiers = sql`coalesce((select ${j.array(tier, [sql.ref('t.sort_order'), sql.ref('t.id')])} from tiers t where t.event_id = events.id and t.is_active = 1), '[]')`;
+  const event = j.object({
+    id: value(sql.ref('events.id')),
+    slug: value(sql.ref('events.slug')),
+    name: value(sql.ref('events.name')),
+    description: value(sql.ref('events.description')),
+    startDate: value(sql.ref('events.start_date')),
+    endDate: value(sql.ref('events.end_date')),
+    // Written by the app with JSON.stringify (domain/import.ts).
+    location: json(sql.ref('events.location')),
+    bannerUrl: value(sql.ref('events.banner_url')),
+    format: value(sql.ref('events.format')),
+    tiers: json(tiers),
+    featured: bool(sql`events.featured = 1`),
+  });
+  return j.text(event);
+}
+
+/** Which of the page's statements a list request runs: one per audience, filter and way of paging. */
+type PageShape = {
+  audience: EventAudience['inherited'] | 'member';
+  side: EventCountSide;
+  featured: boolean;
+  paging: 'first' | 'offset' | 'cursor';
+};
+
+type PageRow = { start_date: string; id: string; j: string; total: number | string };
+type PageStatement = (
+  db: Db,
+  communityId: string,
+  limit: number,
+  now: string[],
+  counted: string[],
+  position: (string | number)[],
+) => Promise<PageRow[]>;
+
+const pageStatements = new Map<string, PageStatement>();
+
+/**
+ * The statement of one shape, compiled once (server/db/reusable-query.ts): the page's rows from one
+ * range of events_listing in its order, each with its JSON, and beside them the exact total (one
+ * value per statement, from the counters). Every argument is a list of as many values as the shape
+ * reads: `now` for a date filter, `counted` eventCountValues(side, now) unless the list is
+ * `featured`, `position` the cursor's (start date, id), the offset, or nothing.
+ */
+function pageStatement(shape: PageShape): PageStatement {
+  const name = `${shape.audience} ${shape.side} ${shape.featured} ${shape.paging}`;
+  let statement = pageStatements.get(name);
+  if (statement) return statement;
+  const order: 'asc' | 'desc' = shape.side === 'before' ? 'desc' : 'asc';
+  statement = reusableQuery(
+    (db, communityId: string, limit: number, [now]: string[], counted: string[], position: (string | number)[]) => {
+      const audience: EventAudience =
+        shape.audience === 'member'
+          ? { communityId, inherited: 'PUBLIC', member: true }
+          : { communityId, inherited: shape.audience };
+      const filtered = () => {
+        let q = visibleTo(db.selectFrom('events'), audience);
+        if (shape.featured) q = q.where('events.featured', '=', 1);
+        if (shape.side === 'after') q = q.where('events.start_date', '>=', now);
+        if (shape.side === 'before') q = q.where('events.start_date', '<', now);
+        return q;
+      };
+      // `featured` is at most one row (events_one_featured), so it is counted here; every other
+      // total comes from the counters (list-counts.ts), never from the list's rows.
+      const total = shape.featured
+        ? sql<number>`${filtered().select((eb) => eb.fn.countAll<number>().as('n'))}`
+        : eventCount(db, communityId, visibleClasses(audience), shape.side, counted);
+      let page = filtered()
+        .select(['events.start_date', 'events.id', eventJson(db).as('j'), total.as('total')])
+        .orderBy('events.start_date', order)
+        .orderBy('events.id', order)
+        .limit(limit);
+      if (shape.paging === 'cursor') {
+        const [d, i] = position as string[];
+        page = page.where((eb) =>
+          eb(eb.refTuple('events.start_date', 'events.id'), order === 'asc' ? '>' : '<', eb.tuple(d, i)),
+        );
+      } else if (shape.paging === 'offset') {
+        page = page.offset(position[0] as number);
+      }
+      return page;
+    },
+  );
+  pageStatements.set(name, statement);
+  return statement;
+}
+
+/**
+ * A page of events as the API sends it, in one statement: the rows from one range of
+ * events_listing in its order (the visibility filter is checked on the index entries), each
+ * row's JSON written by the database, and the exact total from the counters. A page with no row
+ * to carry the total counts apart (totalWithoutRows).
+ */
+export async function listEventsEncoded(
+  db: Db,
+  audience: EventAudience,
+  q: ListEventsQuery,
+): Promise<EncodedEventPage> {
+  const now = q.now ?? new Date();
+  const side = countSide(q);
+  const scope = cursorScope(q);
+  const c = q.cursor ? decodeCursor(q.cursor, scope) : null;
+  const shape: PageShape = {
+    audience: audience.member === true ? 'member' : audience.inherited,
+    side,
+    featured: q.featured === true,
+    paging: c ? 'cursor' : q.offset ? 'offset' : 'first',
+  };
+  const rows = await pageStatement(shape)(
+    db,
+    audience.communityId,
+    q.limit + 1,
+    side === 'all' ? [] : [now.toISOString()],
+    shape.featured ? [] : eventCountValues(side, now),
+    c ? [c.d, c.i] : q.offset ? [q.offset] : [],
+  );
   const hasMore = rows.length > q.limit;
   const pageRows = rows.slice(0, q.limit);
-  const tiers = await tiersOf(
-    db,
-    pageRows.map((r) => r.id),
-    true,
-  );
   const last = pageRows[pageRows.length - 1];
   return {
-    items: pageRows.map((r) => toEvent(r, tiers.get(r.id) ?? [], false)),
-    total,
+    json: `[${pageRows.map((r) => r.j).join(',')}]`,
+    total: rows.length > 0 ? Number(rows[0].total) : await totalWithoutRows(db, audience, q, shape, now),
     hasMore,
     nextCursor: hasMore && last ? encodeCursor({ d: last.start_date, i: last.id, q: scope }) : null,
   };
+}
+
+/** The total of a page that has no row to carry it: past the last event, or nothing matches. */
+async function totalWithoutRows(
+  db: Db,
+  audience: EventAudience,
+  q: ListEventsQuery,
+  shape: PageShape,
+  now: Date,
+): Promise<number> {
+  if (!shape.featured) return countEvents(db, audience, { upcoming: q.upcoming, past: q.past, now });
+  // A first page with no row: no featured event matches. Past it, the first page counts them.
+  if (shape.paging === 'first') return 0;
+  return (await listEventsEncoded(db, audience, { ...q, now, offset: undefined, cursor: undefined, limit: 1 })).total;
+}
+
+/** A page of events as objects (the hosted site's pages): listEventsEncoded, decoded. */
+export async function listEvents(db: Db, audience: EventAudience, q: ListEventsQuery): Promise<EventPage> {
+  const { json: items, ...page } = await listEventsEncoded(db, audience, q);
+  return { ...page, items: JSON.parse(items) as Event[] };
 }
 
 async function findPublicEvent(db: Db, audience: EventAudience, slug: string): Promise<EventRow | undefined> {

@@ -2,7 +2,9 @@
 // and recounting them from the rows. A list's `X-Total-Count` is read here in a bounded number of
 // counter rows, never by counting the list's rows: at a million events the count costs what it
 // costs at ten.
-import { PostgresAdapter, sql } from 'kysely';
+import { PostgresAdapter, sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { reusableQuery } from '../db/reusable-query.ts';
+import type { Database } from '../db/schema.ts';
 import type { Db, Trx } from '../db/index.ts';
 import type { EventVisibilityClass, ListCountsTable } from '../db/schema-counts.ts';
 import type { EventAudience } from './events.ts';
@@ -67,6 +69,80 @@ export interface EventCountFilter {
   now: Date;
 }
 
+/** Which side of now a count of events is on: `upcoming`, `past`, or neither. */
+export type EventCountSide = 'before' | 'after' | 'all';
+
+export const countSide = (f: { upcoming?: boolean; past?: boolean }): EventCountSide =>
+  f.upcoming ? 'after' : f.past ? 'before' : 'all';
+
+/**
+ * The values one count of events reads at `now`: its statement is compiled once per side and set
+ * of visibility classes (eventCount), and these are its parameters. First the current hour's
+ * range of start dates on the filter's side of now (none without a date filter), then each bucket
+ * range's lower and upper bound in turn.
+ */
+export function eventCountValues(side: EventCountSide, now: Date): string[] {
+  const at = now.toISOString();
+  const hour = at.slice(0, 13);
+  const nextHour = new Date(Date.parse(`${hour}:00:00.000Z`) + 3_600_000).toISOString().slice(0, 13);
+  const thisHour = side === 'after' ? [at, nextHour] : side === 'before' ? [hour, at] : [];
+  return [...thisHour, ...bucketRanges(hour, side).flatMap((r) => [r.lo, r.hi])];
+}
+
+/**
+ * The count as one expression, to be read alone (countEvents) or beside the page it counts
+ * (events.ts): the sum of the bucket ranges' counters, plus the current hour's events on the
+ * filter's side of now from one range of events_listing. `values` are eventCountValues(side, now)
+ * (placeholders while a reusable query is built); a side's ranges are all inclusive or all not.
+ */
+export function eventCount(
+  db: Db | Trx,
+  communityId: string,
+  classes: EventVisibilityClass[],
+  side: EventCountSide,
+  values: readonly string[],
+): RawBuilder<number> {
+  const [from, until] = side === 'all' ? [] : values;
+  const bounds = side === 'all' ? values : values.slice(2);
+  const inclusive = side !== 'after';
+  const terms: SelectQueryBuilder<Database, keyof Database, { n: number }>[] = [];
+  for (let i = 0; i < bounds.length; i += 2) {
+    terms.push(
+      db
+        .selectFrom('event_counts')
+        .select((s) => s.fn.coalesce(s.fn.sum<number>('n'), s.lit(0)).as('n'))
+        .where('community_id', '=', communityId)
+        .where(
+          'visibility',
+          'in',
+          // Constants of the statement (one per set of classes): a list of parameters would keep
+          // it from being a named statement on PostgreSQL (server/db/pg-statements.ts).
+          classes.map((c) => sql.lit(c)),
+        )
+        .where('bucket', inclusive ? '>=' : '>', bounds[i])
+        .where('bucket', '<', bounds[i + 1]),
+    );
+  }
+  // The current hour's events on the filter's side of now (none to add without a date filter).
+  if (side !== 'all') {
+    terms.push(
+      db
+        .selectFrom('events')
+        .select((s) => s.fn.countAll<number>().as('n'))
+        .where('community_id', '=', communityId)
+        .where('start_date', '>=', from)
+        .where('start_date', '<', until)
+        .where((w) =>
+          w.or(classes.map((c) => (c === 'INHERITED' ? w('visibility', 'is', null) : w('visibility', '=', c)))),
+        ),
+    );
+  }
+  return sql<number>`${sql.join(terms, sql` + `)}`;
+}
+
+/** countEvents' statements, by side and visibility classes: compiled once each (server/db/reusable-query.ts). */
+const countStatements = new Map<string, (db: Db, communityId: string, values: string[]) => Promise<{ n: number }[]>>();
+
 /**
  * The exact number of events a reader sees, with the date filter: whole hours, days, months and
  * years from the counters, and the events of the current hour on the filter's side of `now` from
@@ -75,38 +151,17 @@ export interface EventCountFilter {
  */
 export async function countEvents(db: Db, audience: EventAudience, f: EventCountFilter): Promise<number> {
   const classes = visibleClasses(audience);
-  const now = f.now.toISOString();
-  const hour = now.slice(0, 13);
-  const side = f.upcoming ? 'after' : f.past ? 'before' : 'all';
-  const nextHour = new Date(Date.parse(`${hour}:00:00.000Z`) + 3_600_000).toISOString().slice(0, 13);
-  const row = await db
-    .selectNoFrom((eb) => [
-      ...bucketRanges(hour, side).map((r, i) =>
-        eb
-          .selectFrom('event_counts')
-          .select((s) => s.fn.coalesce(s.fn.sum<number>('n'), s.lit(0)).as('n'))
-          .where('community_id', '=', audience.communityId)
-          .where('visibility', 'in', classes)
-          .where('bucket', r.inclusive ? '>=' : '>', r.lo)
-          .where('bucket', '<', r.hi)
-          .as(`r${i}`),
-      ),
-      // The current hour's events on the filter's side of now (none to add without a date filter).
-      side === 'all'
-        ? eb.lit(0).as('hour')
-        : eb
-            .selectFrom('events')
-            .select((s) => s.fn.countAll<number>().as('n'))
-            .where('community_id', '=', audience.communityId)
-            .where('start_date', '>=', side === 'after' ? now : hour)
-            .where('start_date', '<', side === 'after' ? nextHour : now)
-            .where((w) =>
-              w.or(classes.map((c) => (c === 'INHERITED' ? w('visibility', 'is', null) : w('visibility', '=', c)))),
-            )
-            .as('hour'),
-    ])
-    .executeTakeFirstOrThrow();
-  return Object.values(row).reduce<number>((sum, n) => sum + Number(n ?? 0), 0);
+  const side = countSide(f);
+  const name = `${side} ${classes.join()}`;
+  let statement = countStatements.get(name);
+  if (!statement) {
+    statement = reusableQuery((qdb, communityId: string, values: string[]) =>
+      qdb.selectNoFrom(eventCount(qdb, communityId, classes, side, values).as('n')),
+    );
+    countStatements.set(name, statement);
+  }
+  const [row] = await statement(db, audience.communityId, eventCountValues(side, f.now));
+  return Number(row?.n ?? 0);
 }
 
 type SimpleList = ListCountsTable['list'];

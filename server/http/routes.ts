@@ -139,6 +139,11 @@ export interface HandlerResult {
    * held whole; `body` is then unused.
    */
   stream?: AsyncIterable<string>;
+  /**
+   * A read's body already encoded, sent as it is (`body` is then unused): the events list, whose
+   * rows the database writes as JSON (server/db/json-text.ts), so they are never objects here.
+   */
+  json?: string;
 }
 
 export type Handler<D extends RouteDef> = (ctx: HandlerContext<D>) => Promise<HandlerResult>;
@@ -413,13 +418,15 @@ export function mountRoute<D extends RouteDef>(
         throw new Error(`${def.operationId}: only a GET declaring a contentType answers with a stream`);
       return sendStream(res, status, `${def.response.contentType}; charset=utf-8`, result.headers, result.stream);
     }
+    if (result.json !== undefined && def.method !== 'get')
+      throw new Error(`${def.operationId}: only a GET answers with a body it encoded itself`);
     if (deps.validateResponses && status === def.response.status) {
-      const check = def.response.schema.safeParse(result.body);
+      const check = def.response.schema.safeParse(result.json !== undefined ? JSON.parse(result.json) : result.body);
       if (!check.success) {
         throw new Error(`${def.operationId} answered outside its contract: ${check.error.message}`);
       }
     }
-    const json = JSON.stringify(status >= 400 ? withRequestId(result.body, req.id) : result.body);
+    const json = result.json ?? JSON.stringify(status >= 400 ? withRequestId(result.body, req.id) : result.body);
     // Paging headers are computed once and cached with the body (the cache key is the URL).
     const headers = result.page
       ? { ...result.headers, ...paginationHeaders(req, deps.publicUrl, result.page) }

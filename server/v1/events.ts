@@ -31,9 +31,10 @@ async function listEvents(ctx: HandlerContext<typeof routes.listEvents>, { db }:
   if (query.upcoming && query.past) {
     throw new ApiError('INVALID_INPUT', messages.upcomingAndPast, { field: 'past' });
   }
-  const page = await events.listEvents(db, await audienceOf(db, ctx), query);
+  const page = await events.listEventsEncoded(db, await audienceOf(db, ctx), query);
   return {
-    body: page.items,
+    body: undefined,
+    json: page.json,
     page: {
       total: page.total,
       limit: query.limit,

@@ -89,6 +89,50 @@ describe('events: happy path', () => {
     expect(one.body.donationConfig).toBeNull();
   });
 
+  it('writes every list item as the single event reads it, without donationConfig', async () => {
+    // The list's JSON is written by the database (server/db/json-text.ts); the single event by
+    // toEvent(): the two must agree field by field, tiers (active only, forms flagged) included.
+    const list = await s.request('/v1/communities/hikers/events?limit=100', { key: pk });
+    expect(list.body).toHaveLength(12);
+    for (const item of list.body) {
+      const { donationConfig: _, ...one } = (await s.request(`/v1/communities/hikers/events/${item.slug}`, { key: pk }))
+        .body;
+      expect(item).toStrictEqual(one);
+    }
+    const walk0 = list.body.find((e: any) => e.slug === 'walk-5');
+    expect(walk0.tiers.map((t: any) => t.name)).toEqual(['Free', 'Supporter']);
+    expect(walk0.location).toEqual({ name: 'Hall', city: 'Lisbon' });
+    expect(list.body.find((e: any) => e.slug === 'walk-6').tiers[0].hasForm).toBe(true);
+  });
+
+  it('keeps quotes, backslashes, control characters and non-ASCII text exactly in list items', async () => {
+    const db = s.database.db;
+    const c = await makeCommunity(db, 'escapes');
+    const name = 'He said "hi" \\ C:\\path\nnew line\ttab \u0001 café 🎉 \u2028 </script>';
+    const e = await makeEvent(db, c.id, { name, tiers: [{ name: 'Pay "what" you\\want ✓', priceCents: 0 }] });
+    await db.updateTable('events').set({ description: '{"not": "json"}' }).where('id', '=', e.id).execute();
+    const r = await s.request('/v1/communities/escapes/events', { key: c.pk });
+    expect(r.body).toHaveLength(1);
+    expect(r.body[0].name).toBe(name);
+    expect(r.body[0].description).toBe('{"not": "json"}');
+    expect(r.body[0].tiers[0].name).toBe('Pay "what" you\\want ✓');
+  });
+
+  it('counts the total on a page past the last event, which has no row to carry it', async () => {
+    for (const qs of ['', 'upcoming=true&', 'past=true&', 'featured=true&']) {
+      const whole = await s.request(`/v1/communities/hikers/events?${qs}limit=100`, { key: pk });
+      const beyond = await s.request(`/v1/communities/hikers/events?${qs}offset=50`, { key: pk });
+      expect(beyond.status).toBe(200);
+      expect(beyond.body).toEqual([]);
+      expect(beyond.headers.get('x-total-count')).toBe(String(whole.body.length));
+    }
+    // And where nothing matches at all (a community without events: no featured one either).
+    for (const qs of ['', 'featured=true', 'featured=true&offset=5', 'upcoming=true&offset=5']) {
+      const none = await s.request(`/v1/communities/other/events?${qs}`, { key: otherPk });
+      expect([none.status, none.body, none.headers.get('x-total-count')]).toEqual([200, [], '0']);
+    }
+  });
+
   it('filters upcoming (startDate >= now), past (newest first) and featured', async () => {
     const up = await s.request('/v1/communities/hikers/events?upcoming=true', { key: pk });
     expect(up.body).toHaveLength(7);
