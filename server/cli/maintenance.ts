@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { driftKeyParts, recountLists } from '../domain/list-counts.ts';
 import { purgeExpired, PURGED_TABLES } from '../maintenance/purge.ts';
-import { CliError, out, printJson, table, withDatabase, type JsonOption } from './runtime.ts';
+import { CliError, note, out, printJson, table, withDatabase, type JsonOption } from './runtime.ts';
 
 export function registerMaintenanceCommands(program: Command): void {
   const maintenance = program.command('maintenance').description('Housekeeping of the database.');
@@ -25,7 +25,15 @@ export function registerMaintenanceCommands(program: Command): void {
       if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 10_000))
         throw new CliError(`--batch-size must be a whole number from 1 to 10000 (got "${opts.batchSize}")`);
       const report = await withDatabase((db, ctx) =>
-        purgeExpired(db, ctx.dialect, { ...ctx.config.purge, batchSize: batchSize ?? ctx.config.purge.batchSize }),
+        purgeExpired(
+          db,
+          ctx.dialect,
+          { ...ctx.config.purge, batchSize: batchSize ?? ctx.config.purge.batchSize },
+          {
+            onCheckpointFailed: (err) =>
+              note(`warning: ${err.message}; automatic checkpoints are back on for the rest of the purge`),
+          },
+        ),
       );
       const slowest = Math.round(report.slowestBatchMs * 10) / 10;
       if (opts.json) return printJson({ deleted: report.deleted, batches: report.batches, slowestBatchMs: slowest });

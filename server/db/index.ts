@@ -41,6 +41,9 @@ export interface OpenOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }
 
+/** How long a SQLite connection waits for another connection's lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
 export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): DatabaseHandle {
   const log = opts.onQuery ? (e: LogEvent) => opts.onQuery!(e.query.sql, e.query.parameters) : undefined;
   if (target.kind === 'sqlite') {
@@ -49,7 +52,7 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
     const conn = new SQLite(target.file);
     conn.pragma('journal_mode = WAL');
     conn.pragma('foreign_keys = ON');
-    conn.pragma('busy_timeout = 5000');
+    conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     conn.pragma('synchronous = NORMAL');
     // Statements kept and rows read raw: server/db/sqlite-statements.ts.
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(conn) }), log });

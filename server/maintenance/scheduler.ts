@@ -60,6 +60,11 @@ export class PurgeScheduler {
       const report = await purgeExpired(db, dialect, config, {
         pauseMs: this.#deps.pauseMs,
         stopped: () => this.#stopped,
+        onCheckpointFailed: (err) =>
+          logger.warn(
+            { err },
+            'SQLite checkpoint during the purge failed; automatic checkpoints are back on for the run',
+          ),
       });
       const total = Object.values(report.deleted).reduce((a, b) => a + b, 0);
       if (total > 0) {
