@@ -114,14 +114,17 @@ export function createApp(deps: AppDeps): Express {
   });
   const readCache = deps.readCache ?? new ReadCache(config.readCacheMs);
   const communityChanges = deps.communityChanges ?? new CommunityChanges();
-  // A settings change, here or in another process: what this process keeps of the community goes.
+  const keys = deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs);
+  // A change to a community (its settings, or a key revoked), here or in another process: what
+  // this process keeps of the community goes, its keys included.
   communityChanges.onChange((communityId) => {
     forgetCommunityCaches(database.db);
     readCache.invalidate(communityId);
+    keys.forgetCommunity(communityId);
   });
   const routeDeps = {
     db: database.db,
-    keys: deps.keys ?? cachedKeyResolver(database.db, config.keyCacheMs),
+    keys,
     readCache,
     communityChanges,
     rateLimits: deps.rateLimits,

@@ -36,10 +36,15 @@ async function createSecretKey({ leader, body, transaction }: HandlerContext<typ
 
 async function revokeSecretKey(
   { leader, params, transaction }: HandlerContext<typeof routes.revokeSecretKey>,
-  { keys }: RouteDeps,
+  { keys, communityChanges }: RouteDeps,
 ) {
+  // Once committed: forgotten here, and (with Redis) by every other process at once.
+  const revoked = (id: string) => {
+    keys.forget(id);
+    communityChanges?.announce(leader.communityId);
+  };
   return transaction(async (trx) => ({
-    body: await integrations.revokeConsoleKey(trx, actorOf(leader), params.keyId, (id) => keys.forget(id)),
+    body: await integrations.revokeConsoleKey(trx, actorOf(leader), params.keyId, revoked),
     headers: NO_STORE,
   }));
 }

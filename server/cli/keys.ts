@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { SCOPES, type Scope } from '../../contract/enums.ts';
 import { createSecretKey, listApiKeys, revokeApiKey, type ApiKeySummary } from '../domain/api-keys.ts';
+import { announceToServers } from '../http/community-changes.ts';
 import { findCommunityByTag } from '../domain/communities.ts';
 import type { Db } from '../db/index.ts';
 import { CliError, note, out, printJson, table, withDatabase, type JsonOption } from './runtime.ts';
@@ -102,15 +103,24 @@ export function registerKeyCommands(program: Command): void {
     .argument('<id>', 'the key id')
     .option('--json', 'print the result as JSON')
     .action(async (id: string, opts: JsonOption) => {
-      const result = await withDatabase(async (db) => {
+      const result = await withDatabase(async (db, ctx) => {
         const before = (await listApiKeys(db)).find((k) => k.id === id);
         if (!before) throw new CliError(`no API key with id ${id}`);
         if (before.kind === 'publishable')
           throw new CliError('publishable keys cannot be revoked: they are public by design and READ_PUBLIC only');
         const revokedNow = await revokeApiKey(db, id);
         const after = (await listApiKeys(db, before.communityTag)).find((k) => k.id === id) as ApiKeySummary;
-        return { key: after, alreadyRevoked: !revokedNow };
+        const { community_id: communityId } = await db
+          .selectFrom('api_keys')
+          .select('community_id')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        return { key: after, alreadyRevoked: !revokedNow, communityId, redisUrl: ctx.config.redisUrl };
       });
+      // With REDIS_URL every server forgets the community's cached keys at once, as for a
+      // revocation in the leader console; otherwise a server trusts its copy for SVC_KEY_CACHE_MS.
+      if (!result.alreadyRevoked && result.redisUrl && !(await announceToServers(result.redisUrl, result.communityId)))
+        note('warning: Redis could not be reached; servers stop accepting the key within 5 s');
       if (opts.json) {
         printJson({
           id,

@@ -139,7 +139,9 @@ export function lastUseRecorder(db: Db, everyMs = LAST_USE_EVERY_MS, maxEntries 
 /**
  * `findApiKey` behind a short-lived in-process cache: every authenticated request starts with
  * this lookup. A revocation in this process (the leader console) is honoured at once (`forget`);
- * one made by the CLI or another instance within `ttlMs` (SVC_KEY_CACHE_MS, default 5 s).
+ * one made by the CLI or another instance at once where it is announced through Redis
+ * (`forgetCommunity`, server/http/community-changes.ts), else within `ttlMs` (SVC_KEY_CACHE_MS,
+ * default 5 s).
  * Unknown keys are not cached, so the map only ever holds real keys. Each secret key's use is
  * handed to `lastUseRecorder`, a map lookup on the hot path.
  */
@@ -179,6 +181,13 @@ export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
     /** Drops a revoked key from this process's cache, so its next request is refused. */
     forget(keyId: string): void {
       for (const [hash, entry] of cache) if (entry.identity.id === keyId) cache.delete(hash);
+    },
+    /**
+     * Drops every key of a community: another process revoked one of them (or changed the
+     * community), announced through CommunityChanges, and its id is not in the message.
+     */
+    forgetCommunity(communityId: string): void {
+      for (const [hash, entry] of cache) if (entry.identity.communityId === communityId) cache.delete(hash);
     },
     /** Resolves once the last-use times recorded so far are written. */
     settled: () => lastUse.settled(),

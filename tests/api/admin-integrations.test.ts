@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSecretBox } from '../../server/webhooks/secret-box.ts';
 import type { DeliveryWorker } from '../../server/webhooks/worker.ts';
-import { startTestServer, type TestServer } from './support/harness.ts';
+import { onPostgres, startTestServer, type TestServer } from './support/harness.ts';
 import { leaderFixture, onSite, type LeaderFixture, type Person } from './support/leaders.ts';
 import { approved, emitOne, startReceiver, startWorker, waitFor, type Receiver } from './support/webhooks.ts';
 
@@ -98,6 +98,31 @@ describe('happy', () => {
     expect(JSON.parse(audit[0].after!)).toEqual({ prefix: key.prefix, name: 'Shop sync', scopes: ['READ_PUBLIC'] });
     expect(JSON.stringify(audit)).not.toContain(secret);
   });
+
+  it.runIf(onPostgres && process.env.REDIS_URL)(
+    'stops a revoked key at once on a second server that had it cached, through Redis',
+    async () => {
+      const second = await startTestServer({ sharedWith: server });
+      try {
+        const { body } = await api(club, 'founder', 'POST', '/keys', { scopes: ['READ_PUBLIC'] });
+        const onSecond = () => second.request(`/v1/communities/${club.tag}/events`, { key: body.secret });
+        // Looked up there now, and trusted for SVC_KEY_CACHE_MS (5 s) without the announcement.
+        expect(second.config.keyCacheMs).toBeGreaterThanOrEqual(5000);
+        expect((await onSecond()).status).toBe(200);
+        const revokedAt = Date.now();
+        expect((await api(club, 'founder', 'POST', `/keys/${body.key.id}/revoke`)).status).toBe(200);
+        let status = 200;
+        while (status === 200 && Date.now() - revokedAt < 2000) {
+          status = (await onSecond()).status;
+          if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(status).toBe(401);
+        expect(Date.now() - revokedAt).toBeLessThan(2000);
+      } finally {
+        await second.close();
+      }
+    },
+  );
 
   it('records when a key was last used, with one write for many requests', async () => {
     const { body } = await api(club, 'founder', 'POST', '/keys', { scopes: ['ADMIN'] });

@@ -18,6 +18,8 @@ import { verifyPassword } from '../../server/domain/passwords.ts';
 import { listConversations, listMessages } from '../../server/domain/conversations.ts';
 import { seedDemo, seedDemoIfEmpty } from '../../server/domain/seed.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
+import { Redis } from 'ioredis';
+import { COMMUNITY_CHANGES_CHANNEL } from '../../server/http/community-changes.ts';
 import { closeSharedDatabase, onPostgres, openSharedDatabase, ROOT, runSvc } from './support/cli.ts';
 
 const RUN = crypto.randomBytes(4).toString('hex');
@@ -323,6 +325,39 @@ describe('svc command line', { timeout: 60_000 }, () => {
       key: expect.stringMatching(/^sk_live_/),
     });
   });
+
+  it.runIf(Boolean(process.env.REDIS_URL))(
+    "key revoke with REDIS_URL tells the servers, which forget the community's cached keys at once",
+    async () => {
+      const created = JSON.parse(
+        (await svc(['key', 'create', '--community', tagB, '--scopes', 'READ_PUBLIC', '--json'], env)).stdout,
+      ) as { id: string };
+      const { id: communityId } = await database.db
+        .selectFrom('communities')
+        .select('id')
+        .where('tag', '=', tagB)
+        .executeTakeFirstOrThrow();
+      const redis = new Redis(process.env.REDIS_URL!);
+      const heard: unknown[] = [];
+      try {
+        await redis.subscribe(COMMUNITY_CHANGES_CHANNEL);
+        redis.on('message', (_channel: string, text: string) => heard.push(JSON.parse(text)));
+        const r = await svc(['key', 'revoke', created.id], env);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).not.toContain('Redis could not be reached');
+        const deadline = Date.now() + 2000;
+        const mine = () => heard.filter((m) => (m as { communityId?: string }).communityId === communityId);
+        while (mine().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(mine()).toEqual([{ communityId, from: 'cli' }]);
+        // Revoking it again changes nothing, so it announces nothing.
+        await svc(['key', 'revoke', created.id], env);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(mine()).toHaveLength(1);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
 
   it('an invalid file exits 1 with the JSON paths on stderr, no stack trace, and writes nothing', async () => {
     const bad = fixtureFile(tmp, 'cli-invalid.json');
