@@ -115,12 +115,20 @@ export function registerKeyCommands(program: Command): void {
           .select('community_id')
           .where('id', '=', id)
           .executeTakeFirstOrThrow();
-        return { key: after, alreadyRevoked: !revokedNow, communityId, redisUrl: ctx.config.redisUrl };
+        return {
+          key: after,
+          alreadyRevoked: !revokedNow,
+          communityId,
+          redisUrl: ctx.config.redisUrl,
+          keyCacheMs: ctx.config.keyCacheMs,
+        };
       });
       // With REDIS_URL every server forgets the community's cached keys at once, as for a
       // revocation in the leader console; otherwise a server trusts its copy for SVC_KEY_CACHE_MS.
       if (!result.alreadyRevoked && result.redisUrl && !(await announceToServers(result.redisUrl, result.communityId)))
-        note('warning: Redis could not be reached; servers stop accepting the key within 5 s');
+        note(
+          `warning: Redis could not be reached; servers stop accepting the key within SVC_KEY_CACHE_MS (${result.keyCacheMs} ms)`,
+        );
       if (opts.json) {
         printJson({
           id,

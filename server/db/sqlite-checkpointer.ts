@@ -13,6 +13,13 @@ import { SQLITE_BUSY_TIMEOUT_MS } from './index.ts';
  */
 export const CATCH_UP_ROUNDS = 4;
 
+/**
+ * How long a checkpoint (or closing the worker) may take before the worker is ended: a stalled
+ * disk must not hold the purge, or the process's shutdown, for ever. Far longer than a checkpoint
+ * of even a large WAL takes.
+ */
+export const CHECKPOINT_TIMEOUT_MS = 60_000;
+
 /** What one checkpoint did, as its last round's `PRAGMA wal_checkpoint` says. */
 export interface CheckpointResult {
   /** Another connection was checkpointing: this one did nothing. */
@@ -55,7 +62,10 @@ export class SqliteCheckpointer {
   readonly #exited: Promise<void>;
 
   /** Starts the worker on `file` (a database file, not `:memory:`: another connection cannot see that). */
-  constructor(file: string) {
+  constructor(
+    file: string,
+    private readonly timeoutMs = CHECKPOINT_TIMEOUT_MS,
+  ) {
     // No loader: the worker is plain JavaScript (see its file), and tsx's would only slow its start.
     this.#worker = new Worker(WORKER, { workerData: { file, busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS }, execArgv: [] });
     // An idle worker never keeps the process alive (close() is what ends it).
@@ -78,7 +88,14 @@ export class SqliteCheckpointer {
     if (this.#gone) return Promise.reject(this.#gone);
     const id = ++this.#next;
     return new Promise<CheckpointResult>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const timer = this.#deadline(`a checkpoint took over ${this.timeoutMs} ms`);
+      const done =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          fn(value);
+        };
+      this.#pending.set(id, { resolve: done(resolve), reject: done(reject) });
       // Only while an answer is awaited does the worker keep the process alive.
       this.#worker.ref();
       this.#worker.postMessage({ type: 'checkpoint', id, maxRounds: CATCH_UP_ROUNDS });
@@ -89,7 +106,19 @@ export class SqliteCheckpointer {
   async close(): Promise<void> {
     if (!this.#gone) this.#worker.postMessage({ type: 'close' });
     this.#worker.ref();
+    const timer = this.#deadline(`closing the checkpoint worker took over ${this.timeoutMs} ms`);
     await this.#exited;
+    clearTimeout(timer);
+  }
+
+  /** Ends the worker if it has not answered within the timeout: what waits on it fails with `why`. */
+  #deadline(why: string): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.#fail(new Error(`the SQLite checkpoint worker was stopped: ${why}`));
+      void this.#worker.terminate();
+    }, this.timeoutMs);
+    timer.unref();
+    return timer;
   }
 
   #answer(a: Answer): void {

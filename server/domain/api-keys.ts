@@ -148,6 +148,9 @@ export function lastUseRecorder(db: Db, everyMs = LAST_USE_EVERY_MS, maxEntries 
 export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
   // Keyed by the key's hash, so no secret key sits in memory longer than its request.
   const cache = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
+  // Counts what was forgotten: a lookup that read the key before a revocation committed, and
+  // finishes after it was forgotten, must not cache what it read.
+  let forgotten = 0;
   const lastUse = lastUseRecorder(db);
   const fresh = (hash: string) => {
     const hit = cache.get(hash);
@@ -166,9 +169,10 @@ export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
       const hash = hashKey(presented);
       const hit = fresh(hash);
       if (hit) return { identity: used(hit), community: null };
+      const before = forgotten;
       const found = await lookUpApiKey(db, presented, hash);
       cache.delete(hash);
-      if (found && ttlMs > 0) {
+      if (found && ttlMs > 0 && forgotten === before) {
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
         cache.set(hash, { identity: found.identity, expiresAt: Date.now() + ttlMs });
       }
@@ -180,6 +184,7 @@ export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
     },
     /** Drops a revoked key from this process's cache, so its next request is refused. */
     forget(keyId: string): void {
+      forgotten += 1;
       for (const [hash, entry] of cache) if (entry.identity.id === keyId) cache.delete(hash);
     },
     /**
@@ -187,6 +192,7 @@ export function cachedKeyResolver(db: Db, ttlMs: number, maxEntries = 10_000) {
      * community), announced through CommunityChanges, and its id is not in the message.
      */
     forgetCommunity(communityId: string): void {
+      forgotten += 1;
       for (const [hash, entry] of cache) if (entry.identity.communityId === communityId) cache.delete(hash);
     },
     /** Resolves once the last-use times recorded so far are written. */

@@ -281,8 +281,26 @@ function pageStatement(shape: PageShape): PageStatement {
       const total = shape.featured
         ? sql<number>`${filtered().select((eb) => eb.fn.countAll<number>().as('n'))}`
         : eventCount(db, communityId, visibleClasses(audience), shape.side, counted);
+      const columns = ['events.start_date', 'events.id', eventJson(db).as('j'), total.as('total')] as const;
+      if (shape.paging === 'offset') {
+        // PostgreSQL computes the select list of every row an OFFSET skips (SQLite does not): the
+        // page's rows are found first, from the index alone, and only they are written as JSON.
+        const positions = filtered()
+          .select('events.id as page_id')
+          .orderBy('events.start_date', order)
+          .orderBy('events.id', order)
+          .limit(limit)
+          .offset(position[0] as number)
+          .as('positions');
+        return db
+          .selectFrom(positions)
+          .innerJoin('events', 'events.id', 'positions.page_id')
+          .select([...columns])
+          .orderBy('events.start_date', order)
+          .orderBy('events.id', order);
+      }
       let page = filtered()
-        .select(['events.start_date', 'events.id', eventJson(db).as('j'), total.as('total')])
+        .select([...columns])
         .orderBy('events.start_date', order)
         .orderBy('events.id', order)
         .limit(limit);
@@ -291,8 +309,6 @@ function pageStatement(shape: PageShape): PageStatement {
         page = page.where((eb) =>
           eb(eb.refTuple('events.start_date', 'events.id'), order === 'asc' ? '>' : '<', eb.tuple(d, i)),
         );
-      } else if (shape.paging === 'offset') {
-        page = page.offset(position[0] as number);
       }
       return page;
     },

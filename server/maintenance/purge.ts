@@ -501,11 +501,15 @@ export async function purgeExpired(
       }
     }
   } finally {
-    // What the last batches wrote, so the next commit of a request does not do it in its lock.
-    if (checkpoints && report.batches > 0) {
-      report.slowestBatchMs = Math.max(report.slowestBatchMs, await checkpoints.between());
+    try {
+      // What the last batches wrote, so the next commit of a request does not do it in its lock.
+      if (checkpoints && report.batches > 0) {
+        report.slowestBatchMs = Math.max(report.slowestBatchMs, await checkpoints.between());
+      }
+    } finally {
+      // Whatever the last checkpoint did: automatic checkpoints come back, the worker goes.
+      await checkpoints?.restore();
     }
-    await checkpoints?.restore();
   }
   report.complete = true;
   return report;

@@ -1,7 +1,7 @@
 // The key cache and the public read cache, seen from outside: fresh enough, and never a way
 // around auth or across communities.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../server/domain/api-keys.ts';
+import { cachedKeyResolver, hashKey } from '../../server/domain/api-keys.ts';
 import { makeCommunity, makeEvent, makeKey } from './support/factory.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 
@@ -82,6 +82,19 @@ describe('caching: security', () => {
       const r = await s.request('/v1/communities/acme/events?limit=0', { key: acme.pk });
       expect(r.status).toBe(400);
     }
+  });
+
+  it('does not cache a key read before it was forgotten (a revocation announced while the lookup ran)', async () => {
+    const sk = await makeKey(s.database.db, acme.id, ['READ_PUBLIC']);
+    const keys = cachedKeyResolver(s.database.db, 60_000);
+    // The lookup's query is in flight when the announcement arrives.
+    const racing = keys.lookup(sk);
+    keys.forgetCommunity(acme.id);
+    expect((await racing)?.community).not.toBeNull();
+    // Not cached: the next lookup reads the database again (`community` is only set by a read).
+    expect((await keys.lookup(sk))?.community).not.toBeNull();
+    // Once nothing was forgotten during it, the key is cached as before.
+    expect((await keys.lookup(sk))?.community).toBeNull();
   });
 
   it('stops honouring a key revoked elsewhere once the key-cache TTL has passed', async () => {

@@ -77,6 +77,16 @@ describe('SqliteCheckpointer', { timeout: 30_000 }, () => {
     }
   });
 
+  it('ends a worker that does not answer within its deadline, failing the checkpoint instead of waiting', async () => {
+    // A deadline of 1 ms, which starting the thread alone exceeds: the stand-in for a stalled disk.
+    const checkpointer = new SqliteCheckpointer(file, 1);
+    const started = Date.now();
+    await expect(checkpointer.checkpoint()).rejects.toThrow(/worker was stopped: a checkpoint took over 1 ms/);
+    await expect(checkpointer.checkpoint()).rejects.toThrow(/worker was stopped/);
+    await checkpointer.close();
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('a database it cannot open makes each checkpoint fail with the reason, and nothing else', async () => {
     const checkpointer = new SqliteCheckpointer(path.join(dir, 'missing.sqlite'));
     try {
