@@ -40,37 +40,33 @@ export interface JsonText {
 
 const condition = (expr: Expression<unknown>) => sql`case when ${expr} then 1 else 0 end`;
 
+/** `fn('key', value, ...)`, each field's value as `member` writes it for the database. */
+const objectOf =
+  (fn: 'json_object' | 'json_build_object', member: (field: JsonField) => Expression<unknown>) =>
+  (fields: Record<string, JsonField>) =>
+    sql`${sql.raw(fn)}(${sql.join(Object.entries(fields).map(([key, field]) => sql`${sql.lit(key)}, ${member(field)}`))})`;
+
 const sqlite: JsonText = {
-  object(fields) {
-    const members = Object.entries(fields).map(([key, field]) => {
-      // Text that is JSON must be marked as such, or json_object would quote it as a string.
-      const v =
-        field.kind === 'value'
-          ? field.expr
-          : field.kind === 'bool'
-            ? sql`json(iif(${condition(field.expr)}, 'true', 'false'))`
-            : sql`json(${field.expr})`;
-      return sql`${sql.lit(key)}, ${v}`;
-    });
-    return sql`json_object(${sql.join(members)})`;
-  },
+  // Text that is JSON must be marked as such (json()), or json_object would quote it as a string.
+  object: objectOf('json_object', (field) =>
+    field.kind === 'value'
+      ? field.expr
+      : field.kind === 'bool'
+        ? sql`json(iif(${condition(field.expr)}, 'true', 'false'))`
+        : sql`json(${field.expr})`,
+  ),
   array: (element, orderBy) => sql`json_group_array(${element} order by ${sql.join(orderBy)})`,
   text: (value) => sql<string>`${value}`,
 };
 
 const postgres: JsonText = {
-  object(fields) {
-    const members = Object.entries(fields).map(([key, field]) => {
-      const v =
-        field.kind === 'value'
-          ? field.expr
-          : field.kind === 'bool'
-            ? sql`${condition(field.expr)} = 1`
-            : sql`(${field.expr})::json`;
-      return sql`${sql.lit(key)}, ${v}`;
-    });
-    return sql`json_build_object(${sql.join(members)})`;
-  },
+  object: objectOf('json_build_object', (field) =>
+    field.kind === 'value'
+      ? field.expr
+      : field.kind === 'bool'
+        ? sql`${condition(field.expr)} = 1`
+        : sql`(${field.expr})::json`,
+  ),
   array: (element, orderBy) => sql`json_agg(${element} order by ${sql.join(orderBy)})`,
   text: (value) => sql<string>`(${value})::text`,
 };
