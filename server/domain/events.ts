@@ -177,8 +177,9 @@ async function tiersOf(db: Db, eventIds: string[], activeOnly: boolean): Promise
   return out;
 }
 
-function toEvent(row: EventRow, tiers: Tier[], detail: boolean): Event {
-  const event: Event = {
+/** The single event (the list's items are written by the database: eventJson). */
+function toEvent(row: EventRow, tiers: Tier[]): Event {
+  return {
     id: row.id,
     slug: row.slug,
     name: row.name,
@@ -190,9 +191,8 @@ function toEvent(row: EventRow, tiers: Tier[], detail: boolean): Event {
     format: row.format,
     tiers,
     featured: row.featured === 1,
+    donationConfig: parseJson<DonationConfig | null>(row.donation_config, null),
   };
-  if (detail) event.donationConfig = parseJson<DonationConfig | null>(row.donation_config, null);
-  return event;
 }
 
 /** A page as the API sends it: `json` is the items, already encoded (server/db/json-text.ts). */
@@ -385,7 +385,7 @@ export async function getEvent(db: Db, audience: EventAudience, slug: string): P
   const row = await findPublicEvent(db, audience, slug);
   if (!row) return null;
   const tiers = await tiersOf(db, [row.id], true);
-  return toEvent(row, tiers.get(row.id) ?? [], true);
+  return toEvent(row, tiers.get(row.id) ?? []);
 }
 
 export async function listEventTiers(db: Db, audience: EventAudience, slug: string): Promise<Tier[] | null> {

@@ -29,37 +29,42 @@ export function visibleClasses(audience: EventAudience): EventVisibilityClass[] 
  */
 const END = '~';
 
-/** A range of buckets: `lo` (inclusive or not) up to `hi` (exclusive). */
+/** A range of buckets: `lo` (included where lowerBoundIncluded says so) up to `hi` (excluded). */
 export interface BucketRange {
   lo: string;
-  inclusive: boolean;
   hi: string;
 }
+
+/**
+ * Whether the bucket ranges of a side include their lower bound: not after now (the current
+ * hour's bucket is the caller's), always before it, so a start_date cut short (`2026-03`, written
+ * by hand) lands where the text comparison puts it.
+ */
+const lowerBoundIncluded = (side: EventCountSide): boolean => side !== 'after';
 
 /**
  * Bucket ranges that together hold exactly the events before (or from) the current hour `hour`
  * (YYYY-MM-DDTHH), compared as text as the list compares start_date with now: the rest of the
  * day by hour, the rest of the month by day, the rest of the year by month, the other years by
- * year. The events of the current hour itself are the caller's (one index range). The lower
- * bounds of the `before` side are inclusive, so a start_date cut short (`2026-03`, written by
- * hand) lands where the text comparison puts it.
+ * year. The events of the current hour itself are the caller's (one index range). Which lower
+ * bounds are included: lowerBoundIncluded.
  */
-export function bucketRanges(hour: string, side: 'before' | 'after' | 'all'): BucketRange[] {
+export function bucketRanges(hour: string, side: EventCountSide): BucketRange[] {
   const [year, month, day] = [hour.slice(0, 4), hour.slice(0, 7), hour.slice(0, 10)];
-  if (side === 'all') return [{ lo: 'Y', inclusive: true, hi: `Y${END}` }];
+  if (side === 'all') return [{ lo: 'Y', hi: `Y${END}` }];
   if (side === 'after') {
     return [
-      { lo: `H${hour}`, inclusive: false, hi: `H${day}${END}` },
-      { lo: `D${day}`, inclusive: false, hi: `D${month}${END}` },
-      { lo: `M${month}`, inclusive: false, hi: `M${year}${END}` },
-      { lo: `Y${year}`, inclusive: false, hi: `Y${END}` },
+      { lo: `H${hour}`, hi: `H${day}${END}` },
+      { lo: `D${day}`, hi: `D${month}${END}` },
+      { lo: `M${month}`, hi: `M${year}${END}` },
+      { lo: `Y${year}`, hi: `Y${END}` },
     ];
   }
   return [
-    { lo: `H${day}`, inclusive: true, hi: `H${hour}` },
-    { lo: `D${month}`, inclusive: true, hi: `D${day}` },
-    { lo: `M${year}`, inclusive: true, hi: `M${month}` },
-    { lo: 'Y', inclusive: true, hi: `Y${year}` },
+    { lo: `H${day}`, hi: `H${hour}` },
+    { lo: `D${month}`, hi: `D${day}` },
+    { lo: `M${year}`, hi: `M${month}` },
+    { lo: 'Y', hi: `Y${year}` },
   ];
 }
 
@@ -93,7 +98,7 @@ export function eventCountValues(side: EventCountSide, now: Date): string[] {
  * The count as one expression, to be read alone (countEvents) or beside the page it counts
  * (events.ts): the sum of the bucket ranges' counters, plus the current hour's events on the
  * filter's side of now from one range of events_listing. `values` are eventCountValues(side, now)
- * (placeholders while a reusable query is built); a side's ranges are all inclusive or all not.
+ * (placeholders while a reusable query is built).
  */
 export function eventCount(
   db: Db | Trx,
@@ -104,7 +109,7 @@ export function eventCount(
 ): RawBuilder<number> {
   const [from, until] = side === 'all' ? [] : values;
   const bounds = side === 'all' ? values : values.slice(2);
-  const inclusive = side !== 'after';
+  const inclusive = lowerBoundIncluded(side);
   const terms: SelectQueryBuilder<Database, keyof Database, { n: number }>[] = [];
   for (let i = 0; i < bounds.length; i += 2) {
     terms.push(
